@@ -1,0 +1,67 @@
+import { TOOL_ROWS, type ToolAccess, type ToolRow } from '@toolrow/declarations';
+import {
+  type DiscoverableToolName,
+  DISCOVERABLE_TOOLS,
+  type GatedToolName,
+  GATED_TOOLS,
+  type InlineToolName,
+  INLINE_TOOLS,
+  type LoopToolName,
+  LOOP_TOOLS,
+  PROPOSE_TWINS,
+  type ProposeToolName,
+  type SilentToolName,
+  SILENT_TOOLS,
+  TOOL_ACCESS,
+} from './generated/tiers.ts';
+import { TOOL_NAMES, type ToolName } from './generated/tool-names.ts';
+
+/** A row whose name is known to be one of the generated tool names. */
+export type CatalogRow = ToolRow & { readonly name: ToolName };
+
+/** The rows, typed by the generated names, in declaration order. */
+export const CATALOG_ROWS: readonly CatalogRow[] = TOOL_ROWS;
+
+const ROW_BY_NAME: ReadonlyMap<string, CatalogRow> = new Map(CATALOG_ROWS.map((row) => [row.name, row]));
+const NAMES: ReadonlySet<string> = new Set(TOOL_NAMES);
+const SILENT: ReadonlySet<string> = new Set(SILENT_TOOLS);
+const GATED: ReadonlySet<string> = new Set(GATED_TOOLS);
+const LOOP: ReadonlySet<string> = new Set(LOOP_TOOLS);
+const INLINE: ReadonlySet<string> = new Set(INLINE_TOOLS);
+const DISCOVERABLE: ReadonlySet<string> = new Set(DISCOVERABLE_TOOLS);
+const IMMEDIATE_TO_PROPOSE: ReadonlyMap<string, ProposeToolName> = new Map(
+  (Object.entries(PROPOSE_TWINS) as [ProposeToolName, GatedToolName][]).map(([propose, immediate]) => [immediate, propose]),
+);
+
+export function isToolName(value: string): value is ToolName {
+  return NAMES.has(value);
+}
+
+/** The row of a tool. Throws for a name that is in no row (use isToolName first on untrusted input). */
+export function rowOf(name: ToolName): CatalogRow {
+  const row = ROW_BY_NAME.get(name);
+  if (!row) throw new Error(`'${name}' is not a tool; the tools are: ${TOOL_NAMES.join(', ')}`);
+  return row;
+}
+
+export const isSilent = (name: string): name is SilentToolName => SILENT.has(name);
+export const isGated = (name: string): name is GatedToolName => GATED.has(name);
+export const isLoop = (name: string): name is LoopToolName => LOOP.has(name);
+export const isInline = (name: string): name is InlineToolName => INLINE.has(name);
+export const isDiscoverable = (name: string): name is DiscoverableToolName => DISCOVERABLE.has(name);
+export const isPropose = (name: string): name is ProposeToolName => Object.hasOwn(PROPOSE_TWINS, name);
+
+/** The access class of a gated tool; undefined for silent and loop tools. */
+export function accessOf(name: ToolName): ToolAccess | undefined {
+  return isGated(name) ? TOOL_ACCESS[name] : undefined;
+}
+
+/** The immediate tool a propose tool proposes. */
+export function twinOf(name: ProposeToolName): GatedToolName {
+  return PROPOSE_TWINS[name];
+}
+
+/** The propose variant of an immediate tool, if it has one: the safe fallback after a denial. */
+export function proposeVariantOf(name: ToolName): ProposeToolName | undefined {
+  return IMMEDIATE_TO_PROPOSE.get(name);
+}

@@ -1,0 +1,48 @@
+import type { Emitter } from './emitter.ts';
+import { docComment, file, stringArray, stringRecord } from './format.ts';
+
+export const toolNamesEmitter: Emitter = {
+  id: 'tool-names',
+  path: 'packages/catalog/src/generated/tool-names.ts',
+  emit: ({ catalog, header }) =>
+    file(
+      header,
+      docComment(`Every tool name, in row order (${catalog.names.length} rows).`),
+      `export const TOOL_NAMES = ${stringArray(catalog.names)} as const;`,
+      docComment('The name of one tool row.'),
+      'export type ToolName = (typeof TOOL_NAMES)[number];',
+    ),
+};
+
+export const tiersEmitter: Emitter = {
+  id: 'tiers',
+  path: 'packages/catalog/src/generated/tiers.ts',
+  emit: ({ catalog, header }) => {
+    const list = (constName: string, typeName: string, doc: string, names: readonly string[]) =>
+      [
+        docComment(`${doc} (${names.length}).`),
+        `export const ${constName} = ${stringArray(names)} as const satisfies readonly ToolName[];`,
+        '',
+        `export type ${typeName} = (typeof ${constName})[number];`,
+      ].join('\n');
+    return file(
+      header,
+      "import type { ToolAccess } from '@toolrow/declarations';\nimport type { ToolName } from './tool-names.ts';",
+      list('SILENT_TOOLS', 'SilentToolName', 'Reads that bother nobody: they run without asking', catalog.silent),
+      list('GATED_TOOLS', 'GatedToolName', 'Tools that act on the world or cost something: they go through the approval ladder', catalog.gated),
+      list('LOOP_TOOLS', 'LoopToolName', 'Parts of the agent loop itself, neither silent nor gated', catalog.loop),
+      list('INLINE_TOOLS', 'InlineToolName', 'Active from the first step of every turn', catalog.inline),
+      list('DISCOVERABLE_TOOLS', 'DiscoverableToolName', 'Active only after searchTools finds them', catalog.discoverable),
+      [
+        docComment('The access class of every gated tool.'),
+        `export const TOOL_ACCESS = ${stringRecord(catalog.accessByName)} as const satisfies Readonly<Record<GatedToolName, ToolAccess>>;`,
+      ].join('\n'),
+      [
+        docComment(`Each propose tool and the immediate tool it proposes (${catalog.proposeTwins.length} pairs).`),
+        `export const PROPOSE_TWINS = ${stringRecord(catalog.proposeTwins)} as const satisfies Readonly<Partial<Record<GatedToolName, GatedToolName>>>;`,
+        '',
+        'export type ProposeToolName = keyof typeof PROPOSE_TWINS;',
+      ].join('\n'),
+    );
+  },
+};

@@ -1,0 +1,105 @@
+import { posix } from 'node:path';
+import { type FileSystemHost, Project } from 'ts-morph';
+import { deriveCatalog } from './derive.ts';
+import { EMITTERS, type Emitter } from './emitters/index.ts';
+import { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
+import { readRows } from './read-rows.ts';
+import type { LocatedRow } from './row-model.ts';
+import { validateRows } from './validate.ts';
+
+export type FileStatus = 'written' | 'unchanged' | 'stale' | 'deleted' | 'orphan';
+
+export interface FileReport {
+  /** Relative to the repository root. */
+  path: string;
+  status: FileStatus;
+}
+
+export interface GenerateOptions {
+  /** The repository root (absolute). */
+  root: string;
+  /** Report what would change instead of writing. */
+  check?: boolean;
+  /** Defaults to a project on the real file system; tests pass an in-memory one. */
+  project?: Project;
+  emitters?: readonly Emitter[];
+  declarationsPath?: string;
+}
+
+export interface GenerateResult {
+  rows: LocatedRow[];
+  files: FileReport[];
+  /** In check mode: the files that differ from what the rows produce. */
+  stale: FileReport[];
+}
+
+/** Reads and validates the rows from the declaration file's AST. Throws RowErrors naming file:line. */
+export function loadRows(project: Project, root: string, declarationsPath = DECLARATIONS_PATH): LocatedRow[] {
+  const absolute = posix.join(root, declarationsPath);
+  const fs = project.getFileSystem();
+  if (!fs.fileExistsSync(absolute)) throw new Error(`The declaration file ${declarationsPath} does not exist under ${root}.`);
+  const sourceFile = project.getSourceFile(absolute) ?? project.addSourceFileAtPath(absolute);
+  const rows = readRows(sourceFile, declarationsPath);
+  validateRows(rows);
+  return rows;
+}
+
+/** Renders every emitter's file in memory, in emitter order. */
+export function renderFiles(rows: readonly LocatedRow[], emitters: readonly Emitter[] = EMITTERS): { path: string; content: string }[] {
+  const plain = rows.map(({ row }) => row);
+  const catalog = deriveCatalog(plain);
+  return emitters.map((emitter) => ({ path: emitter.path, content: emitter.emit({ rows: plain, catalog, header: GENERATED_HEADER }) }));
+}
+
+/**
+ * Regenerates every derived file from the rows, writing only files whose content changed and
+ * removing files in the generated folders that no emitter produces. With `check`, writes
+ * nothing and reports the stale files instead.
+ */
+export function generate(options: GenerateOptions): GenerateResult {
+  const root = options.root.split('\\').join('/');
+  const project = options.project ?? new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
+  const fs = project.getFileSystem();
+  const rows = loadRows(project, root, options.declarationsPath);
+  const rendered = renderFiles(rows, options.emitters);
+
+  const files: FileReport[] = [];
+  for (const { path, content } of rendered) {
+    const absolute = posix.join(root, path);
+    const current = fs.fileExistsSync(absolute) ? fs.readFileSync(absolute, 'utf8') : undefined;
+    if (current === content) {
+      files.push({ path, status: 'unchanged' });
+    } else if (options.check) {
+      files.push({ path, status: 'stale' });
+    } else {
+      fs.mkdirSync(posix.dirname(absolute));
+      fs.writeFileSync(absolute, content);
+      files.push({ path, status: 'written' });
+    }
+  }
+
+  const produced = new Set(rendered.map(({ path }) => path));
+  for (const directory of new Set(rendered.map(({ path }) => posix.dirname(path)))) {
+    for (const path of listFiles(fs, root, directory)) {
+      if (produced.has(path)) continue;
+      if (options.check) {
+        files.push({ path, status: 'orphan' });
+      } else {
+        fs.deleteSync(posix.join(root, path));
+        files.push({ path, status: 'deleted' });
+      }
+    }
+  }
+
+  return { rows, files, stale: files.filter((file) => file.status === 'stale' || file.status === 'orphan') };
+}
+
+function listFiles(fs: FileSystemHost, root: string, directory: string): string[] {
+  const absolute = posix.join(root, directory);
+  if (!fs.directoryExistsSync(absolute)) return [];
+  return fs
+    .readDirSync(absolute)
+    .filter((entry) => entry.isFile)
+    .map((entry) => posix.join(directory, posix.basename(entry.name)))
+    .sort();
+}

@@ -1,0 +1,67 @@
+// The generator's own view of a row. It mirrors the row type in the declarations package but is
+// read from the AST, so the generator never has to import (and run) the declaration file.
+
+export const TOOL_VISIBILITIES = ['inline', 'discoverable'] as const;
+export const TOOL_TIERS = ['silent', 'gated', 'loop'] as const;
+export const TOOL_ACCESSES = ['read', 'propose', 'open', 'stage', 'export'] as const;
+export const MCP_EXPOSURES = ['readonly', 'staged', 'full', 'excluded'] as const;
+export const TOOL_WRITES = ['none', 'ui', 'staging', 'files'] as const;
+
+export type Visibility = (typeof TOOL_VISIBILITIES)[number];
+export type Tier = (typeof TOOL_TIERS)[number];
+export type Access = (typeof TOOL_ACCESSES)[number];
+export type McpExposure = (typeof MCP_EXPOSURES)[number];
+export type Writes = (typeof TOOL_WRITES)[number];
+
+export interface Row {
+  name: string;
+  description: string;
+  keywords: string[];
+  visibility: Visibility;
+  tier: Tier;
+  access?: Access;
+  twin?: string;
+  mcp: McpExposure;
+  writes: Writes;
+}
+
+/** Where a row and each of its properties sit in the declaration file, for error messages. */
+export interface RowLocation {
+  file: string;
+  line: number;
+  propertyLines: Partial<Record<keyof Row, number>>;
+}
+
+export interface LocatedRow {
+  row: Row;
+  location: RowLocation;
+}
+
+/** A problem with the rows, always pointing at file:line. */
+export class RowError extends Error {
+  readonly file: string;
+  readonly line: number;
+  readonly detail: string;
+
+  constructor(file: string, line: number, detail: string) {
+    super(`${file}:${line}: ${detail}`);
+    this.name = 'RowError';
+    this.file = file;
+    this.line = line;
+    this.detail = detail;
+  }
+}
+
+/** All the problems found at once, so a user fixes them in one pass. */
+export class RowErrors extends Error {
+  readonly errors: readonly RowError[];
+
+  constructor(errors: readonly RowError[]) {
+    super(
+      `${errors.length} problem${errors.length === 1 ? '' : 's'} in the tool rows:\n` +
+        errors.map((e) => `  ${e.message}`).join('\n'),
+    );
+    this.name = 'RowErrors';
+    this.errors = errors;
+  }
+}

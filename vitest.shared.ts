@@ -1,0 +1,21 @@
+import { defaultClientConditions, defaultServerConditions } from 'vite';
+import { defineProject } from 'vitest/config';
+import { basename } from 'node:path';
+
+/** Workspace packages resolve to their TypeScript sources through this export condition. */
+export const SOURCE_CONDITION = '@toolrow/source';
+
+/** The vitest project config every package uses: its folder name is its project name. */
+export function toolrowProject(dir: string, overrides: { testTimeout?: number; environment?: 'node' } = {}) {
+  return defineProject({
+    resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
+    ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
+    test: {
+      name: basename(dir),
+      root: dir,
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      testTimeout: overrides.testTimeout ?? 20_000,
+      environment: overrides.environment ?? 'node',
+    },
+  });
+}
