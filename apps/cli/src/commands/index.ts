@@ -1,0 +1,7 @@
+import type { Command } from '../command.ts';
+import { catalogCommand } from './catalog.ts';
+
+/** Every `toolrow` subcommand, in the order `toolrow help` lists them. */
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  catalog: catalogCommand,
+};

@@ -1,0 +1,46 @@
+import { type Command, type CommandIo, UsageError } from './command.ts';
+import { COMMANDS } from './commands/index.ts';
+
+function help(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  return `Usage: toolrow <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun \`toolrow <command> --help\` for a command's options.\n`;
+}
+
+/** Runs one CLI invocation and returns its exit code. */
+export async function run(argv: string[], io: CommandIo = processIo()): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    io.stdout(help());
+    return 0;
+  }
+  const command: Command | undefined = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    io.stderr(`Unknown command '${name}'.\n\n${help()}`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(`${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`${error.message}\n\n${command.usage}\n`);
+      return 2;
+    }
+    io.stderr(`toolrow ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (io.env.TOOLROW_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    return 1;
+  }
+}
+
+export function processIo(): CommandIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
