@@ -21,7 +21,9 @@ if (major >= 22) {
   process.exitCode = await run(process.argv.slice(2));
 } else {
   const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
-  const node = fileURLToPath(new URL(`../../../.cache/node/node_modules/node-linux-${arch}/bin/node`, import.meta.url));
+  const node = fileURLToPath(
+    new URL(`../../../.cache/node/node_modules/node-linux-${arch}/bin/node`, import.meta.url),
+  );
   if (!existsSync(node)) {
     console.error(
       `toolrow needs Node >= 22 and this is Node ${process.versions.node}.\n` +
@@ -29,6 +31,8 @@ if (major >= 22) {
     );
     process.exit(1);
   }
-  const result = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const result = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   process.exit(result.status ?? 1);
 }

@@ -3,7 +3,9 @@ import { COMMANDS } from './commands/index.ts';
 
 function help(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  const lines = Object.entries(COMMANDS).map(
+    ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`,
+  );
   return `Usage: toolrow <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun \`toolrow <command> --help\` for a command's options.\n`;
 }
 

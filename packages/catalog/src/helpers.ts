@@ -1,17 +1,17 @@
 import { TOOL_ROWS, type ToolAccess, type ToolRow } from '@toolrow/declarations';
 import {
-  type DiscoverableToolName,
   DISCOVERABLE_TOOLS,
-  type GatedToolName,
+  type DiscoverableToolName,
   GATED_TOOLS,
-  type InlineToolName,
+  type GatedToolName,
   INLINE_TOOLS,
-  type LoopToolName,
+  type InlineToolName,
   LOOP_TOOLS,
+  type LoopToolName,
   PROPOSE_TWINS,
   type ProposeToolName,
-  type SilentToolName,
   SILENT_TOOLS,
+  type SilentToolName,
   TOOL_ACCESS,
 } from './generated/tiers.ts';
 import { TOOL_NAMES, type ToolName } from './generated/tool-names.ts';
@@ -30,7 +30,10 @@ const LOOP: ReadonlySet<string> = new Set(LOOP_TOOLS);
 const INLINE: ReadonlySet<string> = new Set(INLINE_TOOLS);
 const DISCOVERABLE: ReadonlySet<string> = new Set(DISCOVERABLE_TOOLS);
 const IMMEDIATE_TO_PROPOSE: ReadonlyMap<string, ProposeToolName> = new Map(
-  (Object.entries(PROPOSE_TWINS) as [ProposeToolName, GatedToolName][]).map(([propose, immediate]) => [immediate, propose]),
+  (Object.entries(PROPOSE_TWINS) as [ProposeToolName, GatedToolName][]).map(([propose, immediate]) => [
+    immediate,
+    propose,
+  ]),
 );
 
 export function isToolName(value: string): value is ToolName {

@@ -1,5 +1,12 @@
 // Browser-safe: this package imports only the declarations and its own generated files.
-export type { McpExposure, ToolAccess, ToolRow, ToolTier, ToolVisibility, ToolWrites } from '@toolrow/declarations';
+export type {
+  McpExposure,
+  ToolAccess,
+  ToolRow,
+  ToolTier,
+  ToolVisibility,
+  ToolWrites,
+} from '@toolrow/declarations';
 export * from './generated/tiers.ts';
 export * from './generated/tool-names.ts';
 export * from './helpers.ts';

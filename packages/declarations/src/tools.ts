@@ -249,7 +249,8 @@ export const TOOL_ROWS = [
   },
   {
     name: 'getExportStatus',
-    description: 'Get the progress of an export: rows written of the estimate, state, and the file path when done.',
+    description:
+      'Get the progress of an export: rows written of the estimate, state, and the file path when done.',
     keywords: ['export', 'progress', 'status', 'download', 'file'],
     visibility: 'discoverable',
     tier: 'silent',
@@ -304,7 +305,8 @@ export const TOOL_ROWS = [
   // ── Gated UI actions and their propose twins ─────────────────────────────────────────────
   {
     name: 'openTable',
-    description: 'Open a table in a new tab now, optionally with a filter and sort. Prefer proposeOpenTable unless the user asked you to open it.',
+    description:
+      'Open a table in a new tab now, optionally with a filter and sort. Prefer proposeOpenTable unless the user asked you to open it.',
     keywords: ['open', 'show', 'display', 'view table', 'browse'],
     visibility: 'inline',
     tier: 'gated',
@@ -326,7 +328,8 @@ export const TOOL_ROWS = [
   },
   {
     name: 'openWorkbench',
-    description: 'Open the SQL workbench in a new tab now, prefilled with a query for the user to edit and run.',
+    description:
+      'Open the SQL workbench in a new tab now, prefilled with a query for the user to edit and run.',
     keywords: ['sql editor', 'workbench', 'console', 'write sql', 'edit query'],
     visibility: 'inline',
     tier: 'gated',
@@ -336,7 +339,8 @@ export const TOOL_ROWS = [
   },
   {
     name: 'proposeOpenWorkbench',
-    description: 'Offer the user a button that opens the SQL workbench prefilled with a query. Nothing happens until clicked.',
+    description:
+      'Offer the user a button that opens the SQL workbench prefilled with a query. Nothing happens until clicked.',
     keywords: ['suggest', 'offer', 'sql editor', 'workbench', 'button'],
     visibility: 'inline',
     tier: 'gated',
@@ -358,7 +362,8 @@ export const TOOL_ROWS = [
   },
   {
     name: 'proposeSetFilter',
-    description: 'Offer the user a button that applies a filter and sort to a table view. Nothing happens until clicked.',
+    description:
+      'Offer the user a button that applies a filter and sort to a table view. Nothing happens until clicked.',
     keywords: ['suggest', 'offer', 'filter', 'sort', 'button'],
     visibility: 'inline',
     tier: 'gated',
@@ -379,7 +384,8 @@ export const TOOL_ROWS = [
   },
   {
     name: 'proposeOpenRow',
-    description: 'Offer the user a button that opens the record detail of one row. Nothing happens until clicked.',
+    description:
+      'Offer the user a button that opens the record detail of one row. Nothing happens until clicked.',
     keywords: ['suggest', 'offer', 'record', 'detail', 'button'],
     visibility: 'inline',
     tier: 'gated',
@@ -403,7 +409,8 @@ export const TOOL_ROWS = [
   },
   {
     name: 'proposeExport',
-    description: 'Offer the user a button that starts an export to CSV, JSON or NDJSON. Nothing happens until clicked.',
+    description:
+      'Offer the user a button that starts an export to CSV, JSON or NDJSON. Nothing happens until clicked.',
     keywords: ['suggest', 'offer', 'export', 'csv', 'download', 'button'],
     visibility: 'discoverable',
     tier: 'gated',

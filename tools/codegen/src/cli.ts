@@ -1,6 +1,7 @@
 // `npm run gen` and `npm run gen:check`. A thin shell over generate(): parse flags, print, exit.
-import { parseArgs } from 'node:util';
+
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { generate } from './generate.ts';
 import { RowErrors } from './row-model.ts';
 
@@ -11,14 +12,20 @@ function main(argv: string[]): number {
   try {
     flags = parseArgs({
       args: argv,
-      options: { check: { type: 'boolean' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        check: { type: 'boolean' },
+        root: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }).values;
   } catch (error) {
     console.error(`${(error as Error).message}\n${usage}`);
     return 2;
   }
   if (flags.help) {
-    console.log(`${usage}\n\nRegenerates every file derived from packages/declarations/src/tools.ts.\n--check writes nothing, lists stale files and exits 1 if any.`);
+    console.log(
+      `${usage}\n\nRegenerates every file derived from packages/declarations/src/tools.ts.\n--check writes nothing, lists stale files and exits 1 if any.`,
+    );
     return 0;
   }
   const root = flags.root ?? fileURLToPath(new URL('../../..', import.meta.url));
@@ -38,7 +45,9 @@ function main(argv: string[]): number {
     }
     const changed = result.files.filter((file) => file.status !== 'unchanged');
     for (const file of changed) console.log(`${file.status.padEnd(8)} ${file.path}`);
-    console.log(`${result.rows.length} rows; ${changed.length} of ${result.files.length} generated files changed.`);
+    console.log(
+      `${result.rows.length} rows; ${changed.length} of ${result.files.length} generated files changed.`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof RowErrors) {

@@ -45,14 +45,19 @@ export function deriveCatalog(rows: readonly Row[]): DerivedCatalog {
       excluded: names((row) => row.mcp === 'excluded'),
       scopeTable: MCP_SCOPES.map(({ scope, level }) => [
         scope,
-        exposed.filter((row) => MCP_LEVEL[row.mcp as keyof typeof MCP_LEVEL] <= MCP_LEVEL[level]).map((row) => row.name),
+        exposed
+          .filter((row) => MCP_LEVEL[row.mcp as keyof typeof MCP_LEVEL] <= MCP_LEVEL[level])
+          .map((row) => row.name),
       ]),
       requiredScope: exposed.map((row) => [
         row.name,
         MCP_SCOPES.find(({ level }) => level === row.mcp)!.scope,
       ]),
     },
-    writeScopes: (['ui', 'staging', 'files'] as const).map((writes) => [writes, names((row) => row.writes === writes)]),
+    writeScopes: (['ui', 'staging', 'files'] as const).map((writes) => [
+      writes,
+      names((row) => row.writes === writes),
+    ]),
     readOnly: names((row) => row.writes === 'none'),
   };
 }

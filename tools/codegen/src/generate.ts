@@ -37,7 +37,8 @@ export interface GenerateResult {
 export function loadRows(project: Project, root: string, declarationsPath = DECLARATIONS_PATH): LocatedRow[] {
   const absolute = posix.join(root, declarationsPath);
   const fs = project.getFileSystem();
-  if (!fs.fileExistsSync(absolute)) throw new Error(`The declaration file ${declarationsPath} does not exist under ${root}.`);
+  if (!fs.fileExistsSync(absolute))
+    throw new Error(`The declaration file ${declarationsPath} does not exist under ${root}.`);
   const sourceFile = project.getSourceFile(absolute) ?? project.addSourceFileAtPath(absolute);
   const rows = readRows(sourceFile, declarationsPath);
   validateRows(rows);
@@ -45,10 +46,16 @@ export function loadRows(project: Project, root: string, declarationsPath = DECL
 }
 
 /** Renders every emitter's file in memory, in emitter order. */
-export function renderFiles(rows: readonly LocatedRow[], emitters: readonly Emitter[] = EMITTERS): { path: string; content: string }[] {
+export function renderFiles(
+  rows: readonly LocatedRow[],
+  emitters: readonly Emitter[] = EMITTERS,
+): { path: string; content: string }[] {
   const plain = rows.map(({ row }) => row);
   const catalog = deriveCatalog(plain);
-  return emitters.map((emitter) => ({ path: emitter.path, content: emitter.emit({ rows: plain, catalog, header: GENERATED_HEADER }) }));
+  return emitters.map((emitter) => ({
+    path: emitter.path,
+    content: emitter.emit({ rows: plain, catalog, header: GENERATED_HEADER }),
+  }));
 }
 
 /**
@@ -58,7 +65,8 @@ export function renderFiles(rows: readonly LocatedRow[], emitters: readonly Emit
  */
 export function generate(options: GenerateOptions): GenerateResult {
   const root = options.root.split('\\').join('/');
-  const project = options.project ?? new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
+  const project =
+    options.project ?? new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
   const fs = project.getFileSystem();
   const rows = loadRows(project, root, options.declarationsPath);
   const rendered = renderFiles(rows, options.emitters);

@@ -1,6 +1,14 @@
-export { deriveCatalog, type DerivedCatalog, MCP_SCOPES } from './derive.ts';
+export { type DerivedCatalog, deriveCatalog, MCP_SCOPES } from './derive.ts';
 export { EMITTERS, type EmitInput, type Emitter } from './emitters/index.ts';
-export { type FileReport, type FileStatus, type GenerateOptions, type GenerateResult, generate, loadRows, renderFiles } from './generate.ts';
+export {
+  type FileReport,
+  type FileStatus,
+  type GenerateOptions,
+  type GenerateResult,
+  generate,
+  loadRows,
+  renderFiles,
+} from './generate.ts';
 export { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
 export { ROWS_EXPORT_NAME, readRows } from './read-rows.ts';
 export { type LocatedRow, type Row, RowError, RowErrors } from './row-model.ts';

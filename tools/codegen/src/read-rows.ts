@@ -23,7 +23,16 @@ const ENUMS: Partial<Record<keyof Row, readonly string[]>> = {
   mcp: MCP_EXPOSURES,
   writes: TOOL_WRITES,
 };
-const STRING_FIELDS = ['name', 'description', 'visibility', 'tier', 'access', 'twin', 'mcp', 'writes'] as const;
+const STRING_FIELDS = [
+  'name',
+  'description',
+  'visibility',
+  'tier',
+  'access',
+  'twin',
+  'mcp',
+  'writes',
+] as const;
 const REQUIRED_FIELDS = ['name', 'description', 'keywords', 'visibility', 'tier', 'mcp', 'writes'] as const;
 const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, 'keywords']);
 
@@ -33,19 +42,28 @@ const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, 'keywords']);
  */
 export function readRows(sourceFile: SourceFile, displayPath: string): LocatedRow[] {
   const errors: RowError[] = [];
-  const at = (node: Node, detail: string) => errors.push(new RowError(displayPath, node.getStartLineNumber(), detail));
+  const at = (node: Node, detail: string) =>
+    errors.push(new RowError(displayPath, node.getStartLineNumber(), detail));
 
   const declaration = sourceFile.getVariableDeclaration(ROWS_EXPORT_NAME);
-  if (!declaration || !declaration.isExported()) {
+  if (!declaration?.isExported()) {
     throw new RowErrors([
-      new RowError(displayPath, 1, `no exported const ${ROWS_EXPORT_NAME} found; the rows must be declared as \`export const ${ROWS_EXPORT_NAME} = [ … ]\``),
+      new RowError(
+        displayPath,
+        1,
+        `no exported const ${ROWS_EXPORT_NAME} found; the rows must be declared as \`export const ${ROWS_EXPORT_NAME} = [ … ]\``,
+      ),
     ]);
   }
   const initializer = declaration.getInitializer();
   const array = initializer ? unwrap(initializer) : undefined;
   if (!array || !Node.isArrayLiteralExpression(array)) {
     throw new RowErrors([
-      new RowError(displayPath, declaration.getStartLineNumber(), `${ROWS_EXPORT_NAME} must be an array literal of row objects`),
+      new RowError(
+        displayPath,
+        declaration.getStartLineNumber(),
+        `${ROWS_EXPORT_NAME} must be an array literal of row objects`,
+      ),
     ]);
   }
 
@@ -53,11 +71,18 @@ export function readRows(sourceFile: SourceFile, displayPath: string): LocatedRo
   array.getElements().forEach((element, index) => {
     const label = `row ${index + 1}`;
     if (!Node.isObjectLiteralExpression(element)) {
-      at(element, `${label} must be an object literal; found ${describeKind(element)} (the generator reads rows without running them)`);
+      at(
+        element,
+        `${label} must be an object literal; found ${describeKind(element)} (the generator reads rows without running them)`,
+      );
       return;
     }
     const row = readRow(element, label, at);
-    if (row) rows.push({ row: row.row, location: { file: displayPath, line: element.getStartLineNumber(), propertyLines: row.lines } });
+    if (row)
+      rows.push({
+        row: row.row,
+        location: { file: displayPath, line: element.getStartLineNumber(), propertyLines: row.lines },
+      });
   });
 
   if (errors.length > 0) throw new RowErrors(errors);
@@ -72,13 +97,18 @@ function readRow(
   const values: Partial<Record<string, Literal>> = {};
   const lines: Partial<Record<keyof Row, number>> = {};
   const nameProperty = object.getProperty('name');
-  const nameValue = nameProperty && Node.isPropertyAssignment(nameProperty) ? nameProperty.getInitializer() : undefined;
-  const rowLabel = nameValue && Node.isStringLiteral(nameValue) ? `row '${nameValue.getLiteralValue()}'` : label;
+  const nameValue =
+    nameProperty && Node.isPropertyAssignment(nameProperty) ? nameProperty.getInitializer() : undefined;
+  const rowLabel =
+    nameValue && Node.isStringLiteral(nameValue) ? `row '${nameValue.getLiteralValue()}'` : label;
   let ok = true;
 
   for (const property of object.getProperties()) {
     if (!Node.isPropertyAssignment(property)) {
-      at(property, `${rowLabel}: ${describeKind(property)} is not allowed; write every property as \`key: <literal>\``);
+      at(
+        property,
+        `${rowLabel}: ${describeKind(property)} is not allowed; write every property as \`key: <literal>\``,
+      );
       ok = false;
       continue;
     }
@@ -96,18 +126,27 @@ function readRow(
     }
     const value = literalValue(property.getInitializerOrThrow());
     if (value === undefined) {
-      at(property, `${rowLabel}: '${key}' must be a literal; found ${describeKind(property.getInitializerOrThrow())} (the generator reads rows without running them)`);
+      at(
+        property,
+        `${rowLabel}: '${key}' must be a literal; found ${describeKind(property.getInitializerOrThrow())} (the generator reads rows without running them)`,
+      );
       ok = false;
       continue;
     }
     if (key === 'keywords' ? !Array.isArray(value) : typeof value !== 'string') {
-      at(property, `${rowLabel}: '${key}' must be ${key === 'keywords' ? 'an array of strings' : 'a string'}`);
+      at(
+        property,
+        `${rowLabel}: '${key}' must be ${key === 'keywords' ? 'an array of strings' : 'a string'}`,
+      );
       ok = false;
       continue;
     }
     const allowed = ENUMS[key as keyof Row];
     if (allowed && !allowed.includes(value as string)) {
-      at(property, `${rowLabel}: '${key}' is '${String(value)}'; it must be one of ${allowed.map((v) => `'${v}'`).join(', ')}`);
+      at(
+        property,
+        `${rowLabel}: '${key}' is '${String(value)}'; it must be one of ${allowed.map((v) => `'${v}'`).join(', ')}`,
+      );
       ok = false;
       continue;
     }
@@ -129,7 +168,11 @@ function readRow(
 function unwrap(expression: Expression): Expression {
   let current: Expression = expression;
   for (;;) {
-    if (Node.isAsExpression(current) || Node.isSatisfiesExpression(current) || Node.isParenthesizedExpression(current)) {
+    if (
+      Node.isAsExpression(current) ||
+      Node.isSatisfiesExpression(current) ||
+      Node.isParenthesizedExpression(current)
+    ) {
       current = current.getExpression();
     } else {
       return current;
@@ -144,7 +187,10 @@ function literalValue(node: Expression): Literal | undefined {
     return expression.getLiteralValue();
   }
   // 'long ' + 'description': plain literal concatenation, folded here.
-  if (Node.isBinaryExpression(expression) && expression.getOperatorToken().getKind() === SyntaxKind.PlusToken) {
+  if (
+    Node.isBinaryExpression(expression) &&
+    expression.getOperatorToken().getKind() === SyntaxKind.PlusToken
+  ) {
     const left = literalValue(expression.getLeft());
     const right = literalValue(expression.getRight());
     return typeof left === 'string' && typeof right === 'string' ? left + right : undefined;

@@ -1,4 +1,12 @@
-import { type Access, type LocatedRow, type McpExposure, type Row, RowError, RowErrors, type Writes } from './row-model.ts';
+import {
+  type Access,
+  type LocatedRow,
+  type McpExposure,
+  type Row,
+  RowError,
+  RowErrors,
+  type Writes,
+} from './row-model.ts';
 
 /** Each access class writes exactly one kind of thing; a mismatch is a misdeclared row. */
 export const WRITES_BY_ACCESS: Readonly<Record<Access, Writes>> = {
@@ -19,7 +27,14 @@ export const MIN_MCP_BY_ACCESS: Readonly<Record<Access | 'none', Exclude<McpExpo
   export: 'full',
 };
 
-export const MCP_LEVEL: Readonly<Record<Exclude<McpExposure, 'excluded'>, number>> = { readonly: 0, staged: 1, full: 2 };
+export const MCP_LEVEL: Readonly<Record<Exclude<McpExposure, 'excluded'>, number>> = {
+  readonly: 0,
+  staged: 1,
+  full: 2,
+};
+
+/** "an 'open' row", "a 'read' row". */
+const an = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} '${word}'`;
 
 const NAME_PATTERN = /^[a-z][A-Za-z0-9]*$/;
 const MAX_DESCRIPTION = 400;
@@ -35,7 +50,9 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     id: 'name-format',
     field: 'name',
     check: (row) =>
-      NAME_PATTERN.test(row.name) ? undefined : `name '${row.name}' must be camelCase letters and digits (like 'startExport')`,
+      NAME_PATTERN.test(row.name)
+        ? undefined
+        : `name '${row.name}' must be camelCase letters and digits (like 'startExport')`,
   },
   {
     id: 'description-length',
@@ -43,7 +60,8 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     check: (row) => {
       const length = row.description.trim().length;
       if (length === 0) return 'description is empty; the model chooses tools by their description';
-      if (length > MAX_DESCRIPTION) return `description is ${length} characters; keep it under ${MAX_DESCRIPTION} (it is sent on every request)`;
+      if (length > MAX_DESCRIPTION)
+        return `description is ${length} characters; keep it under ${MAX_DESCRIPTION} (it is sent on every request)`;
       return undefined;
     },
   },
@@ -73,8 +91,10 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     id: 'gated-has-access',
     field: 'access',
     check: (row) => {
-      if (row.tier === 'gated' && !row.access) return "a gated row needs an access class: 'read', 'propose', 'open', 'stage' or 'export'";
-      if (row.tier !== 'gated' && row.access) return `only gated rows have an access class; this row is ${row.tier}`;
+      if (row.tier === 'gated' && !row.access)
+        return "a gated row needs an access class: 'read', 'propose', 'open', 'stage' or 'export'";
+      if (row.tier !== 'gated' && row.access)
+        return `only gated rows have an access class; this row is ${row.tier}`;
       return undefined;
     },
   },
@@ -99,8 +119,10 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     field: 'tier',
     check: (row) => {
       if (row.tier !== 'loop') return undefined;
-      if (row.visibility !== 'inline') return 'a loop row must be inline: the model cannot search for the search itself';
-      if (row.mcp !== 'excluded') return "a loop row is part of the agent loop, not a capability: use mcp: 'excluded'";
+      if (row.visibility !== 'inline')
+        return 'a loop row must be inline: the model cannot search for the search itself';
+      if (row.mcp !== 'excluded')
+        return "a loop row is part of the agent loop, not a capability: use mcp: 'excluded'";
       if (row.writes !== 'none') return "a loop row must write nothing (writes: 'none')";
       return undefined;
     },
@@ -111,7 +133,9 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     check: (row) => {
       if (!row.access) return undefined;
       const expected = WRITES_BY_ACCESS[row.access];
-      return row.writes === expected ? undefined : `an '${row.access}' row writes '${expected}', not '${row.writes}'`;
+      return row.writes === expected
+        ? undefined
+        : `${an(row.access)} row writes '${expected}', not '${row.writes}'`;
     },
   },
   {
@@ -122,14 +146,15 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
       const minimum = MIN_MCP_BY_ACCESS[row.access ?? 'none'];
       return MCP_LEVEL[row.mcp] >= MCP_LEVEL[minimum]
         ? undefined
-        : `an '${row.access}' row cannot be exposed as mcp '${row.mcp}'; a client with that scope must not be able to ${row.access === 'stage' || row.access === 'propose' ? 'stage or propose' : row.access} anything. Use '${minimum}' or wider, or 'excluded'`;
+        : `${an(row.access ?? 'none')} row cannot be exposed as mcp '${row.mcp}'; a client with that scope must not be able to ${row.access === 'stage' || row.access === 'propose' ? 'stage or propose' : row.access} anything. Use '${minimum}' or wider, or 'excluded'`;
     },
   },
   {
     id: 'twin-only-on-propose',
     field: 'twin',
     check: (row) => {
-      if (row.access === 'propose' && !row.twin) return "a propose row must name its immediate twin (twin: 'openTable', say)";
+      if (row.access === 'propose' && !row.twin)
+        return "a propose row must name its immediate twin (twin: 'openTable', say)";
       if (row.access !== 'propose' && row.twin) return 'only propose rows name a twin';
       return undefined;
     },
@@ -142,7 +167,8 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
       const twin = all.get(row.twin);
       if (!twin) return `twin '${row.twin}' is not a row name${suggest(row.twin, [...all.keys()])}`;
       if (twin.tier !== 'gated') return `twin '${row.twin}' must be gated; it is ${twin.tier}`;
-      if (twin.access === 'propose') return `twin '${row.twin}' is itself a propose row; name the immediate tool`;
+      if (twin.access === 'propose')
+        return `twin '${row.twin}' is itself a propose row; name the immediate tool`;
       if (twin.visibility !== row.visibility)
         return `twin '${row.twin}' is ${twin.visibility} but this propose row is ${row.visibility}; a pair must be visible together so the model can pick the safe one`;
       return undefined;
@@ -160,14 +186,26 @@ function validateList(rows: readonly LocatedRow[]): RowError[] {
     const line = (field: keyof Row) => location.propertyLines[field] ?? location.line;
     const earlier = firstByName.get(row.name);
     if (earlier) {
-      errors.push(new RowError(location.file, line('name'), `row '${row.name}': the name is already used by the row at line ${earlier.location.line}; names must be unique`));
+      errors.push(
+        new RowError(
+          location.file,
+          line('name'),
+          `row '${row.name}': the name is already used by the row at line ${earlier.location.line}; names must be unique`,
+        ),
+      );
     } else {
       firstByName.set(row.name, located);
     }
     if (row.twin) {
       const other = proposerByTwin.get(row.twin);
       if (other) {
-        errors.push(new RowError(location.file, line('twin'), `row '${row.name}': '${row.twin}' is already the twin of '${other.row.name}'; each immediate tool has one propose twin`));
+        errors.push(
+          new RowError(
+            location.file,
+            line('twin'),
+            `row '${row.name}': '${row.twin}' is already the twin of '${other.row.name}'; each immediate tool has one propose twin`,
+          ),
+        );
       } else {
         proposerByTwin.set(row.twin, located);
       }
@@ -184,11 +222,18 @@ export function validateRows(rows: readonly LocatedRow[]): void {
     for (const rule of ROW_RULES) {
       const problem = rule.check(row, byName);
       if (problem) {
-        errors.push(new RowError(location.file, location.propertyLines[rule.field] ?? location.line, `row '${row.name}': ${problem} [${rule.id}]`));
+        errors.push(
+          new RowError(
+            location.file,
+            location.propertyLines[rule.field] ?? location.line,
+            `row '${row.name}': ${problem} [${rule.id}]`,
+          ),
+        );
       }
     }
   }
-  if (rows.length === 0) errors.push(new RowError(rows[0]?.location.file ?? 'declarations', 1, 'there are no rows'));
+  if (rows.length === 0)
+    errors.push(new RowError(rows[0]?.location.file ?? 'declarations', 1, 'there are no rows'));
   if (errors.length > 0) throw new RowErrors(errors.sort((a, b) => a.line - b.line));
 }
 
@@ -214,7 +259,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }

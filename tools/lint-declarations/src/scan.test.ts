@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,24 +13,64 @@ describe('scanImports finds every import form', () => {
     { form: 'default import', source: "import z from 'zod';", kind: 'import-from', line: 1 },
     { form: 'namespace import', source: "import * as fs from 'node:fs';", kind: 'import-from', line: 1 },
     { form: 'import type', source: "import type { Row } from './row';", kind: 'import-type', line: 1 },
-    { form: 'inline type specifier', source: "import { type Row } from './row';", kind: 'import-from', line: 1 },
+    {
+      form: 'inline type specifier',
+      source: "import { type Row } from './row';",
+      kind: 'import-from',
+      line: 1,
+    },
     { form: 'side-effect import', source: "import 'reflect-metadata';", kind: 'side-effect-import', line: 1 },
-    { form: 'side-effect import, double quotes', source: 'import "./polyfill";', kind: 'side-effect-import', line: 1 },
-    { form: 'multi-line import', source: "import {\n  a,\n  b,\n} from './x';", kind: 'import-from', line: 1 },
-    { form: 'import on a later line', source: `${rows}\n\nimport { y } from 'y';`, kind: 'import-from', line: 4 },
+    {
+      form: 'side-effect import, double quotes',
+      source: 'import "./polyfill";',
+      kind: 'side-effect-import',
+      line: 1,
+    },
+    {
+      form: 'multi-line import',
+      source: "import {\n  a,\n  b,\n} from './x';",
+      kind: 'import-from',
+      line: 1,
+    },
+    {
+      form: 'import on a later line',
+      source: `${rows}\n\nimport { y } from 'y';`,
+      kind: 'import-from',
+      line: 4,
+    },
     { form: 'indented import', source: "   import x from 'x';", kind: 'import-from', line: 1 },
     { form: 'import-equals', source: "import fs = require('node:fs');", kind: 'import-equals', line: 1 },
     { form: 'export … from', source: "export { a } from './a';", kind: 'export-from', line: 1 },
     { form: 'export type … from', source: "export type { A } from './a';", kind: 'export-from', line: 1 },
     { form: 'export * from', source: "export * from './a';", kind: 'export-from', line: 1 },
     { form: 'export * as ns from', source: "export * as ns from './a';", kind: 'export-from', line: 1 },
-    { form: 'multi-line export from', source: "export {\n  a,\n  b,\n} from './a';", kind: 'export-from', line: 1 },
-    { form: 'dynamic import()', source: "const m = await import('node:crypto');", kind: 'dynamic-import', line: 1 },
+    {
+      form: 'multi-line export from',
+      source: "export {\n  a,\n  b,\n} from './a';",
+      kind: 'export-from',
+      line: 1,
+    },
+    {
+      form: 'dynamic import()',
+      source: "const m = await import('node:crypto');",
+      kind: 'dynamic-import',
+      line: 1,
+    },
     { form: 'dynamic import with space', source: "const m = import ('x');", kind: 'dynamic-import', line: 1 },
-    { form: 'dynamic import inside a template expression', source: 'const s = `${await import("x")}`;', kind: 'dynamic-import', line: 1 },
+    {
+      form: 'dynamic import inside a template expression',
+      source: 'const s = `${await import("x")}`;',
+      kind: 'dynamic-import',
+      line: 1,
+    },
     { form: 'require(', source: "const fs = require('node:fs');", kind: 'require', line: 1 },
     { form: 'require with space', source: "const fs = require ('node:fs');", kind: 'require', line: 1 },
-    { form: 'triple-slash reference', source: '/// <reference types="node" />', kind: 'reference-directive', line: 1 },
+    {
+      form: 'triple-slash reference',
+      source: '/// <reference types="node" />',
+      kind: 'reference-directive',
+      line: 1,
+    },
   ];
 
   it.each(cases)('$form', ({ source, kind, line }) => {
@@ -41,11 +81,17 @@ describe('scanImports finds every import form', () => {
 
 describe('scanImports ignores what is not an import', () => {
   const cases: { what: string; source: string }[] = [
-    { what: 'prose in a line comment', source: '// this file must not import anything, not even import type\n' + rows },
-    { what: 'prose in a block comment', source: "/* we import nothing: import x from 'y' would break the browser */\n" + rows },
-    { what: 'a JSDoc comment', source: "/**\n * import { x } from 'y'\n * require('z')\n */\n" + rows },
+    {
+      what: 'prose in a line comment',
+      source: `// this file must not import anything, not even import type\n${rows}`,
+    },
+    {
+      what: 'prose in a block comment',
+      source: `/* we import nothing: import x from 'y' would break the browser */\n${rows}`,
+    },
+    { what: 'a JSDoc comment', source: `/**\n * import { x } from 'y'\n * require('z')\n */\n${rows}` },
     { what: 'a string that mentions import', source: "export const d = 'import data from a CSV file';" },
-    { what: 'a string with require(', source: "export const d = \"call require('x') never\";" },
+    { what: 'a string with require(', source: 'export const d = "call require(\'x\') never";' },
     { what: 'a template literal', source: 'export const d = `import x from "y"`;' },
     { what: 'an identifier containing import', source: 'export const importance = 1; const reimport = 2;' },
     { what: 'a property named import', source: 'export const o = { import: 1 }; o.import;' },
@@ -63,7 +109,8 @@ describe('the lint over the declarations package', () => {
   function repoWith(files: Record<string, string>): string {
     const root = mkdtempSync(join(tmpdir(), 'toolrow-lint-'));
     mkdirSync(join(root, 'packages/declarations/src'), { recursive: true });
-    for (const [name, text] of Object.entries(files)) writeFileSync(join(root, 'packages/declarations/src', name), text);
+    for (const [name, text] of Object.entries(files))
+      writeFileSync(join(root, 'packages/declarations/src', name), text);
     return root;
   }
 
@@ -73,8 +120,15 @@ describe('the lint over the declarations package', () => {
   });
 
   it('scans every source file of the package but not its tests', () => {
-    const root = repoWith({ 'tools.ts': rows, 'extra.ts': rows, 'tools.test.ts': "import { it } from 'vitest';" });
-    expect(declarationFiles(root)).toEqual(['packages/declarations/src/extra.ts', 'packages/declarations/src/tools.ts']);
+    const root = repoWith({
+      'tools.ts': rows,
+      'extra.ts': rows,
+      'tools.test.ts': "import { it } from 'vitest';",
+    });
+    expect(declarationFiles(root)).toEqual([
+      'packages/declarations/src/extra.ts',
+      'packages/declarations/src/tools.ts',
+    ]);
   });
 
   it('names file:line and the form when an import is planted', () => {

@@ -80,7 +80,12 @@ export function blankCommentsAndStrings(text: string): string {
 }
 
 /** Blanks template text from `start` up to the closing backtick or the next `${`; returns where code resumes. */
-function skipTemplateText(text: string, start: number, blank: (from: number, to: number) => void, templates: number[]): number {
+function skipTemplateText(
+  text: string,
+  start: number,
+  blank: (from: number, to: number) => void,
+  templates: number[],
+): number {
   let j = start;
   while (j < text.length) {
     if (text[j] === '\\') {
@@ -108,7 +113,10 @@ const PATTERNS: readonly { kind: ImportKind; pattern: RegExp }[] = [
   { kind: 'import-equals', pattern: /(?<![\w$.])import\s+[\w$]+\s*=/g },
   // Any other `import` keyword left in code (strings and comments are blank) starts a static import.
   { kind: 'import-from', pattern: /(?<![\w$.])import(?![\w$])(?!\s*[.:?])/g },
-  { kind: 'export-from', pattern: /(?<![\w$.])export\s+(?:type\s+)?(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*['"]/g },
+  {
+    kind: 'export-from',
+    pattern: /(?<![\w$.])export\s+(?:type\s+)?(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*['"]/g,
+  },
   { kind: 'require', pattern: /(?<![\w$])require\s*\(/g },
 ];
 
@@ -140,7 +148,8 @@ export function scanImports(text: string): ImportFinding[] {
     }
   }
   lines.forEach((line, index) => {
-    if (/^\s*\/\/\/\s*<reference\b/.test(line)) findings.push({ line: index + 1, kind: 'reference-directive', excerpt: line.trim() });
+    if (/^\s*\/\/\/\s*<reference\b/.test(line))
+      findings.push({ line: index + 1, kind: 'reference-directive', excerpt: line.trim() });
   });
   return findings.sort((a, b) => a.line - b.line);
 }

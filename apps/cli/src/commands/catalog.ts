@@ -15,7 +15,9 @@ import { type Command, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
 function scopesListing(name: string): string {
-  const scopes = MCP_SCOPES.filter((scope: McpScope) => (MCP_SCOPE_TOOLS[scope] as readonly string[]).includes(name));
+  const scopes = MCP_SCOPES.filter((scope: McpScope) =>
+    (MCP_SCOPE_TOOLS[scope] as readonly string[]).includes(name),
+  );
   return scopes.length === 0 ? '-' : scopes.map((scope) => scope.replace('tables:', '')).join(',');
 }
 
@@ -44,7 +46,8 @@ function summary(): string {
 
 export const catalogCommand: Command = {
   summary: 'Show the tool rows and every set derived from them',
-  usage: 'Usage: toolrow catalog [--json]\n\n  --json  print a JSON array, one object per row with the row\'s fields',
+  usage:
+    "Usage: toolrow catalog [--json]\n\n  --json  print a JSON array, one object per row with the row's fields",
   async run(args, io) {
     let values: { json?: boolean };
     try {

@@ -28,17 +28,39 @@ export const tiersEmitter: Emitter = {
     return file(
       header,
       "import type { ToolAccess } from '@toolrow/declarations';\nimport type { ToolName } from './tool-names.ts';",
-      list('SILENT_TOOLS', 'SilentToolName', 'Reads that bother nobody: they run without asking', catalog.silent),
-      list('GATED_TOOLS', 'GatedToolName', 'Tools that act on the world or cost something: they go through the approval ladder', catalog.gated),
-      list('LOOP_TOOLS', 'LoopToolName', 'Parts of the agent loop itself, neither silent nor gated', catalog.loop),
+      list(
+        'SILENT_TOOLS',
+        'SilentToolName',
+        'Reads that bother nobody: they run without asking',
+        catalog.silent,
+      ),
+      list(
+        'GATED_TOOLS',
+        'GatedToolName',
+        'Tools that act on the world or cost something: they go through the approval ladder',
+        catalog.gated,
+      ),
+      list(
+        'LOOP_TOOLS',
+        'LoopToolName',
+        'Parts of the agent loop itself, neither silent nor gated',
+        catalog.loop,
+      ),
       list('INLINE_TOOLS', 'InlineToolName', 'Active from the first step of every turn', catalog.inline),
-      list('DISCOVERABLE_TOOLS', 'DiscoverableToolName', 'Active only after searchTools finds them', catalog.discoverable),
+      list(
+        'DISCOVERABLE_TOOLS',
+        'DiscoverableToolName',
+        'Active only after searchTools finds them',
+        catalog.discoverable,
+      ),
       [
         docComment('The access class of every gated tool.'),
         `export const TOOL_ACCESS = ${stringRecord(catalog.accessByName)} as const satisfies Readonly<Record<GatedToolName, ToolAccess>>;`,
       ].join('\n'),
       [
-        docComment(`Each propose tool and the immediate tool it proposes (${catalog.proposeTwins.length} pairs).`),
+        docComment(
+          `Each propose tool and the immediate tool it proposes (${catalog.proposeTwins.length} pairs).`,
+        ),
         `export const PROPOSE_TWINS = ${stringRecord(catalog.proposeTwins)} as const satisfies Readonly<Partial<Record<GatedToolName, GatedToolName>>>;`,
         '',
         'export type ProposeToolName = keyof typeof PROPOSE_TWINS;',

@@ -6,4 +6,9 @@ import { writeScopesEmitter } from './write-scopes.ts';
 export type { EmitInput, Emitter } from './emitter.ts';
 
 /** Every generated file, in the order they are written. Add an emitter here to add a file. */
-export const EMITTERS: readonly Emitter[] = [toolNamesEmitter, tiersEmitter, mcpScopesEmitter, writeScopesEmitter];
+export const EMITTERS: readonly Emitter[] = [
+  toolNamesEmitter,
+  tiersEmitter,
+  mcpScopesEmitter,
+  writeScopesEmitter,
+];

@@ -9,7 +9,9 @@ export const mcpScopesEmitter: Emitter = {
       header,
       "import type { ToolName } from '@toolrow/catalog';",
       [
-        docComment('The scopes an MCP client can hold, narrowest first. Each covers everything the narrower ones do.'),
+        docComment(
+          'The scopes an MCP client can hold, narrowest first. Each covers everything the narrower ones do.',
+        ),
         `export const MCP_SCOPES = ${stringArray(catalog.mcp.scopeTable.map(([scope]) => scope))} as const;`,
         '',
         'export type McpScope = (typeof MCP_SCOPES)[number];',

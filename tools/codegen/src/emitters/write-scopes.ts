@@ -9,7 +9,9 @@ export const writeScopesEmitter: Emitter = {
       header,
       "import type { ToolName } from '@toolrow/catalog';",
       [
-        docComment('What each tool may change, by kind: the UI, the staging area, or files. Tables change only on a user commit.'),
+        docComment(
+          'What each tool may change, by kind: the UI, the staging area, or files. Tables change only on a user commit.',
+        ),
         `export const WRITE_SCOPE_TOOLS = ${arrayRecord(catalog.writeScopes)} as const satisfies Readonly<Record<'ui' | 'staging' | 'files', readonly ToolName[]>>;`,
         '',
         'export type WriteScope = keyof typeof WRITE_SCOPE_TOOLS;',

@@ -1,0 +1,436 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Project } from 'ts-morph';
+import { describe, expect, it } from 'vitest';
+import { generate, renderFiles } from './generate.ts';
+import { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
+import { RowErrors } from './row-model.ts';
+
+const ROOT = '/repo';
+const REAL_ROWS = readFileSync(join(import.meta.dirname, '../../..', DECLARATIONS_PATH), 'utf8');
+
+/** A repository on ts-morph's in-memory file system holding only the declaration file. */
+function memoryRepo(declarations: string): Project {
+  const project = new Project({ useInMemoryFileSystem: true });
+  project.getFileSystem().writeFileSync(`${ROOT}/${DECLARATIONS_PATH}`, declarations);
+  return project;
+}
+
+/** A declaration file with the given rows, written as object literals. */
+function rowsFile(...rows: string[]): string {
+  return `export const TOOL_ROWS = [\n${rows.join(',\n')}\n] as const satisfies readonly ToolRow[];\n`;
+}
+
+/** A valid row with fields overridden; `undefined` removes a field. */
+function row(overrides: Record<string, string | undefined> = {}): string {
+  const fields: Record<string, string | undefined> = {
+    name: "'listTables'",
+    description: "'List tables.'",
+    keywords: "['tables']",
+    visibility: "'inline'",
+    tier: "'silent'",
+    mcp: "'readonly'",
+    writes: "'none'",
+    ...overrides,
+  };
+  const body = Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `    ${key}: ${value},`)
+    .join('\n');
+  return `  {\n${body}\n  }`;
+}
+
+const gatedRow = (name: string, access: string, extra: Record<string, string | undefined> = {}) =>
+  row({
+    name: `'${name}'`,
+    tier: "'gated'",
+    access: `'${access}'`,
+    writes: `'${{ read: 'none', propose: 'ui', open: 'ui', stage: 'staging', export: 'files' }[access]}'`,
+    mcp: `'${{ read: 'readonly', propose: 'staged', open: 'full', stage: 'staged', export: 'full' }[access]}'`,
+    ...extra,
+  });
+
+function errorsOf(declarations: string): string[] {
+  try {
+    generate({ root: ROOT, project: memoryRepo(declarations) });
+  } catch (error) {
+    if (error instanceof RowErrors) return error.errors.map((e) => e.message);
+    throw error;
+  }
+  return [];
+}
+
+describe('reading the rows from the AST', () => {
+  it('reads the real declaration file without running it', () => {
+    const result = generate({ root: ROOT, project: memoryRepo(REAL_ROWS), check: true });
+    expect(result.rows).toHaveLength(38);
+    expect(result.rows[0]!.row).toMatchObject({
+      name: 'searchTools',
+      tier: 'loop',
+      visibility: 'inline',
+      mcp: 'excluded',
+    });
+    expect(result.rows[0]!.location.file).toBe(DECLARATIONS_PATH);
+  });
+
+  it('folds literal concatenation and reads template literals without substitutions', () => {
+    const rows = generate({
+      root: ROOT,
+      project: memoryRepo(rowsFile(row({ description: "'List ' + `all ` + 'tables.'" }))),
+    }).rows;
+    expect(rows[0]!.row.description).toBe('List all tables.');
+  });
+
+  const notLiteral: { given: string; field: string; value: string; want: RegExp }[] = [
+    {
+      given: 'an identifier',
+      field: 'description',
+      value: 'DESCRIPTION',
+      want: /'description' must be a literal; found the identifier 'DESCRIPTION'/,
+    },
+    {
+      given: 'a call',
+      field: 'description',
+      value: "describe('x')",
+      want: /'description' must be a literal; found a call/,
+    },
+    {
+      given: 'a template with substitutions',
+      field: 'name',
+      value: '`list${X}`',
+      want: /'name' must be a literal; found a template with substitutions/,
+    },
+    {
+      given: 'an array with an identifier',
+      field: 'keywords',
+      value: "['a', B]",
+      want: /'keywords' must be a literal/,
+    },
+    { given: 'a number', field: 'description', value: '42', want: /'description' must be a literal/ },
+    {
+      given: 'a string where an array belongs',
+      field: 'keywords',
+      value: "'tables'",
+      want: /'keywords' must be an array of strings/,
+    },
+    {
+      given: 'an array where a string belongs',
+      field: 'tier',
+      value: "['silent']",
+      want: /'tier' must be a string/,
+    },
+  ];
+  it.each(notLiteral)('refuses $given as a value, naming file:line', ({ field, value, want }) => {
+    const errors = errorsOf(rowsFile(row({ [field]: value })));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(want);
+    expect(errors[0]).toMatch(new RegExp(`^${DECLARATIONS_PATH}:\\d+: `));
+  });
+
+  const badShapes: { given: string; source: string; want: RegExp }[] = [
+    {
+      given: 'no TOOL_ROWS export',
+      source: 'export const ROWS = [];',
+      want: /:1: no exported const TOOL_ROWS found/,
+    },
+    {
+      given: 'an unexported TOOL_ROWS',
+      source: 'const TOOL_ROWS = [];',
+      want: /no exported const TOOL_ROWS/,
+    },
+    {
+      given: 'TOOL_ROWS that is not an array',
+      source: 'export const TOOL_ROWS = makeRows();',
+      want: /:1: TOOL_ROWS must be an array literal/,
+    },
+    {
+      given: 'a spread of rows',
+      source: 'export const TOOL_ROWS = [...OTHER];',
+      want: /row 1 must be an object literal; found a spread/,
+    },
+    {
+      given: 'a row that is an identifier',
+      source: 'export const TOOL_ROWS = [ROW];',
+      want: /row 1 must be an object literal; found the identifier 'ROW'/,
+    },
+    {
+      given: 'a spread inside a row',
+      source: rowsFile("  { ...BASE, name: 'x' }"),
+      want: /row 'x': a spread is not allowed/,
+    },
+    {
+      given: 'a shorthand property',
+      source: rowsFile('  { name }'),
+      want: /row 1: the shorthand property 'name' is not allowed/,
+    },
+    {
+      given: 'a computed key',
+      source: rowsFile("  { ['name']: 'x' }"),
+      want: /computed property names are not allowed/,
+    },
+    {
+      given: 'a misspelt property',
+      source: rowsFile(row({ visiblity: "'inline'" })),
+      want: /row 'listTables': unknown property 'visiblity'/,
+    },
+    {
+      given: 'a missing property',
+      source: rowsFile(row({ mcp: undefined })),
+      want: /row 'listTables': missing required property 'mcp'/,
+    },
+    {
+      given: 'an enum value out of range',
+      source: rowsFile(row({ tier: "'quiet'" })),
+      want: /'tier' is 'quiet'; it must be one of 'silent', 'gated', 'loop'/,
+    },
+    {
+      given: 'an unknown MCP level',
+      source: rowsFile(row({ mcp: "'public'" })),
+      want: /'mcp' is 'public'; it must be one of 'readonly', 'staged', 'full', 'excluded'/,
+    },
+  ];
+  it.each(badShapes)('refuses $given', ({ source, want }) => {
+    const errors = errorsOf(source);
+    expect(errors.join('\n')).toMatch(want);
+  });
+
+  it('reports the line of the offending property', () => {
+    const source = rowsFile(row(), row({ name: "'countRows'", description: 'TEXT' }));
+    const line = source.split('\n').findIndex((text) => text.includes('description: TEXT')) + 1;
+    expect(errorsOf(source)).toEqual([
+      expect.stringMatching(new RegExp(`^${DECLARATIONS_PATH}:${line}: row 'countRows'`)),
+    ]);
+  });
+});
+
+describe('validating the rows', () => {
+  const cases: { rule: string; rows: string[]; want: RegExp }[] = [
+    {
+      rule: 'unique names',
+      rows: [row(), row()],
+      want: /row 'listTables': the name is already used by the row at line 2/,
+    },
+    {
+      rule: 'camelCase names',
+      rows: [row({ name: "'list-tables'" })],
+      want: /name 'list-tables' must be camelCase.* \[name-format\]/,
+    },
+    {
+      rule: 'non-empty description',
+      rows: [row({ description: "'  '" })],
+      want: /description is empty.* \[description-length\]/,
+    },
+    {
+      rule: 'short description',
+      rows: [row({ description: `'${'x'.repeat(401)}'` })],
+      want: /description is 401 characters; keep it under 400/,
+    },
+    {
+      rule: 'discoverable rows have keywords',
+      rows: [row({ visibility: "'discoverable'", keywords: '[]' })],
+      want: /a discoverable row needs keywords.* \[discoverable-has-keywords\]/,
+    },
+    { rule: 'no empty keyword', rows: [row({ keywords: "['a', '']" })], want: /keywords has an empty entry/ },
+    {
+      rule: 'no repeated keyword',
+      rows: [row({ keywords: "['csv', 'CSV']" })],
+      want: /keyword 'CSV' is listed twice/,
+    },
+    {
+      rule: 'silent rows write nothing',
+      rows: [row({ writes: "'files'" })],
+      want: /a silent row runs without asking anyone, so it must write nothing .* \[silent-writes-nothing\]/,
+    },
+    {
+      rule: 'silent rows are never full',
+      rows: [row({ mcp: "'full'" })],
+      want: /a silent row reads and never needs the full MCP scope.* \[silent-never-full\]/,
+    },
+    {
+      rule: 'gated rows have an access class',
+      rows: [row({ tier: "'gated'" })],
+      want: /a gated row needs an access class.* \[gated-has-access\]/,
+    },
+    {
+      rule: 'only gated rows have an access class',
+      rows: [row({ access: "'read'" })],
+      want: /only gated rows have an access class; this row is silent/,
+    },
+    {
+      rule: 'loop rows are inline',
+      rows: [row({ tier: "'loop'", visibility: "'discoverable'", mcp: "'excluded'" })],
+      want: /a loop row must be inline.* \[loop-is-internal\]/,
+    },
+    {
+      rule: 'loop rows are excluded from MCP',
+      rows: [row({ tier: "'loop'" })],
+      want: /a loop row is part of the agent loop, not a capability: use mcp: 'excluded'/,
+    },
+    {
+      rule: 'writes match the access class',
+      rows: [gatedRow('getRow', 'read', { writes: "'staging'", mcp: "'staged'" })],
+      want: /a 'read' row writes 'none', not 'staging' \[writes-match-access\]/,
+    },
+    {
+      rule: 'a stage row is never readonly over MCP',
+      rows: [gatedRow('stageInsertRows', 'stage', { mcp: "'readonly'" })],
+      want: /a 'stage' row cannot be exposed as mcp 'readonly'.*Use 'staged' or wider, or 'excluded' \[mcp-covers-access\]/,
+    },
+    {
+      rule: 'an open row needs the full scope',
+      rows: [gatedRow('openTable', 'open', { mcp: "'staged'" })],
+      want: /an 'open' row cannot be exposed as mcp 'staged'/,
+    },
+    {
+      rule: 'an export row needs the full scope',
+      rows: [gatedRow('startExport', 'export', { mcp: "'readonly'" })],
+      want: /an 'export' row cannot be exposed as mcp 'readonly'/,
+    },
+    {
+      rule: 'a propose row names its twin',
+      rows: [gatedRow('proposeOpenTable', 'propose')],
+      want: /a propose row must name its immediate twin.* \[twin-only-on-propose\]/,
+    },
+    {
+      rule: 'only propose rows name a twin',
+      rows: [gatedRow('openTable', 'open', { twin: "'openRow'" })],
+      want: /only propose rows name a twin/,
+    },
+    {
+      rule: 'the twin exists (with a suggestion)',
+      rows: [
+        gatedRow('startExport', 'export'),
+        gatedRow('proposeExport', 'propose', { twin: "'startExprot'" }),
+      ],
+      want: /twin 'startExprot' is not a row name; did you mean 'startExport'\? \[twin-exists-and-is-gated\]/,
+    },
+    {
+      rule: 'the twin is gated',
+      rows: [row(), gatedRow('proposeList', 'propose', { twin: "'listTables'" })],
+      want: /twin 'listTables' must be gated; it is silent/,
+    },
+    {
+      rule: 'the twin is not itself a propose row',
+      rows: [
+        gatedRow('openTable', 'open'),
+        gatedRow('proposeA', 'propose', { twin: "'openTable'" }),
+        gatedRow('proposeB', 'propose', { twin: "'proposeA'" }),
+      ],
+      want: /twin 'proposeA' is itself a propose row/,
+    },
+    {
+      rule: 'a pair shares its visibility',
+      rows: [
+        gatedRow('openTable', 'open'),
+        gatedRow('proposeOpenTable', 'propose', { twin: "'openTable'", visibility: "'discoverable'" }),
+      ],
+      want: /twin 'openTable' is inline but this propose row is discoverable/,
+    },
+    {
+      rule: 'one propose twin per immediate tool',
+      rows: [
+        gatedRow('openTable', 'open'),
+        gatedRow('proposeA', 'propose', { twin: "'openTable'" }),
+        gatedRow('proposeB', 'propose', { twin: "'openTable'" }),
+      ],
+      want: /row 'proposeB': 'openTable' is already the twin of 'proposeA'/,
+    },
+    { rule: 'at least one row', rows: [], want: /there are no rows/ },
+  ];
+
+  it.each(cases)('$rule', ({ rows, want }) => {
+    const errors = errorsOf(rowsFile(...rows));
+    expect(errors.join('\n')).toMatch(want);
+  });
+
+  it('reports every problem at once and writes nothing', () => {
+    const project = memoryRepo(
+      rowsFile(row({ writes: "'ui'" }), row({ name: "'countRows'", tier: "'gated'" })),
+    );
+    expect(() => generate({ root: ROOT, project })).toThrow(/2 problems in the tool rows/);
+    expect(project.getFileSystem().directoryExistsSync(`${ROOT}/packages/catalog/src/generated`)).toBe(false);
+  });
+
+  it('accepts the real rows', () => {
+    expect(errorsOf(REAL_ROWS)).toEqual([]);
+  });
+});
+
+describe('emitting and checking', () => {
+  it('writes every file once, headed, then leaves unchanged files alone', () => {
+    const project = memoryRepo(REAL_ROWS);
+    const first = generate({ root: ROOT, project });
+    expect(first.files.map((file) => file.status)).toEqual(['written', 'written', 'written', 'written']);
+    for (const { path } of first.files) {
+      expect(
+        project.getFileSystem().readFileSync(`${ROOT}/${path}`).startsWith(`${GENERATED_HEADER}\n`),
+      ).toBe(true);
+    }
+    const second = generate({ root: ROOT, project });
+    expect(second.files.map((file) => file.status)).toEqual([
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+    ]);
+  });
+
+  it('is deterministic', () => {
+    const rows = generate({ root: ROOT, project: memoryRepo(REAL_ROWS), check: true }).rows;
+    expect(renderFiles(rows)).toEqual(renderFiles(rows));
+  });
+
+  it('--check lists stale and missing files and writes nothing', () => {
+    const project = memoryRepo(REAL_ROWS);
+    generate({ root: ROOT, project });
+    const fs = project.getFileSystem();
+    const tiers = `${ROOT}/packages/catalog/src/generated/tiers.ts`;
+    fs.writeFileSync(tiers, `${fs.readFileSync(tiers)}// hand edit\n`);
+    fs.deleteSync(`${ROOT}/packages/tools/src/generated/write-scopes.ts`);
+    const result = generate({ root: ROOT, project, check: true });
+    expect(result.stale.map((file) => file.path)).toEqual([
+      'packages/catalog/src/generated/tiers.ts',
+      'packages/tools/src/generated/write-scopes.ts',
+    ]);
+    expect(fs.readFileSync(tiers).endsWith('// hand edit\n')).toBe(true);
+    expect(fs.fileExistsSync(`${ROOT}/packages/tools/src/generated/write-scopes.ts`)).toBe(false);
+  });
+
+  it('flags files in generated folders that no emitter produces, and removes them on gen', () => {
+    const project = memoryRepo(REAL_ROWS);
+    generate({ root: ROOT, project });
+    const orphan = `${ROOT}/packages/catalog/src/generated/old-list.ts`;
+    project.getFileSystem().writeFileSync(orphan, 'export const OLD = [];\n');
+    expect(generate({ root: ROOT, project, check: true }).stale).toEqual([
+      { path: 'packages/catalog/src/generated/old-list.ts', status: 'orphan' },
+    ]);
+    expect(generate({ root: ROOT, project }).files).toContainEqual({
+      path: 'packages/catalog/src/generated/old-list.ts',
+      status: 'deleted',
+    });
+    expect(project.getFileSystem().fileExistsSync(orphan)).toBe(false);
+  });
+
+  it('a one-row edit changes exactly the derived lines that depend on it', () => {
+    const project = memoryRepo(REAL_ROWS);
+    generate({ root: ROOT, project });
+    const fs = project.getFileSystem();
+    const before = fs.readFileSync(`${ROOT}/packages/mcp-server/src/generated/mcp-scopes.ts`);
+    // getTableStats goes from readonly to excluded.
+    const edited = REAL_ROWS.replace(/(name: 'getTableStats',[\s\S]*?mcp: )'readonly'/, "$1'excluded'");
+    expect(edited).not.toBe(REAL_ROWS);
+    fs.writeFileSync(`${ROOT}/${DECLARATIONS_PATH}`, edited);
+    project.getSourceFileOrThrow(`${ROOT}/${DECLARATIONS_PATH}`).refreshFromFileSystemSync();
+    const result = generate({ root: ROOT, project });
+    expect(result.files.filter((file) => file.status === 'written').map((file) => file.path)).toEqual([
+      'packages/mcp-server/src/generated/mcp-scopes.ts',
+    ]);
+    const after = fs.readFileSync(`${ROOT}/packages/mcp-server/src/generated/mcp-scopes.ts`);
+    // Before: listed by three scopes and given a required scope; after: only in the excluded list.
+    expect(before.match(/'getTableStats'/g)).toHaveLength(3);
+    expect(before).toMatch(/getTableStats: 'tables:readonly'/);
+    expect(after.match(/'getTableStats'/g)).toHaveLength(1);
+    expect(after).not.toMatch(/getTableStats:/);
+    expect(after).toMatch(/MCP_EXCLUDED_TOOLS = \[\n {2}'searchTools',\n {2}'getTableStats',/);
+  });
+});
