@@ -1,0 +1,397 @@
+// The read-only SQL guard shared by runQuery, validateQuery and explainQuery.
+//
+// It parses with PostgreSQL's own grammar (libpg_query compiled to wasm), so strings, quoted
+// identifiers, comments and dollar quoting are read exactly as the server reads them. It accepts
+// exactly one SELECT-shaped statement and walks the whole tree, refusing anything that writes,
+// locks or calls a function with side effects. It is the first line only: the statement then
+// runs in a READ ONLY transaction with a statement timeout, so the server refuses what this misses.
+
+import type { ToolName } from '@toolrow/catalog';
+import { loadModule, parseSync } from 'libpg-query';
+import { WRITE_SCOPE_TOOLS } from './generated/write-scopes.ts';
+
+// Named in advice only; typed so a renamed row breaks the build here.
+const EXPLAIN_TOOL: ToolName = 'explainQuery';
+const EXPORT_TOOLS = WRITE_SCOPE_TOOLS.files.join(', ');
+
+export type SqlGuardCode =
+  | 'empty'
+  | 'syntax'
+  | 'multiple-statements'
+  | 'not-a-select'
+  | 'data-modifying-cte'
+  | 'select-into'
+  | 'row-locking'
+  | 'side-effect-function'
+  | 'forbidden-relation';
+
+/** A statement the guard refused, with the reason and how to fix it in the message. */
+export class SqlGuardError extends Error {
+  override name = 'SqlGuardError';
+  readonly code: SqlGuardCode;
+  /** 1-based character position in the SQL the problem starts at, when known. */
+  readonly position: number | undefined;
+  constructor(code: SqlGuardCode, message: string, position?: number) {
+    super(message);
+    this.code = code;
+    this.position = position;
+  }
+}
+
+export interface RelationRef {
+  schema?: string;
+  name: string;
+  alias?: string;
+}
+
+export interface ColumnRefInfo {
+  /** Table, alias or schema.table qualifying the column; empty when unqualified. */
+  qualifier: string[];
+  /** The column name, or '*' for `t.*` / `*`. */
+  column: string;
+}
+
+/** One read-only statement the guard accepted, with what it reads (for validateQuery). */
+export interface ReadOnlyStatement {
+  /** The statement alone: without the trailing semicolon or what follows it. */
+  statement: string;
+  /** Tables and views named in FROM / JOIN, including CTE references (see cteNames). */
+  relations: RelationRef[];
+  /** Names defined by WITH; a relation with no schema and one of these names is the CTE. */
+  cteNames: string[];
+  columnRefs: ColumnRefInfo[];
+  /** Names given to output columns (`AS x`); ORDER BY / GROUP BY may use them. */
+  outputNames: string[];
+  /** Aliases of subqueries, function calls and VALUES lists in FROM: their columns are not in the schema. */
+  derivedAliases: string[];
+  /** True when FROM reads something other than named tables (subquery, function, VALUES). */
+  hasDerivedSources: boolean;
+}
+
+export interface SqlGuardOptions {
+  /** Schemas the query may not read (the app-state schema: tokens, audit, chat attachments). */
+  hiddenSchemas?: readonly string[];
+}
+
+// Functions that change state, sleep, run SQL given as a string, or read the server's files.
+const SIDE_EFFECT_FUNCTIONS = new Set([
+  'nextval',
+  'setval',
+  'lastval',
+  'set_config',
+  'pg_sleep',
+  'pg_sleep_for',
+  'pg_sleep_until',
+  'pg_notify',
+  'pg_terminate_backend',
+  'pg_cancel_backend',
+  'pg_signal_backend',
+  'pg_reload_conf',
+  'pg_rotate_logfile',
+  'pg_promote',
+  'pg_switch_wal',
+  'pg_create_restore_point',
+  'pg_log_backend_memory_contexts',
+  'pg_export_snapshot',
+  'pg_import_system_collations',
+  'pg_nextoid',
+  'pg_prewarm',
+  'pg_truncate_visibility_map',
+  'pg_current_logfile',
+  'pg_stat_file',
+  'pg_stat_clear_snapshot',
+  'txid_current',
+  'pg_current_xact_id',
+  'loread',
+  'lowrite',
+  'ts_stat',
+  'ts_rewrite',
+  'brin_summarize_new_values',
+  'brin_summarize_range',
+  'brin_desummarize_range',
+  'gin_clean_pending_list',
+  'pg_hba_file_rules',
+  'pg_ident_file_mappings',
+  'pg_show_all_file_settings',
+]);
+
+const SIDE_EFFECT_PATTERNS: readonly RegExp[] = [
+  /^pg_(try_)?advisory_/,
+  /^lo_/,
+  /^dblink/,
+  /^pg_read_/,
+  /^pg_ls_/,
+  /^pg_file_/,
+  /^pg_stat_reset/,
+  /^pg_stat_statements_reset/,
+  /^pg_(start|stop)_backup$/,
+  /^pg_backup_/,
+  /^pg_(create|drop|copy)_.*(slot|origin)/,
+  /^pg_replication_/,
+  /^pg_logical_/,
+  /^pg_wal_replay_/,
+  /^binary_upgrade_/,
+  // query_to_xml('…') and friends run SQL handed to them as a string, past this guard.
+  /_to_xml/,
+];
+
+// Relations that hold secrets or the server's configuration files.
+const FORBIDDEN_RELATIONS = new Set([
+  'pg_authid',
+  'pg_shadow',
+  'pg_user_mapping',
+  'pg_user_mappings',
+  'pg_hba_file_rules',
+  'pg_ident_file_mappings',
+  'pg_file_settings',
+]);
+
+const WRITE_NODES: Readonly<Record<string, string>> = {
+  InsertStmt: 'INSERT',
+  UpdateStmt: 'UPDATE',
+  DeleteStmt: 'DELETE',
+  MergeStmt: 'MERGE',
+};
+
+const STATEMENT_NAMES: Readonly<Record<string, string>> = {
+  ...WRITE_NODES,
+  CopyStmt: 'COPY',
+  CallStmt: 'CALL',
+  DoStmt: 'DO',
+  LockStmt: 'LOCK',
+  ListenStmt: 'LISTEN',
+  UnlistenStmt: 'UNLISTEN',
+  NotifyStmt: 'NOTIFY',
+  TruncateStmt: 'TRUNCATE',
+  ExplainStmt: 'EXPLAIN',
+  CreateTableAsStmt: 'CREATE TABLE AS',
+  TransactionStmt: 'a transaction statement',
+  VariableShowStmt: 'SHOW',
+  DeclareCursorStmt: 'DECLARE CURSOR',
+  FetchStmt: 'FETCH',
+  PrepareStmt: 'PREPARE',
+  ExecuteStmt: 'EXECUTE',
+  VacuumStmt: 'VACUUM/ANALYZE',
+  GrantStmt: 'GRANT/REVOKE',
+};
+
+const STAGE_TOOLS = WRITE_SCOPE_TOOLS.staging.join(', ');
+const WRITE_ADVICE = `Queries are read-only. To change data, use the stage tools (${STAGE_TOOLS}); the user reviews and commits staged changes.`;
+
+let loaded: Promise<void> | undefined;
+
+/** Loads the parser (wasm) once; every check awaits it. */
+export function loadSqlParser(): Promise<void> {
+  loaded ??= loadModule();
+  return loaded;
+}
+
+type AnyNode = Record<string, unknown>;
+
+const isObject = (value: unknown): value is AnyNode => typeof value === 'object' && value !== null;
+
+function stringsOf(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item) => {
+    if (isObject(item) && isObject(item.String) && typeof item.String.sval === 'string')
+      return [item.String.sval];
+    if (isObject(item) && isObject(item.A_Star)) return ['*'];
+    return [];
+  });
+}
+
+/** Character (not byte) position, 1-based, for an error message. */
+function charPosition(sql: string, byteOffset: unknown): number | undefined {
+  if (typeof byteOffset !== 'number' || byteOffset < 0) return undefined;
+  return Buffer.from(sql).subarray(0, byteOffset).toString().length + 1;
+}
+
+function at(sql: string, node: AnyNode): string {
+  const position = charPosition(sql, node.location);
+  return position === undefined ? '' : ` (at character ${position})`;
+}
+
+function statementName(kind: string, text: string): string {
+  if (kind === 'VariableSetStmt') return /^\s*reset/i.test(text) ? 'RESET' : 'SET';
+  const known = STATEMENT_NAMES[kind];
+  if (known) return known;
+  // DDL and everything else: its own first words say what it is.
+  const words = text.trim().split(/\s+/).slice(0, 2).join(' ').toUpperCase();
+  return words || kind;
+}
+
+function refuseStatement(kind: string, text: string): never {
+  const name = statementName(kind, text);
+  if (kind in WRITE_NODES || kind === 'CreateTableAsStmt' || kind === 'CopyStmt' || kind === 'TruncateStmt') {
+    throw new SqlGuardError('not-a-select', `${name} is refused: ${WRITE_ADVICE}`);
+  }
+  if (kind === 'ExplainStmt') {
+    throw new SqlGuardError(
+      'not-a-select',
+      `EXPLAIN is refused here: send the SELECT alone (${EXPLAIN_TOOL} shows its plan without running it).`,
+    );
+  }
+  throw new SqlGuardError(
+    'not-a-select',
+    `${name} is refused: only one read-only SELECT (or WITH … SELECT, VALUES, TABLE) is accepted. ${WRITE_ADVICE}`,
+  );
+}
+
+function functionName(parts: string[]): string {
+  return (parts[parts.length - 1] ?? '').toLowerCase();
+}
+
+export function isSideEffectFunction(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SIDE_EFFECT_FUNCTIONS.has(lower) || SIDE_EFFECT_PATTERNS.some((pattern) => pattern.test(lower));
+}
+
+/**
+ * Checks that `sql` is exactly one read-only SELECT-shaped statement and reports what it reads.
+ * Throws SqlGuardError (with a message that says what to do instead) for anything else.
+ */
+export async function checkReadOnlySql(
+  sql: string,
+  options: SqlGuardOptions = {},
+): Promise<ReadOnlyStatement> {
+  await loadSqlParser();
+  if (sql.trim() === '') throw new SqlGuardError('empty', 'The query is empty: send one SELECT statement.');
+  let parsed: ReturnType<typeof parseSync>;
+  try {
+    parsed = parseSync(sql);
+  } catch (error) {
+    const details = (error as { sqlDetails?: { message?: string; cursorPosition?: number } }).sqlDetails;
+    const message = details?.message ?? (error as Error).message;
+    const position = charPosition(sql, details?.cursorPosition);
+    throw new SqlGuardError(
+      'syntax',
+      `SQL syntax error: ${message}${position === undefined ? '' : ` (at character ${position})`}. Fix the SQL (PostgreSQL dialect) and try again.`,
+      position,
+    );
+  }
+  const statements = parsed.stmts ?? [];
+  if (statements.length === 0) {
+    throw new SqlGuardError(
+      'empty',
+      'The query has no statement (only comments or semicolons): send one SELECT.',
+    );
+  }
+  const bytes = Buffer.from(sql);
+  const texts = statements.map((entry) => {
+    const start = entry.stmt_location ?? 0;
+    const end = entry.stmt_len ? start + entry.stmt_len : bytes.length;
+    return bytes.subarray(start, end).toString();
+  });
+  if (statements.length > 1) {
+    throw new SqlGuardError(
+      'multiple-statements',
+      `Exactly one statement is accepted and this has ${statements.length}. Send them one at a time (each must be a read-only SELECT).`,
+    );
+  }
+  const entry = statements[0]!;
+  const text = texts[0]!;
+  const root = entry.stmt as AnyNode | undefined;
+  const kind = root ? Object.keys(root)[0] : undefined;
+  if (!root || !kind) throw new SqlGuardError('empty', 'The query has no statement: send one SELECT.');
+  if (kind !== 'SelectStmt') refuseStatement(kind, text);
+
+  const hidden = new Set((options.hiddenSchemas ?? []).map((schema) => schema.toLowerCase()));
+  const result: ReadOnlyStatement = {
+    statement: text.trim(),
+    relations: [],
+    cteNames: [],
+    columnRefs: [],
+    outputNames: [],
+    derivedAliases: [],
+    hasDerivedSources: false,
+  };
+
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (!isObject(value)) return;
+    for (const [key, child] of Object.entries(value)) {
+      if (key in WRITE_NODES) {
+        throw new SqlGuardError(
+          'data-modifying-cte',
+          `${WRITE_NODES[key]} inside a query (a data-modifying WITH) is refused. ${WRITE_ADVICE}`,
+        );
+      }
+      if (key === 'intoClause' && isObject(child)) {
+        throw new SqlGuardError(
+          'select-into',
+          `SELECT … INTO creates a table and is refused. Drop the INTO clause to read the rows; to keep them, export them (${EXPORT_TOOLS}) instead.`,
+        );
+      }
+      if (key === 'lockingClause' && Array.isArray(child) && child.length > 0) {
+        throw new SqlGuardError(
+          'row-locking',
+          'FOR UPDATE / FOR SHARE locks rows and is refused in a read-only query: remove the locking clause.',
+        );
+      }
+      if (key === 'FuncCall' && isObject(child)) {
+        const name = functionName(stringsOf(child.funcname));
+        if (isSideEffectFunction(name)) {
+          throw new SqlGuardError(
+            'side-effect-function',
+            `The function ${name}() has side effects (it changes state, waits, reads server files or runs SQL given as text) and is refused${at(sql, child)}. Remove it from the query.`,
+            charPosition(sql, child.location),
+          );
+        }
+      }
+      if (key === 'RangeVar' && isObject(child)) {
+        const name = String(child.relname ?? '');
+        const schema = typeof child.schemaname === 'string' ? child.schemaname : undefined;
+        if (FORBIDDEN_RELATIONS.has(name.toLowerCase())) {
+          throw new SqlGuardError(
+            'forbidden-relation',
+            `Reading ${name} is refused: it holds credentials or server configuration. Query your own tables instead.`,
+          );
+        }
+        if (schema && hidden.has(schema.toLowerCase())) {
+          throw new SqlGuardError(
+            'forbidden-relation',
+            `The schema ${schema} holds Toolrow's own app state and cannot be queried. Use the silent tools (staged changes, saved specs, history, audit log) to read it.`,
+          );
+        }
+        const alias =
+          isObject(child.alias) && typeof child.alias.aliasname === 'string'
+            ? child.alias.aliasname
+            : undefined;
+        result.relations.push({ ...(schema ? { schema } : {}), name, ...(alias ? { alias } : {}) });
+      }
+      if (key === 'CommonTableExpr' && isObject(child) && typeof child.ctename === 'string') {
+        result.cteNames.push(child.ctename);
+      }
+      if (
+        (key === 'RangeSubselect' || key === 'RangeFunction' || key === 'RangeTableFunc') &&
+        isObject(child)
+      ) {
+        result.hasDerivedSources = true;
+        if (isObject(child.alias) && typeof child.alias.aliasname === 'string')
+          result.derivedAliases.push(child.alias.aliasname);
+      }
+      if (
+        key === 'JoinExpr' &&
+        isObject(child) &&
+        isObject(child.alias) &&
+        typeof child.alias.aliasname === 'string'
+      ) {
+        result.derivedAliases.push(child.alias.aliasname);
+      }
+      if (key === 'valuesLists' && Array.isArray(child) && child.length > 0) result.hasDerivedSources = true;
+      if (key === 'ColumnRef' && isObject(child)) {
+        const fields = stringsOf(child.fields);
+        const column = fields.pop();
+        if (column !== undefined) result.columnRefs.push({ qualifier: fields, column });
+      }
+      if (key === 'ResTarget' && isObject(child) && typeof child.name === 'string')
+        result.outputNames.push(child.name);
+      visit(child);
+    }
+  };
+  visit(root);
+  return result;
+}
