@@ -1,6 +1,6 @@
+import { basename } from 'node:path';
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineProject } from 'vitest/config';
-import { basename } from 'node:path';
 
 /** Workspace packages resolve to their TypeScript sources through this export condition. */
 export const SOURCE_CONDITION = '@toolrow/source';

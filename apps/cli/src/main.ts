@@ -1,3 +1,4 @@
+import { nearestNames } from '@toolrow/catalog';
 import { type Command, type CommandIo, UsageError } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 
@@ -18,7 +19,8 @@ export async function run(argv: string[], io: CommandIo = processIo()): Promise<
   }
   const command: Command | undefined = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    io.stderr(`Unknown command '${name}'.\n\n${help()}`);
+    const [nearest] = nearestNames(name, Object.keys(COMMANDS), 1);
+    io.stderr(`Unknown command '${name}'.${nearest ? ` Did you mean '${nearest}'?` : ''}\n\n${help()}`);
     return 2;
   }
   if (args.includes('--help') || args.includes('-h')) {

@@ -1,0 +1,88 @@
+import { TOOL_ROWS } from '@toolrow/declarations';
+import { describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from '../testing.ts';
+
+interface JsonRow {
+  name: string;
+  visibility: string;
+  tier: string;
+  access?: string;
+  twin?: string;
+  mcp: string;
+  writes: string;
+  keywords: string[];
+  description: string;
+}
+
+const count = (rows: JsonRow[], predicate: (row: JsonRow) => boolean) => rows.filter(predicate).length;
+
+describe('toolrow catalog', () => {
+  it('--json prints the 38 rows with their fields, and the counts match the seed', async () => {
+    const result = await spawnCli(['catalog', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const rows = JSON.parse(result.stdout) as JsonRow[];
+    expect(rows).toEqual(JSON.parse(JSON.stringify(TOOL_ROWS)));
+    expect({
+      rows: rows.length,
+      inline: count(rows, (row) => row.visibility === 'inline'),
+      discoverable: count(rows, (row) => row.visibility === 'discoverable'),
+      silent: count(rows, (row) => row.tier === 'silent'),
+      gated: count(rows, (row) => row.tier === 'gated'),
+      loop: count(rows, (row) => row.tier === 'loop'),
+      pairs: count(rows, (row) => row.twin !== undefined),
+      excluded: count(rows, (row) => row.mcp === 'excluded'),
+    }).toEqual({
+      rows: 38,
+      inline: 27,
+      discoverable: 11,
+      silent: 21,
+      gated: 16,
+      loop: 1,
+      pairs: 5,
+      excluded: 3,
+    });
+  });
+
+  it('prints a readable table with the derived memberships and a summary line', async () => {
+    const result = await runCli(['catalog']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(
+      /^#\s+name\s+tier\s+access\s+visibility\s+twin\s+writes\s+MCP scopes that list it$/,
+    );
+    expect(lines.find((line) => /\bstartExport\b/.test(line) && !/proposeExport/.test(line))).toMatch(
+      /startExport\s+gated\s+export\s+discoverable\s+-\s+files\s+full$/,
+    );
+    expect(lines.find((line) => /\bproposeExport\b/.test(line))).toMatch(
+      /proposeExport\s+gated\s+propose\s+discoverable\s+startExport\s+ui\s+staged,full$/,
+    );
+    expect(lines.find((line) => /\bsearchTools\b/.test(line))).toMatch(
+      /searchTools\s+loop\s+-\s+inline\s+-\s+none\s+-$/,
+    );
+    expect(result.stdout).toContain(
+      '38 rows: 27 inline, 11 discoverable; 21 silent, 16 gated, 1 loop; 5 immediate/propose pairs; MCP lists 22 tables:readonly, 30 tables:staged, 35 tables:full; 3 excluded.',
+    );
+  });
+
+  it('refuses an unknown flag with its usage and exit code 2', async () => {
+    const result = await runCli(['catalog', '--jsno']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Unknown option '--jsno'/);
+    expect(result.stderr).toContain('Usage: toolrow catalog');
+  });
+});
+
+describe('toolrow', () => {
+  it('lists its commands', async () => {
+    const result = await runCli([]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Commands:\n[\s\S]*catalog\s+Show the tool rows/);
+  });
+
+  it('names an unknown command and exits 2', async () => {
+    const result = await runCli(['catalgo']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Unknown command 'catalgo'. Did you mean 'catalog'\?/);
+  });
+});
