@@ -1,0 +1,116 @@
+import type {
+  Attachment,
+  AttachmentWithContent,
+  AuditDecision,
+  AuditEntry,
+  ConnectionInfo,
+  ExportJob,
+  Grant,
+  McpToken,
+  PermissionMode,
+  Profile,
+  QueryHistoryEntry,
+  SavedSpec,
+  TokenCheck,
+  UiState,
+} from './app-types.ts';
+import type { Actor } from './types.ts';
+
+export interface ListOptions {
+  /** Newest first; default 50, at most 1000. */
+  limit?: number;
+  offset?: number;
+  profile?: string;
+}
+
+/**
+ * Typed access to Toolrow's own state (schema toolrow_app). Staging and export jobs have their own
+ * engines (DataSource.staging / DataSource.exports) over the same tables.
+ */
+export interface AppState {
+  profiles: {
+    /** The profile, created with mode 'manual' when missing. */
+    ensure(name?: string): Promise<Profile>;
+    list(): Promise<Profile[]>;
+    setMode(name: string, mode: PermissionMode): Promise<Profile>;
+    grants(profile: string): Promise<Grant[]>;
+    hasGrant(profile: string, tool: string, table: string): Promise<boolean>;
+    addGrant(grant: { profile: string; tool: string; table: string; grantedBy: Actor }): Promise<Grant>;
+    /** Removes one grant, or every grant of the profile when tool is omitted. Returns how many. */
+    revokeGrants(profile: string, tool?: string, table?: string): Promise<number>;
+  };
+  ui: {
+    /** The profile's UI state; empty (no tabs) when never written. */
+    get(profile?: string): Promise<UiState>;
+    /** Replaces the given fields; returns the new state. A focusedTabId must name an open tab. */
+    update(
+      profile: string,
+      patch: Partial<Pick<UiState, 'tabs' | 'focusedTabId' | 'selection'>>,
+    ): Promise<UiState>;
+  };
+  specs: {
+    list(): Promise<SavedSpec[]>;
+    /** Throws DataSourceError 'not-found' naming the saved specs there are. */
+    get(name: string): Promise<SavedSpec>;
+    /** Creates or replaces by name. */
+    save(
+      spec: Pick<SavedSpec, 'name' | 'kind' | 'spec'> & { description?: string | null },
+    ): Promise<SavedSpec>;
+    delete(name: string): Promise<boolean>;
+  };
+  history: {
+    add(entry: Omit<QueryHistoryEntry, 'id' | 'createdAt'>): Promise<QueryHistoryEntry>;
+    list(options?: ListOptions): Promise<QueryHistoryEntry[]>;
+  };
+  audit: {
+    /** Always-on log of gated decisions. `input` is digested (sha-256 of canonical JSON), never stored. */
+    record(entry: {
+      tool: string;
+      input: unknown;
+      decision: AuditDecision;
+      decidedBy: Actor;
+      profile: string;
+      table?: string | null;
+      detail?: string | null;
+    }): Promise<AuditEntry>;
+    list(options?: ListOptions & { tool?: string; decision?: AuditDecision }): Promise<AuditEntry[]>;
+  };
+  exportJobs: {
+    /** Throws DataSourceError 'not-found'. */
+    get(id: string): Promise<ExportJob>;
+    list(options?: ListOptions): Promise<ExportJob[]>;
+  };
+  attachments: {
+    add(attachment: {
+      profile?: string;
+      name: string;
+      mediaType: string;
+      content: Uint8Array | string;
+    }): Promise<Attachment>;
+    /** By id, or by name (the newest of that name). Throws DataSourceError 'not-found'. */
+    get(idOrName: string, profile?: string): Promise<AttachmentWithContent>;
+    list(profile?: string): Promise<Attachment[]>;
+    delete(id: string): Promise<boolean>;
+  };
+  connections: {
+    /** The configured connections; the one this process uses is marked active. */
+    list(): Promise<ConnectionInfo[]>;
+    /** Remembers a connection (no secrets: pass a description, not a password). */
+    save(connection: Omit<ConnectionInfo, 'active'>): Promise<ConnectionInfo>;
+  };
+  tokens: {
+    /** Creates a token; the plain token is returned once and only its sha-256 is stored. */
+    create(options: {
+      name: string;
+      scope: string;
+      expiresAt?: Date | null;
+    }): Promise<{ token: string; record: McpToken }>;
+    /** Checks a presented bearer token (and stamps lastUsedAt when valid). */
+    verify(token: string): Promise<TokenCheck>;
+    list(): Promise<McpToken[]>;
+    /** Revokes by name; false when no such live token. */
+    revoke(name: string): Promise<boolean>;
+  };
+}
+
+export { createAppState, digestInput, hashToken } from './app-state-impl.ts';

@@ -1,0 +1,168 @@
+import type { Filter, Sort } from './filter-types.ts';
+import type { Actor, Engine, RowKey } from './types.ts';
+
+/** The schema that holds Toolrow's own state, in the same database as the user's tables. */
+export const APP_SCHEMA = 'toolrow_app';
+
+/** The profile used when none is named. */
+export const DEFAULT_PROFILE = 'default';
+
+// ── Profiles and the ladder's memory ─────────────────────────────────────────────────────────
+
+export const PERMISSION_MODES = ['manual', 'auto', 'full-auto'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export interface Profile {
+  name: string;
+  mode: PermissionMode;
+  createdAt: Date;
+}
+
+/** A remembered "yes" for one tool on one table (table '*' for tools that touch no table). */
+export interface Grant {
+  profile: string;
+  tool: string;
+  table: string;
+  grantedAt: Date;
+  grantedBy: Actor;
+}
+
+// ── UI state per profile ─────────────────────────────────────────────────────────────────────
+
+/** What a table tab shows: table + filter + sort (the "active view" when the tab is focused). */
+export interface TableView {
+  table: string;
+  filter?: Filter;
+  sort?: Sort[];
+}
+
+export type Tab =
+  | ({ id: string; kind: 'table'; title?: string } & TableView)
+  | { id: string; kind: 'workbench'; title?: string; sql: string }
+  | { id: string; kind: 'row'; title?: string; table: string; key: RowKey };
+
+export interface Selection {
+  /** The tab the selection belongs to. */
+  tabId: string;
+  table: string;
+  /** Primary keys of the selected rows. */
+  keys: RowKey[];
+}
+
+export interface UiState {
+  profile: string;
+  tabs: Tab[];
+  focusedTabId: string | null;
+  selection: Selection | null;
+  updatedAt: Date;
+}
+
+// ── Saved specs, history, audit ──────────────────────────────────────────────────────────────
+
+/** A named, saved view or query the user can come back to. */
+export interface SavedSpec {
+  name: string;
+  kind: 'view' | 'query' | 'export';
+  description: string | null;
+  /** For kind 'view': a TableView; 'query': { sql }; 'export': the export source + format. */
+  spec: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface QueryHistoryEntry {
+  id: number;
+  profile: string;
+  actor: Actor;
+  sql: string;
+  rowCount: number | null;
+  durationMs: number | null;
+  /** The error message when the statement failed. */
+  error: string | null;
+  createdAt: Date;
+}
+
+export const AUDIT_DECISIONS = ['asked', 'approved', 'denied', 'auto'] as const;
+export type AuditDecision = (typeof AUDIT_DECISIONS)[number];
+
+export interface AuditEntry {
+  id: number;
+  tool: string;
+  /** sha-256 hex of the tool input's canonical JSON (see digestInput). */
+  inputDigest: string;
+  decision: AuditDecision;
+  /** 'user', 'agent' (the ladder decided), or 'mcp:<token name>'. */
+  decidedBy: Actor;
+  profile: string;
+  /** The table the call concerns, when there is one. */
+  table: string | null;
+  /** A short free-text reason ("remembered grant", "mode full-auto", …). */
+  detail: string | null;
+  createdAt: Date;
+}
+
+// ── Export jobs ──────────────────────────────────────────────────────────────────────────────
+
+export const EXPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export type ExportState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export interface ExportJob {
+  id: string;
+  profile: string;
+  actor: Actor;
+  state: ExportState;
+  format: ExportFormat;
+  /** Absolute path of the file, always inside the exports folder. */
+  path: string;
+  /** What is exported: { table, filter?, sort?, columns? } or { sql }. */
+  source: Record<string, unknown>;
+  rowsDone: number;
+  /** Rows expected (planner estimate or count); null when unknown. */
+  rowsEstimate: number | null;
+  bytesWritten: number;
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+// ── Attachments, connections, MCP tokens ─────────────────────────────────────────────────────
+
+export interface Attachment {
+  id: string;
+  profile: string;
+  name: string;
+  mediaType: string;
+  sizeBytes: number;
+  createdAt: Date;
+}
+
+export interface AttachmentWithContent extends Attachment {
+  content: Uint8Array;
+}
+
+export interface ConnectionInfo {
+  name: string;
+  engine: Engine;
+  /** Where it points, without secrets (no password). */
+  description: string;
+  /** The connection this process is using. */
+  active: boolean;
+}
+
+export interface McpToken {
+  id: number;
+  name: string;
+  /** sha-256 hex of the token; the token itself is shown once, at creation, and never stored. */
+  tokenHash: string;
+  scope: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+export type TokenCheck =
+  | { ok: true; token: McpToken }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked'; token?: McpToken };

@@ -1,0 +1,107 @@
+import type { Engine, Row } from './types.ts';
+
+/** A column of a result: its name and the Postgres type OID. */
+export interface FieldInfo {
+  name: string;
+  typeId: number;
+}
+
+export interface QueryResult<R = Row> {
+  rows: R[];
+  fields: FieldInfo[];
+  /** Rows returned, or affected by INSERT/UPDATE/DELETE. */
+  rowCount: number;
+}
+
+/** Anything that runs one parameterised statement ($1, $2, …): the database, or a transaction handle. */
+export interface Queryable {
+  query<R = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+export interface TransactionOptions {
+  readOnly?: boolean;
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+}
+
+export interface ReadOnlyOptions {
+  /**
+   * statement_timeout for every statement in the transaction, in ms (default 10 000).
+   * Enforced by PostgreSQL; PGlite (single-threaded wasm) has no timer and ignores it.
+   */
+  timeoutMs?: number;
+}
+
+export interface ReadQueryOptions extends ReadOnlyOptions {
+  /** Row cap: at most this many rows come back; `truncated` says there were more (default 1000). */
+  maxRows?: number;
+}
+
+export interface ReadQueryResult<R = Row> {
+  rows: R[];
+  fields: FieldInfo[];
+  /** True when the statement had more rows than maxRows. */
+  truncated: boolean;
+}
+
+export interface CursorOptions extends ReadOnlyOptions {
+  /** Rows per FETCH (default 1000). */
+  batchSize?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * One Postgres-dialect connection, the same for both engines. On PGlite every call is serialised
+ * (one connection); on PostgreSQL calls share a pool. Inside transaction/readOnly use the handle
+ * you are given: calling the Database itself from inside its own transaction throws (it would
+ * otherwise deadlock on PGlite).
+ */
+export interface Database extends Queryable {
+  readonly engine: Engine;
+  /** Where it points, without secrets: "PGlite at /home/me/.toolrow/pgdata" or "PostgreSQL toolrow@db:5432/shop". */
+  readonly description: string;
+  /** Runs a script of several statements without parameters (migrations, DDL). */
+  exec(sql: string): Promise<void>;
+  /** BEGIN … COMMIT around fn; ROLLBACK and rethrow when fn throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** A READ ONLY transaction with a statement_timeout; always rolled back. What runQuery uses. */
+  readOnly<T>(fn: (tx: Queryable) => Promise<T>, options?: ReadOnlyOptions): Promise<T>;
+  /**
+   * One SELECT/VALUES statement in a READ ONLY transaction, through a cursor that fetches at most
+   * maxRows + 1 rows: bounded memory whatever the statement returns. DECLARE refuses anything but
+   * a query, and READ ONLY refuses writes: defence in depth under the tools' SQL guard.
+   */
+  readQuery<R = Row>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: ReadQueryOptions,
+  ): Promise<ReadQueryResult<R>>;
+  /**
+   * Streams a SELECT in batches with DECLARE … CURSOR / FETCH, read-only. Memory stays constant.
+   * On PGlite the cursor is WITH HOLD so other callers can run between batches.
+   */
+  cursor<R = Row>(sql: string, params?: readonly unknown[], options?: CursorOptions): AsyncIterable<R[]>;
+  close(): Promise<void>;
+  readonly closed: boolean;
+}
+
+/** Which connection to open; see resolveConnectionConfig for how the environment decides. */
+export interface OpenDatabaseOptions {
+  /** Read DATABASE_URL and TOOLROW_DATA_DIR from here (default: process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Relative data dirs resolve against this (default: process.cwd()). */
+  cwd?: string;
+  /** A postgres:// URL; wins over DATABASE_URL. */
+  url?: string;
+  /** The Toolrow data directory (PGlite keeps its database in <dataDir>/pgdata); wins over TOOLROW_DATA_DIR. */
+  dataDir?: string;
+  /** PGlite in memory (tests). Ignored when a URL is given. */
+  memory?: boolean;
+  /** pg pool size (default 5). */
+  poolSize?: number;
+}
+
+export type ConnectionConfig =
+  | { engine: 'postgres'; url: string; dataDir: string; source: 'option' | 'DATABASE_URL' }
+  | { engine: 'pglite'; dataDir: string; memory: boolean };
+
+export { openDatabase, resolveConnectionConfig } from './engines/open.ts';

@@ -1,0 +1,50 @@
+/**
+ * Every error this package throws on purpose is a DataSourceError: `code` is stable for programs,
+ * `message` says what is wrong and how to fix it (tools pass it to the model as is).
+ */
+export type DataSourceErrorCode =
+  | 'config'
+  | 'connection'
+  | 'unknown-table'
+  | 'unknown-column'
+  | 'invalid-filter'
+  | 'invalid-key'
+  | 'row-not-found'
+  | 'invalid-change'
+  | 'staging-conflict'
+  | 'export-path'
+  | 'export'
+  | 'not-found'
+  | 'already-exists'
+  | 'seed'
+  | 'misuse';
+
+export class DataSourceError extends Error {
+  override name = 'DataSourceError';
+  readonly code: DataSourceErrorCode;
+  constructor(code: DataSourceErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** An unknown table or column: `suggestions` holds the nearest known names (best first). */
+export class UnknownNameError extends DataSourceError {
+  override name = 'UnknownNameError';
+  readonly unknown: string;
+  readonly suggestions: readonly string[];
+  constructor(
+    code: 'unknown-table' | 'unknown-column',
+    unknown: string,
+    suggestions: readonly string[],
+    message: string,
+  ) {
+    super(code, message);
+    this.unknown = unknown;
+    this.suggestions = suggestions;
+  }
+}
+
+export function isDataSourceError(error: unknown, code?: DataSourceErrorCode): error is DataSourceError {
+  return error instanceof DataSourceError && (code === undefined || error.code === code);
+}

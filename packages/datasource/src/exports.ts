@@ -1,0 +1,50 @@
+import type { ExportFormat, ExportJob } from './app-types.ts';
+import type { Filter, Sort } from './filter-types.ts';
+import type { Actor } from './types.ts';
+
+/** What to export: a table (optionally filtered/sorted/narrowed), or one read-only SELECT. */
+export type ExportSource =
+  | { table: string; filter?: Filter; sort?: Sort[]; columns?: string[] }
+  | {
+      /**
+       * One SELECT/VALUES statement. It runs through a cursor in a READ ONLY transaction, so writes
+       * fail in Postgres; callers taking SQL from a model should still pass it through the tools' guard.
+       */
+      sql: string;
+      params?: unknown[];
+    };
+
+export interface ExportRequest {
+  source: ExportSource;
+  format: ExportFormat;
+  /**
+   * File name or relative path inside the exports folder (default: "<table or query>-<time>.<format>").
+   * Anything resolving outside the folder (.., absolute paths, symlinks) is refused.
+   */
+  path?: string;
+  /** Replace an existing file (default false: an existing file is an error). */
+  overwrite?: boolean;
+  actor: Actor;
+  profile?: string;
+  /** Rows per FETCH (default 2000). */
+  batchSize?: number;
+}
+
+export interface ExportEngine {
+  /** The folder every export file goes under (absolute). */
+  readonly dir: string;
+  /** Resolves and checks a requested path (throws DataSourceError 'export-path'); does not create it. */
+  resolvePath(requested: string): Promise<string>;
+  /** Creates the job and starts it in the background; returns the queued job (poll with status). */
+  start(request: ExportRequest): Promise<ExportJob>;
+  /** Runs an export to the end and returns the finished job (state done, or failed with error). */
+  run(request: ExportRequest): Promise<ExportJob>;
+  /** The job with its progress (rowsDone of rowsEstimate). Throws DataSourceError 'not-found'. */
+  status(id: string): Promise<ExportJob>;
+  /** Stops a running export (state cancelled, partial file removed). */
+  cancel(id: string): Promise<ExportJob>;
+  /** Resolves when every background export has settled (for shutdown and tests). */
+  idle(): Promise<void>;
+}
+
+export { createExportEngine, resolveExportPath } from './exports-impl.ts';

@@ -1,0 +1,32 @@
+import type { ChangeDiff, CommitResult, StagedChange, StageMeta, StagingFilter } from './staging-types.ts';
+import type { Row, RowKey } from './types.ts';
+
+/**
+ * The staging area. The stage* methods are what the agent and MCP clients reach (through the stage
+ * tools). commit and discard are for the USER only (CLI, server's staging review): nothing in the
+ * agent path may call them.
+ */
+export interface Staging {
+  /** Stages new rows. Columns are checked against the schema cache. */
+  stageInsert(table: string, rows: Row[], meta: StageMeta): Promise<StagedChange[]>;
+  /** Stages updates by primary key; records each row as it is now. A missing row is an error naming its key. */
+  stageUpdate(
+    table: string,
+    updates: { key: RowKey | unknown; values: Row }[],
+    meta: StageMeta,
+  ): Promise<StagedChange[]>;
+  /** Stages deletes by primary key; records each row as it is now. */
+  stageDelete(table: string, keys: (RowKey | unknown)[], meta: StageMeta): Promise<StagedChange[]>;
+  list(filter?: StagingFilter): Promise<StagedChange[]>;
+  diff(filter?: StagingFilter): Promise<ChangeDiff[]>;
+  /**
+   * USER ONLY. Applies the selected changes (default: all) in one transaction, after re-reading each
+   * row and checking it is unchanged since staging; on any conflict nothing is applied and the
+   * conflicting rows are reported. Committed changes leave the staging area; the schema cache refreshes.
+   */
+  commit(filter?: StagingFilter): Promise<CommitResult>;
+  /** USER ONLY. Drops the selected changes (default: all). Returns how many. */
+  discard(filter?: StagingFilter): Promise<number>;
+}
+
+export { createStaging } from './staging-impl.ts';
