@@ -1,0 +1,58 @@
+// MCP tool annotations, derived from a tool's row. The hints are advice to clients (they decide
+// whether to ask the user before a call); the scope is what actually enforces access.
+
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import type { CatalogRow } from '@toolrow/catalog';
+
+/** The staging operations a stage tool can queue; only 'insert' leaves existing rows as they are. */
+export type StagedOperation = 'insert' | 'update' | 'delete';
+
+// Stage rows are named stage<Operation>Rows (stageInsertRows …). The row has no field for the
+// operation, so the name is the only place it is declared; an unrecognised stage tool counts as
+// destructive, which is MCP's own default for a tool that is not read-only.
+const STAGE_NAME = /^stage(Insert|Update|Delete)Rows$/;
+
+/** The operation a stage tool queues, read from its name; undefined for other tools or an unknown verb. */
+export function stagedOperationOf(row: CatalogRow): StagedOperation | undefined {
+  if (row.access !== 'stage') return undefined;
+  const verb = STAGE_NAME.exec(row.name)?.[1];
+  return verb === undefined ? undefined : (verb.toLowerCase() as StagedOperation);
+}
+
+/**
+ * Whether the tool's effect, once it lands, can remove or overwrite existing data (MCP's
+ * destructiveHint). UI changes and propose chips are reversible and exports write a new file;
+ * staged inserts only add rows; staged updates and deletes overwrite or remove rows when the
+ * user commits them.
+ */
+export function isDestructive(row: CatalogRow): boolean {
+  switch (row.writes) {
+    case 'none':
+    case 'ui':
+    case 'files':
+      return false;
+    case 'staging':
+      return stagedOperationOf(row) !== 'insert';
+  }
+}
+
+/** "stageDeleteRows" → "Stage delete rows": a readable title for client UIs. */
+export function titleOf(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The annotations a tool is listed with, all from its row. */
+export function annotationsFor(row: CatalogRow): ToolAnnotations {
+  const readOnly = row.writes === 'none';
+  return {
+    title: titleOf(row.name),
+    readOnlyHint: readOnly,
+    destructiveHint: isDestructive(row),
+    // Reads repeat without effect; every writing tool adds something per call (a tab, a chip,
+    // a file, a staged change), so a repeat is not a no-op.
+    idempotentHint: readOnly,
+    // Every tool works on the user's own database and app state, never the open internet.
+    openWorldHint: false,
+  };
+}

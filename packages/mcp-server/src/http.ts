@@ -1,0 +1,192 @@
+// Streamable HTTP: a web-standard fetch handler for the MCP endpoint and its RFC 9728 metadata,
+// mountable in any Hono/fetch server, plus serveMcpHttp for `toolrow mcp --http`.
+import { serve } from '@hono/node-server';
+import {
+  type AuthInfo,
+  bearerAuthChallengeResponse,
+  createMcpHandler,
+  getOAuthProtectedResourceMetadataUrl,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  OAuthError,
+  OAuthErrorCode,
+  type OAuthProtectedResourceMetadata,
+  originValidationResponse,
+  readRequestBody,
+  requireBearerAuth,
+} from '@modelcontextprotocol/server';
+import type { McpBackend } from './backend.ts';
+import { MCP_SCOPES } from './generated/mcp-scopes.ts';
+import { refusalFor } from './scopes.ts';
+import { auditRefusal, createToolrowMcpServer } from './server.ts';
+import { createTokenVerifier, type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
+
+export const DEFAULT_MCP_PATH = '/mcp';
+/** The port `toolrow mcp --http` listens on unless --port says otherwise. */
+export const DEFAULT_MCP_PORT = 7337;
+
+export interface McpHttpOptions {
+  backend: McpBackend;
+  tokens: McpTokenStore;
+  /** Path of the MCP endpoint (default /mcp); the metadata lives at its RFC 9728 well-known path. */
+  path?: string;
+  /** Out-of-band errors (a failing audit write, a broken stream); reporting only. */
+  onerror?: (error: Error) => void;
+}
+
+export interface McpHttpHandler {
+  /** The MCP endpoint path, e.g. /mcp. */
+  readonly path: string;
+  /** The protected resource metadata path, e.g. /.well-known/oauth-protected-resource/mcp. */
+  readonly metadataPath: string;
+  /** Serves both paths (anything else: 404). Mount it for exactly these two paths. */
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+function jsonRpcRequests(
+  body: unknown,
+): { method: string; params?: { name?: unknown; arguments?: unknown } }[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.filter(
+    (message): message is { method: string; params?: { name?: unknown; arguments?: unknown } } =>
+      message !== null &&
+      typeof message === 'object' &&
+      typeof (message as { method?: unknown }).method === 'string',
+  );
+}
+
+/**
+ * The MCP endpoint behind bearer tokens. Per request: Host/Origin checks (DNS rebinding), the
+ * token (401 with resource_metadata when missing, unknown, expired or revoked), the scope of any
+ * tools/call (403 insufficient_scope naming the scope needed, audited, nothing runs), then a
+ * fresh server for this request only, holding the token's scope.
+ */
+export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
+  const path = options.path ?? DEFAULT_MCP_PATH;
+  const metadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(path, 'http://127.0.0.1')))
+    .pathname;
+  const verifier = createTokenVerifier(options.tokens);
+  const mcp = createMcpHandler(
+    (context) => createToolrowMcpServer(options.backend, principalOf(context.authInfo)),
+    {
+      ...(options.onerror ? { onerror: options.onerror } : {}),
+    },
+  );
+  const report = (error: unknown) =>
+    options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+
+  function metadata(request: Request): Response {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return new Response(null, { status: 405, headers: { Allow: 'GET, HEAD' } });
+    }
+    const origin = new URL(request.url).origin;
+    // No authorization_servers: tokens are issued out of band by `toolrow mcp token create`,
+    // not by an OAuth server, so there is none to point a client at.
+    const document: OAuthProtectedResourceMetadata = {
+      resource: `${origin}${path}`,
+      scopes_supported: [...MCP_SCOPES],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Toolrow',
+    };
+    return Response.json(document, { headers: { 'Cache-Control': 'no-store' } });
+  }
+
+  async function endpoint(request: Request): Promise<Response> {
+    const resourceMetadataUrl = `${new URL(request.url).origin}${metadataPath}`;
+    const auth: AuthInfo | Response = await requireBearerAuth({ verifier, resourceMetadataUrl })(request);
+    if (auth instanceof Response) return auth;
+    const principal = principalOf(auth) as McpPrincipal;
+    if (request.method !== 'POST') return mcp.fetch(request, { authInfo: auth });
+
+    const read = await readRequestBody(request);
+    if (read.tooLarge) return Response.json({ error: 'Request body too large' }, { status: 413 });
+    let body: unknown;
+    try {
+      body = JSON.parse(read.text);
+    } catch {
+      // Not JSON: hand the bytes on so the SDK answers with its own parse error.
+      return mcp.fetch(
+        new Request(request.url, { method: 'POST', headers: request.headers, body: read.text }),
+        {
+          authInfo: auth,
+        },
+      );
+    }
+    for (const message of jsonRpcRequests(body)) {
+      if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
+      const refusal = refusalFor(message.params.name, principal.scope);
+      if (!refusal) continue;
+      await auditRefusal(options.backend, refusal, message.params.arguments ?? {}, principal).catch(report);
+      // Excluded and unknown names fall through: the server has no such tool and says so.
+      if (refusal.kind === 'scope') {
+        return bearerAuthChallengeResponse(
+          new OAuthError(OAuthErrorCode.InsufficientScope, refusal.message),
+          {
+            requiredScopes: [refusal.needed],
+            resourceMetadataUrl,
+          },
+        );
+      }
+    }
+    return mcp.fetch(request, { authInfo: auth, parsedBody: body });
+  }
+
+  return {
+    path,
+    metadataPath,
+    async fetch(request) {
+      const rejected =
+        hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
+        originValidationResponse(request, localhostAllowedOrigins());
+      if (rejected) return rejected;
+      const { pathname } = new URL(request.url);
+      if (pathname === metadataPath) return metadata(request);
+      if (pathname === path) return endpoint(request);
+      return Response.json({ error: `Not found: the MCP endpoint is ${path}` }, { status: 404 });
+    },
+    close: () => mcp.close(),
+  };
+}
+
+export interface RunningMcpHttp {
+  /** The endpoint URL clients connect to, e.g. http://127.0.0.1:7337/mcp. */
+  url: URL;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1 only (never another interface) and serves the handler. Port 0 picks a free one. */
+export async function serveMcpHttp(
+  handler: McpHttpHandler,
+  port: number = DEFAULT_MCP_PORT,
+): Promise<RunningMcpHttp> {
+  const hostname = '127.0.0.1';
+  const { server, address } = await new Promise<{
+    server: ReturnType<typeof serve>;
+    address: { port: number };
+  }>((resolve, reject) => {
+    const server = serve({ fetch: (request: Request) => handler.fetch(request), port, hostname }, (info) =>
+      resolve({ server, address: info }),
+    );
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(
+              `Port ${port} on 127.0.0.1 is in use. Pick another with --port N (or --port 0 for any free port).`,
+            )
+          : error,
+      ),
+    );
+  });
+  const url = new URL(`http://${hostname}:${address.port}${handler.path}`);
+  return {
+    url,
+    port: address.port,
+    async close() {
+      await handler.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

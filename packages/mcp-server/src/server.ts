@@ -1,0 +1,102 @@
+// One McpServer per client session, registering exactly the tools the session's scope covers.
+// Never reuse an instance across clients (CVE-2026-25536): both transports call this factory
+// afresh for every connection (stdio) or request (HTTP).
+import { type CallToolResult, McpServer, requireScopes } from '@modelcontextprotocol/server';
+import { isGated, rowOf } from '@toolrow/catalog';
+import { annotationsFor } from './annotations.ts';
+import type { McpActor, McpBackend } from './backend.ts';
+import { MCP_REQUIRED_SCOPE, type McpToolName } from './generated/mcp-scopes.ts';
+import type { McpRefusal } from './scopes.ts';
+import { toolsForScope } from './scopes.ts';
+import type { McpPrincipal } from './tokens.ts';
+
+export const SERVER_NAME = 'toolrow';
+export const SERVER_VERSION = '0.1.0';
+
+const INSTRUCTIONS =
+  "Toolrow: read and query the tables of the user's SQL database (PostgreSQL dialect). Writes never reach a table: stage tools queue changes that the user reviews and commits in Toolrow. Start with listTables and describeTable.";
+
+export function actorOf(principal: McpPrincipal): McpActor {
+  return `mcp:${principal.name}`;
+}
+
+/** A tool's output as an MCP result: JSON text for every client, structured content for objects. */
+export function toCallToolResult(output: unknown): CallToolResult {
+  const text = output === undefined ? 'null' : JSON.stringify(output, null, 2);
+  const structured = output !== null && typeof output === 'object' && !Array.isArray(output);
+  return {
+    content: [{ type: 'text', text }],
+    ...(structured ? { structuredContent: output as Record<string, unknown> } : {}),
+  };
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/**
+ * A fresh server for one client that holds `principal`'s scope: tools/list shows exactly the
+ * scope's tools; a gated call is audited 'auto' under mcp:<name> before it runs.
+ * `principal` undefined yields a server with no tools (defence in depth: the transports refuse
+ * unauthenticated clients before they get here).
+ */
+export function createToolrowMcpServer(backend: McpBackend, principal: McpPrincipal | undefined): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  if (!principal) return server;
+  const actor = actorOf(principal);
+  for (const name of toolsForScope(principal.scope)) {
+    const row = rowOf(name);
+    const needed = MCP_REQUIRED_SCOPE[name];
+    server.registerTool(
+      name,
+      {
+        description: row.description,
+        inputSchema: backend.inputSchemaOf(name),
+        annotations: annotationsFor(row),
+        // Always satisfied for a registered tool; kept so a wrong registration fails closed.
+        scopeChallenge: requireScopes(needed),
+      },
+      async (input: unknown, ctx) => {
+        try {
+          if (isGated(name)) {
+            await backend.audit({
+              tool: name,
+              input,
+              decision: 'auto',
+              decidedBy: actor,
+              detail: `scope ${principal.scope}`,
+            });
+          }
+          return toCallToolResult(
+            await backend.run(name as McpToolName, input, { actor, signal: ctx.mcpReq.signal }),
+          );
+        } catch (error) {
+          return errorResult(error instanceof Error ? error.message : String(error));
+        }
+      },
+    );
+  }
+  return server;
+}
+
+/** Records a refused call as a 'denied' decision; unknown names are no tool, so nothing to record. */
+export async function auditRefusal(
+  backend: McpBackend,
+  refusal: McpRefusal,
+  input: unknown,
+  principal: McpPrincipal,
+): Promise<void> {
+  if (refusal.kind === 'unknown') return;
+  const detail =
+    refusal.kind === 'scope' ? `needs ${refusal.needed}, holds ${refusal.held}` : 'not exposed over MCP';
+  await backend.audit({
+    tool: refusal.name,
+    input,
+    decision: 'denied',
+    decidedBy: actorOf(principal),
+    detail,
+  });
+}

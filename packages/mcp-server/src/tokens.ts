@@ -1,0 +1,164 @@
+// Bearer tokens for MCP clients. The app state (@toolrow/datasource) makes them, shows them once and
+// keeps only their sha-256; this module adds lifetimes, default names and the SDK's verifier.
+import {
+  type AuthInfo,
+  OAuthError,
+  OAuthErrorCode,
+  type OAuthTokenVerifier,
+} from '@modelcontextprotocol/server';
+import type { McpScope } from './generated/mcp-scopes.ts';
+import { impliedScopes, isMcpScope } from './scopes.ts';
+
+/** Tokens expire after this unless `--ttl` says otherwise. */
+export const DEFAULT_TOKEN_TTL = '30d';
+
+/** A stored token, as the app state keeps it (never the token itself). */
+export interface StoredMcpToken {
+  id: number;
+  name: string;
+  tokenHash: string;
+  scope: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+export type StoredTokenCheck =
+  | { ok: true; token: StoredMcpToken }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked'; token?: StoredMcpToken };
+
+/** The app state's MCP tokens (DataSource.app.tokens has this shape). */
+export interface McpTokenStore {
+  /** Makes a token; the plain token is returned once and only its hash is stored. */
+  create(options: {
+    name: string;
+    scope: string;
+    expiresAt?: Date | null;
+  }): Promise<{ token: string; record: StoredMcpToken }>;
+  /** Checks a presented token: unknown, expired or revoked, or the stored record. */
+  verify(token: string): Promise<StoredTokenCheck>;
+  list(): Promise<StoredMcpToken[]>;
+  /** Revokes by name; false when there is no such live token. */
+  revoke(name: string): Promise<boolean>;
+}
+
+const TTL_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * A lifetime as typed on the command line: `30m`, `12h`, `7d`, `4w`, or `never`.
+ * Returns milliseconds, or null for `never`.
+ */
+export function parseTtl(text: string): number | null {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === 'never') return null;
+  const match = /^(\d+)\s*([mhdw])$/.exec(trimmed);
+  const amount = match ? Number(match[1]) : Number.NaN;
+  if (!match || !(amount > 0)) {
+    throw new Error(
+      `Bad token lifetime '${text}'. Use a number with a unit — 30m, 12h, 7d, 4w — or 'never'.`,
+    );
+  }
+  return amount * TTL_UNITS[match[2] as string]!;
+}
+
+export interface CreatedToken {
+  /** The secret: shown once, never stored. */
+  token: string;
+  name: string;
+  scope: McpScope;
+  expiresAt: Date | null;
+  record: StoredMcpToken;
+}
+
+export interface CreateTokenOptions {
+  scope: McpScope;
+  /** Default: `mcp-<n>`, the first number no stored token uses. */
+  name?: string;
+  /** From parseTtl; null never expires. Default DEFAULT_TOKEN_TTL. */
+  ttlMs?: number | null;
+  now?: Date;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Makes a token with a checked name and lifetime; returns the token itself (the only time it exists in full). */
+export async function createToken(store: McpTokenStore, options: CreateTokenOptions): Promise<CreatedToken> {
+  const now = options.now ?? new Date();
+  const existing = await store.list();
+  let name = options.name;
+  if (name === undefined) {
+    const taken = new Set(existing.map((token) => token.name));
+    let n = 1;
+    while (taken.has(`mcp-${n}`)) n += 1;
+    name = `mcp-${n}`;
+  }
+  if (!NAME.test(name)) {
+    throw new Error(
+      `Bad token name '${name}': use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit (the audit log shows it as mcp:<name>).`,
+    );
+  }
+  // The name is the audit actor; two live tokens with one name would blur who did what.
+  if (existing.some((token) => token.name === name && token.revokedAt === null)) {
+    throw new Error(
+      `A token named '${name}' already exists. Pick another --name, or revoke it first: toolrow mcp token revoke ${name}`,
+    );
+  }
+  const ttlMs = options.ttlMs === undefined ? parseTtl(DEFAULT_TOKEN_TTL) : options.ttlMs;
+  const expiresAt = ttlMs === null ? null : new Date(now.getTime() + ttlMs);
+  const { token, record } = await store.create({ name, scope: options.scope, expiresAt });
+  return { token, name, scope: options.scope, expiresAt, record };
+}
+
+/** What a verified token grants: its name (the audit actor is mcp:<name>) and its scope. */
+export interface McpPrincipal {
+  name: string;
+  scope: McpScope;
+}
+
+/** Reads the principal back from the AuthInfo our verifier made. */
+export function principalOf(authInfo: AuthInfo | undefined): McpPrincipal | undefined {
+  const extra = authInfo?.extra as { toolrow?: McpPrincipal } | undefined;
+  return extra?.toolrow;
+}
+
+// Far enough that it never passes, small enough to stay a finite number (the SDK refuses tokens
+// without an expiry).
+const NEVER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The OAuthTokenVerifier the SDK's bearer gate calls. Unknown, expired and revoked tokens become
+ * invalid_token (401) with a description that says what to do.
+ */
+export function createTokenVerifier(store: McpTokenStore): OAuthTokenVerifier {
+  return {
+    async verifyAccessToken(token: string): Promise<AuthInfo> {
+      const check = await store.verify(token);
+      if (!check.ok) {
+        const name = check.token?.name;
+        const message =
+          check.reason === 'expired'
+            ? `Token ${name} expired at ${check.token?.expiresAt?.toISOString()}; create a new one with: toolrow mcp token create`
+            : check.reason === 'revoked'
+              ? `Token ${name} was revoked; create a new one with: toolrow mcp token create`
+              : 'Unknown token; create one with: toolrow mcp token create --scope tables:readonly';
+        throw new OAuthError(OAuthErrorCode.InvalidToken, message);
+      }
+      const stored = check.token;
+      if (!isMcpScope(stored.scope)) {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          `Token ${stored.name} holds scope ${stored.scope}, which this version does not know; create a new token`,
+        );
+      }
+      const principal: McpPrincipal = { name: stored.name, scope: stored.scope };
+      return {
+        token,
+        clientId: stored.name,
+        scopes: impliedScopes(stored.scope),
+        expiresAt: stored.expiresAt === null ? NEVER : Math.floor(stored.expiresAt.getTime() / 1000),
+        extra: { toolrow: principal },
+      };
+    },
+  };
+}
