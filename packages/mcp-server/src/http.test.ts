@@ -1,0 +1,167 @@
+import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
+import { CATALOG_ROWS, isGated } from '@toolrow/catalog';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { connectHttp, listedNames, rawToolCall } from '../test/helpers.ts';
+import type { McpAuditRecord, McpBackend } from './backend.ts';
+import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
+import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
+import { createToken, type McpTokenStore, type StoredMcpToken } from './tokens.ts';
+
+// Scripted stand-ins; the real-database version of this suite is in toolrow.test.ts.
+function scriptedBackend() {
+  const runs: { name: string; input: unknown; actor: string }[] = [];
+  const audits: McpAuditRecord[] = [];
+  const backend: McpBackend = {
+    inputSchemaOf: () => z.object({}).passthrough(),
+    async run(name, input, call) {
+      runs.push({ name, input, actor: call.actor });
+      return { ran: name };
+    },
+    async audit(record) {
+      audits.push(record);
+    },
+  };
+  return { backend, runs, audits };
+}
+
+function memoryTokens(now = () => new Date()): McpTokenStore {
+  const records: StoredMcpToken[] = [];
+  const secrets = new Map<string, StoredMcpToken>();
+  return {
+    async create({ name, scope, expiresAt }) {
+      const record: StoredMcpToken = {
+        id: records.length + 1,
+        name,
+        tokenHash: `hash-${records.length}`,
+        scope,
+        createdAt: now(),
+        expiresAt: expiresAt ?? null,
+        revokedAt: null,
+        lastUsedAt: null,
+      };
+      const token = `tok-${records.length}-${Math.random()}`;
+      records.push(record);
+      secrets.set(token, record);
+      return { token, record };
+    },
+    async verify(token) {
+      const record = secrets.get(token);
+      if (!record) return { ok: false, reason: 'unknown' };
+      if (record.revokedAt) return { ok: false, reason: 'revoked', token: record };
+      if (record.expiresAt && record.expiresAt <= now())
+        return { ok: false, reason: 'expired', token: record };
+      return { ok: true, token: record };
+    },
+    async list() {
+      return records;
+    },
+    async revoke(name) {
+      const record = records.find((candidate) => candidate.name === name && !candidate.revokedAt);
+      if (!record) return false;
+      record.revokedAt = now();
+      return true;
+    },
+  };
+}
+
+const LEVELS = ['readonly', 'staged', 'full'];
+const expectedAt = (scope: McpScope) =>
+  CATALOG_ROWS.filter(
+    (row) => row.mcp !== 'excluded' && LEVELS.indexOf(row.mcp) <= LEVELS.indexOf(scope.split(':')[1]!),
+  ).map((row) => row.name as string);
+
+describe('MCP over Streamable HTTP (scripted tools)', () => {
+  const { backend, runs, audits } = scriptedBackend();
+  const tokens = memoryTokens();
+  let server: RunningMcpHttp;
+  const tokenFor = {} as Record<McpScope, string>;
+
+  beforeAll(async () => {
+    server = await serveMcpHttp(createMcpHttpHandler({ backend, tokens }), 0);
+    for (const scope of MCP_SCOPES)
+      tokenFor[scope] = (await createToken(tokens, { scope, name: scope.split(':')[1] })).token;
+  });
+  afterAll(() => server?.close());
+
+  it('binds 127.0.0.1 only', () => {
+    expect(server.url.hostname).toBe('127.0.0.1');
+  });
+
+  it('answers a request without a token with 401 and a resource_metadata challenge', async () => {
+    const response = await rawToolCall(server.url, 'listTables');
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain(
+      `resource_metadata="http://127.0.0.1:${server.port}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
+  it('serves protected resource metadata at the RFC 9728 path', async () => {
+    const response = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.url));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      resource: `http://127.0.0.1:${server.port}/mcp`,
+      scopes_supported: ['tables:readonly', 'tables:staged', 'tables:full'],
+      bearer_methods_supported: ['header'],
+    });
+  });
+
+  for (const scope of MCP_SCOPES) {
+    describe(scope, () => {
+      let client: Client;
+      beforeAll(async () => {
+        client = await connectHttp(server.url, tokenFor[scope]);
+      });
+      afterAll(() => client?.close());
+
+      it('lists exactly the rows the scope covers', async () => {
+        expect(await listedNames(client)).toEqual(expectedAt(scope));
+      });
+
+      it.each(CATALOG_ROWS.map((row) => ({ name: row.name as string })))('call $name', async ({ name }) => {
+        const before = runs.length;
+        const auditsBefore = audits.length;
+        const allowed = expectedAt(scope).includes(name);
+        if (allowed) {
+          const result = await client.callTool({ name, arguments: {} });
+          expect(result.isError).toBeFalsy();
+          expect(runs.slice(before)).toEqual([{ name, input: {}, actor: `mcp:${scope.split(':')[1]}` }]);
+          // Gated calls are recorded as decided by the token; silent ones are not decisions.
+          expect(audits.slice(auditsBefore)).toEqual(
+            isGated(name)
+              ? [
+                  expect.objectContaining({
+                    tool: name,
+                    decision: 'auto',
+                    decidedBy: `mcp:${scope.split(':')[1]}`,
+                  }),
+                ]
+              : [],
+          );
+          return;
+        }
+        const row = CATALOG_ROWS.find((candidate) => candidate.name === name)!;
+        const error = await client.callTool({ name, arguments: {} }).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        if (row.mcp === 'excluded') {
+          expect(String(error)).toContain(`Tool ${name} not found`);
+        } else {
+          expect(error).toBeInstanceOf(InsufficientScopeError);
+          expect((error as InsufficientScopeError).requiredScope).toBe(`tables:${row.mcp}`);
+        }
+        expect(runs.length).toBe(before);
+        expect(audits.slice(auditsBefore)).toEqual([
+          expect.objectContaining({
+            tool: name,
+            decision: 'denied',
+            decidedBy: `mcp:${scope.split(':')[1]}`,
+          }),
+        ]);
+      });
+    });
+  }
+});

@@ -1,0 +1,47 @@
+// Test-only helpers: real SDK clients over real sockets and processes.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+export async function connectHttp(url: URL, token?: string): Promise<Client> {
+  const client = new Client({ name: 'toolrow-test', version: '0.0.0' });
+  const transport = new StreamableHTTPClientTransport(url, {
+    ...(token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}),
+    // A static token cannot be stepped up: surface the 403 as InsufficientScopeError.
+    onInsufficientScope: 'throw',
+  });
+  await client.connect(transport);
+  return client;
+}
+
+export async function connectStdio(options: {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}): Promise<{ client: Client; stderr: () => string }> {
+  const client = new Client({ name: 'toolrow-test', version: '0.0.0' });
+  const transport = new StdioClientTransport({ ...options, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+export async function listedNames(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((tool) => tool.name);
+}
+
+/** A raw JSON-RPC tools/call POST, for the cases where a client library would refuse to send it. */
+export function rawToolCall(url: URL, name: string, token?: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),
+  });
+}
