@@ -7,3 +7,4 @@ export * from './scopes.ts';
 export * from './server.ts';
 export * from './stdio.ts';
 export * from './tokens.ts';
+export * from './toolrow-backend.ts';
