@@ -1,11 +1,48 @@
+import { isAbsolute, join, resolve } from 'node:path';
 import type { ConnectionConfig, Database, OpenDatabaseOptions } from '../database.ts';
+import { DataSourceError } from '../errors.ts';
+import { CoreDatabase } from './core.ts';
+import { openPglite } from './pglite.ts';
+import { openPostgres, parsePostgresUrl } from './postgres.ts';
+
+export const DEFAULT_DATA_DIR = '.toolrow';
+
+function resolveDataDir(options: OpenDatabaseOptions): string {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const dir = options.dataDir ?? (env.TOOLROW_DATA_DIR?.trim() || DEFAULT_DATA_DIR);
+  return isAbsolute(dir) ? dir : resolve(cwd, dir);
+}
 
 /** Decides the engine: url option, else DATABASE_URL (postgres:// or postgresql://), else PGlite in the data dir. */
-export function resolveConnectionConfig(_options: OpenDatabaseOptions = {}): ConnectionConfig {
-  throw new Error('not implemented');
+export function resolveConnectionConfig(options: OpenDatabaseOptions = {}): ConnectionConfig {
+  const env = options.env ?? process.env;
+  const dataDir = resolveDataDir(options);
+  if (options.url !== undefined) {
+    parsePostgresUrl(options.url, 'the url option');
+    return { engine: 'postgres', url: options.url, dataDir, source: 'option' };
+  }
+  const fromEnv = env.DATABASE_URL?.trim();
+  if (fromEnv) {
+    parsePostgresUrl(fromEnv, 'DATABASE_URL');
+    return { engine: 'postgres', url: fromEnv, dataDir, source: 'DATABASE_URL' };
+  }
+  return { engine: 'pglite', dataDir, memory: options.memory === true };
 }
 
 /** Opens the connection (no migrations: openDataSource runs those). */
-export async function openDatabase(_options: OpenDatabaseOptions = {}): Promise<Database> {
-  throw new Error('not implemented');
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
+  const config = resolveConnectionConfig(options);
+  if (config.engine === 'postgres') {
+    const adapter = await openPostgres({
+      url: config.url,
+      source: config.source === 'option' ? 'the url option' : 'DATABASE_URL',
+      ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+    });
+    return new CoreDatabase(adapter);
+  }
+  if (config.memory) return new CoreDatabase(await openPglite({ dataDirSource: 'memory' }));
+  const dataDirSource = options.dataDir !== undefined ? 'the dataDir option' : 'TOOLROW_DATA_DIR';
+  if (!config.dataDir) throw new DataSourceError('config', `${dataDirSource} is empty.`);
+  return new CoreDatabase(await openPglite({ pgdata: join(config.dataDir, 'pgdata'), dataDirSource }));
 }

@@ -1,0 +1,299 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type {
+  CursorOptions,
+  Database,
+  FieldInfo,
+  Queryable,
+  QueryResult,
+  ReadOnlyOptions,
+  ReadQueryOptions,
+  ReadQueryResult,
+  TransactionOptions,
+} from '../database.ts';
+import { DataSourceError } from '../errors.ts';
+import type { Engine, Row } from '../types.ts';
+
+/** One physical connection as the core sees it. */
+export interface Connection {
+  query(sql: string, params: readonly unknown[]): Promise<QueryResult<Row>>;
+  exec(sql: string): Promise<void>;
+}
+
+export interface Lease {
+  connection: Connection;
+  /** Give it back; `broken` drops it (pg) after an error left it unusable. */
+  release(broken?: boolean): void;
+}
+
+/** What an engine provides; the core builds the Database on top of it. */
+export interface Adapter {
+  engine: Engine;
+  description: string;
+  /** One connection for exclusive use (PGlite: the lock; pg: a pool client). */
+  acquire(): Promise<Lease>;
+  /** A statement outside any transaction. */
+  query(sql: string, params: readonly unknown[]): Promise<QueryResult<Row>>;
+  /**
+   * PGlite: one connection, so a cursor must survive its transaction (WITH HOLD) to let other
+   * callers run between batches. pg: the cursor keeps its own client and transaction.
+   */
+  holdCursors: boolean;
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_ROWS = 1000;
+const DEFAULT_BATCH = 1000;
+
+let cursorCounter = 0;
+
+function timeoutStatement(timeoutMs: number | undefined, fallback: number): string {
+  const value = timeoutMs ?? fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new DataSourceError(
+      'misuse',
+      `timeoutMs must be a whole number of milliseconds ≥ 0, got ${value}.`,
+    );
+  }
+  return `SET LOCAL statement_timeout = ${value}`;
+}
+
+function positiveInt(name: string, value: number | undefined, fallback: number): number {
+  const result = value ?? fallback;
+  if (!Number.isInteger(result) || result < 1) {
+    throw new DataSourceError('misuse', `${name} must be a whole number ≥ 1, got ${result}.`);
+  }
+  return result;
+}
+
+/** One statement: trailing semicolons and blanks dropped so it can follow DECLARE … FOR. */
+export function trimStatement(sql: string): string {
+  return sql.replace(/[\s;]+$/u, '');
+}
+
+function beginStatement(options: TransactionOptions = {}): string {
+  const parts = ['BEGIN'];
+  if (options.isolation) {
+    const level = options.isolation.toUpperCase();
+    if (!['READ COMMITTED', 'REPEATABLE READ', 'SERIALIZABLE'].includes(level)) {
+      throw new DataSourceError('misuse', `Unknown isolation level '${options.isolation}'.`);
+    }
+    parts.push(`ISOLATION LEVEL ${level}`);
+  }
+  if (options.readOnly) parts.push('READ ONLY');
+  return parts.join(' ');
+}
+
+export class CoreDatabase implements Database {
+  readonly engine: Engine;
+  readonly description: string;
+  #adapter: Adapter;
+  #closed = false;
+  #inTransaction = new AsyncLocalStorage<boolean>();
+  #openCursors = new Set<() => Promise<void>>();
+
+  constructor(adapter: Adapter) {
+    this.#adapter = adapter;
+    this.engine = adapter.engine;
+    this.description = adapter.description;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #check(): void {
+    if (this.#closed) throw new DataSourceError('misuse', `The database (${this.description}) is closed.`);
+    if (this.#inTransaction.getStore()) {
+      throw new DataSourceError(
+        'misuse',
+        'This call was made on the Database from inside one of its own transactions; use the transaction handle (tx) passed to your function instead.',
+      );
+    }
+  }
+
+  async query<R = Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+    this.#check();
+    return (await this.#adapter.query(sql, params)) as QueryResult<R>;
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.#check();
+    const lease = await this.#adapter.acquire();
+    try {
+      await lease.connection.exec(sql);
+      lease.release();
+    } catch (error) {
+      lease.release(true);
+      throw error;
+    }
+  }
+
+  async #withTransaction<T>(
+    begin: string[],
+    fn: (tx: Queryable) => Promise<T>,
+    end: 'COMMIT' | 'ROLLBACK',
+  ): Promise<T> {
+    this.#check();
+    const lease = await this.#adapter.acquire();
+    let active = true;
+    const tx: Queryable = {
+      query: async <R = Row>(sql: string, params: readonly unknown[] = []) => {
+        if (!active)
+          throw new DataSourceError(
+            'misuse',
+            'This transaction handle was used after its transaction ended.',
+          );
+        return (await lease.connection.query(sql, params)) as QueryResult<R>;
+      },
+    };
+    let broken = false;
+    try {
+      for (const statement of begin) await lease.connection.query(statement, []);
+      const result = await this.#inTransaction.run(true, () => fn(tx));
+      active = false;
+      await lease.connection.query(end, []);
+      return result;
+    } catch (error) {
+      active = false;
+      try {
+        await lease.connection.query('ROLLBACK', []);
+      } catch {
+        broken = true;
+      }
+      throw error;
+    } finally {
+      lease.release(broken);
+    }
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.#withTransaction([beginStatement(options)], fn, 'COMMIT');
+  }
+
+  readOnly<T>(fn: (tx: Queryable) => Promise<T>, options: ReadOnlyOptions = {}): Promise<T> {
+    return this.#withTransaction(
+      ['BEGIN READ ONLY', timeoutStatement(options.timeoutMs, DEFAULT_TIMEOUT_MS)],
+      fn,
+      'ROLLBACK',
+    );
+  }
+
+  async readQuery<R = Row>(
+    sql: string,
+    params: readonly unknown[] = [],
+    options: ReadQueryOptions = {},
+  ): Promise<ReadQueryResult<R>> {
+    const maxRows = positiveInt('maxRows', options.maxRows, DEFAULT_MAX_ROWS);
+    const name = `toolrow_read_${++cursorCounter}`;
+    return this.readOnly(async (tx) => {
+      await tx.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${trimStatement(sql)}`, params);
+      const fetched = await tx.query<R>(`FETCH FORWARD ${maxRows + 1} FROM ${name}`);
+      const truncated = fetched.rows.length > maxRows;
+      return {
+        rows: truncated ? fetched.rows.slice(0, maxRows) : fetched.rows,
+        fields: fetched.fields,
+        truncated,
+      };
+    }, options);
+  }
+
+  cursor<R = Row>(
+    sql: string,
+    params: readonly unknown[] = [],
+    options: CursorOptions = {},
+  ): AsyncIterable<R[]> {
+    const batch = positiveInt('batchSize', options.batchSize, DEFAULT_BATCH);
+    const timeout = timeoutStatement(options.timeoutMs, 0);
+    const statement = trimStatement(sql);
+    const hold = this.#adapter.holdCursors;
+    const adapter = this.#adapter;
+    const openCursors = this.#openCursors;
+    const check = () => this.#check();
+    return {
+      async *[Symbol.asyncIterator]() {
+        check();
+        const name = `toolrow_cursor_${++cursorCounter}`;
+        options.signal?.throwIfAborted();
+        if (hold) {
+          // Declared WITH HOLD inside a short read-only transaction; FETCHes then take the lock one by one.
+          await withLease(adapter, async (connection) => {
+            await connection.query('BEGIN READ ONLY', []);
+            try {
+              await connection.query(timeout, []);
+              await connection.query(`DECLARE ${name} NO SCROLL CURSOR WITH HOLD FOR ${statement}`, params);
+              await connection.query('COMMIT', []);
+            } catch (error) {
+              await connection.query('ROLLBACK', []).catch(() => {});
+              throw error;
+            }
+          });
+          const closeCursor = () =>
+            withLease(adapter, (connection) => connection.exec(`CLOSE ${name}`)).catch(() => {});
+          openCursors.add(closeCursor);
+          try {
+            while (true) {
+              options.signal?.throwIfAborted();
+              const result = await withLease(adapter, (connection) =>
+                connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []),
+              );
+              if (result.rows.length > 0) yield result.rows as R[];
+              if (result.rows.length < batch) return;
+            }
+          } finally {
+            openCursors.delete(closeCursor);
+            await closeCursor();
+          }
+        }
+        const lease = await adapter.acquire();
+        let broken = false;
+        try {
+          await lease.connection.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', []);
+          await lease.connection.query(timeout, []);
+          await lease.connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
+          while (true) {
+            options.signal?.throwIfAborted();
+            const result = await lease.connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
+            if (result.rows.length > 0) yield result.rows as R[];
+            if (result.rows.length < batch) return;
+          }
+        } catch (error) {
+          broken = true;
+          throw error;
+        } finally {
+          try {
+            await lease.connection.query('ROLLBACK', []);
+            broken = false;
+          } catch {
+            broken = true;
+          }
+          lease.release(broken);
+        }
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    for (const closeCursor of [...this.#openCursors]) await closeCursor();
+    this.#closed = true;
+    await this.#adapter.close();
+  }
+}
+
+async function withLease<T>(adapter: Adapter, fn: (connection: Connection) => Promise<T>): Promise<T> {
+  const lease = await adapter.acquire();
+  try {
+    const result = await fn(lease.connection);
+    lease.release();
+    return result;
+  } catch (error) {
+    lease.release(true);
+    throw error;
+  }
+}
+
+/** Field list in the public shape. */
+export function toFields(fields: readonly { name: string; dataTypeID: number }[] | undefined): FieldInfo[] {
+  return (fields ?? []).map((field) => ({ name: field.name, typeId: field.dataTypeID }));
+}

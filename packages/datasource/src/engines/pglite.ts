@@ -1,0 +1,108 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import type { QueryResult } from '../database.ts';
+import { DataSourceError } from '../errors.ts';
+import type { Row } from '../types.ts';
+import { type Adapter, type Connection, toFields } from './core.ts';
+import { Mutex } from './mutex.ts';
+import { PARSERS } from './values.ts';
+
+export interface PgliteOpenOptions {
+  /** Directory of the Postgres cluster; undefined = in memory. */
+  pgdata?: string;
+  /** What to name in errors about the directory (e.g. "TOOLROW_DATA_DIR"). */
+  dataDirSource: string;
+}
+
+type WasmModules = Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule'>;
+// The es2023 lib has no WebAssembly types; Node has the global.
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<never> } })
+  .WebAssembly;
+
+let wasmModules: Promise<WasmModules> | undefined;
+
+/** Compile the wasm once per process: later instances (tests open many) skip the compile. */
+function compiledModules() {
+  wasmModules ??= (async (): Promise<WasmModules> => {
+    try {
+      const { readFile } = await import('node:fs/promises');
+      const { createRequire } = await import('node:module');
+      const require = createRequire(import.meta.url);
+      const main = require.resolve('@electric-sql/pglite');
+      const dir = main.slice(0, main.lastIndexOf('/'));
+      const [pglite, initdb] = await Promise.all([
+        readFile(`${dir}/pglite.wasm`).then((bytes) => wasm.compile(bytes)),
+        readFile(`${dir}/initdb.wasm`).then((bytes) => wasm.compile(bytes)),
+      ]);
+      return { pgliteWasmModule: pglite, initdbWasmModule: initdb };
+    } catch {
+      return {};
+    }
+  })();
+  return wasmModules;
+}
+
+function toResult(result: {
+  rows: unknown[];
+  fields: { name: string; dataTypeID: number }[];
+  rowCount?: number;
+  affectedRows?: number;
+}): QueryResult<Row> {
+  return {
+    rows: result.rows as Row[],
+    fields: toFields(result.fields),
+    rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length,
+  };
+}
+
+export async function openPglite(options: PgliteOpenOptions): Promise<Adapter> {
+  if (options.pgdata) {
+    try {
+      await mkdir(options.pgdata, { recursive: true });
+    } catch (error) {
+      throw new DataSourceError(
+        'config',
+        `Cannot create the PGlite data directory ${options.pgdata}: ${(error as Error).message}. Point ${options.dataDirSource} at a writable directory.`,
+        { cause: error },
+      );
+    }
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      ...(options.pgdata ? { dataDir: options.pgdata } : {}),
+      ...(await compiledModules()),
+      parsers: PARSERS,
+    });
+  } catch (error) {
+    const where = options.pgdata ? `the data directory ${options.pgdata}` : 'memory';
+    throw new DataSourceError(
+      'connection',
+      `PGlite could not open a database in ${where}: ${(error as Error).message}.` +
+        (options.pgdata
+          ? ` Check that ${options.dataDirSource} points at a Toolrow data directory that no other process has open, or at an empty one.`
+          : ''),
+      { cause: error },
+    );
+  }
+  const mutex = new Mutex();
+  const connection: Connection = {
+    query: async (sql, params) => toResult(await pglite.query(sql, params as unknown[])),
+    exec: async (sql) => {
+      await pglite.exec(sql);
+    },
+  };
+  return {
+    engine: 'pglite',
+    description: options.pgdata ? `PGlite at ${options.pgdata}` : 'PGlite in memory',
+    holdCursors: true,
+    async acquire() {
+      const unlock = await mutex.lock();
+      return { connection, release: () => unlock() };
+    },
+    query: (sql, params) => mutex.run(() => connection.query(sql, params)),
+    async close() {
+      await mutex.run(() => pglite.close());
+    },
+  };
+}
