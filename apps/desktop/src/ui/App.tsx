@@ -1,0 +1,732 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import {
+  type AppStatus,
+  api,
+  type Chip,
+  type ExportJob,
+  type Filter,
+  type PermissionMode,
+  type Row,
+  type RowKey,
+  type SortKey,
+  type StagedChange,
+  type TableInfo,
+  type TableSummary,
+  type UiState,
+  type UiTab,
+} from './api.ts';
+import { ChatPanel } from './ChatPanel.tsx';
+import { describeFilter, describeKey, formatCount, keyString } from './format.ts';
+import { Palette, ShortcutHelp } from './Palette.tsx';
+import { AuditPanel, ExportsPanel, StagingPanel, ToolsPanel } from './panels.tsx';
+import { RecordView } from './RecordView.tsx';
+import { TableView } from './TableView.tsx';
+import { Workbench } from './Workbench.tsx';
+import { ErrorBox, ProgressBar, type Toast, Toasts } from './widgets.tsx';
+
+type PanelKind = 'staging' | 'exports' | 'audit' | 'tools';
+type PanelTab = { id: PanelKind; kind: PanelKind };
+type Tab = UiTab | PanelTab;
+
+const PANEL_TITLES: Record<PanelKind, string> = {
+  staging: 'Staging',
+  exports: 'Exports',
+  audit: 'Audit log',
+  tools: 'Agent tools',
+};
+
+const EMPTY_FILTER: Filter = { combine: 'and', conditions: [] };
+const isPanel = (tab: Tab): tab is PanelTab => tab.kind in PANEL_TITLES;
+let tabCounter = 0;
+const newTabId = () => `t${Date.now().toString(36)}${(tabCounter++).toString(36)}`;
+
+export function App() {
+  const [status, setStatus] = useState<AppStatus | null>(null);
+  const [statusError, setStatusError] = useState<unknown>(null);
+  const [tables, setTables] = useState<TableSummary[] | null>(null);
+  const [tablesError, setTablesError] = useState<unknown>(null);
+  const [infos, setInfos] = useState<Record<string, TableInfo | Error>>({});
+  const [tabs, setTabs] = useState<Tab[]>([]);
+  const [focusedId, setFocusedId] = useState<string | null>(null);
+  const [selection, setSelection] = useState<RowKey[]>([]);
+  const [staging, setStaging] = useState<StagedChange[]>([]);
+  const [stagingError, setStagingError] = useState<unknown>(null);
+  const [jobs, setJobs] = useState<ExportJob[]>([]);
+  const [jobsError, setJobsError] = useState<unknown>(null);
+  const [dataVersion, setDataVersion] = useState(0);
+  const [auditKey, setAuditKey] = useState(0);
+  const [toasts, setToasts] = useState<Toast[]>([]);
+  const [chatHidden, setChatHidden] = useState(false);
+  const [overlay, setOverlay] = useState<'palette' | 'help' | null>(null);
+  const chatInput = useRef<HTMLTextAreaElement>(null);
+  const restored = useRef(false);
+  const fromServer = useRef(false);
+
+  const toast = useCallback((text: string, kind: Toast['kind'] = 'info') => {
+    const id = Date.now() + Math.random();
+    setToasts((current) => [...current.slice(-3), { id, text, kind }]);
+    setTimeout(
+      () => setToasts((current) => current.filter((t) => t.id !== id)),
+      kind === 'error' ? 8000 : 4000,
+    );
+  }, []);
+  const toastError = useCallback(
+    (error: unknown) => toast(error instanceof Error ? error.message : String(error), 'error'),
+    [toast],
+  );
+
+  // ── Loading ───────────────────────────────────────────────────────────────────────────
+  const loadStaging = useCallback(() => {
+    api
+      .staging()
+      .then((result) => {
+        setStaging(result.changes);
+        setStagingError(null);
+      })
+      .catch(setStagingError);
+  }, []);
+  const loadJobs = useCallback(() => {
+    api
+      .exports()
+      .then((result) => {
+        setJobs(result.jobs);
+        setJobsError(null);
+      })
+      .catch(setJobsError);
+  }, []);
+  const loadTables = useCallback(() => {
+    api
+      .tables()
+      .then((result) => {
+        setTables(result.tables);
+        setTablesError(null);
+      })
+      .catch(setTablesError);
+  }, []);
+
+  const applyServerState = useCallback((state: UiState) => {
+    fromServer.current = true;
+    setTabs((current) => [...state.tabs, ...current.filter(isPanel)]);
+    setFocusedId((current) => state.focusedTabId ?? current);
+    setSelection(state.selection);
+  }, []);
+
+  useEffect(() => {
+    api.status().then(setStatus).catch(setStatusError);
+    loadTables();
+    loadStaging();
+    loadJobs();
+    api
+      .uiState()
+      .then((state) => {
+        applyServerState(state);
+        restored.current = true;
+      })
+      .catch((error: unknown) => {
+        restored.current = true;
+        toastError(error);
+      });
+  }, [loadTables, loadStaging, loadJobs, applyServerState, toastError]);
+
+  const ensureInfo = useCallback((table: string) => {
+    setInfos((current) => {
+      if (current[table]) return current;
+      api
+        .describe(table)
+        .then((info) => setInfos((latest) => ({ ...latest, [table]: info })))
+        .catch((error: unknown) =>
+          setInfos((latest) => ({
+            ...latest,
+            [table]: error instanceof Error ? error : new Error(String(error)),
+          })),
+        );
+      return current;
+    });
+  }, []);
+
+  useEffect(() => {
+    for (const tab of tabs) if (tab.kind === 'table' || tab.kind === 'row') ensureInfo(tab.table);
+  }, [tabs, ensureInfo]);
+
+  // Poll export progress while a job runs.
+  const running = jobs.some((job) => job.state === 'queued' || job.state === 'running');
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(loadJobs, 600);
+    return () => clearInterval(timer);
+  }, [running, loadJobs]);
+
+  // ── The server keeps the UI state (the agent reads the active view and selection from it) ──
+  const uiState: UiState = useMemo(
+    () => ({
+      tabs: tabs.filter((tab): tab is UiTab => !isPanel(tab)),
+      focusedTabId: focusedId && tabs.some((tab) => tab.id === focusedId && !isPanel(tab)) ? focusedId : null,
+      selection,
+    }),
+    [tabs, focusedId, selection],
+  );
+  const uiStateKey = JSON.stringify(uiState);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: uiStateKey stands for uiState.
+  useEffect(() => {
+    if (!restored.current) return;
+    if (fromServer.current) {
+      fromServer.current = false;
+      return;
+    }
+    const timer = setTimeout(() => {
+      api.saveUiState(uiState).catch(toastError);
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [uiStateKey]);
+
+  // ── Tabs ─────────────────────────────────────────────────────────────────────────────────
+  const focus = useCallback((id: string) => {
+    setFocusedId(id);
+    setSelection([]);
+  }, []);
+
+  const openTable = useCallback(
+    (table: string, filter?: Filter, sort?: SortKey[]) => {
+      const existing = tabs.find((tab) => tab.kind === 'table' && tab.table === table);
+      if (existing && existing.kind === 'table') {
+        if (filter || sort) {
+          setTabs((current) =>
+            current.map((tab) =>
+              tab.id === existing.id && tab.kind === 'table'
+                ? { ...tab, filter: filter ?? tab.filter, sort: sort ?? tab.sort }
+                : tab,
+            ),
+          );
+        }
+        focus(existing.id);
+        return;
+      }
+      const tab: UiTab = {
+        id: newTabId(),
+        kind: 'table',
+        table,
+        filter: filter ?? EMPTY_FILTER,
+        sort: sort ?? [],
+      };
+      setTabs((current) => [...current, tab]);
+      focus(tab.id);
+    },
+    [tabs, focus],
+  );
+
+  const openRow = useCallback(
+    (table: string, key: RowKey) => {
+      const existing = tabs.find(
+        (tab) => tab.kind === 'row' && tab.table === table && keyString(tab.key) === keyString(key),
+      );
+      if (existing) return focus(existing.id);
+      const tab: UiTab = { id: newTabId(), kind: 'row', table, key };
+      setTabs((current) => [...current, tab]);
+      focus(tab.id);
+    },
+    [tabs, focus],
+  );
+
+  const openWorkbench = useCallback(
+    (sql = '') => {
+      const tab: UiTab = { id: newTabId(), kind: 'workbench', sql };
+      setTabs((current) => [...current, tab]);
+      focus(tab.id);
+    },
+    [focus],
+  );
+
+  const openPanel = useCallback(
+    (kind: PanelKind) => {
+      setTabs((current) =>
+        current.some((tab) => tab.id === kind) ? current : [...current, { id: kind, kind }],
+      );
+      focus(kind);
+      if (kind === 'audit') setAuditKey((k) => k + 1);
+      if (kind === 'staging') loadStaging();
+      if (kind === 'exports') loadJobs();
+    },
+    [focus, loadStaging, loadJobs],
+  );
+
+  const closeTab = useCallback(
+    (id: string) => {
+      setTabs((current) => {
+        const index = current.findIndex((tab) => tab.id === id);
+        const next = current.filter((tab) => tab.id !== id);
+        if (focusedId === id) {
+          const neighbour = next[Math.min(index, next.length - 1)];
+          setFocusedId(neighbour ? neighbour.id : null);
+          setSelection([]);
+        }
+        return next;
+      });
+    },
+    [focusedId],
+  );
+
+  const updateTab = useCallback((id: string, patch: Partial<UiTab>) => {
+    setTabs((current) => current.map((tab) => (tab.id === id ? ({ ...tab, ...patch } as Tab) : tab)));
+  }, []);
+
+  const focused = tabs.find((tab) => tab.id === focusedId) ?? null;
+
+  // ── Actions ──────────────────────────────────────────────────────────────────────────────
+  const afterWrite = useCallback(() => {
+    loadStaging();
+    setAuditKey((k) => k + 1);
+  }, [loadStaging]);
+
+  const stageEdit = useCallback(
+    async (table: string, key: RowKey, values: Row) => {
+      await api.stageUpdate(table, key, values);
+      afterWrite();
+      const columns = Object.keys(values).join(', ');
+      toast(
+        `Staged ${columns} of ${table} ${describeKey(key)}. Review it in Staging before it is committed.`,
+      );
+    },
+    [afterWrite, toast],
+  );
+
+  const stageDelete = useCallback(
+    (table: string, keys: RowKey[]) => {
+      api
+        .stageDelete(table, keys)
+        .then(() => {
+          afterWrite();
+          setSelection([]);
+          toast(`Staged the deletion of ${keys.length} row${keys.length === 1 ? '' : 's'} of ${table}.`);
+        })
+        .catch(toastError);
+    },
+    [afterWrite, toast, toastError],
+  );
+
+  const commit = useCallback(
+    async (ids?: string[]) => {
+      try {
+        const result = await api.commit(ids);
+        if (result.conflicts.length === 0) {
+          toast(`Committed ${result.committed} change${result.committed === 1 ? '' : 's'}.`);
+          setDataVersion((v) => v + 1);
+          loadTables();
+        }
+        loadStaging();
+        return result.conflicts;
+      } catch (error) {
+        toastError(error);
+        return [];
+      }
+    },
+    [toast, toastError, loadStaging, loadTables],
+  );
+
+  const discard = useCallback(
+    async (ids?: string[]) => {
+      try {
+        const result = await api.discard(ids);
+        toast(`Discarded ${result.discarded} staged change${result.discarded === 1 ? '' : 's'}.`);
+        setDataVersion((v) => v + 1);
+        loadStaging();
+      } catch (error) {
+        toastError(error);
+      }
+    },
+    [toast, toastError, loadStaging],
+  );
+
+  const startExport = useCallback(
+    (body: Parameters<typeof api.startExport>[0]) => {
+      api
+        .startExport(body)
+        .then((job) => {
+          setJobs((current) => [job, ...current.filter((other) => other.id !== job.id)]);
+          toast(
+            `Export started (${job.format.toUpperCase()}). Progress is in the status bar and under Exports.`,
+          );
+        })
+        .catch(toastError);
+    },
+    [toast, toastError],
+  );
+
+  const acceptChip = useCallback(
+    async (chip: Chip) => {
+      const result = await api.acceptChip(chip);
+      applyServerState(result.uiState);
+      afterWrite();
+      loadJobs();
+    },
+    [applyServerState, afterWrite, loadJobs],
+  );
+
+  const setMode = useCallback(
+    (mode: PermissionMode) => {
+      api
+        .setMode(mode)
+        .then((result) => setStatus((current) => (current ? { ...current, mode: result.mode } : current)))
+        .catch(toastError);
+    },
+    [toastError],
+  );
+
+  const onTurnSettled = useCallback(() => {
+    api.uiState().then(applyServerState).catch(toastError);
+    afterWrite();
+    loadJobs();
+  }, [applyServerState, afterWrite, loadJobs, toastError]);
+
+  // ── Keyboard ─────────────────────────────────────────────────────────────────────────────
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const mod = event.ctrlKey || event.metaKey;
+      const target = event.target as HTMLElement | null;
+      const typing =
+        !!target &&
+        (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT');
+      if (mod && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setChatHidden(false);
+        setTimeout(() => chatInput.current?.focus(), 0);
+      } else if (mod && event.key.toLowerCase() === 'p') {
+        event.preventDefault();
+        setOverlay('palette');
+      } else if (mod && event.key === '.') {
+        event.preventDefault();
+        setChatHidden((hidden) => !hidden);
+      } else if (event.altKey && /^[1-9]$/.test(event.key)) {
+        const tab = tabs[Number(event.key) - 1];
+        if (tab) {
+          event.preventDefault();
+          focus(tab.id);
+        }
+      } else if (event.altKey && event.key.toLowerCase() === 'w' && focusedId) {
+        event.preventDefault();
+        closeTab(focusedId);
+      } else if (event.key === '?' && !typing) {
+        event.preventDefault();
+        setOverlay('help');
+      } else if (event.key === 'Escape' && overlay) {
+        setOverlay(null);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [tabs, focusedId, overlay, focus, closeTab]);
+
+  // ── Render ───────────────────────────────────────────────────────────────────────────────
+  const runningJob = jobs.find((job) => job.state === 'queued' || job.state === 'running');
+  const stagedCount = staging.length;
+
+  const tabTitle = (tab: Tab): { title: string; kind: string } => {
+    switch (tab.kind) {
+      case 'table': {
+        const filter = describeFilter(tab.filter);
+        return { title: filter ? `${tab.table} · ${filter}` : tab.table, kind: 'table' };
+      }
+      case 'row':
+        return { title: `${tab.table} ${describeKey(tab.key)}`, kind: 'record' };
+      case 'workbench':
+        return { title: tab.sql.trim().split('\n')[0]?.slice(0, 40) || 'New query', kind: 'sql' };
+      default:
+        return { title: PANEL_TITLES[tab.kind], kind: '' };
+    }
+  };
+
+  const renderView = (tab: Tab) => {
+    switch (tab.kind) {
+      case 'table': {
+        const info = infos[tab.table];
+        return (
+          <TableView
+            key={tab.id}
+            table={tab.table}
+            info={info instanceof Error ? undefined : info}
+            infoError={info instanceof Error ? info : null}
+            filter={tab.filter}
+            sort={tab.sort}
+            onQueryChange={(filter, sort) => updateTab(tab.id, { filter, sort })}
+            selection={selection}
+            onSelectionChange={setSelection}
+            staged={staging}
+            dataVersion={dataVersion}
+            onStagedEdit={(key, values) => stageEdit(tab.table, key, values)}
+            onStagedDelete={(keys) => stageDelete(tab.table, keys)}
+            onOpenRow={(key) => openRow(tab.table, key)}
+            onExport={(format) =>
+              startExport({ table: tab.table, filter: tab.filter, sort: tab.sort, format })
+            }
+          />
+        );
+      }
+      case 'row': {
+        const info = infos[tab.table];
+        return (
+          <RecordView
+            key={tab.id}
+            table={tab.table}
+            rowKey={tab.key}
+            info={info instanceof Error ? undefined : info}
+            staged={staging}
+            dataVersion={dataVersion}
+            onStagedEdit={(key, values) => stageEdit(tab.table, key, values)}
+            onStagedDelete={(keys) => stageDelete(tab.table, keys)}
+            onOpenTable={() => openTable(tab.table)}
+          />
+        );
+      }
+      case 'workbench':
+        return (
+          <Workbench
+            key={tab.id}
+            sql={tab.sql}
+            onSqlChange={(sql) => updateTab(tab.id, { sql })}
+            onExport={(sql, format) => startExport({ sql, format })}
+          />
+        );
+      case 'staging':
+        return (
+          <StagingPanel
+            changes={staging}
+            error={stagingError}
+            onCommit={commit}
+            onDiscard={discard}
+            onOpenRow={openRow}
+          />
+        );
+      case 'exports':
+        return <ExportsPanel jobs={jobs} error={jobsError} />;
+      case 'audit':
+        return <AuditPanel refreshKey={auditKey} />;
+      case 'tools':
+        return <ToolsPanel />;
+    }
+  };
+
+  return (
+    <div className={`app${chatHidden ? ' chat-hidden' : ''}`}>
+      <header className="topbar">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Toolrow
+        </div>
+        <span className="meta">
+          {status ? `${status.database.engine} · ${status.database.location}` : ''}
+        </span>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="btn ghost small"
+          onClick={() => setOverlay('palette')}
+          title="Open a table (Ctrl+P)"
+        >
+          Open… <kbd>Ctrl</kbd>+<kbd>P</kbd>
+        </button>
+        <button type="button" className="btn ghost small" onClick={() => openWorkbench()}>
+          New query
+        </button>
+        <button
+          type="button"
+          className="btn ghost small"
+          onClick={() => setOverlay('help')}
+          title="Keyboard shortcuts (?)"
+        >
+          ?
+        </button>
+        <button
+          type="button"
+          className="btn ghost small"
+          aria-pressed={!chatHidden}
+          onClick={() => setChatHidden((hidden) => !hidden)}
+          title="Show or hide the agent (Ctrl+.)"
+        >
+          Agent
+        </button>
+      </header>
+
+      <nav className="nav" aria-label="Tables and panels">
+        <div className="nav-section">
+          <span>Tables</span>
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={loadTables}
+            title="Reload the table list"
+          >
+            ↻
+          </button>
+        </div>
+        <div className="nav-list">
+          {tablesError ? <ErrorBox error={tablesError} /> : null}
+          {tables === null && !tablesError ? (
+            <div className="faint" style={{ padding: 8 }}>
+              Loading…
+            </div>
+          ) : null}
+          {tables?.length === 0 ? (
+            <div className="faint" style={{ padding: 8 }}>
+              No tables yet. Seed the sample shop with <code>npx toolrow db seed</code>.
+            </div>
+          ) : null}
+          {tables?.map((table) => {
+            const active = focused?.kind === 'table' && focused.table === table.id;
+            return (
+              <button
+                key={table.id}
+                type="button"
+                className={`nav-item${active ? ' active' : ''}`}
+                onClick={() => openTable(table.id)}
+                title={`${table.schema}.${table.name}: ~${formatCount(table.rowEstimate)} rows, ${table.columnCount} columns`}
+              >
+                <span className="name">{table.id}</span>
+                <span className="count">{formatCount(table.rowEstimate)}</span>
+              </button>
+            );
+          })}
+        </div>
+        <div className="nav-footer">
+          {(['staging', 'exports', 'audit', 'tools'] as const).map((kind) => (
+            <button
+              key={kind}
+              type="button"
+              className={`nav-item${focusedId === kind ? ' active' : ''}`}
+              onClick={() => openPanel(kind)}
+            >
+              <span className="name">{PANEL_TITLES[kind]}</span>
+              {kind === 'staging' && stagedCount > 0 ? (
+                <span className="badge gated" data-testid="staged-count">
+                  {stagedCount}
+                </span>
+              ) : null}
+              {kind === 'exports' && runningJob ? <span className="badge accent">running</span> : null}
+            </button>
+          ))}
+        </div>
+      </nav>
+
+      <main className="main">
+        <div className="tabstrip" role="tablist" aria-label="Open tabs">
+          {tabs.map((tab, index) => {
+            const { title, kind } = tabTitle(tab);
+            return (
+              <div
+                key={tab.id}
+                className="tab"
+                role="tab"
+                tabIndex={0}
+                aria-selected={tab.id === focusedId}
+                title={`${title}${index < 9 ? ` (Alt+${index + 1})` : ''}`}
+                onClick={() => focus(tab.id)}
+                onKeyDown={(event) => {
+                  if (event.key === 'Enter' || event.key === ' ') focus(tab.id);
+                }}
+                onAuxClick={(event) => {
+                  if (event.button === 1) closeTab(tab.id);
+                }}
+              >
+                {kind ? <span className="tab-kind">{kind}</span> : null}
+                <span className="tab-title">{title}</span>
+                <button
+                  type="button"
+                  className="close"
+                  aria-label={`Close ${title}`}
+                  onClick={(event) => {
+                    event.stopPropagation();
+                    closeTab(tab.id);
+                  }}
+                >
+                  ×
+                </button>
+              </div>
+            );
+          })}
+        </div>
+        {statusError ? <ErrorBox error={statusError} /> : null}
+        {focused ? (
+          renderView(focused)
+        ) : (
+          <div className="view">
+            <div className="empty">
+              <h2>Open a table to start</h2>
+              <p>
+                Pick one on the left, press <kbd>Ctrl</kbd>+<kbd>P</kbd>, or ask the agent on the right.
+              </p>
+              <p className="faint">
+                Press <kbd>?</kbd> for keyboard shortcuts.
+              </p>
+            </div>
+          </div>
+        )}
+      </main>
+
+      {/* Hidden with CSS, not unmounted, so the conversation survives Ctrl+. */}
+      <ChatPanel
+        status={status}
+        mode={status?.mode ?? 'manual'}
+        onModeChange={setMode}
+        onChip={acceptChip}
+        onTurnSettled={onTurnSettled}
+        inputRef={chatInput}
+      />
+
+      <footer className="statusbar">
+        <span>
+          <span className={`dot ${status ? 'ok' : ''}`} />
+          {status ? status.database.engine : 'connecting…'}
+        </span>
+        <span title={status?.model.hint}>
+          <span className={`dot ${status?.model.configured ? 'ok' : 'warn'}`} />
+          {status?.model.configured ? `model ${status.model.id}` : 'no model (set TOOLROW_MODEL)'}
+        </span>
+        <span title={status?.mcp.url}>MCP {status?.mcp.enabled ? `on · ${status.mcp.url}` : 'off'}</span>
+        <span>
+          mode{' '}
+          {status
+            ? status.mode === 'full-auto'
+              ? 'Full Auto'
+              : status.mode === 'auto'
+                ? 'Auto'
+                : 'Manual'
+            : ''}
+        </span>
+        <span className="spacer" />
+        {runningJob ? (
+          <span
+            style={{ display: 'flex', alignItems: 'center', gap: 8, minWidth: 260 }}
+            data-testid="export-progress"
+          >
+            export {runningJob.source}
+            <ProgressBar done={runningJob.rowsDone} total={runningJob.rowsEstimate} label="Export progress" />
+            <span className="num">{formatCount(runningJob.rowsDone)}</span>
+          </span>
+        ) : null}
+        {/* biome-ignore lint/a11y/useValidAnchor: it navigates inside the app. */}
+        <a
+          href="#"
+          onClick={(event) => {
+            event.preventDefault();
+            openPanel('staging');
+          }}
+        >
+          {stagedCount} staged
+        </a>
+      </footer>
+
+      {overlay === 'palette' ? (
+        <Palette
+          tables={tables ?? []}
+          onPick={(pick) => {
+            setOverlay(null);
+            if (pick.kind === 'table') openTable(pick.id);
+            else if (pick.kind === 'panel') openPanel(pick.id as PanelKind);
+            else openWorkbench();
+          }}
+          onClose={() => setOverlay(null)}
+        />
+      ) : null}
+      {overlay === 'help' ? <ShortcutHelp onClose={() => setOverlay(null)} /> : null}
+      <Toasts toasts={toasts} />
+    </div>
+  );
+}

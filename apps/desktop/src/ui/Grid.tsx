@@ -1,0 +1,328 @@
+// biome-ignore-all lint/a11y/useSemanticElements: a virtualised grid cannot be a <table> (rows come and go as it scrolls); it follows the ARIA grid pattern instead.
+// biome-ignore-all lint/a11y/useFocusableInteractive: the grid container holds focus and points at the active cell with aria-activedescendant (the ARIA composite-widget pattern), so cells are not tab stops.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
+import type { Row, SortKey } from './api.ts';
+import { editText, formatCell, isNumericType } from './format.ts';
+
+export interface GridColumn {
+  name: string;
+  type?: string;
+  width: number;
+}
+
+export interface GridProps {
+  label: string;
+  columns: GridColumn[];
+  rowCount: number;
+  /** undefined while the row's page is loading. */
+  getRow: (index: number) => Row | undefined;
+  /** Called with the visible range (plus overscan) so the owner can fetch those pages. */
+  onRange?: (start: number, end: number) => void;
+  sort?: SortKey[];
+  onSort?: (column: string, additive: boolean) => void;
+  isSelected?: (index: number) => boolean;
+  onToggleSelect?: (index: number) => void;
+  /** The staged value of a cell, if it has one (shown instead of the stored value). */
+  stagedValue?: (row: Row, column: string) => { value: unknown } | undefined;
+  /** Present when cells can be edited; returns an error text to keep the editor open. */
+  onEdit?: (index: number, column: string, text: string) => Promise<string | undefined>;
+  onOpenRow?: (index: number) => void;
+}
+
+const ROW_HEIGHT = 26;
+const HEADER_HEIGHT = 30;
+
+/** A virtualised, keyboard-driven grid: only the visible rows are in the DOM, whatever the row count. */
+export function Grid(props: GridProps) {
+  const { columns, rowCount, getRow, onRange } = props;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const gridId = useId();
+  const cellId = (row: number, col: number) => `${gridId}-r${row}-c${col}`;
+  const [active, setActive] = useState<{ row: number; col: number }>({ row: 0, col: 0 });
+  const [editing, setEditing] = useState<{ row: number; col: number; text: string; error?: string } | null>(
+    null,
+  );
+
+  const virtualizer = useVirtualizer({
+    count: rowCount,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 24,
+    scrollMargin: HEADER_HEIGHT,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? -1;
+
+  useEffect(() => {
+    if (last >= first) onRange?.(first, last);
+  }, [first, last, onRange]);
+
+  useEffect(() => {
+    setActive((current) => ({
+      row: Math.min(current.row, Math.max(0, rowCount - 1)),
+      col: Math.min(current.col, Math.max(0, columns.length - 1)),
+    }));
+  }, [rowCount, columns.length]);
+
+  const move = (row: number, col: number) => {
+    const next = {
+      row: Math.max(0, Math.min(rowCount - 1, row)),
+      col: Math.max(0, Math.min(columns.length - 1, col)),
+    };
+    setActive(next);
+    virtualizer.scrollToIndex(next.row, { align: 'auto' });
+  };
+
+  const startEdit = (row: number, col: number, initial?: string) => {
+    const data = getRow(row);
+    const column = columns[col];
+    if (!props.onEdit || !data || !column) return;
+    const staged = props.stagedValue?.(data, column.name);
+    setEditing({ row, col, text: initial ?? editText(staged ? staged.value : data[column.name]) });
+  };
+
+  const finishEdit = async (commit: boolean) => {
+    if (!editing) return;
+    const column = columns[editing.col];
+    if (!commit || !column || !props.onEdit) {
+      setEditing(null);
+      scrollRef.current?.focus();
+      return;
+    }
+    const error = await props.onEdit(editing.row, column.name, editing.text);
+    if (error) {
+      setEditing({ ...editing, error });
+      return;
+    }
+    setEditing(null);
+    scrollRef.current?.focus();
+  };
+
+  const pageRows = Math.max(
+    1,
+    Math.floor(((scrollRef.current?.clientHeight ?? 600) - HEADER_HEIGHT) / ROW_HEIGHT) - 1,
+  );
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (editing || rowCount === 0) return;
+    const { row, col } = active;
+    const mod = event.ctrlKey || event.metaKey;
+    let handled = true;
+    switch (event.key) {
+      case 'ArrowDown':
+        move(mod ? rowCount - 1 : row + 1, col);
+        break;
+      case 'ArrowUp':
+        move(mod ? 0 : row - 1, col);
+        break;
+      case 'ArrowRight':
+        move(row, mod ? columns.length - 1 : col + 1);
+        break;
+      case 'ArrowLeft':
+        move(row, mod ? 0 : col - 1);
+        break;
+      case 'PageDown':
+        move(row + pageRows, col);
+        break;
+      case 'PageUp':
+        move(row - pageRows, col);
+        break;
+      case 'Home':
+        move(mod ? 0 : row, 0);
+        break;
+      case 'End':
+        move(mod ? rowCount - 1 : row, columns.length - 1);
+        break;
+      case 'Enter':
+        if (event.shiftKey || !props.onEdit) props.onOpenRow?.(row);
+        else startEdit(row, col);
+        break;
+      case 'F2':
+        startEdit(row, col);
+        break;
+      case ' ':
+        props.onToggleSelect?.(row);
+        break;
+      case 'c':
+        if (mod) {
+          const data = getRow(row);
+          const column = columns[col];
+          if (data && column)
+            void navigator.clipboard?.writeText(editText(data[column.name])).catch(() => {});
+        } else handled = false;
+        break;
+      default:
+        handled = false;
+    }
+    if (handled) event.preventDefault();
+  };
+
+  const totalWidth = 56 + columns.reduce((sum, column) => sum + column.width, 0);
+
+  return (
+    <div
+      ref={scrollRef}
+      className="grid"
+      role="grid"
+      aria-label={props.label}
+      aria-rowcount={rowCount + 1}
+      aria-colcount={columns.length}
+      tabIndex={0}
+      aria-activedescendant={rowCount > 0 ? cellId(active.row, active.col) : undefined}
+      onKeyDown={onKeyDown}
+    >
+      <div className="grid-head" role="row" style={{ width: totalWidth }}>
+        <div className="hcell rownum" role="columnheader">
+          #
+        </div>
+        {columns.map((column) => {
+          const sortIndex = props.sort?.findIndex((key) => key.column === column.name) ?? -1;
+          const sortKey = sortIndex >= 0 ? props.sort?.[sortIndex] : undefined;
+          return (
+            // biome-ignore lint/a11y/useKeyWithClickEvents: sorting by keyboard goes through the filter bar's sort menu.
+            <div
+              key={column.name}
+              className="hcell"
+              role="columnheader"
+              aria-sort={sortKey ? (sortKey.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+              style={{ width: column.width }}
+              title={
+                props.onSort
+                  ? `${column.name} ${column.type ?? ''}\nClick to sort, Shift+click to add a sort key`
+                  : column.name
+              }
+              onClick={(event) => props.onSort?.(column.name, event.shiftKey)}
+            >
+              <span>{column.name}</span>
+              {column.type ? <span className="type">{column.type}</span> : null}
+              {sortKey ? (
+                <span className="sort">
+                  {sortKey.direction === 'asc' ? '▲' : '▼'}
+                  {(props.sort?.length ?? 0) > 1 ? sortIndex + 1 : ''}
+                </span>
+              ) : null}
+            </div>
+          );
+        })}
+      </div>
+      <div style={{ height: virtualizer.getTotalSize(), width: totalWidth, position: 'relative' }}>
+        {items.map((item) => {
+          const data = getRow(item.index);
+          const selected = props.isSelected?.(item.index) ?? false;
+          return (
+            <div
+              key={item.key}
+              className={`grid-row${selected ? ' selected' : ''}`}
+              role="row"
+              aria-rowindex={item.index + 2}
+              aria-selected={selected}
+              style={{
+                height: ROW_HEIGHT,
+                transform: `translateY(${item.start - HEADER_HEIGHT}px)`,
+                width: totalWidth,
+              }}
+            >
+              {/* biome-ignore lint/a11y/useKeyWithClickEvents: Space toggles selection from the keyboard. */}
+              <div
+                className="cell rownum"
+                role="rowheader"
+                title="Click to select, double-click to open the record (Space / Shift+Enter)"
+                onClick={() => {
+                  setActive((current) => ({ ...current, row: item.index }));
+                  props.onToggleSelect?.(item.index);
+                }}
+                onDoubleClick={() => props.onOpenRow?.(item.index)}
+              >
+                {item.index + 1}
+              </div>
+              {columns.map((column, col) => {
+                const isActive = active.row === item.index && active.col === col;
+                if (editing && editing.row === item.index && editing.col === col) {
+                  return (
+                    <div
+                      key={column.name}
+                      className="cell active"
+                      role="gridcell"
+                      style={{ width: column.width }}
+                    >
+                      <input
+                        className="cell-editor"
+                        aria-label={`Edit ${column.name}`}
+                        // biome-ignore lint/a11y/noAutofocus: the editor opens because the user asked for it.
+                        autoFocus
+                        value={editing.text}
+                        title={editing.error ?? 'Enter stages the change, Escape cancels'}
+                        aria-invalid={!!editing.error}
+                        style={editing.error ? { color: 'var(--danger)' } : undefined}
+                        onChange={(event) =>
+                          setEditing({ ...editing, text: event.target.value, error: undefined })
+                        }
+                        onKeyDown={(event) => {
+                          if (event.key === 'Enter' || event.key === 'Tab') {
+                            event.preventDefault();
+                            void finishEdit(true);
+                          } else if (event.key === 'Escape') {
+                            event.preventDefault();
+                            void finishEdit(false);
+                          }
+                        }}
+                        onBlur={() => void finishEdit(editing.text !== editText(data?.[column.name]))}
+                      />
+                    </div>
+                  );
+                }
+                if (!data) {
+                  return (
+                    <div
+                      key={column.name}
+                      className="cell loading"
+                      role="gridcell"
+                      style={{ width: column.width }}
+                    >
+                      …
+                    </div>
+                  );
+                }
+                const staged = props.stagedValue?.(data, column.name);
+                const value = staged ? staged.value : data[column.name];
+                const classes = ['cell'];
+                if (value === null || value === undefined) classes.push('null');
+                else if (isNumericType(column.type)) classes.push('number');
+                if (staged) classes.push('staged');
+                if (isActive) classes.push('active');
+                const text = formatCell(value);
+                return (
+                  // biome-ignore lint/a11y/useKeyWithClickEvents: the grid handles arrows, Enter and F2.
+                  <div
+                    key={column.name}
+                    id={cellId(item.index, col)}
+                    className={classes.join(' ')}
+                    role="gridcell"
+                    aria-selected={isActive}
+                    title={staged ? `staged: ${text} (was ${formatCell(data[column.name])})` : text}
+                    style={{ width: column.width }}
+                    onClick={() => setActive({ row: item.index, col })}
+                    onDoubleClick={() => startEdit(item.index, col)}
+                  >
+                    {text}
+                  </div>
+                );
+              })}
+            </div>
+          );
+        })}
+      </div>
+      {editing?.error ? (
+        <div
+          className="error-box"
+          role="alert"
+          style={{ position: 'sticky', bottom: 8, left: 8, width: 'max-content' }}
+        >
+          {editing.error}
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,171 @@
+import { useEffect, useState } from 'react';
+import { api, type Row, type RowKey, type StagedChange, type TableInfo } from './api.ts';
+import { describeKey, editText, formatCell, keyString, parseEdit } from './format.ts';
+import { ErrorBox } from './widgets.tsx';
+
+export interface RecordViewProps {
+  table: string;
+  rowKey: RowKey;
+  info: TableInfo | undefined;
+  staged: StagedChange[];
+  dataVersion: number;
+  onStagedEdit: (key: RowKey, values: Row) => Promise<void>;
+  onStagedDelete: (keys: RowKey[]) => void;
+  onOpenTable: () => void;
+}
+
+/** One record, every column on its own line; edits are staged together. */
+export function RecordView(props: RecordViewProps) {
+  const { table, rowKey, info } = props;
+  const [row, setRow] = useState<Row | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [draft, setDraft] = useState<Record<string, string>>({});
+  const [saving, setSaving] = useState(false);
+  const keyId = keyString(rowKey);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyId stands for rowKey.
+  useEffect(() => {
+    let live = true;
+    setRow(undefined);
+    setError(null);
+    api
+      .row(table, rowKey)
+      .then((result) => live && setRow(result.row))
+      .catch((cause: unknown) => live && setError(cause));
+    return () => {
+      live = false;
+    };
+  }, [table, keyId, props.dataVersion]);
+
+  const stagedHere = props.staged.filter(
+    (change) => change.table === table && keyString(change.key) === keyId,
+  );
+  const stagedValues = new Map<string, unknown>();
+  for (const change of stagedHere) for (const c of change.changes) stagedValues.set(c.column, c.after);
+  const stagedDelete = stagedHere.some((change) => change.kind === 'delete');
+
+  const dirty = Object.keys(draft).length > 0;
+  const stage = async () => {
+    if (!info) return;
+    const values: Row = {};
+    for (const [column, text] of Object.entries(draft)) {
+      const columnInfo = info.columns.find((c) => c.name === column);
+      if (!columnInfo) continue;
+      const parsed = parseEdit(text, columnInfo);
+      if ('error' in parsed) {
+        setError(new Error(parsed.error));
+        return;
+      }
+      values[column] = parsed.value;
+    }
+    setSaving(true);
+    try {
+      await props.onStagedEdit(rowKey, values);
+      setDraft({});
+      setError(null);
+    } catch (cause) {
+      setError(cause);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <div className="view">
+      <div className="toolbar">
+        <span className="title">
+          {table} · {describeKey(rowKey)}
+        </span>
+        {stagedDelete ? <span className="badge danger">staged delete</span> : null}
+        {stagedValues.size > 0 ? (
+          <span className="badge gated">{stagedValues.size} staged change(s)</span>
+        ) : null}
+        <span className="spacer" />
+        <button type="button" className="btn ghost" onClick={props.onOpenTable}>
+          Open {table}
+        </button>
+        <button
+          type="button"
+          className="btn danger"
+          disabled={!row || stagedDelete}
+          onClick={() => props.onStagedDelete([rowKey])}
+        >
+          Stage delete
+        </button>
+        <button type="button" className="btn" disabled={!dirty} onClick={() => setDraft({})}>
+          Reset
+        </button>
+        <button
+          type="button"
+          className="btn primary"
+          disabled={!dirty || saving}
+          onClick={() => void stage()}
+        >
+          Stage changes
+        </button>
+      </div>
+      {error ? <ErrorBox error={error} /> : null}
+      {row === undefined && !error ? <div className="empty">Loading…</div> : null}
+      {row === null ? (
+        <div className="empty">
+          <h2>No such row</h2>
+          <p>
+            {table} has no row with {describeKey(rowKey)}. It may have been deleted since the tab was opened.
+          </p>
+        </div>
+      ) : null}
+      {row ? (
+        <form
+          className="record"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void stage();
+          }}
+        >
+          <table>
+            <tbody>
+              {(
+                info?.columns ??
+                Object.keys(row).map((name) => ({ name, type: '', nullable: true, default: null }))
+              ).map((column) => {
+                const isKey = info?.primaryKey.includes(column.name) ?? false;
+                const staged = stagedValues.has(column.name);
+                const shown = staged ? stagedValues.get(column.name) : row[column.name];
+                return (
+                  <tr key={column.name}>
+                    <th scope="row">
+                      <label htmlFor={`field-${column.name}`}>
+                        {column.name}
+                        {isKey ? <span className="pk">key</span> : null}
+                      </label>
+                      <span className="type">
+                        {column.type}
+                        {column.nullable ? '' : ' · not null'}
+                      </span>
+                    </th>
+                    <td>
+                      <input
+                        id={`field-${column.name}`}
+                        className="input"
+                        readOnly={isKey}
+                        value={draft[column.name] ?? editText(shown)}
+                        placeholder={shown === null ? 'NULL' : undefined}
+                        style={staged ? { background: 'var(--warn-weak)' } : undefined}
+                        title={staged ? `staged; stored value: ${formatCell(row[column.name])}` : undefined}
+                        onChange={(event) => setDraft({ ...draft, [column.name]: event.target.value })}
+                      />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          <p className="faint">
+            Enter stages the edited fields. Nothing changes in the table until you commit in Staging.
+          </p>
+          <button type="submit" hidden />
+        </form>
+      ) : null}
+    </div>
+  );
+}

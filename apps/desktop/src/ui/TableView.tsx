@@ -1,0 +1,488 @@
+import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
+import {
+  api,
+  type ExportJob,
+  FILTER_OPS,
+  type Filter,
+  type FilterCondition,
+  type FilterOp,
+  type Row,
+  type RowKey,
+  type SortKey,
+  type StagedChange,
+  type TableInfo,
+} from './api.ts';
+import {
+  columnWidth,
+  describeFilter,
+  effectiveFilter,
+  formatCount,
+  isBooleanType,
+  isNumericType,
+  keyOf,
+  keyString,
+  parseEdit,
+} from './format.ts';
+import { Grid, type GridColumn } from './Grid.tsx';
+import { usePagedRows } from './usePagedRows.ts';
+import { ErrorBox } from './widgets.tsx';
+
+export interface TableViewProps {
+  table: string;
+  info: TableInfo | undefined;
+  infoError: Error | null;
+  filter: Filter;
+  sort: SortKey[];
+  onQueryChange: (filter: Filter, sort: SortKey[]) => void;
+  selection: RowKey[];
+  onSelectionChange: (keys: RowKey[]) => void;
+  staged: StagedChange[];
+  /** Bumps after a commit or discard, so cached pages are refetched. */
+  dataVersion: number;
+  /** Stages an update of one row; rejects with a readable error. */
+  onStagedEdit: (key: RowKey, values: Row) => Promise<void>;
+  onStagedDelete: (keys: RowKey[]) => void;
+  onOpenRow: (key: RowKey) => void;
+  onExport: (format: ExportJob['format']) => void;
+}
+
+export function TableView(props: TableViewProps) {
+  const { table, info, filter, sort } = props;
+  const applied = useMemo(() => effectiveFilter(filter), [filter]);
+  const paged = usePagedRows(table, applied, sort);
+  const [count, setCount] = useState<number | null>(null);
+  const [countError, setCountError] = useState<Error | null>(null);
+  const [exportFormat, setExportFormat] = useState<ExportJob['format']>('csv');
+  const filterRef = useRef<HTMLElement>(null);
+  const appliedKey = JSON.stringify(applied);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: appliedKey stands for the applied filter.
+  useEffect(() => {
+    let live = true;
+    setCount(null);
+    setCountError(null);
+    api
+      .count(table, applied)
+      .then((result) => live && setCount(result.count))
+      .catch(
+        (error: unknown) => live && setCountError(error instanceof Error ? error : new Error(String(error))),
+      );
+    return () => {
+      live = false;
+    };
+  }, [table, appliedKey, props.dataVersion]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the data changed underneath (commit, discard).
+  useEffect(() => {
+    if (props.dataVersion > 0) paged.reload();
+  }, [props.dataVersion]);
+
+  const columns: GridColumn[] = useMemo(
+    () =>
+      (info?.columns ?? []).map((column) => ({
+        name: column.name,
+        type: column.type,
+        width: columnWidth(column),
+      })),
+    [info],
+  );
+  const primaryKey = info?.primaryKey ?? [];
+
+  const stagedByKey = useMemo(() => {
+    const map = new Map<string, { kind: StagedChange['kind']; values: Map<string, unknown> }>();
+    for (const change of props.staged) {
+      if (change.table !== table || !change.key) continue;
+      const id = keyString(change.key);
+      const entry = map.get(id) ?? { kind: change.kind, values: new Map<string, unknown>() };
+      for (const column of change.changes) entry.values.set(column.column, column.after);
+      if (change.kind === 'delete') entry.kind = 'delete';
+      map.set(id, entry);
+    }
+    return map;
+  }, [props.staged, table]);
+
+  const selected = useMemo(() => new Set(props.selection.map(keyString)), [props.selection]);
+
+  const rowCount = count ?? (paged.getRow(0) ? Math.max(1, countLoaded(paged.getRow)) : 0);
+
+  const onSort = (column: string, additive: boolean) => {
+    const current = sort.find((key) => key.column === column);
+    let next: SortKey[];
+    if (!current) next = additive ? [...sort, { column, direction: 'asc' }] : [{ column, direction: 'asc' }];
+    else if (current.direction === 'asc') {
+      next = (additive ? sort : [current]).map((key) =>
+        key.column === column ? { column, direction: 'desc' } : key,
+      );
+    } else next = additive ? sort.filter((key) => key.column !== column) : [];
+    props.onQueryChange(filter, next);
+  };
+
+  const onEdit = async (index: number, column: string, text: string) => {
+    const row = paged.getRow(index);
+    const info_ = info?.columns.find((c) => c.name === column);
+    if (!row || !info_) return 'The row is not loaded yet; try again in a moment.';
+    const key = keyOf(row, primaryKey);
+    if (!key)
+      return `${table} has no primary key, so its rows cannot be edited here. Use the SQL workbench to look at it.`;
+    const parsed = parseEdit(text, info_);
+    if ('error' in parsed) return parsed.error;
+    try {
+      await props.onStagedEdit(key, { [column]: parsed.value });
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
+
+  const toggleSelect = (index: number) => {
+    const row = paged.getRow(index);
+    const key = row ? keyOf(row, primaryKey) : null;
+    if (!key) return;
+    const id = keyString(key);
+    props.onSelectionChange(
+      selected.has(id)
+        ? props.selection.filter((other) => keyString(other) !== id)
+        : [...props.selection, key],
+    );
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const target = event.target as HTMLElement;
+    const typing = target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT';
+    if (event.key === '/' && !typing) {
+      event.preventDefault();
+      const input = filterRef.current?.querySelector<HTMLElement>('input, select');
+      if (input) input.focus();
+      else filterRef.current?.querySelector<HTMLButtonElement>('button')?.click();
+    }
+  };
+
+  const error = props.infoError ?? countError ?? paged.error;
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the view listens for its '/' shortcut.
+    <div className="view" onKeyDown={onKeyDown}>
+      <div className="toolbar">
+        <span className="title">{table}</span>
+        <span className="muted num" data-testid="row-count">
+          {count === null ? 'counting…' : `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`}
+        </span>
+        {applied.conditions.length > 0 ? (
+          <span className="badge accent">filtered: {describeFilter(applied)}</span>
+        ) : null}
+        {sort.length > 0 ? (
+          <span className="badge">
+            sorted: {sort.map((key) => `${key.column} ${key.direction}`).join(', ')}
+          </span>
+        ) : null}
+        {props.selection.length > 0 ? (
+          <>
+            <span className="badge">{props.selection.length} selected</span>
+            <button
+              type="button"
+              className="btn small danger"
+              onClick={() => props.onStagedDelete(props.selection)}
+              title="Stage the deletion of the selected rows (nothing is deleted until you commit)"
+            >
+              Stage delete
+            </button>
+            <button type="button" className="btn small ghost" onClick={() => props.onSelectionChange([])}>
+              Clear selection
+            </button>
+          </>
+        ) : null}
+        <span className="spacer" />
+        <select
+          className="select"
+          aria-label="Export format"
+          value={exportFormat}
+          onChange={(event) => setExportFormat(event.target.value as ExportJob['format'])}
+        >
+          <option value="csv">CSV</option>
+          <option value="json">JSON</option>
+          <option value="ndjson">NDJSON</option>
+        </select>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => props.onExport(exportFormat)}
+          title="Export the rows matching the filter"
+        >
+          Export
+        </button>
+      </div>
+      <FilterBar
+        ref={filterRef}
+        info={info}
+        filter={filter}
+        onApply={(next) => props.onQueryChange(next, sort)}
+      />
+      {error ? <ErrorBox error={error} /> : null}
+      {info ? (
+        <Grid
+          label={`Rows of ${table}`}
+          columns={columns}
+          rowCount={rowCount}
+          getRow={paged.getRow}
+          onRange={paged.ensure}
+          sort={sort}
+          onSort={onSort}
+          isSelected={(index) => {
+            const row = paged.getRow(index);
+            const key = row ? keyOf(row, primaryKey) : null;
+            return key ? selected.has(keyString(key)) : false;
+          }}
+          onToggleSelect={toggleSelect}
+          stagedValue={(row: Row, column: string) => {
+            const key = keyOf(row, primaryKey);
+            const entry = key ? stagedByKey.get(keyString(key)) : undefined;
+            if (!entry) return undefined;
+            if (entry.kind === 'delete')
+              return { value: column === primaryKey[0] ? row[column] : '⌫ staged delete' };
+            return entry.values.has(column) ? { value: entry.values.get(column) } : undefined;
+          }}
+          onEdit={primaryKey.length > 0 ? onEdit : undefined}
+          onOpenRow={(index) => {
+            const row = paged.getRow(index);
+            const key = row ? keyOf(row, primaryKey) : null;
+            if (key) props.onOpenRow(key);
+          }}
+        />
+      ) : error ? null : (
+        <div className="empty">Loading {table}…</div>
+      )}
+    </div>
+  );
+}
+
+function countLoaded(getRow: (index: number) => Row | undefined): number {
+  let n = 0;
+  while (getRow(n)) n++;
+  return n;
+}
+
+// ── Filter bar ─────────────────────────────────────────────────────────────────────────────
+
+interface FilterBarProps {
+  ref: React.Ref<HTMLElement>;
+  info: TableInfo | undefined;
+  filter: Filter;
+  onApply: (filter: Filter) => void;
+}
+
+interface DraftCondition {
+  column: string;
+  op: FilterOp;
+  text: string;
+  text2: string;
+}
+
+function toDraft(condition: FilterCondition): DraftCondition {
+  const value = condition.value;
+  if (condition.op === 'between' && Array.isArray(value)) {
+    return {
+      column: condition.column,
+      op: condition.op,
+      text: String(value[0] ?? ''),
+      text2: String(value[1] ?? ''),
+    };
+  }
+  if (condition.op === 'in' && Array.isArray(value)) {
+    return { column: condition.column, op: condition.op, text: value.map(String).join(', '), text2: '' };
+  }
+  return { column: condition.column, op: condition.op, text: value == null ? '' : String(value), text2: '' };
+}
+
+/** A typed value for the server: numbers for numeric columns, booleans for boolean ones. */
+function coerce(text: string, type: string | undefined): unknown {
+  const trimmed = text.trim();
+  if (isNumericType(type) && trimmed !== '' && !Number.isNaN(Number(trimmed))) return Number(trimmed);
+  if (isBooleanType(type) && /^(true|false)$/i.test(trimmed)) return trimmed.toLowerCase() === 'true';
+  return trimmed;
+}
+
+function fromDraft(draft: DraftCondition, info: TableInfo | undefined): FilterCondition {
+  const type = info?.columns.find((column) => column.name === draft.column)?.type;
+  switch (draft.op) {
+    case 'is_null':
+    case 'not_null':
+      return { column: draft.column, op: draft.op };
+    case 'between':
+      return {
+        column: draft.column,
+        op: draft.op,
+        value: [coerce(draft.text, type), coerce(draft.text2, type)],
+      };
+    case 'in':
+      return {
+        column: draft.column,
+        op: draft.op,
+        value: draft.text
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean)
+          .map((part) => coerce(part, type)),
+      };
+    case 'contains':
+    case 'ilike':
+      return { column: draft.column, op: draft.op, value: draft.text };
+    default:
+      return { column: draft.column, op: draft.op, value: coerce(draft.text, type) };
+  }
+}
+
+function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
+  const [combine, setCombine] = useState(filter.combine);
+  const [drafts, setDrafts] = useState<DraftCondition[]>(filter.conditions.map(toDraft));
+  const filterKey = JSON.stringify(filter);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: filterKey stands for the filter (it changes when the agent sets one).
+  useEffect(() => {
+    setCombine(filter.combine);
+    setDrafts(filter.conditions.map(toDraft));
+  }, [filterKey]);
+
+  const columns = info?.columns ?? [];
+  const apply = (next: DraftCondition[] = drafts, nextCombine = combine) =>
+    onApply({ combine: nextCombine, conditions: next.map((draft) => fromDraft(draft, info)) });
+  const update = (index: number, patch: Partial<DraftCondition>) =>
+    setDrafts((current) => current.map((draft, i) => (i === index ? { ...draft, ...patch } : draft)));
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      apply();
+    }
+  };
+
+  return (
+    <section className="filterbar" ref={ref} aria-label="Filter">
+      {drafts.map((draft, index) => {
+        const arity = FILTER_OPS.find((op) => op.op === draft.op)?.arity ?? 1;
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: conditions have no identity beyond their position.
+          <div className="filter-row" key={index}>
+            <span className="combine">
+              {index === 0 ? (
+                'where'
+              ) : index === 1 ? (
+                <button
+                  type="button"
+                  className="btn small ghost"
+                  title="Switch between AND and OR"
+                  onClick={() => {
+                    const next = combine === 'and' ? 'or' : 'and';
+                    setCombine(next);
+                    apply(drafts, next);
+                  }}
+                >
+                  {combine}
+                </button>
+              ) : (
+                combine
+              )}
+            </span>
+            <select
+              className="select"
+              aria-label="Filter column"
+              value={draft.column}
+              onChange={(event) => update(index, { column: event.target.value })}
+              onKeyDown={onKeyDown}
+            >
+              {columns.map((column) => (
+                <option key={column.name} value={column.name}>
+                  {column.name}
+                </option>
+              ))}
+            </select>
+            <select
+              className="select"
+              aria-label="Filter operator"
+              value={draft.op}
+              onChange={(event) => update(index, { op: event.target.value as FilterOp })}
+              onKeyDown={onKeyDown}
+            >
+              {FILTER_OPS.map((op) => (
+                <option key={op.op} value={op.op}>
+                  {op.label}
+                </option>
+              ))}
+            </select>
+            {arity >= 1 ? (
+              <input
+                className="input"
+                aria-label="Filter value"
+                placeholder={draft.op === 'in' ? 'a, b, c' : 'value'}
+                value={draft.text}
+                onChange={(event) => update(index, { text: event.target.value })}
+                onKeyDown={onKeyDown}
+              />
+            ) : null}
+            {arity === 2 ? (
+              <>
+                <span className="muted">and</span>
+                <input
+                  className="input"
+                  aria-label="Filter upper value"
+                  placeholder="value"
+                  value={draft.text2}
+                  onChange={(event) => update(index, { text2: event.target.value })}
+                  onKeyDown={onKeyDown}
+                />
+              </>
+            ) : null}
+            <button
+              type="button"
+              className="btn small ghost"
+              aria-label="Remove condition"
+              title="Remove this condition"
+              onClick={() => {
+                const next = drafts.filter((_, i) => i !== index);
+                setDrafts(next);
+                apply(next);
+              }}
+            >
+              ✕
+            </button>
+          </div>
+        );
+      })}
+      <div className="filter-row">
+        <span className="combine" />
+        <button
+          type="button"
+          className="btn small"
+          disabled={columns.length === 0}
+          onClick={() =>
+            setDrafts([...drafts, { column: columns[0]?.name ?? '', op: 'eq', text: '', text2: '' }])
+          }
+          title="Add a condition (shortcut: /)"
+        >
+          + Filter
+        </button>
+        {drafts.length > 0 ? (
+          <>
+            <button type="button" className="btn small primary" onClick={() => apply()}>
+              Apply
+            </button>
+            <button
+              type="button"
+              className="btn small ghost"
+              onClick={() => {
+                setDrafts([]);
+                apply([]);
+              }}
+            >
+              Clear
+            </button>
+            <span className="faint">Enter applies</span>
+          </>
+        ) : (
+          <span className="faint">
+            <kbd>/</kbd> filter · click a header to sort · <kbd>Enter</kbd> edit · <kbd>Shift</kbd>+
+            <kbd>Enter</kbd> open record
+          </span>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,108 @@
+import { useMemo, useRef, useState } from 'react';
+import { api, type ExportJob, type QueryResult } from './api.ts';
+import { formatCount } from './format.ts';
+import { Grid, type GridColumn } from './Grid.tsx';
+import { ErrorBox } from './widgets.tsx';
+
+export interface WorkbenchProps {
+  sql: string;
+  onSqlChange: (sql: string) => void;
+  onExport: (sql: string, format: ExportJob['format']) => void;
+}
+
+/** The SQL workbench: one read-only statement at a time (the server refuses writes; stage them instead). */
+export function Workbench({ sql, onSqlChange, onExport }: WorkbenchProps) {
+  const [result, setResult] = useState<QueryResult | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [running, setRunning] = useState(false);
+  const editor = useRef<HTMLTextAreaElement>(null);
+
+  const run = async () => {
+    if (!sql.trim() || running) return;
+    setRunning(true);
+    setError(null);
+    try {
+      setResult(await api.query(sql));
+    } catch (cause) {
+      setError(cause);
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  const columns: GridColumn[] = useMemo(
+    () =>
+      (result?.columns ?? []).map((name) => ({
+        name,
+        width: Math.min(320, Math.max(90, name.length * 8 + 40)),
+      })),
+    [result],
+  );
+
+  return (
+    <div className="view">
+      <div className="toolbar">
+        <span className="title">SQL workbench</span>
+        <span className="faint">read-only · one statement</span>
+        <span className="spacer" />
+        <button type="button" className="btn" disabled={!sql.trim()} onClick={() => onExport(sql, 'csv')}>
+          Export CSV
+        </button>
+        <button
+          type="button"
+          className="btn primary"
+          disabled={running || !sql.trim()}
+          onClick={() => void run()}
+        >
+          {running ? 'Running…' : 'Run'} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+        </button>
+      </div>
+      <div className="workbench-editor">
+        <textarea
+          ref={editor}
+          aria-label="SQL"
+          spellCheck={false}
+          value={sql}
+          placeholder="select status, count(*) from orders group by status"
+          onChange={(event) => onSqlChange(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+              event.preventDefault();
+              void run();
+            }
+          }}
+        />
+      </div>
+      {error ? <ErrorBox error={error} /> : null}
+      {result ? (
+        <>
+          <div className="toolbar">
+            <span className="muted num" data-testid="query-summary">
+              {formatCount(result.rowCount)} {result.rowCount === 1 ? 'row' : 'rows'} · {result.elapsedMs} ms
+            </span>
+            {result.truncated ? (
+              <span
+                className="badge gated"
+                title="The workbench shows the first rows only; export to get them all"
+              >
+                truncated
+              </span>
+            ) : null}
+          </div>
+          <Grid
+            label="Query results"
+            columns={columns}
+            rowCount={result.rows.length}
+            getRow={(index) => result.rows[index]}
+          />
+        </>
+      ) : !error ? (
+        <div className="empty">
+          <p>
+            Write a SELECT and press <kbd>Ctrl</kbd>+<kbd>Enter</kbd>.
+          </p>
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,274 @@
+// The server's HTTP API as the desktop sees it: wire types and one small fetch client.
+// The server (apps/server) maps the data layer onto these shapes; the end-to-end tests hold both ends together.
+
+export type PermissionMode = 'manual' | 'auto' | 'full-auto';
+
+export const PERMISSION_MODES: readonly { mode: PermissionMode; label: string; hint: string }[] = [
+  {
+    mode: 'manual',
+    label: 'Manual',
+    hint: 'Every gated action asks first (a proposal chip is its own ask).',
+  },
+  {
+    mode: 'auto',
+    label: 'Auto',
+    hint: 'Reads ask once per table; staging and proposals run; opening and exports ask.',
+  },
+  { mode: 'full-auto', label: 'Full Auto', hint: 'Everything runs. Writes still only stage: you commit.' },
+];
+
+export interface AppStatus {
+  version: string;
+  database: { engine: string; location: string };
+  model: { configured: boolean; id?: string; hint?: string };
+  mcp: { enabled: boolean; url?: string };
+  profile: string;
+  mode: PermissionMode;
+}
+
+export interface TableSummary {
+  /** schema-qualified when the schema is not public, e.g. "sales.orders"; otherwise the bare name. */
+  id: string;
+  schema: string;
+  name: string;
+  rowEstimate: number;
+  columnCount: number;
+}
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+  nullable: boolean;
+  default: string | null;
+}
+
+export interface TableInfo {
+  id: string;
+  schema: string;
+  name: string;
+  columns: ColumnInfo[];
+  primaryKey: string[];
+  indexes: { name: string; columns: string[]; unique: boolean }[];
+  foreignKeys: {
+    columns: string[];
+    references: { table: string; columns: string[] };
+    direction: 'out' | 'in';
+  }[];
+  rowEstimate: number;
+}
+
+/** The operators the filter bar offers; the server validates them against the schema. */
+export const FILTER_OPS = [
+  { op: 'eq', label: '=', arity: 1 },
+  { op: 'neq', label: '≠', arity: 1 },
+  { op: 'lt', label: '<', arity: 1 },
+  { op: 'lte', label: '≤', arity: 1 },
+  { op: 'gt', label: '>', arity: 1 },
+  { op: 'gte', label: '≥', arity: 1 },
+  { op: 'contains', label: 'contains', arity: 1 },
+  { op: 'ilike', label: 'like (ci)', arity: 1 },
+  { op: 'in', label: 'in list', arity: 1 },
+  { op: 'between', label: 'between', arity: 2 },
+  { op: 'is_null', label: 'is empty', arity: 0 },
+  { op: 'not_null', label: 'is not empty', arity: 0 },
+] as const;
+
+export type FilterOp = (typeof FILTER_OPS)[number]['op'];
+
+export interface FilterCondition {
+  column: string;
+  op: FilterOp;
+  /** A scalar, an array for `in`, a [low, high] pair for `between`; absent for the null tests. */
+  value?: unknown;
+}
+
+export interface Filter {
+  combine: 'and' | 'or';
+  conditions: FilterCondition[];
+}
+
+export interface SortKey {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+export type Row = Record<string, unknown>;
+export type RowKey = Record<string, unknown>;
+
+export interface RowsPage {
+  rows: Row[];
+  offset: number;
+}
+
+export interface QueryResult {
+  columns: string[];
+  rows: Row[];
+  rowCount: number;
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+export interface ColumnChange {
+  column: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface StagedChange {
+  id: string;
+  kind: 'insert' | 'update' | 'delete';
+  table: string;
+  key: RowKey | null;
+  changes: ColumnChange[];
+  stagedBy: string;
+  stagedAt: string;
+}
+
+export interface CommitConflict {
+  id: string;
+  table: string;
+  key: RowKey | null;
+  reason: string;
+}
+
+export interface ExportJob {
+  id: string;
+  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+  format: 'csv' | 'json' | 'ndjson';
+  source: string;
+  rowsDone: number;
+  rowsEstimate: number | null;
+  fileName: string | null;
+  error: string | null;
+  createdAt: string;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  tool: string;
+  decision: 'asked' | 'approved' | 'denied' | 'auto';
+  decidedBy: string;
+  profile: string;
+  inputDigest: string;
+  detail: string | null;
+}
+
+export type UiTab =
+  | { id: string; kind: 'table'; table: string; filter: Filter; sort: SortKey[] }
+  | { id: string; kind: 'workbench'; sql: string }
+  | { id: string; kind: 'row'; table: string; key: RowKey };
+
+export interface UiState {
+  tabs: UiTab[];
+  focusedTabId: string | null;
+  /** Primary keys of the rows selected in the focused table tab. */
+  selection: RowKey[];
+}
+
+/** A chip a propose tool emitted: nothing happens until the user clicks it. */
+export interface Chip {
+  label: string;
+  tool: string;
+  input: unknown;
+}
+
+/** An error the server explained: `message` says what is wrong, `hint` how to fix it. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly hint: string | undefined;
+  readonly details: unknown;
+  constructor(message: string, status: number, hint?: string, details?: unknown) {
+    super(message);
+    this.status = status;
+    this.hint = hint;
+    this.details = details;
+  }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(
+      'The Toolrow server is not reachable.',
+      0,
+      'Is `npm start` still running? Restart it and reload this page.',
+    );
+  }
+  const text = await response.text();
+  let data: unknown = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = text;
+    }
+  }
+  if (!response.ok) {
+    const error = (
+      data && typeof data === 'object' && 'error' in data ? (data as { error: unknown }).error : data
+    ) as { message?: string; hint?: string; details?: unknown } | string | null;
+    if (error && typeof error === 'object') {
+      throw new ApiError(
+        error.message ?? `HTTP ${response.status}`,
+        response.status,
+        error.hint,
+        error.details,
+      );
+    }
+    throw new ApiError(
+      typeof error === 'string' && error ? error : `HTTP ${response.status}`,
+      response.status,
+    );
+  }
+  return data as T;
+}
+
+const table = (id: string) => `/api/tables/${encodeURIComponent(id)}`;
+
+export const api = {
+  status: () => request<AppStatus>('GET', '/api/status'),
+  setMode: (mode: PermissionMode) => request<{ mode: PermissionMode }>('PUT', '/api/profile', { mode }),
+  tables: () => request<{ tables: TableSummary[] }>('GET', '/api/tables'),
+  describe: (id: string) => request<TableInfo>('GET', table(id)),
+  rows: (id: string, query: { filter: Filter; sort: SortKey[]; offset: number; limit: number }) =>
+    request<RowsPage>('POST', `${table(id)}/rows`, query),
+  count: (id: string, filter: Filter) => request<{ count: number }>('POST', `${table(id)}/count`, { filter }),
+  row: (id: string, key: RowKey) => request<{ row: Row | null }>('POST', `${table(id)}/row`, { key }),
+  query: (sql: string) => request<QueryResult>('POST', '/api/query', { sql }),
+  staging: () => request<{ changes: StagedChange[] }>('GET', '/api/staging'),
+  stageUpdate: (id: string, key: RowKey, values: Row) =>
+    request<{ ids: string[] }>('POST', '/api/staging/update', { table: id, key, values }),
+  stageDelete: (id: string, keys: RowKey[]) =>
+    request<{ ids: string[] }>('POST', '/api/staging/delete', { table: id, keys }),
+  stageInsert: (id: string, rows: Row[]) =>
+    request<{ ids: string[] }>('POST', '/api/staging/insert', { table: id, rows }),
+  commit: (ids?: string[]) =>
+    request<{ committed: number; conflicts: CommitConflict[] }>(
+      'POST',
+      '/api/staging/commit',
+      ids ? { ids } : {},
+    ),
+  discard: (ids?: string[]) =>
+    request<{ discarded: number }>('POST', '/api/staging/discard', ids ? { ids } : {}),
+  exports: () => request<{ jobs: ExportJob[] }>('GET', '/api/exports'),
+  startExport: (
+    body:
+      | { table: string; filter: Filter; sort: SortKey[]; format: ExportJob['format'] }
+      | { sql: string; format: ExportJob['format'] },
+  ) => request<ExportJob>('POST', '/api/exports', body),
+  exportJob: (id: string) => request<ExportJob>('GET', `/api/exports/${encodeURIComponent(id)}`),
+  downloadUrl: (id: string) => `/api/exports/${encodeURIComponent(id)}/download`,
+  audit: (limit = 200) => request<{ entries: AuditEntry[] }>('GET', `/api/audit?limit=${limit}`),
+  uiState: () => request<UiState>('GET', '/api/ui-state'),
+  saveUiState: (state: UiState) => request<UiState>('PUT', '/api/ui-state', state),
+  acceptChip: (chip: Chip) =>
+    request<{ uiState: UiState; output: unknown }>('POST', '/api/chips/accept', chip),
+};

@@ -1,0 +1,191 @@
+// Pure helpers for showing and editing values; tested in format.test.ts.
+import type { ColumnInfo, Filter, FilterCondition, Row, RowKey } from './api.ts';
+
+const NUMERIC =
+  /^(smallint|integer|bigint|int[248]?|numeric|decimal|real|double precision|float[48]?|money|smallserial|serial|bigserial)\b/i;
+const BOOLEAN = /^bool(ean)?$/i;
+const TEMPORAL = /^(timestamp|date|time)/i;
+const JSONISH = /^jsonb?$/i;
+
+export const isNumericType = (type: string | undefined) => !!type && NUMERIC.test(type);
+export const isBooleanType = (type: string | undefined) => !!type && BOOLEAN.test(type);
+export const isTemporalType = (type: string | undefined) => !!type && TEMPORAL.test(type);
+
+/** One line of text for a grid cell. */
+export function formatCell(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return value.length > 500 ? `${value.slice(0, 500)}…` : value;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
+    return String(value);
+  return JSON.stringify(value);
+}
+
+/** The text an editor starts from: NULL edits as an empty field. */
+export function editText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : formatCell(value);
+}
+
+/**
+ * Turns what the user typed into the value to stage, by the column's type. Returns an error
+ * message instead when the text cannot be that type, so the grid can say what to type.
+ */
+export function parseEdit(
+  text: string,
+  column: Pick<ColumnInfo, 'name' | 'type' | 'nullable'>,
+): { value: unknown } | { error: string } {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed === 'NULL') {
+    if (column.nullable) return { value: null };
+    if (trimmed === 'NULL' || !isTextual(column.type)) {
+      return { error: `${column.name} cannot be empty (NOT NULL): type a ${column.type} value.` };
+    }
+    return { value: '' };
+  }
+  if (isNumericType(column.type)) {
+    if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed)) {
+      return { error: `${column.name} is ${column.type}: '${text}' is not a number.` };
+    }
+    // Integers beyond 2^53 stay text so no digit is lost; Postgres casts the text to the column type.
+    return {
+      value: Number.isSafeInteger(Number(trimmed)) || trimmed.includes('.') ? Number(trimmed) : trimmed,
+    };
+  }
+  if (isBooleanType(column.type)) {
+    const lower = trimmed.toLowerCase();
+    if (['true', 't', 'yes', 'y', '1'].includes(lower)) return { value: true };
+    if (['false', 'f', 'no', 'n', '0'].includes(lower)) return { value: false };
+    return { error: `${column.name} is boolean: type true or false.` };
+  }
+  if (JSONISH.test(column.type)) {
+    try {
+      return { value: JSON.parse(trimmed) };
+    } catch {
+      return { error: `${column.name} is ${column.type}: '${text}' is not valid JSON.` };
+    }
+  }
+  return { value: text };
+}
+
+const isTextual = (type: string) => /^(text|character|varchar|char|citext|name)/i.test(type);
+
+/** The primary key of a row, or null when the table has none (then rows cannot be edited). */
+export function keyOf(row: Row, primaryKey: readonly string[]): RowKey | null {
+  if (primaryKey.length === 0) return null;
+  const key: RowKey = {};
+  for (const column of primaryKey) key[column] = row[column];
+  return key;
+}
+
+/** A stable string for a key, for maps and React keys. */
+export function keyString(key: RowKey | null): string {
+  if (!key) return '';
+  return JSON.stringify(
+    Object.keys(key)
+      .sort()
+      .map((column) => [column, key[column]]),
+  );
+}
+
+/** "id=42" or "order_id=7, product_id=3". */
+export function describeKey(key: RowKey | null): string {
+  if (!key) return '(new row)';
+  return Object.entries(key)
+    .map(([column, value]) => `${column}=${formatCell(value)}`)
+    .join(', ');
+}
+
+/** A pixel width for a column by its type and name, so the grid is readable before any data arrives. */
+export function columnWidth(column: Pick<ColumnInfo, 'name' | 'type'>): number {
+  const header = column.name.length * 7.5 + 40;
+  let body = 180;
+  if (isNumericType(column.type)) body = 96;
+  else if (isBooleanType(column.type)) body = 70;
+  else if (/^date$/i.test(column.type)) body = 104;
+  else if (isTemporalType(column.type)) body = 190;
+  else if (/uuid/i.test(column.type)) body = 290;
+  return Math.round(Math.min(360, Math.max(header, body)));
+}
+
+const ARITY: Record<FilterCondition['op'], number> = {
+  eq: 1,
+  neq: 1,
+  lt: 1,
+  lte: 1,
+  gt: 1,
+  gte: 1,
+  contains: 1,
+  ilike: 1,
+  in: 1,
+  between: 2,
+  is_null: 0,
+  not_null: 0,
+};
+
+/** A condition is complete when its operator has the values it needs. */
+export function isComplete(condition: FilterCondition): boolean {
+  const arity = ARITY[condition.op];
+  if (arity === 0) return true;
+  if (condition.op === 'between') {
+    return (
+      Array.isArray(condition.value) &&
+      condition.value.length === 2 &&
+      condition.value.every((v) => v !== '' && v != null)
+    );
+  }
+  if (condition.op === 'in') return Array.isArray(condition.value) && condition.value.length > 0;
+  return condition.value !== undefined && condition.value !== '';
+}
+
+/** The filter the server gets: incomplete conditions (still being typed) are left out. */
+export function effectiveFilter(filter: Filter): Filter {
+  return { combine: filter.combine, conditions: filter.conditions.filter(isComplete) };
+}
+
+/** "status = paid and total > 100", for tab titles and the chat context. */
+export function describeFilter(filter: Filter): string {
+  const labels: Record<FilterCondition['op'], string> = {
+    eq: '=',
+    neq: '≠',
+    lt: '<',
+    lte: '≤',
+    gt: '>',
+    gte: '≥',
+    contains: 'contains',
+    ilike: 'like',
+    in: 'in',
+    between: 'between',
+    is_null: 'is empty',
+    not_null: 'is not empty',
+  };
+  return effectiveFilter(filter)
+    .conditions.map((condition) => {
+      const op = labels[condition.op];
+      if (condition.op === 'is_null' || condition.op === 'not_null') return `${condition.column} ${op}`;
+      if (condition.op === 'between' && Array.isArray(condition.value)) {
+        return `${condition.column} between ${formatCell(condition.value[0])} and ${formatCell(condition.value[1])}`;
+      }
+      if (condition.op === 'in' && Array.isArray(condition.value)) {
+        return `${condition.column} in (${condition.value.map(formatCell).join(', ')})`;
+      }
+      return `${condition.column} ${op} ${formatCell(condition.value)}`;
+    })
+    .join(` ${filter.combine} `);
+}
+
+/** Thousands separators for counts. */
+export function formatCount(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** "3 s ago", "5 min ago", or the date. */
+export function formatAgo(iso: string, now: number = Date.now()): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return iso;
+  const seconds = Math.round((now - then) / 1000);
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3600)} h ago`;
+  return new Date(then).toISOString().slice(0, 16).replace('T', ' ');
+}

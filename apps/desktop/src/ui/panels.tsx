@@ -1,0 +1,385 @@
+import { CATALOG_ROWS } from '@toolrow/catalog';
+import { useEffect, useMemo, useState } from 'react';
+import { type AuditEntry, api, type CommitConflict, type ExportJob, type StagedChange } from './api.ts';
+import { describeKey, formatAgo, formatCell, formatCount } from './format.ts';
+import { ErrorBox, ProgressBar, ToolBadges } from './widgets.tsx';
+
+// ── Staging ─────────────────────────────────────────────────────────────────────────────────
+
+export interface StagingPanelProps {
+  changes: StagedChange[];
+  error: unknown;
+  onCommit: (ids?: string[]) => Promise<CommitConflict[]>;
+  onDiscard: (ids?: string[]) => Promise<void>;
+  onOpenRow: (table: string, key: Record<string, unknown>) => void;
+}
+
+/** The review before anything touches a table: a readable before → after per column. */
+export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow }: StagingPanelProps) {
+  const [busy, setBusy] = useState(false);
+  const [conflicts, setConflicts] = useState<CommitConflict[]>([]);
+  const byTable = useMemo(() => {
+    const groups = new Map<string, StagedChange[]>();
+    for (const change of changes) groups.set(change.table, [...(groups.get(change.table) ?? []), change]);
+    return [...groups.entries()];
+  }, [changes]);
+
+  const act = async (fn: () => Promise<void>) => {
+    setBusy(true);
+    try {
+      await fn();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="view">
+      <div className="toolbar">
+        <span className="title">Staged changes</span>
+        <span className="muted">
+          {changes.length === 0
+            ? 'nothing staged'
+            : `${changes.length} change${changes.length === 1 ? '' : 's'} in ${byTable.length} table${byTable.length === 1 ? '' : 's'}`}
+        </span>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="btn danger"
+          disabled={busy || changes.length === 0}
+          onClick={() => void act(() => onDiscard())}
+        >
+          Discard all
+        </button>
+        <button
+          type="button"
+          className="btn primary"
+          disabled={busy || changes.length === 0}
+          onClick={() => void act(async () => setConflicts(await onCommit()))}
+          title="Apply every staged change in one transaction"
+        >
+          Commit all
+        </button>
+      </div>
+      {error ? <ErrorBox error={error} /> : null}
+      {conflicts.length > 0 ? (
+        <div className="error-box" role="alert">
+          Nothing was committed: {conflicts.length} row{conflicts.length === 1 ? '' : 's'} changed since they
+          were staged.
+          {conflicts.map((conflict) => (
+            <div key={conflict.id} className="hint">
+              {conflict.table} {describeKey(conflict.key)}: {conflict.reason}
+            </div>
+          ))}
+          <div className="hint">Discard those changes and stage them again against the current rows.</div>
+        </div>
+      ) : null}
+      {changes.length === 0 ? (
+        <div className="empty">
+          <h2>Nothing staged</h2>
+          <p>
+            Edits you make in a table (double-click a cell) and writes the agent proposes land here first.
+            <br />
+            Nothing touches a table until you commit.
+          </p>
+        </div>
+      ) : (
+        <div className="list">
+          {byTable.map(([table, group]) => (
+            <section key={table} aria-label={`Staged changes in ${table}`}>
+              <h3 className="muted" style={{ margin: '4px 0 6px', fontSize: 12 }}>
+                {table}
+              </h3>
+              {group.map((change) => (
+                <article className="change" key={change.id} data-testid="staged-change">
+                  <div className="change-head">
+                    <strong className={`kind-${change.kind}`}>{change.kind}</strong>
+                    {/* biome-ignore lint/a11y/useValidAnchor: it navigates inside the app. */}
+                    <a
+                      href="#"
+                      className="key"
+                      onClick={(event) => {
+                        event.preventDefault();
+                        if (change.key) onOpenRow(change.table, change.key);
+                      }}
+                    >
+                      {describeKey(change.key)}
+                    </a>
+                    <span className="faint">
+                      by {change.stagedBy} · {formatAgo(change.stagedAt)}
+                    </span>
+                    <span style={{ flex: 1 }} />
+                    <button
+                      type="button"
+                      className="btn small ghost"
+                      disabled={busy}
+                      onClick={() => void act(() => onDiscard([change.id]))}
+                    >
+                      Discard
+                    </button>
+                    <button
+                      type="button"
+                      className="btn small"
+                      disabled={busy}
+                      onClick={() => void act(async () => setConflicts(await onCommit([change.id])))}
+                    >
+                      Commit
+                    </button>
+                  </div>
+                  <table className="diff">
+                    <tbody>
+                      {change.changes.map((c) => (
+                        <tr key={c.column}>
+                          <td className="col">{c.column}</td>
+                          <td className="before">{change.kind === 'insert' ? '' : formatCell(c.before)}</td>
+                          <td className="arrow">→</td>
+                          <td className="after">
+                            {change.kind === 'delete' ? '(deleted)' : formatCell(c.after)}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </article>
+              ))}
+            </section>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+// ── Exports ─────────────────────────────────────────────────────────────────────────────────
+
+export function ExportsPanel({ jobs, error }: { jobs: ExportJob[]; error: unknown }) {
+  return (
+    <div className="view">
+      <div className="toolbar">
+        <span className="title">Exports</span>
+        <span className="muted">files are written under the exports folder of your data directory</span>
+      </div>
+      {error ? <ErrorBox error={error} /> : null}
+      {jobs.length === 0 ? (
+        <div className="empty">
+          <h2>No exports yet</h2>
+          <p>Use Export in a table's toolbar, or ask the agent to export something.</p>
+        </div>
+      ) : (
+        <div className="list" style={{ padding: 0 }}>
+          <table className="dtable">
+            <thead>
+              <tr>
+                <th>Source</th>
+                <th>Format</th>
+                <th style={{ width: '34%' }}>Progress</th>
+                <th>State</th>
+                <th>Started</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.map((job) => (
+                <tr key={job.id} data-testid="export-job">
+                  <td className="mono">{job.source}</td>
+                  <td>{job.format.toUpperCase()}</td>
+                  <td>
+                    <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
+                      <ProgressBar
+                        done={job.rowsDone}
+                        total={job.state === 'done' ? job.rowsDone || 1 : job.rowsEstimate}
+                        label={`Export ${job.source}`}
+                      />
+                      <span className="num muted">
+                        {formatCount(job.rowsDone)}
+                        {job.rowsEstimate && job.state !== 'done'
+                          ? ` / ~${formatCount(job.rowsEstimate)}`
+                          : ''}
+                      </span>
+                    </div>
+                  </td>
+                  <td>
+                    <span
+                      className={`badge ${job.state === 'done' ? 'ok' : job.state === 'failed' ? 'danger' : 'accent'}`}
+                    >
+                      {job.state}
+                    </span>
+                    {job.error ? <div className="muted">{job.error}</div> : null}
+                  </td>
+                  <td className="muted">{formatAgo(job.createdAt)}</td>
+                  <td>
+                    {job.state === 'done' ? (
+                      <a
+                        className="btn small"
+                        href={api.downloadUrl(job.id)}
+                        download={job.fileName ?? undefined}
+                      >
+                        Download
+                      </a>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
+
+// ── Audit log ───────────────────────────────────────────────────────────────────────────────
+
+export function AuditPanel({ refreshKey }: { refreshKey: number }) {
+  const [entries, setEntries] = useState<AuditEntry[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [query, setQuery] = useState('');
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey is the trigger.
+  useEffect(() => {
+    let live = true;
+    api
+      .audit(500)
+      .then((result) => {
+        if (!live) return;
+        setEntries(result.entries);
+        setError(null);
+      })
+      .catch((cause: unknown) => live && setError(cause));
+    return () => {
+      live = false;
+    };
+  }, [refreshKey]);
+
+  const shown = (entries ?? []).filter((entry) =>
+    query
+      ? `${entry.tool} ${entry.decision} ${entry.decidedBy} ${entry.detail ?? ''}`
+          .toLowerCase()
+          .includes(query.toLowerCase())
+      : true,
+  );
+
+  return (
+    <div className="view">
+      <div className="toolbar">
+        <span className="title">Audit log</span>
+        <span className="muted">every gated decision: asked, approved, denied, auto</span>
+        <span className="spacer" />
+        <input
+          className="input"
+          aria-label="Search the audit log"
+          placeholder="search tool, decision, who…"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+        />
+      </div>
+      {error ? <ErrorBox error={error} /> : null}
+      {entries === null && !error ? <div className="empty">Loading…</div> : null}
+      {entries && entries.length === 0 ? (
+        <div className="empty">
+          <h2>No gated decisions yet</h2>
+          <p>When the agent (or an MCP client) asks to do something gated, the decision is recorded here.</p>
+        </div>
+      ) : null}
+      {shown.length > 0 ? (
+        <div className="list" style={{ padding: 0 }}>
+          <table className="dtable">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Tool</th>
+                <th>Decision</th>
+                <th>Decided by</th>
+                <th>Profile</th>
+                <th>Input</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((entry) => (
+                <tr key={entry.id} data-testid="audit-entry">
+                  <td className="muted" title={entry.at}>
+                    {formatAgo(entry.at)}
+                  </td>
+                  <td>
+                    <span className="mono">{entry.tool}</span> <ToolBadges name={entry.tool} />
+                  </td>
+                  <td>
+                    <span
+                      className={`badge ${entry.decision === 'denied' ? 'danger' : entry.decision === 'asked' ? 'gated' : 'ok'}`}
+                    >
+                      {entry.decision}
+                    </span>
+                  </td>
+                  <td>{entry.decidedBy}</td>
+                  <td className="muted">{entry.profile}</td>
+                  <td className="mono muted" title={entry.detail ?? entry.inputDigest}>
+                    {entry.detail ?? entry.inputDigest.slice(0, 12)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+// ── The catalog ─────────────────────────────────────────────────────────────────────────────
+
+/** The agent's tools as the rows declare them: the same rows the server and the MCP server use. */
+export function ToolsPanel() {
+  const [query, setQuery] = useState('');
+  const rows = CATALOG_ROWS.filter((row) =>
+    query
+      ? `${row.name} ${row.description} ${row.keywords.join(' ')}`.toLowerCase().includes(query.toLowerCase())
+      : true,
+  );
+  const inline = CATALOG_ROWS.filter((row) => row.visibility === 'inline').length;
+  return (
+    <div className="view">
+      <div className="toolbar">
+        <span className="title">Agent tools</span>
+        <span className="muted">
+          {CATALOG_ROWS.length} rows · {inline} inline · {CATALOG_ROWS.length - inline} discoverable
+        </span>
+        <span className="spacer" />
+        <input
+          className="input"
+          aria-label="Search tools"
+          placeholder="search tools…"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+        />
+      </div>
+      <div className="list" style={{ padding: 0 }}>
+        <table className="dtable">
+          <thead>
+            <tr>
+              <th>Tool</th>
+              <th>Tier</th>
+              <th>Visibility</th>
+              <th>MCP</th>
+              <th>Writes</th>
+              <th>Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.name} data-testid="tool-row">
+                <td className="mono">{row.name}</td>
+                <td>
+                  <ToolBadges name={row.name} />
+                </td>
+                <td>{row.visibility}</td>
+                <td>{row.mcp}</td>
+                <td>{row.writes}</td>
+                <td className="muted">{row.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
