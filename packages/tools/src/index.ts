@@ -1,1 +1,41 @@
+// @toolrow/tools: a zod input schema and an execute for every tool row but the loop tool. See README.md.
+export {
+  type BoundedRows,
+  boundRows,
+  clipText,
+  DEFAULT_LIMITS,
+  modelValue,
+  type ToolLimits,
+} from './bounds.ts';
+export { exportsDirOf, limitsOf, type ToolContext } from './context.ts';
+export type {
+  ImplementedToolName,
+  ProposableImplementation,
+  ProposableToolName,
+  ProposalChip,
+  ToolImplementation,
+} from './define.ts';
+export { describeIssues, type InputIssue, isToolError, ToolError, type ToolErrorCode } from './errors.ts';
 export * from './generated/write-scopes.ts';
+export {
+  assertImplementedTool,
+  IMPLEMENTED_TOOLS,
+  inputJsonSchema,
+  invokeTool,
+  isImplementedTool,
+  parseToolInput,
+  TOOL_IMPLEMENTATIONS,
+  type ToolImplementations,
+  type ToolInput,
+  type ToolOutput,
+  toToolError,
+} from './registry.ts';
+export {
+  checkReadOnlySql,
+  isSideEffectFunction,
+  loadSqlParser,
+  type ReadOnlyStatement,
+  type SqlGuardCode,
+  SqlGuardError,
+} from './sql-guard.ts';
+export { filterText } from './tools/ui-tools.ts';

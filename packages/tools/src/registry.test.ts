@@ -1,0 +1,169 @@
+import {
+  GATED_TOOLS,
+  LOOP_TOOLS,
+  PROPOSE_TWINS,
+  type ProposeToolName,
+  SILENT_TOOLS,
+  TOOL_NAMES,
+} from '@toolrow/catalog';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { ToolContext } from './context.ts';
+import { ToolError } from './errors.ts';
+import {
+  IMPLEMENTED_TOOLS,
+  inputJsonSchema,
+  invokeTool,
+  parseToolInput,
+  TOOL_IMPLEMENTATIONS,
+} from './registry.ts';
+
+// A context whose data source must never be reached: these tests stop at validation.
+const unreachable = new Proxy(
+  {},
+  {
+    get(_target, property) {
+      throw new Error(
+        `the data source was touched (${String(property)}) by a call that should have stopped earlier`,
+      );
+    },
+  },
+);
+const ctx = { source: unreachable, profile: 'default', actor: 'user' } as unknown as ToolContext;
+
+function invalid(name: string, input: unknown): ToolError {
+  try {
+    parseToolInput(name as never, input);
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error(`${name} accepted ${JSON.stringify(input)}`);
+}
+
+describe('the registry', () => {
+  it('implements every row but the loop tool, and nothing that is no row', () => {
+    const expected = TOOL_NAMES.filter((name) => !(LOOP_TOOLS as readonly string[]).includes(name)).sort();
+    expect(Object.keys(TOOL_IMPLEMENTATIONS).sort()).toEqual(expected);
+    expect([...IMPLEMENTED_TOOLS].sort()).toEqual(expected);
+    expect(IMPLEMENTED_TOOLS).toHaveLength(SILENT_TOOLS.length + GATED_TOOLS.length);
+    for (const loop of LOOP_TOOLS) expect(Object.hasOwn(TOOL_IMPLEMENTATIONS, loop)).toBe(false);
+  });
+
+  it("gives each propose tool exactly its twin's input schema", () => {
+    for (const [propose, twin] of Object.entries(PROPOSE_TWINS) as [
+      ProposeToolName,
+      keyof typeof TOOL_IMPLEMENTATIONS,
+    ][]) {
+      expect(TOOL_IMPLEMENTATIONS[propose].inputSchema).toBe(TOOL_IMPLEMENTATIONS[twin].inputSchema);
+    }
+  });
+
+  it.each(IMPLEMENTED_TOOLS)('%s has an object JSON Schema with every field described', (name) => {
+    const schema = inputJsonSchema(name);
+    expect(schema.type).toBe('object');
+    expect(schema.additionalProperties).toBe(false);
+    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [field, property] of Object.entries(properties)) {
+      const described = typeof property.description === 'string' || typeof property.$ref === 'string';
+      expect(described, `${name}.${field} has no description`).toBe(true);
+    }
+    // Small enough to send to a model on every step.
+    expect(JSON.stringify(schema).length).toBeLessThan(6000);
+  });
+
+  it('describes the filter shape once, recursively, for models', () => {
+    const schema = inputJsonSchema('countRows') as { $defs?: Record<string, { anyOf?: unknown[] }> };
+    const definitions = Object.values(schema.$defs ?? {});
+    expect(definitions).toHaveLength(1);
+    expect(definitions[0]?.anyOf).toHaveLength(4);
+  });
+});
+
+describe('input validation', () => {
+  const cases: readonly (readonly [string, unknown, RegExp])[] = [
+    ['describeTable', { table: 5 }, /^table: expected a string, got the integer 5$/],
+    ['describeTable', {}, /^table: required \(a string\) but missing$/],
+    ['describeTable', { table: 'orders', tabel: 'x' }, /^tabel: unknown field/],
+    ['runQuery', { sql: 'select 1', limit: 0 }, /^limit: expected at least 1, got the integer 0$/],
+    ['runQuery', { sql: 'select 1', limit: 2.5 }, /^limit: expected an integer, got the number 2.5$/],
+    ['runQuery', { sql: 'select 1', limit: 100_000 }, /^limit: expected at most 500/],
+    ['runQuery', { sql: '' }, /^sql: expected at least 1 characters/],
+    ['runQuery', 'select 1', /^\(input\): expected an object, got "select 1"$/],
+    [
+      'countRows',
+      { table: 'orders', filter: { column: 'status', op: 'equals', value: 'paid' } },
+      /^filter\.op: expected one of "eq", "neq"/,
+    ],
+    [
+      'countRows',
+      {
+        table: 'orders',
+        filter: {
+          and: [
+            { column: 'a', op: 'eq' },
+            { column: 1, op: 'eq' },
+          ],
+        },
+      },
+      /^filter\.and\[1\]\.column: expected a string/,
+    ],
+    ['countRows', { table: 'orders', filter: { or: [] } }, /^filter\.or: expected at least 1 items/],
+    [
+      'stageUpdateRows',
+      { table: 'orders', updates: [{ key: { id: 1 } }] },
+      /^updates\[0\]\.values: required/,
+    ],
+    ['stageInsertRows', { table: 'orders', rows: [] }, /^rows: expected at least 1 items/],
+    [
+      'startExport',
+      { table: 'orders', format: 'xlsx' },
+      /^format: expected one of "csv", "json", "ndjson", got "xlsx"$/,
+    ],
+    [
+      'listAuditLog',
+      { decision: 'maybe' },
+      /^decision: expected one of "asked", "approved", "denied", "auto"/,
+    ],
+    ['proposeOpenTable', { table: ['orders'] }, /^table: expected a string, got an array$/],
+  ];
+
+  it.each(cases.map(([tool, input, message]) => ({ tool, input, message })))(
+    '$tool rejects $input',
+    ({ tool, input, message }) => {
+      const error = invalid(tool, input);
+      expect(error.code).toBe('invalid-input');
+      expect(error.tool).toBe(tool);
+      expect(error.issues.map((issue) => issue.message)).toContainEqual(expect.stringMatching(message));
+      expect(error.message).toContain(`Invalid input for ${tool}:`);
+    },
+  );
+
+  it('treats a missing input as {} for tools without fields', () => {
+    expect(parseToolInput('listOpenTabs', undefined)).toEqual({});
+    expect(parseToolInput('listTables', null)).toEqual({});
+  });
+
+  it('rejects a bad input before touching the data source', async () => {
+    await expect(invokeTool('runQuery', { sql: 42 }, ctx)).rejects.toMatchObject({ code: 'invalid-input' });
+  });
+
+  it('names the nearest tools for an unknown name, and sends the loop tool to the agent', async () => {
+    await expect(invokeTool('runQeury', { sql: 'select 1' }, ctx)).rejects.toThrow(/Did you mean 'runQuery'/);
+    await expect(invokeTool('searchTools', { query: 'x' }, ctx)).rejects.toThrow(/agent loop/);
+    await expect(invokeTool('toString', {}, ctx)).rejects.toMatchObject({ code: 'unknown-tool' });
+  });
+
+  it('stops an aborted call before it runs', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(invokeTool('listTables', {}, { ...ctx, signal: controller.signal })).rejects.toMatchObject({
+      code: 'aborted',
+    });
+  });
+
+  it('keeps every input schema a zod 4 schema the MCP SDK can take', () => {
+    for (const name of IMPLEMENTED_TOOLS)
+      expect(TOOL_IMPLEMENTATIONS[name].inputSchema).toBeInstanceOf(z.ZodType);
+  });
+});

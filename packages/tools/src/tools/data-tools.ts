@@ -1,0 +1,235 @@
+// Gated reads by key and filter, the stage tools (staging only, never the table) and exports.
+import type { ToolName } from '@toolrow/catalog';
+import { compileSort, type ExportSource, type StagedChange, validateFilter } from '@toolrow/datasource';
+import { z } from 'zod';
+import { modelRow, modelValue } from '../bounds.ts';
+import { limitsOf, type ToolContext } from '../context.ts';
+import { defineProposable, defineTool } from '../define.ts';
+import { ToolError } from '../errors.ts';
+import {
+  columnName,
+  exportFormat,
+  filterSchema,
+  rowKey,
+  rowValues,
+  sortSchema,
+  sqlText,
+  tableName,
+} from '../schemas.ts';
+import { exportSummary } from './app-tools.ts';
+import { guardSql } from './query-tools.ts';
+import { filterText } from './ui-tools.ts';
+
+// Named in advice; typed so a renamed row breaks the build here.
+const STATUS_TOOL: ToolName = 'getExportStatus';
+
+function keyText(key: unknown): string {
+  if (key !== null && typeof key === 'object') {
+    return Object.entries(key)
+      .map(([column, value]) => `${column} = ${JSON.stringify(value)}`)
+      .join(', ');
+  }
+  return JSON.stringify(key);
+}
+
+export const getRow = defineTool({
+  inputSchema: z.strictObject({ table: tableName, key: rowKey }),
+  async execute(input, ctx) {
+    const table = await ctx.source.schema.resolveTable(input.table);
+    const row = await ctx.source.rows.get(table.qualifiedName, input.key);
+    if (row === undefined) {
+      throw new ToolError(
+        'not-found',
+        'getRow',
+        `No row in ${table.qualifiedName} with ${keyText(input.key)}. Check the key (primary key: ${table.primaryKey.join(', ') || 'none'}).`,
+      );
+    }
+    return { table: table.qualifiedName, row: modelRow(row, limitsOf(ctx).maxValueChars * 4) };
+  },
+});
+
+export const countRows = defineTool({
+  inputSchema: z.strictObject({
+    table: tableName,
+    filter: filterSchema.optional().describe('Count only rows matching this filter (default: all rows).'),
+  }),
+  async execute(input, ctx) {
+    const table = await ctx.source.schema.resolveTable(input.table);
+    const count = await ctx.source.rows.count(table.qualifiedName, input.filter);
+    return {
+      table: table.qualifiedName,
+      count,
+      ...(input.filter ? { filter: filterText(input.filter) } : {}),
+    };
+  },
+});
+
+// ── Staging ──────────────────────────────────────────────────────────────────────────────────
+
+const STAGED_NOTE =
+  'Staged only: the table is unchanged until the user reviews and commits (staging panel or `toolrow staging commit`). You cannot commit.';
+
+function stagedResult(table: string, changes: readonly StagedChange[], ctx: ToolContext) {
+  const maxChars = limitsOf(ctx).maxValueChars;
+  return {
+    table,
+    staged: changes.length,
+    changes: changes.slice(0, 50).map((change) => ({
+      id: change.id,
+      kind: change.kind,
+      key: change.key === null ? null : modelValue(change.key, maxChars),
+    })),
+    note: STAGED_NOTE,
+  };
+}
+
+export const stageInsertRows = defineTool({
+  inputSchema: z.strictObject({
+    table: tableName,
+    rows: z
+      .array(rowValues)
+      .min(1)
+      .max(1000)
+      .describe('The new rows, each column name → value. Omit columns the database fills (ids, defaults).'),
+  }),
+  async execute(input, ctx) {
+    const table = await ctx.source.schema.resolveTable(input.table);
+    const changes = await ctx.source.staging.stageInsert(table.qualifiedName, input.rows, {
+      actor: ctx.actor,
+      profile: ctx.profile,
+    });
+    return stagedResult(table.qualifiedName, changes, ctx);
+  },
+});
+
+export const stageUpdateRows = defineTool({
+  inputSchema: z.strictObject({
+    table: tableName,
+    updates: z
+      .array(
+        z.strictObject({
+          key: rowKey,
+          values: rowValues.describe('Only the columns to change, column name → new value.'),
+        }),
+      )
+      .min(1)
+      .max(1000)
+      .describe('One entry per row: its primary key and the new values.'),
+  }),
+  async execute(input, ctx) {
+    const table = await ctx.source.schema.resolveTable(input.table);
+    const changes = await ctx.source.staging.stageUpdate(table.qualifiedName, input.updates, {
+      actor: ctx.actor,
+      profile: ctx.profile,
+    });
+    return stagedResult(table.qualifiedName, changes, ctx);
+  },
+});
+
+export const stageDeleteRows = defineTool({
+  inputSchema: z.strictObject({
+    table: tableName,
+    keys: z.array(rowKey).min(1).max(1000).describe('Primary keys of the rows to delete.'),
+  }),
+  async execute(input, ctx) {
+    const table = await ctx.source.schema.resolveTable(input.table);
+    const changes = await ctx.source.staging.stageDelete(table.qualifiedName, input.keys, {
+      actor: ctx.actor,
+      profile: ctx.profile,
+    });
+    return stagedResult(table.qualifiedName, changes, ctx);
+  },
+});
+
+// ── Export ───────────────────────────────────────────────────────────────────────────────────
+
+const exportInput = z.strictObject({
+  table: tableName.optional().describe('Export this table (give table or sql, not both).'),
+  filter: filterSchema.optional().describe('With table: export only matching rows.'),
+  sort: sortSchema.optional().describe('With table: row order in the file.'),
+  columns: z
+    .array(columnName)
+    .min(1)
+    .max(500)
+    .optional()
+    .describe('With table: only these columns (default: all).'),
+  sql: sqlText.optional().describe('Export the result of this read-only SELECT instead of a table.'),
+  format: exportFormat,
+  path: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe(
+      'File name inside the exports folder, e.g. "orders-may.csv" (default: generated). Paths outside the folder are refused.',
+    ),
+});
+
+async function prepareExport(input: z.output<typeof exportInput>, ctx: ToolContext) {
+  if ((input.table === undefined) === (input.sql === undefined)) {
+    throw new ToolError(
+      'invalid-input',
+      'startExport',
+      'Give exactly one of `table` or `sql`: what to export.',
+      {
+        issues: [{ path: 'table', message: 'table or sql: give exactly one' }],
+      },
+    );
+  }
+  if (input.sql !== undefined) {
+    if (input.filter || input.sort || input.columns) {
+      throw new ToolError(
+        'invalid-input',
+        'startExport',
+        'filter, sort and columns go with `table`; with `sql`, put them in the SELECT.',
+        {
+          issues: [{ path: 'sql', message: 'filter/sort/columns only go with table' }],
+        },
+      );
+    }
+    const statement = await guardSql('startExport', input.sql);
+    if (input.path !== undefined) await ctx.source.exports.resolvePath(input.path);
+    return { ...input, sql: statement.statement };
+  }
+  const table = await ctx.source.schema.resolveTable(input.table!);
+  // Same checks the export engine makes, before anything starts.
+  validateFilter(table, input.filter);
+  compileSort(table, input.sort);
+  for (const column of input.columns ?? []) ctx.source.schema.resolveColumn(table, column);
+  if (input.path !== undefined) await ctx.source.exports.resolvePath(input.path);
+  return { ...input, table: table.qualifiedName };
+}
+
+export const startExport = defineProposable({
+  inputSchema: exportInput,
+  prepare: prepareExport,
+  label(input) {
+    const what = input.table
+      ? `${input.table}${input.filter ? ` where ${filterText(input.filter)}` : ''}`
+      : 'the query result';
+    return `Export ${what} as ${input.format.toUpperCase()}${input.path ? ` to ${input.path}` : ''}`;
+  },
+  async execute(raw, ctx) {
+    const input = await prepareExport(raw, ctx);
+    const source: ExportSource =
+      input.sql !== undefined
+        ? { sql: input.sql }
+        : {
+            table: input.table!,
+            ...(input.filter ? { filter: input.filter } : {}),
+            ...(input.sort ? { sort: input.sort } : {}),
+            ...(input.columns ? { columns: input.columns } : {}),
+          };
+    const job = await ctx.source.exports.start({
+      source,
+      format: input.format,
+      ...(input.path ? { path: input.path } : {}),
+      actor: ctx.actor,
+      profile: ctx.profile,
+    });
+    return {
+      ...exportSummary(job),
+      note: `The export runs in the background; follow it with ${STATUS_TOOL}({"id":"${job.id}"}).`,
+    };
+  },
+});

@@ -1,0 +1,282 @@
+// SQL tools. All three share the read-only guard; runQuery alone reads table data.
+import type { ToolName } from '@toolrow/catalog';
+import {
+  APP_SCHEMA,
+  isDataSourceError,
+  nearestNames,
+  type ReadQueryResult,
+  resolveTableIn,
+  type TableInfo,
+} from '@toolrow/datasource';
+import { z } from 'zod';
+import { boundRows, clipText } from '../bounds.ts';
+import { limitsOf, type ToolContext } from '../context.ts';
+import { defineTool } from '../define.ts';
+import { ToolError } from '../errors.ts';
+import { limitField, sqlText } from '../schemas.ts';
+import { checkReadOnlySql, type ReadOnlyStatement, SqlGuardError } from '../sql-guard.ts';
+
+const SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
+const SYSTEM_COLUMNS = new Set(['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid', 'oid']);
+// Named in advice; typed so a renamed row breaks the build here.
+const EXPORT_TOOL: ToolName = 'startExport';
+
+/** Runs the guard with the app-state schema hidden; a refusal becomes a ToolError for `tool`. */
+export async function guardSql(tool: string, sql: string): Promise<ReadOnlyStatement> {
+  try {
+    return await checkReadOnlySql(sql, { hiddenSchemas: [APP_SCHEMA] });
+  } catch (error) {
+    if (error instanceof SqlGuardError) throw new ToolError('refused', tool, error.message, { cause: error });
+    throw error;
+  }
+}
+
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Checks the tables and columns a statement names against the schema cache; returns the problems found. */
+export function checkAgainstSchema(
+  statement: ReadOnlyStatement,
+  tables: readonly TableInfo[],
+): { problems: string[]; tables: TableInfo[] } {
+  const snapshot = { tables: [...tables], refreshedAt: new Date(0) };
+  const problems: string[] = [];
+  const byAlias = new Map<string, TableInfo>();
+  const used: TableInfo[] = [];
+  const ctes = new Set(statement.cteNames);
+  let opaqueSources = statement.hasDerivedSources;
+  for (const relation of statement.relations) {
+    if (!relation.schema && ctes.has(relation.name)) {
+      opaqueSources = true;
+      continue;
+    }
+    if (
+      (relation.schema && SYSTEM_SCHEMAS.has(relation.schema)) ||
+      (!relation.schema && relation.name.startsWith('pg_'))
+    ) {
+      opaqueSources = true;
+      continue;
+    }
+    const typed = relation.schema
+      ? `${quoted(relation.schema)}.${quoted(relation.name)}`
+      : quoted(relation.name);
+    try {
+      const table = resolveTableIn(snapshot, typed);
+      used.push(table);
+      byAlias.set(relation.alias ?? relation.name, table);
+      if (!relation.alias) byAlias.set(table.name, table);
+    } catch (error) {
+      if (!isDataSourceError(error)) throw error;
+      const shown = relation.schema ? `${relation.schema}.${relation.name}` : relation.name;
+      const suggestions = nearestNames(
+        relation.name,
+        tables.map((table) => table.name),
+      );
+      problems.push(
+        `Unknown table '${shown}'.${suggestions.length > 0 ? ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?` : ''}`,
+      );
+    }
+  }
+  const opaqueAliases = new Set([...statement.derivedAliases, ...statement.cteNames]);
+  const outputs = new Set(statement.outputNames);
+  for (const ref of statement.columnRefs) {
+    if (ref.column === '*' || SYSTEM_COLUMNS.has(ref.column)) continue;
+    if (ref.qualifier.length === 0) {
+      if (used.some((table) => table.columns.some((column) => column.name === ref.column))) continue;
+      if (outputs.has(ref.column) || opaqueSources || used.length === 0) continue;
+      const known = [...new Set(used.flatMap((table) => table.columns.map((column) => column.name)))];
+      const suggestions = nearestNames(ref.column, known);
+      problems.push(
+        `Unknown column '${ref.column}' (not in ${used.map((table) => table.qualifiedName).join(', ')}).${suggestions.length > 0 ? ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?` : ''}`,
+      );
+      continue;
+    }
+    if (ref.qualifier.length > 2) continue;
+    const qualifier = ref.qualifier.join('.');
+    const table =
+      ref.qualifier.length === 1
+        ? byAlias.get(ref.qualifier[0]!)
+        : used.find(
+            (candidate) => candidate.schema === ref.qualifier[0] && candidate.name === ref.qualifier[1],
+          );
+    if (!table) {
+      if (
+        opaqueAliases.has(ref.qualifier[0]!) ||
+        (ref.qualifier.length === 2 && SYSTEM_SCHEMAS.has(ref.qualifier[0]!))
+      )
+        continue;
+      if (ref.qualifier.length === 1 && ref.qualifier[0]!.startsWith('pg_')) continue;
+      problems.push(
+        `'${qualifier}.${ref.column}' names '${qualifier}', which is no table or alias in the FROM clause.`,
+      );
+      continue;
+    }
+    if (!table.columns.some((column) => column.name === ref.column)) {
+      const suggestions = nearestNames(
+        ref.column,
+        table.columns.map((column) => column.name),
+      );
+      problems.push(
+        `Unknown column '${qualifier}.${ref.column}': ${table.qualifiedName} has no column '${ref.column}'.${suggestions.length > 0 ? ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?` : ''}`,
+      );
+    }
+  }
+  return { problems: [...new Set(problems)], tables: [...new Set(used)] };
+}
+
+function databaseMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = (error as { hint?: string }).hint;
+  return hint ? `${message} (hint: ${hint})` : message;
+}
+
+function throwIfAborted(tool: string, ctx: ToolContext): void {
+  if (ctx.signal?.aborted) throw new ToolError('aborted', tool, `${tool} was cancelled before it finished.`);
+}
+
+export const validateQuery = defineTool({
+  inputSchema: z.strictObject({ sql: sqlText }),
+  async execute(input, ctx) {
+    let statement: ReadOnlyStatement;
+    try {
+      statement = await checkReadOnlySql(input.sql, { hiddenSchemas: [APP_SCHEMA] });
+    } catch (error) {
+      if (error instanceof SqlGuardError) return { ok: false as const, problems: [error.message] };
+      throw error;
+    }
+    const snapshot = await ctx.source.schema.get();
+    const { problems, tables } = checkAgainstSchema(statement, snapshot.tables);
+    if (problems.length > 0) return { ok: false as const, problems };
+    // Planning (no ANALYZE: nothing runs) catches what the cache cannot: types, functions, ambiguity.
+    try {
+      await ctx.source.db.readOnly((tx) => tx.query(`EXPLAIN ${statement.statement}\n`), {
+        timeoutMs: limitsOf(ctx).statementTimeoutMs,
+      });
+    } catch (error) {
+      return { ok: false as const, problems: [`PostgreSQL rejects it: ${databaseMessage(error)}`] };
+    }
+    return { ok: true as const, tables: tables.map((table) => table.qualifiedName) };
+  },
+});
+
+const PLAN_COST = /cost=([\d.]+)\.\.([\d.]+) rows=(\d+)/;
+
+export const explainQuery = defineTool({
+  inputSchema: z.strictObject({ sql: sqlText }),
+  async execute(input, ctx) {
+    const statement = await guardSql('explainQuery', input.sql);
+    let lines: string[];
+    try {
+      const result = await ctx.source.db.readOnly(
+        (tx) => tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS true) ${statement.statement}\n`),
+        { timeoutMs: limitsOf(ctx).statementTimeoutMs },
+      );
+      lines = result.rows.map((row) => row['QUERY PLAN']);
+    } catch (error) {
+      throw new ToolError(
+        'failed',
+        'explainQuery',
+        `PostgreSQL could not plan the query: ${databaseMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    const top = PLAN_COST.exec(lines[0] ?? '');
+    const maxLines = 200;
+    return {
+      plan: clipText(lines.slice(0, maxLines).join('\n'), limitsOf(ctx).maxOutputChars),
+      ...(top ? { totalCost: Number(top[2]), estimatedRows: Number(top[3]) } : {}),
+      truncated: lines.length > maxLines,
+      note: 'Estimated plan only (no ANALYZE): nothing was run. "Seq Scan" on a large table under a selective WHERE suggests a missing index.',
+    };
+  },
+});
+
+export const runQuery = defineTool({
+  inputSchema: z.strictObject({
+    sql: sqlText,
+    limit: limitField(50, 500),
+  }),
+  async execute(input, ctx) {
+    const limits = limitsOf(ctx);
+    const statement = await guardSql('runQuery', input.sql);
+    throwIfAborted('runQuery', ctx);
+    const maxRows = Math.min(input.limit ?? limits.defaultRows, limits.maxRows);
+    const started = performance.now();
+    let result: ReadQueryResult;
+    try {
+      result = await ctx.source.db.readQuery(statement.statement, [], {
+        maxRows,
+        timeoutMs: limits.statementTimeoutMs,
+      });
+    } catch (error) {
+      const message = databaseMessage(error);
+      await ctx.source.app.history.add({
+        profile: ctx.profile,
+        actor: ctx.actor,
+        sql: statement.statement,
+        rowCount: null,
+        durationMs: Math.round(performance.now() - started),
+        error: message,
+      });
+      throw new ToolError(
+        'failed',
+        'runQuery',
+        `The query failed: ${message}. Check table and column names with describeTable, or validateQuery first.`,
+        { cause: error },
+      );
+    }
+    const durationMs = Math.round(performance.now() - started);
+    await ctx.source.app.history.add({
+      profile: ctx.profile,
+      actor: ctx.actor,
+      sql: statement.statement,
+      rowCount: result.rows.length,
+      durationMs,
+      error: null,
+    });
+    const bounded = boundRows(result.rows, limits, result.truncated);
+    const names = result.fields.map((field) => field.name);
+    const duplicates = names.filter((name, index) => names.indexOf(name) !== index);
+    const notes: string[] = [];
+    if (bounded.truncated) {
+      notes.push(
+        `Only the first ${bounded.rows.length} rows are shown. Aggregate or narrow the query, or export the whole result with ${EXPORT_TOOL}.`,
+      );
+    }
+    if (duplicates.length > 0) {
+      notes.push(
+        `Several columns are named ${[...new Set(duplicates)].join(', ')}; give them distinct aliases (AS …) to see each.`,
+      );
+    }
+    return {
+      columns: names,
+      rows: bounded.rows,
+      rowCount: bounded.rows.length,
+      truncated: bounded.truncated,
+      ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
+    };
+  },
+});
+
+export const listQueryHistory = defineTool({
+  inputSchema: z.strictObject({ limit: limitField(20, 200, 'entries') }),
+  async execute(input, ctx) {
+    const limit = input.limit ?? 20;
+    const entries = await ctx.source.app.history.list({ limit: limit + 1, profile: ctx.profile });
+    const maxChars = limitsOf(ctx).maxValueChars * 4;
+    return {
+      entries: entries.slice(0, limit).map((entry) => ({
+        at: entry.createdAt.toISOString(),
+        sql: clipText(entry.sql, maxChars),
+        by: entry.actor,
+        rowCount: entry.rowCount,
+        durationMs: entry.durationMs,
+        ...(entry.error ? { error: entry.error } : {}),
+      })),
+      truncated: entries.length > limit,
+    };
+  },
+});

@@ -1,0 +1,372 @@
+// UI state: the silent readers and the open tools (which change tabs now). Propose twins reuse
+// each open tool's `prepare` and `label` (see propose.ts) and change nothing.
+import { randomUUID } from 'node:crypto';
+import {
+  compileSort,
+  type Filter,
+  normalizeKey,
+  type RowKey,
+  type Sort,
+  type Tab,
+  type UiState,
+  validateFilter,
+} from '@toolrow/datasource';
+import { z } from 'zod';
+import { capList, clipText, modelValue } from '../bounds.ts';
+import { limitsOf, type ToolContext } from '../context.ts';
+import { defineProposable, defineTool } from '../define.ts';
+import { ToolError } from '../errors.ts';
+import { filterSchema, rowKey, sortSchema, tableName } from '../schemas.ts';
+
+const OP_TEXT: Readonly<Record<string, string>> = {
+  eq: '=',
+  neq: '≠',
+  lt: '<',
+  lte: '≤',
+  gt: '>',
+  gte: '≥',
+  in: 'in',
+  not_in: 'not in',
+  like: 'like',
+  ilike: 'ilike',
+  contains: 'contains',
+  starts_with: 'starts with',
+  ends_with: 'ends with',
+  between: 'between',
+};
+
+/** A filter as a person reads it: "status = paid and total ≥ 100". */
+export function filterText(filter: Filter | undefined | null): string {
+  if (!filter) return '';
+  if ('and' in filter) return filter.and.map((part) => wrap(part)).join(' and ');
+  if ('or' in filter) return filter.or.map((part) => wrap(part)).join(' or ');
+  if ('not' in filter) return `not ${wrap(filter.not)}`;
+  if (filter.op === 'is_null') return `${filter.column} is empty`;
+  if (filter.op === 'is_not_null') return `${filter.column} is set`;
+  const value = Array.isArray(filter.value)
+    ? filter.op === 'between'
+      ? filter.value.map(String).join(' and ')
+      : `(${filter.value.map(String).join(', ')})`
+    : String(filter.value);
+  return `${filter.column} ${OP_TEXT[filter.op] ?? filter.op} ${value}`;
+}
+
+function wrap(filter: Filter): string {
+  const text = filterText(filter);
+  return 'and' in filter || 'or' in filter ? `(${text})` : text;
+}
+
+function sortText(sort: readonly Sort[] | undefined): string {
+  if (!sort || sort.length === 0) return '';
+  return sort.map((entry) => `${entry.column} ${entry.direction ?? 'asc'}`).join(', ');
+}
+
+function keyText(key: RowKey): string {
+  return Object.entries(key)
+    .map(([column, value]) => `${column} ${String(value)}`)
+    .join(', ');
+}
+
+function newTabId(): string {
+  return randomUUID().slice(0, 8);
+}
+
+/** A tab as the model reads it. */
+function tabSummary(tab: Tab, focusedTabId: string | null, maxChars: number) {
+  const base = {
+    id: tab.id,
+    kind: tab.kind,
+    focused: tab.id === focusedTabId,
+    ...(tab.title ? { title: tab.title } : {}),
+  };
+  if (tab.kind === 'table') {
+    return {
+      ...base,
+      table: tab.table,
+      ...(tab.filter ? { filter: tab.filter, filterText: filterText(tab.filter) } : {}),
+      ...(tab.sort && tab.sort.length > 0 ? { sort: tab.sort } : {}),
+    };
+  }
+  if (tab.kind === 'workbench') return { ...base, sql: clipText(tab.sql, maxChars * 4) };
+  return { ...base, table: tab.table, key: modelValue(tab.key, maxChars) };
+}
+
+async function addTab(
+  ctx: ToolContext,
+  tab: Tab,
+  reuse: (existing: Tab) => boolean,
+): Promise<{ state: UiState; tab: Tab; reused: boolean }> {
+  const state = await ctx.source.app.ui.get(ctx.profile);
+  const existing = state.tabs.find(reuse);
+  if (existing) {
+    const next = await ctx.source.app.ui.update(ctx.profile, { focusedTabId: existing.id });
+    return { state: next, tab: existing, reused: true };
+  }
+  const next = await ctx.source.app.ui.update(ctx.profile, {
+    tabs: [...state.tabs, tab],
+    focusedTabId: tab.id,
+  });
+  return { state: next, tab, reused: false };
+}
+
+const sameJson = (left: unknown, right: unknown) =>
+  JSON.stringify(left ?? null) === JSON.stringify(right ?? null);
+
+// ── Silent readers ───────────────────────────────────────────────────────────────────────────
+
+export const getActiveView = defineTool({
+  inputSchema: z.strictObject({}).describe('No input.'),
+  async execute(_input, ctx) {
+    const state = await ctx.source.app.ui.get(ctx.profile);
+    const tab = state.tabs.find((candidate) => candidate.id === state.focusedTabId);
+    if (!tab) {
+      return {
+        focused: null,
+        openTabs: state.tabs.length,
+        note: 'No tab is focused: the user is not looking at a table right now.',
+      };
+    }
+    return {
+      focused: tabSummary(tab, state.focusedTabId, limitsOf(ctx).maxValueChars),
+      openTabs: state.tabs.length,
+    };
+  },
+});
+
+export const getSelection = defineTool({
+  inputSchema: z.strictObject({}).describe('No input.'),
+  async execute(_input, ctx) {
+    const state = await ctx.source.app.ui.get(ctx.profile);
+    const selection = state.selection;
+    if (!selection || selection.keys.length === 0) {
+      return { table: null, keys: [], count: 0, truncated: false, note: 'The user has no rows selected.' };
+    }
+    const limits = limitsOf(ctx);
+    const { items, truncated } = capList(selection.keys, limits.maxRows);
+    return {
+      table: selection.table,
+      tabId: selection.tabId,
+      keys: items.map((key) => modelValue(key, limits.maxValueChars)),
+      count: selection.keys.length,
+      truncated,
+    };
+  },
+});
+
+export const listOpenTabs = defineTool({
+  inputSchema: z.strictObject({}).describe('No input.'),
+  async execute(_input, ctx) {
+    const state = await ctx.source.app.ui.get(ctx.profile);
+    const maxChars = limitsOf(ctx).maxValueChars;
+    return {
+      tabs: state.tabs.map((tab) => tabSummary(tab, state.focusedTabId, maxChars)),
+      focusedTabId: state.focusedTabId,
+    };
+  },
+});
+
+// ── Open tools ───────────────────────────────────────────────────────────────────────────────
+
+const tableViewInput = z.strictObject({
+  table: tableName,
+  filter: filterSchema.optional(),
+  sort: sortSchema.optional(),
+});
+
+async function prepareTableView(input: z.output<typeof tableViewInput>, ctx: ToolContext) {
+  const table = await ctx.source.schema.resolveTable(input.table);
+  validateFilter(table, input.filter);
+  compileSort(table, input.sort);
+  return { ...input, table: table.qualifiedName };
+}
+
+export const openTable = defineProposable({
+  inputSchema: tableViewInput,
+  prepare: prepareTableView,
+  label(input) {
+    const filter = filterText(input.filter);
+    const sort = sortText(input.sort);
+    return `Open ${input.table}${filter ? ` where ${filter}` : ''}${sort ? `, sorted by ${sort}` : ''}`;
+  },
+  async execute(raw, ctx) {
+    const input = await prepareTableView(raw, ctx);
+    const tab: Tab = {
+      id: newTabId(),
+      kind: 'table',
+      table: input.table,
+      ...(input.filter ? { filter: input.filter } : {}),
+      ...(input.sort ? { sort: input.sort } : {}),
+    };
+    const result = await addTab(
+      ctx,
+      tab,
+      (existing) =>
+        existing.kind === 'table' &&
+        existing.table === input.table &&
+        sameJson(existing.filter, input.filter) &&
+        sameJson(existing.sort, input.sort),
+    );
+    return {
+      opened: result.tab.id,
+      reusedExistingTab: result.reused,
+      tab: tabSummary(result.tab, result.state.focusedTabId, limitsOf(ctx).maxValueChars),
+      openTabs: result.state.tabs.length,
+    };
+  },
+});
+
+const workbenchInput = z.strictObject({
+  sql: z.string().min(1).max(20_000).describe('The SQL to prefill; the user edits and runs it.'),
+  title: z.string().min(1).max(80).optional().describe('Tab title (default: "SQL").'),
+});
+
+async function prepareWorkbench(input: z.output<typeof workbenchInput>) {
+  return { ...input, sql: input.sql.trim() };
+}
+
+export const openWorkbench = defineProposable({
+  inputSchema: workbenchInput,
+  prepare: prepareWorkbench,
+  label(input) {
+    return `Open the SQL workbench${input.title ? ` "${input.title}"` : ''} with: ${clipText(input.sql.replace(/\s+/g, ' '), 60)}`;
+  },
+  async execute(raw, ctx) {
+    const input = await prepareWorkbench(raw);
+    const tab: Tab = {
+      id: newTabId(),
+      kind: 'workbench',
+      sql: input.sql,
+      ...(input.title ? { title: input.title } : {}),
+    };
+    const result = await addTab(ctx, tab, () => false);
+    return {
+      opened: result.tab.id,
+      tab: tabSummary(result.tab, result.state.focusedTabId, limitsOf(ctx).maxValueChars),
+      openTabs: result.state.tabs.length,
+      note: 'The workbench is open with the SQL; nothing ran. The user runs it.',
+    };
+  },
+});
+
+const setFilterInput = z.strictObject({
+  table: tableName
+    .optional()
+    .describe(
+      'The table whose view to filter (default: the focused table tab). Opens a tab for it when none is open.',
+    ),
+  filter: filterSchema
+    .nullable()
+    .optional()
+    .describe('The new filter; null clears it; omit to keep the current one.'),
+  sort: sortSchema
+    .nullable()
+    .optional()
+    .describe('The new sort; null clears it; omit to keep the current one.'),
+});
+
+async function targetTableTab(
+  ctx: ToolContext,
+  table: string | undefined,
+): Promise<{ state: UiState; tab: Tab | undefined }> {
+  const state = await ctx.source.app.ui.get(ctx.profile);
+  const focused = state.tabs.find((tab) => tab.id === state.focusedTabId);
+  if (table === undefined) return { state, tab: focused?.kind === 'table' ? focused : undefined };
+  if (focused?.kind === 'table' && focused.table === table) return { state, tab: focused };
+  return { state, tab: state.tabs.find((tab) => tab.kind === 'table' && tab.table === table) };
+}
+
+async function prepareSetFilter(input: z.output<typeof setFilterInput>, ctx: ToolContext) {
+  let name = input.table;
+  if (name === undefined) {
+    const { tab } = await targetTableTab(ctx, undefined);
+    if (tab?.kind !== 'table') {
+      throw new ToolError(
+        'failed',
+        'setFilter',
+        'No table tab is focused, so there is no view to filter. Give `table` (the filter then opens it), or open the table first.',
+      );
+    }
+    name = tab.table;
+  }
+  const table = await ctx.source.schema.resolveTable(name);
+  validateFilter(table, input.filter);
+  compileSort(table, input.sort);
+  return { ...input, table: table.qualifiedName };
+}
+
+export const setFilter = defineProposable({
+  inputSchema: setFilterInput,
+  prepare: prepareSetFilter,
+  label(input) {
+    const parts = [
+      input.filter === null ? 'clear the filter' : input.filter ? `filter ${filterText(input.filter)}` : '',
+      input.sort === null ? 'clear the sort' : input.sort ? `sort by ${sortText(input.sort)}` : '',
+    ].filter(Boolean);
+    return `${input.table}: ${parts.join('; ') || 'keep the view as it is'}`;
+  },
+  async execute(raw, ctx) {
+    const input = await prepareSetFilter(raw, ctx);
+    const table = input.table as string;
+    const { state, tab } = await targetTableTab(ctx, table);
+    const current = tab?.kind === 'table' ? tab : undefined;
+    const filter = input.filter === undefined ? current?.filter : (input.filter ?? undefined);
+    const sort = input.sort === undefined ? current?.sort : (input.sort ?? undefined);
+    const next: Tab = {
+      id: current?.id ?? newTabId(),
+      kind: 'table',
+      table,
+      ...(current?.title ? { title: current.title } : {}),
+      ...(filter ? { filter } : {}),
+      ...(sort && sort.length > 0 ? { sort } : {}),
+    };
+    const tabs = current
+      ? state.tabs.map((existing) => (existing.id === current.id ? next : existing))
+      : [...state.tabs, next];
+    const updated = await ctx.source.app.ui.update(ctx.profile, { tabs, focusedTabId: next.id });
+    return {
+      tab: tabSummary(next, updated.focusedTabId, limitsOf(ctx).maxValueChars),
+      openedNewTab: !current,
+    };
+  },
+});
+
+const openRowInput = z.strictObject({ table: tableName, key: rowKey });
+
+async function prepareOpenRow(input: z.output<typeof openRowInput>, ctx: ToolContext) {
+  const table = await ctx.source.schema.resolveTable(input.table);
+  return {
+    table: table.qualifiedName,
+    key: normalizeKey(table, input.key) as Record<string, string | number | boolean | null>,
+  };
+}
+
+export const openRow = defineProposable({
+  inputSchema: openRowInput,
+  prepare: prepareOpenRow,
+  label(input) {
+    return `Open ${input.table} record ${keyText(input.key as RowKey)}`;
+  },
+  async execute(raw, ctx) {
+    const input = await prepareOpenRow(raw, ctx);
+    const key = input.key as RowKey;
+    const row = await ctx.source.rows.get(input.table, key);
+    if (row === undefined) {
+      throw new ToolError(
+        'not-found',
+        'openRow',
+        `No row in ${input.table} with ${keyText(key)}; nothing was opened. Check the key.`,
+      );
+    }
+    const tab: Tab = { id: newTabId(), kind: 'row', table: input.table, key };
+    const result = await addTab(
+      ctx,
+      tab,
+      (existing) => existing.kind === 'row' && existing.table === input.table && sameJson(existing.key, key),
+    );
+    return {
+      opened: result.tab.id,
+      reusedExistingTab: result.reused,
+      tab: tabSummary(result.tab, result.state.focusedTabId, limitsOf(ctx).maxValueChars),
+    };
+  },
+});
