@@ -26,9 +26,11 @@ export interface McpAuditRecord {
 }
 
 export interface McpBackend {
-  /** The zod input schema of an exposed tool: what tools/list shows and calls are validated against. */
+  /** The input schema of an exposed tool: its JSON Schema is what tools/list shows. */
   inputSchemaOf(name: McpToolName): StandardSchemaWithJSON;
-  /** Runs a tool on validated input and returns its output (JSON-serialisable). */
+  /** Checks a raw input; throws an error naming each bad field. Runs before the audit and the tool. */
+  parseInput(name: McpToolName, rawInput: unknown): unknown;
+  /** Runs a tool on parsed input and returns its output (JSON-serialisable). */
   run(name: McpToolName, input: unknown, call: McpToolCall): Promise<unknown>;
   /** Appends one decision to the always-on audit log. */
   audit(record: McpAuditRecord): Promise<void>;

@@ -14,6 +14,7 @@ function scriptedBackend() {
   const audits: McpAuditRecord[] = [];
   const backend: McpBackend = {
     inputSchemaOf: () => z.object({}).passthrough(),
+    parseInput: (_name, rawInput) => rawInput,
     async run(name, input, call) {
       runs.push({ name, input, actor: call.actor });
       return { ran: name };

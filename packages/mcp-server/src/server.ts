@@ -1,7 +1,12 @@
 // One McpServer per client session, registering exactly the tools the session's scope covers.
 // Never reuse an instance across clients (CVE-2026-25536): both transports call this factory
 // afresh for every connection (stdio) or request (HTTP).
-import { type CallToolResult, McpServer, requireScopes } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  McpServer,
+  requireScopes,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
 import { isGated, rowOf } from '@toolrow/catalog';
 import { annotationsFor } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
@@ -35,6 +40,22 @@ function errorResult(message: string): CallToolResult {
 }
 
 /**
+ * The schema the SDK is given: the tool's own JSON Schema for tools/list, but validation that
+ * accepts anything, so the backend's parseInput checks input once, with the same messages the
+ * agent and the CLI give ("table: expected a string, got number").
+ */
+export function listingSchema(schema: StandardSchemaWithJSON): StandardSchemaWithJSON {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'toolrow',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: schema['~standard'].jsonSchema,
+    },
+  };
+}
+
+/**
  * A fresh server for one client that holds `principal`'s scope: tools/list shows exactly the
  * scope's tools; a gated call is audited 'auto' under mcp:<name> before it runs.
  * `principal` undefined yields a server with no tools (defence in depth: the transports refuse
@@ -54,13 +75,14 @@ export function createToolrowMcpServer(backend: McpBackend, principal: McpPrinci
       name,
       {
         description: row.description,
-        inputSchema: backend.inputSchemaOf(name),
+        inputSchema: listingSchema(backend.inputSchemaOf(name)),
         annotations: annotationsFor(row),
         // Always satisfied for a registered tool; kept so a wrong registration fails closed.
         scopeChallenge: requireScopes(needed),
       },
-      async (input: unknown, ctx) => {
+      async (rawInput: unknown, ctx) => {
         try {
+          const input = await backend.parseInput(name, rawInput);
           if (isGated(name)) {
             await backend.audit({
               tool: name,

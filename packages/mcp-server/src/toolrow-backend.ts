@@ -1,26 +1,12 @@
-// The production backend: tool implementations from @toolrow/tools, running over an open
+// The production backend: the tool registry of @toolrow/tools running over an open
 // @toolrow/datasource handle, with every decision in the app state's audit log.
 import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
-import type { z } from 'zod';
+import { parseToolInput, TOOL_IMPLEMENTATIONS, type ToolImplementation, toToolError } from '@toolrow/tools';
 import type { McpBackend } from './backend.ts';
-import type { McpToolName } from './generated/mcp-scopes.ts';
-
-/** What the MCP server needs of one tool implementation (the shape of @toolrow/tools' registry entries). */
-export interface McpToolImplementation {
-  readonly inputSchema: z.ZodType;
-  execute(
-    input: never,
-    ctx: { source: DataSource; profile: string; actor: `mcp:${string}`; signal?: AbortSignal },
-  ): Promise<unknown>;
-}
-
-export type McpToolImplementations = { readonly [Name in McpToolName]: McpToolImplementation };
 
 export interface ToolrowBackendOptions {
   source: DataSource;
-  /** The tool registry (@toolrow/tools). */
-  implementations: McpToolImplementations;
-  /** The profile whose UI state and history the tools use (default 'default'). */
+  /** The profile whose tabs, selection and history the tools use (default 'default'). */
   profile?: string;
 }
 
@@ -32,16 +18,24 @@ function tableOf(input: unknown): string | null {
 
 export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend {
   const profile = options.profile ?? DEFAULT_PROFILE;
-  const { source, implementations } = options;
+  const { source } = options;
   return {
-    inputSchemaOf: (name) => implementations[name].inputSchema,
-    run: (name, input, call) =>
-      implementations[name].execute(input as never, {
-        source,
-        profile,
-        actor: call.actor,
-        signal: call.signal,
-      }),
+    inputSchemaOf: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
+    parseInput: (name, rawInput) => parseToolInput(name, rawInput),
+    async run(name, input, call) {
+      if (call.signal.aborted) throw toToolError(name, new Error('the client cancelled the call'));
+      const implementation = TOOL_IMPLEMENTATIONS[name] as ToolImplementation;
+      try {
+        return await implementation.execute(input, {
+          source,
+          profile,
+          actor: call.actor,
+          signal: call.signal,
+        });
+      } catch (error) {
+        throw toToolError(name, error);
+      }
+    },
     async audit(record) {
       await source.app.audit.record({
         tool: record.tool,

@@ -10,6 +10,7 @@ const log = (entry: unknown) =>
   appendFileSync(process.env.FIXTURE_LOG as string, `${JSON.stringify(entry)}\n`);
 const backend: McpBackend = {
   inputSchemaOf: () => z.object({}).passthrough(),
+  parseInput: (_name, rawInput) => rawInput,
   async run(name, input, call) {
     log({ kind: 'run', name, input, actor: call.actor });
     return { ran: name };

@@ -1,0 +1,256 @@
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import { type DataSource, DEFAULT_PROFILE, openDataSource } from '@toolrow/datasource';
+import {
+  createMcpHttpHandler,
+  createToken,
+  createToolrowBackend,
+  DEFAULT_MCP_PORT,
+  DEFAULT_TOKEN_TTL,
+  MCP_SCOPES,
+  parseScope,
+  parseTtl,
+  renderClientConfig,
+  resolveStdioPrincipal,
+  STDIO_ENV,
+  type StoredMcpToken,
+  serveMcpHttp,
+  serveMcpStdio,
+} from '@toolrow/mcp-server';
+import { type Command, type CommandIo, UsageError } from '../command.ts';
+import { formatTable, toJson } from '../format.ts';
+
+const SCOPES = MCP_SCOPES.join(' | ');
+
+const usage = `Usage: toolrow mcp --stdio [--scope <scope>] [--profile <name>]
+       toolrow mcp --http [--port <n>] [--profile <name>]
+       toolrow mcp token create --scope <scope> [--ttl <ttl>] [--name <name>] [--json]
+       toolrow mcp token list [--json]
+       toolrow mcp token revoke <name>
+
+Serve Toolrow's tools to MCP clients; each client sees exactly what its scope allows.
+Scopes nest: ${SCOPES}.
+
+  --stdio           one local client over stdin/stdout. Credentials come from the environment:
+                    ${STDIO_ENV.token}=<token> runs as that token (its scope; --scope may only narrow it);
+                    without it the client is you, at --scope, else ${STDIO_ENV.scope}, else tables:readonly.
+  --http            Streamable HTTP on 127.0.0.1 only (port ${DEFAULT_MCP_PORT}; --port 0 picks a free one).
+                    Every request needs a bearer token from \`toolrow mcp token create\`.
+  --profile <name>  the profile whose tabs and history the tools use (default ${DEFAULT_PROFILE})
+  token create      prints a new token once (only its sha-256 is stored). --ttl: 30m, 12h, 7d, 4w
+                    or never (default ${DEFAULT_TOKEN_TTL}); --name: how the audit log names the client
+                    (mcp:<name>; default mcp-<n>); --json prints {"token","scope","expiresAt"}.
+  token list        every token: name, scope, status, created, expires, last used.
+  token revoke      revokes a token by name; clients using it get 401 from then on.`;
+
+function parse(args: string[], options: ParseArgsOptionsConfig) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function usageScope(text: string): ReturnType<typeof parseScope> {
+  try {
+    return parseScope(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function withSource<T>(io: CommandIo, fn: (source: DataSource) => Promise<T>): Promise<T> {
+  const source = await openDataSource({ env: io.env, cwd: io.cwd });
+  try {
+    return await fn(source);
+  } finally {
+    await source.close();
+  }
+}
+
+function statusOf(token: StoredMcpToken, now: Date): string {
+  if (token.revokedAt) return 'revoked';
+  if (token.expiresAt && token.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
+const day = (date: Date | null) => (date ? date.toISOString().replace('T', ' ').slice(0, 16) : '-');
+
+async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === 'create') {
+    const { values, positionals } = parse(rest, {
+      scope: { type: 'string' },
+      ttl: { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'.`);
+    if (values.scope === undefined) throw new UsageError(`token create needs --scope (${SCOPES}).`);
+    const scope = usageScope(values.scope as string);
+    let ttlMs: number | null;
+    try {
+      ttlMs = parseTtl((values.ttl as string | undefined) ?? DEFAULT_TOKEN_TTL);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const created = await withSource(io, (source) =>
+      createToken(source.app.tokens, {
+        scope,
+        ttlMs,
+        ...(values.name ? { name: values.name as string } : {}),
+      }),
+    );
+    if (values.json) {
+      io.stdout(
+        toJson({
+          token: created.token,
+          scope: created.scope,
+          expiresAt: created.expiresAt?.toISOString() ?? null,
+        }),
+      );
+    } else {
+      io.stdout(`${created.token}\n`);
+      io.stderr(
+        `Token '${created.name}' (${created.scope}, ${created.expiresAt ? `expires ${day(created.expiresAt)} UTC` : 'never expires'}). ` +
+          'It is shown once: copy it now. Clients send it as "Authorization: Bearer <token>".\n',
+      );
+    }
+    return 0;
+  }
+  if (action === 'list') {
+    const { values, positionals } = parse(rest, { json: { type: 'boolean' } });
+    if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'.`);
+    const tokens = await withSource(io, (source) => source.app.tokens.list());
+    const now = new Date();
+    if (values.json) {
+      io.stdout(
+        toJson(
+          tokens.map((token) => ({
+            name: token.name,
+            scope: token.scope,
+            status: statusOf(token, now),
+            createdAt: token.createdAt.toISOString(),
+            expiresAt: token.expiresAt?.toISOString() ?? null,
+            revokedAt: token.revokedAt?.toISOString() ?? null,
+            lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+          })),
+        ),
+      );
+      return 0;
+    }
+    if (tokens.length === 0) {
+      io.stdout('No MCP tokens. Create one with: toolrow mcp token create --scope tables:readonly\n');
+      return 0;
+    }
+    io.stdout(
+      `${formatTable(
+        ['name', 'scope', 'status', 'created', 'expires', 'last used'],
+        tokens.map((token) => [
+          token.name,
+          token.scope,
+          statusOf(token, now),
+          day(token.createdAt),
+          token.expiresAt ? day(token.expiresAt) : 'never',
+          day(token.lastUsedAt),
+        ]),
+      )}\n`,
+    );
+    return 0;
+  }
+  if (action === 'revoke') {
+    const { positionals } = parse(rest, {});
+    if (positionals.length !== 1)
+      throw new UsageError('token revoke needs exactly one token name (see toolrow mcp token list).');
+    const name = positionals[0] as string;
+    const revoked = await withSource(io, (source) => source.app.tokens.revoke(name));
+    if (!revoked) {
+      io.stderr(`No active token named '${name}'. See the names with: toolrow mcp token list\n`);
+      return 1;
+    }
+    io.stdout(`Revoked '${name}'. Clients using it now get 401.\n`);
+    return 0;
+  }
+  throw new UsageError(
+    action
+      ? `Unknown token action '${action}': use create, list or revoke.`
+      : 'token needs an action: create, list or revoke.',
+  );
+}
+
+/** Resolves on SIGINT or SIGTERM, whichever comes first. */
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export const mcpCommand: Command = {
+  summary: 'Serve the tools to MCP clients (stdio or HTTP) and manage their tokens',
+  usage,
+  async run(args, io) {
+    if (args[0] === 'token') return tokenCommand(args.slice(1), io);
+    const { values, positionals } = parse(args, {
+      stdio: { type: 'boolean' },
+      http: { type: 'boolean' },
+      scope: { type: 'string' },
+      port: { type: 'string' },
+      profile: { type: 'string' },
+    });
+    if (positionals.length > 0) throw new UsageError(`Unknown argument '${positionals[0]}'.`);
+    if (Boolean(values.stdio) === Boolean(values.http))
+      throw new UsageError('Pick one transport: --stdio or --http.');
+    const profile = (values.profile as string | undefined) ?? DEFAULT_PROFILE;
+
+    if (values.stdio) {
+      if (values.port !== undefined) throw new UsageError('--port goes with --http, not --stdio.');
+      const scope = values.scope === undefined ? undefined : usageScope(values.scope as string);
+      // stdout is the protocol channel from here on: everything else goes to stderr.
+      return withSource(io, async (source) => {
+        const principal = await resolveStdioPrincipal({ env: io.env, scope, tokens: source.app.tokens });
+        const backend = createToolrowBackend({ source, profile });
+        const running = serveMcpStdio({
+          backend,
+          principal,
+          onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
+        });
+        io.stderr(`toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name}\n`);
+        await Promise.race([running.closed, untilSignal()]);
+        await running.close();
+        return 0;
+      });
+    }
+
+    if (values.scope !== undefined) {
+      throw new UsageError(
+        "--scope goes with --stdio; over HTTP the scope is the token's (toolrow mcp token create --scope …).",
+      );
+    }
+    const port = values.port === undefined ? DEFAULT_MCP_PORT : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`Bad --port '${values.port}': use 0-65535.`);
+    return withSource(io, async (source) => {
+      const backend = createToolrowBackend({ source, profile });
+      const handler = createMcpHttpHandler({
+        backend,
+        tokens: source.app.tokens,
+        onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
+      });
+      const running = await serveMcpHttp(handler, port);
+      io.stdout(
+        `Toolrow MCP server on ${running.url} (Streamable HTTP, 127.0.0.1 only; bearer token required).\n` +
+          'Create a token: toolrow mcp token create --scope tables:readonly\n' +
+          `Client config:\n${renderClientConfig({ kind: 'http', url: running.url })}`,
+      );
+      const signal = await untilSignal();
+      io.stderr(`toolrow mcp: ${signal}, shutting down\n`);
+      await running.close();
+      return 0;
+    });
+  },
+};
