@@ -1,0 +1,76 @@
+// @toolrow/agent: the agent loop on the AI SDK. See README.md for the API and how to mount it.
+export {
+  type Agent,
+  type AgentMessageMetadata,
+  type AgentOptions,
+  type AgentUIMessage,
+  approvalResponse,
+  createAgent,
+  DEFAULT_INSTRUCTIONS,
+  type PendingApproval,
+  type TurnResult,
+  type TurnUsage,
+  turnUsage,
+} from './agent.ts';
+export { type AuditDecision, type AuditEntry, canonicalJson, type DecidedBy, inputDigest } from './audit.ts';
+export { acceptChip, type Chip, chipOf } from './chips.ts';
+export {
+  type ApprovalAnswer,
+  discoveredTools,
+  pendingApprovalAnswers,
+  SEARCH_TOOL,
+  searchesThisTurn,
+} from './history.ts';
+export {
+  coveredByGrants,
+  type Grant,
+  isPermissionMode,
+  type LadderOutcome,
+  ladder,
+  normaliseTable,
+  PERMISSION_MODE_LABELS,
+  PERMISSION_MODES,
+  type PermissionMode,
+} from './ladder.ts';
+export {
+  MODEL_FORMS,
+  ModelConfigError,
+  type ModelSpec,
+  parseModelSpec,
+  type ResolveModelOptions,
+  resolveModel,
+} from './models.ts';
+export type {
+  ExecutableToolName,
+  GateStore,
+  ProfilePermissions,
+  ToolBackend,
+  ToolCallContext,
+} from './ports.ts';
+export {
+  nearestNames,
+  notActiveMessage,
+  refusalMessage,
+  ToolRefusal,
+  unknownToolMessage,
+} from './refusal.ts';
+export {
+  DEFAULT_SCORER_PARAMETERS,
+  type ScorerParameters,
+  SearchIndex,
+  type SearchOptions,
+  searchCatalog,
+  summaryLine,
+  type ToolMatch,
+} from './search/scorer.ts';
+export { splitCamel, stem, terms } from './search/text.ts';
+export {
+  buildToolSet,
+  SEARCH_BUDGET,
+  type SearchBudgetExhausted,
+  type SearchToolsOutput,
+  searchBudgetExhausted,
+  searchToolsInputSchema,
+  Turn,
+  type TurnOptions,
+} from './turn.ts';

@@ -1,0 +1,149 @@
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+
+/** A model setting that cannot work as given; the message names the variable to set. */
+export class ModelConfigError extends Error {
+  override name = 'ModelConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export const MODEL_FORMS = [
+  'bedrock:<model id>                  Amazon Bedrock with your AWS credentials (env, profile, SSO); needs AWS_REGION',
+  'openai-compatible:<base URL>#<model>  Ollama, vLLM, LM Studio… (optional key: TOOLROW_OPENAI_COMPATIBLE_API_KEY)',
+  'anthropic:<model>                   needs ANTHROPIC_API_KEY',
+  'openai:<model>                      needs OPENAI_API_KEY',
+] as const;
+
+const FORMS_HELP = MODEL_FORMS.map((form) => `  ${form}`).join('\n');
+
+/** What TOOLROW_MODEL names, parsed but not yet connected. */
+export type ModelSpec =
+  | { provider: 'bedrock'; modelId: string }
+  | { provider: 'openai-compatible'; baseURL: string; modelId: string }
+  | { provider: 'anthropic'; modelId: string }
+  | { provider: 'openai'; modelId: string };
+
+export function parseModelSpec(value: string | undefined): ModelSpec {
+  const setting = value?.trim();
+  if (!setting) {
+    throw new ModelConfigError(
+      `No model is configured. Set TOOLROW_MODEL to one of:\n${FORMS_HELP}\nfor example TOOLROW_MODEL=bedrock:anthropic.claude-haiku-4-5-20251001-v1:0`,
+    );
+  }
+  const colon = setting.indexOf(':');
+  const provider = colon < 0 ? setting : setting.slice(0, colon);
+  const rest = colon < 0 ? '' : setting.slice(colon + 1).trim();
+  const missing = (what: string) =>
+    new ModelConfigError(`TOOLROW_MODEL=${setting} names no ${what}. Use ${provider}:<${what}>.`);
+  switch (provider) {
+    case 'bedrock':
+    case 'anthropic':
+    case 'openai':
+      if (!rest) throw missing('model id');
+      return { provider, modelId: rest };
+    case 'openai-compatible': {
+      const hash = rest.lastIndexOf('#');
+      const baseURL = hash < 0 ? rest : rest.slice(0, hash);
+      const modelId = hash < 0 ? '' : rest.slice(hash + 1).trim();
+      if (!baseURL || !modelId) {
+        throw new ModelConfigError(
+          `TOOLROW_MODEL=${setting} must be openai-compatible:<base URL>#<model>, for example openai-compatible:http://127.0.0.1:11434/v1#qwen3:8b`,
+        );
+      }
+      let url: URL;
+      try {
+        url = new URL(baseURL);
+      } catch {
+        throw new ModelConfigError(
+          `TOOLROW_MODEL has '${baseURL}' as base URL, which is not a URL. Use e.g. http://127.0.0.1:11434/v1`,
+        );
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new ModelConfigError(
+          `TOOLROW_MODEL's base URL must be http:// or https://, not ${url.protocol}`,
+        );
+      }
+      return { provider, baseURL: baseURL.replace(/\/+$/, ''), modelId };
+    }
+    default:
+      throw new ModelConfigError(
+        `TOOLROW_MODEL=${setting} is not a form Toolrow knows. Use one of:\n${FORMS_HELP}`,
+      );
+  }
+}
+
+export interface ResolveModelOptions {
+  /** For tests: the fetch the provider uses. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The language model TOOLROW_MODEL names. Throws ModelConfigError, naming the variable to set,
+ * when the setting or a required credential is missing. Bedrock credentials come from the standard
+ * AWS chain (environment, shared profile incl. SSO, container and instance roles) when first used.
+ */
+export function resolveModel(env: Env, options: ResolveModelOptions = {}): LanguageModelV4 {
+  const spec = parseModelSpec(env.TOOLROW_MODEL);
+  const fetchOption = options.fetch ? { fetch: options.fetch } : {};
+  switch (spec.provider) {
+    case 'bedrock': {
+      const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+      if (!region) {
+        throw new ModelConfigError(
+          'Amazon Bedrock needs a region: set AWS_REGION (for example AWS_REGION=us-east-1) to where the model is enabled.',
+        );
+      }
+      if (env.AWS_BEARER_TOKEN_BEDROCK) {
+        return createAmazonBedrock({ region, apiKey: env.AWS_BEARER_TOKEN_BEDROCK, ...fetchOption })(
+          spec.modelId,
+        );
+      }
+      const chain = fromNodeProviderChain(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {});
+      return createAmazonBedrock({
+        region,
+        ...fetchOption,
+        credentialProvider: async () => {
+          try {
+            const credentials = await chain();
+            return {
+              accessKeyId: credentials.accessKeyId,
+              secretAccessKey: credentials.secretAccessKey,
+              ...(credentials.sessionToken ? { sessionToken: credentials.sessionToken } : {}),
+            };
+          } catch (error) {
+            throw new ModelConfigError(
+              `Amazon Bedrock found no AWS credentials (${(error as Error).message}). Set AWS_PROFILE to a configured profile (after \`aws sso login\` for SSO), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK.`,
+            );
+          }
+        },
+      })(spec.modelId);
+    }
+    case 'openai-compatible':
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL: spec.baseURL,
+        includeUsage: true,
+        ...(env.TOOLROW_OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.TOOLROW_OPENAI_COMPATIBLE_API_KEY } : {}),
+        ...fetchOption,
+      }).chatModel(spec.modelId);
+    case 'anthropic':
+      if (!env.ANTHROPIC_API_KEY) {
+        throw new ModelConfigError(
+          `TOOLROW_MODEL=anthropic:${spec.modelId} needs an API key: set ANTHROPIC_API_KEY.`,
+        );
+      }
+      return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, ...fetchOption })(spec.modelId);
+    case 'openai':
+      if (!env.OPENAI_API_KEY) {
+        throw new ModelConfigError(
+          `TOOLROW_MODEL=openai:${spec.modelId} needs an API key: set OPENAI_API_KEY.`,
+        );
+      }
+      return createOpenAI({ apiKey: env.OPENAI_API_KEY, ...fetchOption }).chat(spec.modelId);
+  }
+}

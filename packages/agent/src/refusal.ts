@@ -1,0 +1,74 @@
+import { INLINE_TOOLS, isToolName } from '@toolrow/catalog';
+import { stem, terms } from './search/text.ts';
+
+/**
+ * A refusal the model must read word for word. The AI SDK turns a failed tool call into text with
+ * `String(error)`, which for a plain Error prefixes "Error: "; this class prints its message only.
+ */
+export class ToolRefusal extends Error {
+  override name = 'ToolRefusal';
+  override toString(): string {
+    return this.message;
+  }
+}
+
+function quoted(name: string): string {
+  return name.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+}
+
+/**
+ * The text the model sees when it calls a tool that exists but is not active yet. It names the
+ * recovery call and the inline tools (row order, joined with ", "), so a refusal costs one step
+ * and not the whole turn.
+ */
+export function notActiveMessage(name: string): string {
+  return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${INLINE_TOOLS.join(', ')}`;
+}
+
+/** The same shape for a name that is in no row, suggesting the nearest active names instead. */
+export function unknownToolMessage(name: string, active: Iterable<string>, count = 3): string {
+  const nearest = nearestNames(name, active, count);
+  return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${nearest.join(', ')}`;
+}
+
+/** The refusal for any name: a known but inactive tool, or a name that is in no row. */
+export function refusalMessage(name: string, active: Iterable<string>): string {
+  return isToolName(name) ? notActiveMessage(name) : unknownToolMessage(name, active);
+}
+
+function editDistance(left: string, right: string): number {
+  const previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= left.length; i++) {
+    let diagonal = previous[0]!;
+    previous[0] = i;
+    for (let j = 1; j <= right.length; j++) {
+      const above = previous[j]!;
+      previous[j] = Math.min(
+        above + 1,
+        previous[j - 1]! + 1,
+        diagonal + (left[i - 1] === right[j - 1] ? 0 : 1),
+      );
+      diagonal = above;
+    }
+  }
+  return previous[right.length]!;
+}
+
+/**
+ * The names closest to a misspelt or invented one: most shared (stemmed, camelCase-split) words
+ * first, then the smallest edit distance, then row order of the candidates given.
+ */
+export function nearestNames(name: string, candidates: Iterable<string>, count = 3): string[] {
+  const wanted = new Set(terms(name).length > 0 ? terms(name) : [stem(name.toLowerCase())]);
+  const lower = name.toLowerCase();
+  return [...candidates]
+    .map((candidate, order) => ({
+      candidate,
+      order,
+      shared: terms(candidate).filter((term) => wanted.has(term)).length,
+      distance: editDistance(lower, candidate.toLowerCase()),
+    }))
+    .sort((a, b) => b.shared - a.shared || a.distance - b.distance || a.order - b.order)
+    .slice(0, count)
+    .map((entry) => entry.candidate);
+}

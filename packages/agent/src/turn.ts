@@ -1,0 +1,327 @@
+import {
+  CATALOG_ROWS,
+  INLINE_TOOLS,
+  isGated,
+  isLoop,
+  isToolName,
+  rowOf,
+  TOOL_ACCESS,
+  TOOL_NAMES,
+  type ToolAccess,
+  type ToolName,
+} from '@toolrow/catalog';
+import {
+  InvalidToolInputError,
+  type ModelMessage,
+  NoSuchToolError,
+  type Tool,
+  type ToolApprovalStatus,
+  type ToolSet,
+  tool,
+} from 'ai';
+import { z } from 'zod';
+import { type AuditDecision, type DecidedBy, inputDigest } from './audit.ts';
+import {
+  discoveredTools,
+  namesInSearchOutput,
+  pendingApprovalAnswers,
+  SEARCH_TOOL,
+  searchesThisTurn,
+} from './history.ts';
+import {
+  coveredByGrants,
+  type Grant,
+  ladder,
+  PERMISSION_MODE_LABELS,
+  type PermissionMode,
+} from './ladder.ts';
+import type { ExecutableToolName, GateStore, ProfilePermissions, ToolBackend } from './ports.ts';
+import { refusalMessage, ToolRefusal } from './refusal.ts';
+import { searchCatalog, type ToolMatch } from './search/scorer.ts';
+
+/** searchTools calls allowed per agent turn. */
+export const SEARCH_BUDGET = 3;
+
+/** Exactly what the model gets back from a search over budget (the scorer does not run). */
+export interface SearchBudgetExhausted {
+  error: 'search-budget-exhausted';
+  budgetCap: number;
+}
+
+export function searchBudgetExhausted(): SearchBudgetExhausted {
+  return { error: 'search-budget-exhausted', budgetCap: SEARCH_BUDGET };
+}
+
+/** What searchTools returns to the model. */
+export interface SearchToolsOutput {
+  query: string;
+  results: { name: ToolName; summary: string }[];
+  searchesLeft: number;
+  note: string;
+}
+
+export interface TurnOptions {
+  /** The profile whose permission mode and grants gate this turn, and whose audit log records it. */
+  profileId: string;
+  abortSignal?: AbortSignal;
+}
+
+/** The model-facing text of a failed tool call is `String(error)`; make it ours, word for word. */
+function replaceErrorText(error: Error, text: string): void {
+  Object.defineProperty(error, 'message', { value: text, configurable: true, writable: true });
+  Object.defineProperty(error, 'toString', { value: () => text, configurable: true, writable: true });
+}
+
+function issuesOf(error: unknown): string | undefined {
+  for (let cause: unknown = error, depth = 0; cause && depth < 5; depth++) {
+    const issues = (cause as { issues?: unknown }).issues;
+    if (Array.isArray(issues)) {
+      return issues
+        .map((issue: { path?: PropertyKey[]; message?: string }) => {
+          const path = (issue.path ?? []).map(String).join('.');
+          return `${path || '(input)'}: ${issue.message ?? 'invalid'}`;
+        })
+        .join('; ');
+    }
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function askReason(access: ToolAccess, mode: PermissionMode): string {
+  const label = PERMISSION_MODE_LABELS[mode];
+  if (mode === 'manual') return `${label} mode asks before every gated action.`;
+  if (access === 'read') return `${label} mode asks once per table before reading table data.`;
+  if (access === 'export') return `${label} mode asks before writing an export file.`;
+  return `${label} mode asks before changing what the user sees.`;
+}
+
+function autoReason(access: ToolAccess, mode: PermissionMode, tables: readonly string[] | undefined): string {
+  const label = PERMISSION_MODE_LABELS[mode];
+  if (access === 'propose') return `${label} mode: a propose tool only offers a chip; the click is the ask.`;
+  if (mode === 'full-auto') return `${label} mode runs every gated action; writes still only stage.`;
+  if (access === 'read') return `${label} mode: remembered grant for ${(tables ?? []).join(', ')}.`;
+  return `${label} mode runs ${access} tools; they write only to the staging area.`;
+}
+
+/** Dependencies of a turn: the tool implementations, the gate store and a clock. */
+export interface TurnDependencies {
+  backend: ToolBackend;
+  store: GateStore;
+  now: () => Date;
+}
+
+/**
+ * One agent turn: the active set, the search budget and the gate, all derived from the
+ * conversation so far. A turn paused for approvals and resumed with the answers is the same turn.
+ */
+export class Turn {
+  readonly #deps: TurnDependencies;
+  readonly #options: TurnOptions;
+  readonly #permissions: ProfilePermissions;
+  readonly #active: Set<ToolName>;
+  #searches: number;
+  /** Gated calls the ladder or the user cleared to run; the execute wrapper checks it. */
+  readonly #cleared = new Set<string>();
+  /** Calls the user already answered; the SDK asks the approval function again on replay. */
+  readonly #answered = new Set<string>();
+
+  private constructor(
+    deps: TurnDependencies,
+    options: TurnOptions,
+    permissions: ProfilePermissions,
+    history: readonly ModelMessage[],
+  ) {
+    this.#deps = deps;
+    this.#options = options;
+    this.#permissions = permissions;
+    this.#active = new Set<ToolName>([...INLINE_TOOLS, ...discoveredTools(history)]);
+    this.#searches = searchesThisTurn(history);
+  }
+
+  /** Opens a turn over a history: reads the profile's permissions, then records the user's answers. */
+  static async open(
+    deps: TurnDependencies,
+    history: readonly ModelMessage[],
+    options: TurnOptions,
+  ): Promise<Turn> {
+    const permissions = await deps.store.permissions(options.profileId);
+    const turn = new Turn(deps, options, permissions, history);
+    await turn.#recordAnswers(history);
+    return turn;
+  }
+
+  get mode(): PermissionMode {
+    return this.#permissions.mode;
+  }
+
+  get searchesUsed(): number {
+    return this.#searches;
+  }
+
+  /** The active tools in row order (a stable order keeps provider prompt caches warm). */
+  activeTools(): ToolName[] {
+    return TOOL_NAMES.filter((name) => this.#active.has(name));
+  }
+
+  isActive(name: string): boolean {
+    return isToolName(name) && this.#active.has(name);
+  }
+
+  async #audit(
+    name: ToolName,
+    input: unknown,
+    decision: AuditDecision,
+    decidedBy: DecidedBy,
+    reason?: string,
+  ): Promise<void> {
+    await this.#deps.store.appendAudit({
+      tool: name,
+      inputDigest: inputDigest(input),
+      decision,
+      decidedBy,
+      profileId: this.#options.profileId,
+      at: this.#deps.now(),
+      ...(reason !== undefined ? { reason } : {}),
+    });
+  }
+
+  async #tables(name: ExecutableToolName, input: unknown): Promise<readonly string[] | undefined> {
+    return this.#deps.backend.tablesOf ? await this.#deps.backend.tablesOf(name, input) : undefined;
+  }
+
+  async #recordAnswers(history: readonly ModelMessage[]): Promise<void> {
+    for (const answer of pendingApprovalAnswers(history)) {
+      if (!isToolName(answer.toolName) || !isGated(answer.toolName)) continue;
+      const name = answer.toolName;
+      this.#answered.add(answer.toolCallId);
+      await this.#audit(name, answer.input, answer.approved ? 'approved' : 'denied', 'user', answer.reason);
+      if (!answer.approved) continue;
+      this.#cleared.add(answer.toolCallId);
+      // Auto mode remembers a "yes" to a read, per table, so the next read of it runs.
+      if (this.mode === 'auto' && TOOL_ACCESS[name] === 'read') {
+        for (const table of (await this.#tables(name, answer.input)) ?? []) {
+          const grant: Grant = { tool: name, table };
+          await this.#deps.store.rememberGrant(this.#options.profileId, grant);
+        }
+      }
+    }
+  }
+
+  /** searchTools: rank the catalog and activate the matches, inside this execute, before the next step. */
+  search(query: string): SearchToolsOutput | SearchBudgetExhausted {
+    if (this.#searches >= SEARCH_BUDGET) {
+      this.#searches++;
+      return searchBudgetExhausted();
+    }
+    this.#searches++;
+    const matches: ToolMatch[] = searchCatalog(query);
+    // The next step's prepareStep reads this set; changing it here, not in a step hook, is what
+    // makes the found tools callable in the very next step.
+    for (const match of matches) this.#active.add(match.name);
+    const searchesLeft = SEARCH_BUDGET - this.#searches;
+    return {
+      query,
+      results: matches.map((match) => ({ name: match.name, summary: match.line })),
+      searchesLeft,
+      note:
+        matches.length > 0
+          ? 'These tools are active now: call them directly from your next step.'
+          : `No tool matched. ${searchesLeft > 0 ? 'Try other words, or carry' : 'Carry'} on with the tools you have, or ask the user.`,
+    };
+  }
+
+  /** The call-level approval: silent tools run, gated tools go up the ladder, and every decision is audited. */
+  async approval(toolName: string, toolCallId: string, input: unknown): Promise<ToolApprovalStatus> {
+    if (!isToolName(toolName) || !isGated(toolName) || !this.#active.has(toolName)) return 'not-applicable';
+    // On replay the SDK asks again; only 'denied' would change anything, and the user already answered.
+    if (this.#answered.has(toolCallId)) return 'user-approval';
+    const access = TOOL_ACCESS[toolName];
+    const tables = access === 'read' ? await this.#tables(toolName, input) : undefined;
+    const outcome = ladder(access, this.mode, coveredByGrants(this.#permissions.grants, tables));
+    if (outcome === 'run') {
+      await this.#audit(toolName, input, 'auto', 'agent', autoReason(access, this.mode, tables));
+      this.#cleared.add(toolCallId);
+      return 'not-applicable';
+    }
+    const reason = askReason(access, this.mode);
+    await this.#audit(toolName, input, 'asked', 'agent', reason);
+    return { type: 'user-approval', reason };
+  }
+
+  /** The execute every tool goes through: it refuses inactive tools and uncleared gated calls itself. */
+  async execute(name: ExecutableToolName, input: unknown, toolCallId: string, abortSignal?: AbortSignal) {
+    if (!this.#active.has(name)) throw new ToolRefusal(refusalMessage(name, this.activeTools()));
+    if (isGated(name) && !this.#cleared.has(toolCallId)) {
+      throw new ToolRefusal(
+        `Tool '${name}' needs the user's approval under ${PERMISSION_MODE_LABELS[this.mode]} mode and did not get it; nothing ran.`,
+      );
+    }
+    return this.#deps.backend.execute(name, input, {
+      actor: 'agent',
+      profileId: this.#options.profileId,
+      toolCallId,
+      ...(abortSignal ? { abortSignal } : {}),
+    });
+  }
+
+  /**
+   * repairToolCall: the SDK refuses a call to an inactive or unknown tool before any execute; this
+   * replaces its generic text with the refusal that names the way out. Bad input gets a message
+   * that names the field.
+   */
+  repair(toolName: string, error: unknown): null {
+    if (NoSuchToolError.isInstance(error))
+      replaceErrorText(error, refusalMessage(toolName, this.activeTools()));
+    else if (InvalidToolInputError.isInstance(error)) {
+      const issues = issuesOf(error.cause);
+      replaceErrorText(
+        error,
+        `Invalid input for ${toolName}: ${issues ?? 'the input is not valid JSON'}. Call ${toolName} again with input that matches its schema.`,
+      );
+    }
+    return null;
+  }
+}
+
+/** The input schema of searchTools, which this package owns. */
+export const searchToolsInputSchema = z.object({
+  query: z
+    .string()
+    .min(1)
+    .describe('A few words about the capability you need, e.g. "export csv" or "foreign keys".'),
+});
+
+/**
+ * The AI SDK tool set for every row: descriptions from the rows, input schemas from the backend,
+ * executes bound to one turn. Without a turn, the tools carry no execute (for cost measurement).
+ */
+export function buildToolSet(backend: Pick<ToolBackend, 'inputSchema'>, turn?: Turn): ToolSet {
+  const tools: Record<string, Tool> = {};
+  for (const row of CATALOG_ROWS) {
+    const name = row.name;
+    if (isLoop(name)) {
+      tools[name] = turn
+        ? tool({
+            description: row.description,
+            inputSchema: searchToolsInputSchema,
+            execute: async ({ query }) => turn.search(query),
+          })
+        : tool({ description: row.description, inputSchema: searchToolsInputSchema });
+      continue;
+    }
+    const executable = name as ExecutableToolName;
+    const inputSchema = backend.inputSchema(executable) as z.ZodType<Record<string, unknown>>;
+    tools[name] = turn
+      ? tool({
+          description: rowOf(name).description,
+          inputSchema,
+          execute: async (input, options) =>
+            turn.execute(executable, input, options.toolCallId, options.abortSignal),
+        })
+      : tool({ description: rowOf(name).description, inputSchema });
+  }
+  return tools;
+}
+
+export { namesInSearchOutput, SEARCH_TOOL };
