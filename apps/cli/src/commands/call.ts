@@ -1,0 +1,122 @@
+import { parseArgs } from 'node:util';
+import { searchCatalog, searchToolsInputSchema } from '@toolrow/agent';
+import { isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
+import { DEFAULT_PROFILE, openDataSource } from '@toolrow/datasource';
+import {
+  IMPLEMENTED_TOOLS,
+  inputJsonSchema,
+  invokeTool,
+  isImplementedTool,
+  isToolError,
+} from '@toolrow/tools';
+import { z } from 'zod';
+import { type Command, type CommandIo, UsageError } from '../command.ts';
+import { toJson } from '../format.ts';
+
+const USAGE = `Usage: toolrow call <tool> ['<json input>'] [--profile <name>] [--schema]
+
+Runs one tool as the user would (actor 'user') and prints its JSON output. Gated tools run
+without asking (you are the user); stage tools still only stage: commit with \`toolrow staging commit\`.
+
+  <json input>      the tool's input as one JSON object (default {})
+  --profile <name>  whose UI state, history and attachments to use (default: TOOLROW_PROFILE or '${DEFAULT_PROFILE}')
+  --schema          print the tool's input JSON Schema instead of running it
+
+Example: toolrow call runQuery '{"sql":"select status, count(*) from orders group by 1"}'`;
+
+function parseInput(text: string | undefined): unknown {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `The input is not valid JSON (${(error as Error).message}). Quote it for the shell, e.g. '{"table":"orders"}'.`,
+    );
+  }
+}
+
+// The loop tool is the agent's; from the CLI it only ranks the catalog (nothing gets activated).
+function searchFromCli(input: unknown, io: CommandIo): number {
+  const parsed = searchToolsInputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    io.stderr(
+      `toolrow call: Invalid input for searchTools: ${issue?.path.join('.') || '(input)'}: ${issue?.message}\n`,
+    );
+    return 2;
+  }
+  const matches = searchCatalog(parsed.data.query);
+  io.stdout(
+    toJson({
+      query: parsed.data.query,
+      results: matches.map((match) => ({ name: match.name, summary: match.line })),
+      note: 'From the CLI this only ranks the catalog; in a chat the matches become callable in the next step.',
+    }),
+  );
+  return 0;
+}
+
+export const callCommand: Command = {
+  summary: 'Run one tool with a JSON input, as the user, and print its output',
+  usage: USAGE,
+  async run(args, io) {
+    let parsed: { values: { profile?: string; schema?: boolean }; positionals: string[] };
+    try {
+      parsed = parseArgs({
+        args,
+        options: { profile: { type: 'string' }, schema: { type: 'boolean' } },
+        allowPositionals: true,
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const [name, inputText, ...extra] = parsed.positionals;
+    if (!name) throw new UsageError('Name the tool to call. The tools: ' + TOOL_NAMES.join(', ') + '.');
+    if (extra.length > 0) {
+      throw new UsageError(
+        `Expected one JSON argument after the tool name, got ${extra.length + 1}. Quote the JSON for the shell.`,
+      );
+    }
+    if (!isToolName(name)) {
+      const suggestions = nearestNames(name);
+      throw new UsageError(
+        `There is no tool '${name}'.${suggestions.length > 0 ? ` Did you mean ${suggestions.map((candidate) => `'${candidate}'`).join(' or ')}?` : ''} List them with \`toolrow catalog\`.`,
+      );
+    }
+    if (isLoop(name)) {
+      if (parsed.values.schema) {
+        io.stdout(toJson(z.toJSONSchema(searchToolsInputSchema, { io: 'input' })));
+        return 0;
+      }
+      return searchFromCli(parseInput(inputText), io);
+    }
+    if (!isImplementedTool(name))
+      throw new UsageError(
+        `'${name}' has no implementation; the implemented tools: ${IMPLEMENTED_TOOLS.join(', ')}.`,
+      );
+    if (parsed.values.schema) {
+      io.stdout(toJson(inputJsonSchema(name)));
+      return 0;
+    }
+    const input = parseInput(inputText);
+    const profile = parsed.values.profile ?? io.env.TOOLROW_PROFILE ?? DEFAULT_PROFILE;
+    const source = await openDataSource({ env: io.env, cwd: io.cwd });
+    try {
+      await source.app.profiles.ensure(profile);
+      const output = await invokeTool(name, input, { source, profile, actor: 'user' });
+      io.stdout(toJson(output));
+      return 0;
+    } catch (error) {
+      if (!isToolError(error)) throw error;
+      io.stderr(`toolrow call ${name}: ${error.message}\n`);
+      if (error.code === 'invalid-input') {
+        io.stderr(`See the input schema with: toolrow call ${name} --schema\n`);
+        return 2;
+      }
+      return 1;
+    } finally {
+      // Waits for a background export to finish, so the file is complete when the command exits.
+      await source.close();
+    }
+  },
+};
