@@ -15,6 +15,7 @@ import {
 } from 'ai';
 import { acceptChip, type Chip, chipOf } from './chips.ts';
 import type { GateStore, ToolBackend } from './ports.ts';
+import type { ToolMatch } from './search/scorer.ts';
 import { buildToolSet, SEARCH_BUDGET, Turn, type TurnOptions } from './turn.ts';
 
 /** Tokens one turn cost, summed over its steps. Providers that do not report a number leave it undefined. */
@@ -78,6 +79,8 @@ export interface AgentOptions {
    */
   approvalSecret?: string | Uint8Array;
   now?: () => Date;
+  /** The ranking searchTools uses (default: searchCatalog); for experiments and tests. */
+  search?: (query: string) => ToolMatch[];
 }
 
 export const DEFAULT_INSTRUCTIONS = [
@@ -116,7 +119,12 @@ export function createAgent(options: AgentOptions): Agent {
   const instructions = options.instructions ?? DEFAULT_INSTRUCTIONS;
   const maxSteps = options.maxSteps ?? 12;
   const secret = options.approvalSecret ?? randomBytes(32);
-  const deps = { backend: options.backend, store: options.store, now: options.now ?? (() => new Date()) };
+  const deps = {
+    backend: options.backend,
+    store: options.store,
+    now: options.now ?? (() => new Date()),
+    ...(options.search ? { search: options.search } : {}),
+  };
   const definitions = buildToolSet(options.backend);
 
   function settings(turn: Turn) {
@@ -129,8 +137,13 @@ export function createAgent(options: AgentOptions): Agent {
       prepareStep: () => ({ activeTools: turn.activeTools() }),
       toolApproval: ({ toolCall }: { toolCall: { toolName: string; toolCallId: string; input: unknown } }) =>
         turn.approval(toolCall.toolName, toolCall.toolCallId, toolCall.input),
-      repairToolCall: async ({ toolCall, error }: { toolCall: { toolName: string }; error: unknown }) =>
-        turn.repair(toolCall.toolName, error),
+      repairToolCall: async ({
+        toolCall,
+        error,
+      }: {
+        toolCall: { toolName: string; input: string };
+        error: unknown;
+      }) => turn.repair(toolCall.toolName, toolCall.input, error),
       // Row order, so the definitions the provider sees (and caches) never reshuffle.
       toolOrder: [...TOOL_NAMES],
       stopWhen: isStepCount(maxSteps),

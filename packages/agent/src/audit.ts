@@ -1,38 +1,24 @@
-import { createHash } from 'node:crypto';
 import type { ToolName } from '@toolrow/catalog';
+import type { Actor, AuditDecision } from '@toolrow/datasource';
 
-/** The four gated decisions the audit log records. */
-export type AuditDecision = 'asked' | 'approved' | 'denied' | 'auto';
+export type { AuditDecision } from '@toolrow/datasource';
+// The digest the app-state audit log stores: one definition, in the data layer.
+export { digestInput as inputDigest } from '@toolrow/datasource';
 
-/** Who made a decision: the user at a prompt, or the agent under the profile's permission mode. */
-export type DecidedBy = 'user' | 'agent' | `mcp:${string}`;
+/** Who made a decision: the user at a prompt, the agent under the profile's mode, or an MCP client. */
+export type DecidedBy = Actor;
 
-/** One line of the always-on audit log. */
+/** One line of the always-on audit log, as the agent hands it to the GateStore. */
 export interface AuditEntry {
   tool: ToolName;
-  /** sha-256 (hex) of the input as canonical JSON: proves what ran without storing the data. */
-  inputDigest: string;
+  /** The call's input; the store keeps only its digest (sha-256 of canonical JSON). */
+  input: unknown;
   decision: AuditDecision;
   decidedBy: DecidedBy;
   profileId: string;
+  /** The tables the call concerns, when known. */
+  tables?: readonly string[];
   at: Date;
-  /** Why, in words: the ladder rung, or the user's reason for a denial. */
+  /** Why, in words: the ladder's rule, a remembered grant, or the user's reason for a denial. */
   reason?: string;
-}
-
-/** JSON with object keys sorted at every depth, so equal inputs always hash equal. */
-export function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, item: unknown) => {
-      if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
-      return Object.fromEntries(
-        Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-      );
-    }) ?? 'null'
-  );
-}
-
-/** The digest the audit log stores for a tool input. */
-export function inputDigest(input: unknown): string {
-  return createHash('sha256').update(canonicalJson(input)).digest('hex');
 }

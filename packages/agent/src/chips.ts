@@ -1,5 +1,4 @@
 import { isGated, isPropose, isToolName, type ToolName } from '@toolrow/catalog';
-import { inputDigest } from './audit.ts';
 import type { ExecutableToolName, GateStore, ToolBackend } from './ports.ts';
 
 /** A propose tool's output as the agent reads it: a button that runs `twin` with `input` when clicked. */
@@ -14,7 +13,8 @@ export function chipOf(output: unknown): Chip | undefined {
   if (output === null || typeof output !== 'object') return undefined;
   const candidate = (output as { chip?: unknown }).chip ?? output;
   if (candidate === null || typeof candidate !== 'object') return undefined;
-  const { label, twin, tool, input } = candidate as Record<string, unknown>;
+  const { kind, label, twin, tool, input } = candidate as Record<string, unknown>;
+  if (kind !== undefined && kind !== 'chip') return undefined;
   const target = typeof twin === 'string' ? twin : tool;
   if (typeof target !== 'string' || !isToolName(target) || !isGated(target) || isPropose(target))
     return undefined;
@@ -37,7 +37,7 @@ export async function acceptChip(
   const twin: ToolName = chip.twin;
   await deps.store.appendAudit({
     tool: twin,
-    inputDigest: inputDigest(chip.input),
+    input: chip.input,
     decision: 'approved',
     decidedBy: 'user',
     profileId: options.profileId,

@@ -12,7 +12,8 @@ export {
   type TurnUsage,
   turnUsage,
 } from './agent.ts';
-export { type AuditDecision, type AuditEntry, canonicalJson, type DecidedBy, inputDigest } from './audit.ts';
+export { type AuditDecision, type AuditEntry, type DecidedBy, inputDigest } from './audit.ts';
+export { appStateGateStore, toolsBackend } from './backends.ts';
 export { acceptChip, type Chip, chipOf } from './chips.ts';
 export {
   type ApprovalAnswer,

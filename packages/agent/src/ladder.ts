@@ -1,9 +1,8 @@
 import type { ToolAccess } from '@toolrow/catalog';
+import { PERMISSION_MODES, type PermissionMode } from '@toolrow/datasource';
 
-/** A profile's permission mode: the rung of the ladder it stands on. */
-export type PermissionMode = 'manual' | 'auto' | 'full-auto';
-
-export const PERMISSION_MODES: readonly PermissionMode[] = ['manual', 'auto', 'full-auto'];
+// The modes live with the profiles in app state; the ladder reads them from there.
+export { PERMISSION_MODES, type PermissionMode };
 
 /** Display names, as the UI and the CLI show them. */
 export const PERMISSION_MODE_LABELS: Readonly<Record<PermissionMode, string>> = {
@@ -45,9 +44,8 @@ export function ladder(access: ToolAccess, mode: PermissionMode, coveredByGrant:
   }
 }
 
-/** A remembered "yes" for gated reads of one table in one profile. */
+/** A remembered "yes" for gated reads of one table (the tool approved is kept for the record). */
 export interface Grant {
-  /** The tool the user approved when the grant was made (kept for the record). */
   tool: string;
   table: string;
 }

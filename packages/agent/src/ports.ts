@@ -29,6 +29,11 @@ export interface ToolBackend {
     name: ExecutableToolName,
     input: unknown,
   ): readonly string[] | undefined | Promise<readonly string[] | undefined>;
+  /**
+   * The message for an input that fails the tool's schema (the model reads it), naming the field
+   * and what was expected; undefined when the input is valid or the backend has no opinion.
+   */
+  describeInvalidInput?(name: ExecutableToolName, input: unknown): string | undefined;
 }
 
 /** A profile's rung on the permission ladder and what it has remembered. */

@@ -12,6 +12,14 @@ export class ToolRefusal extends Error {
   }
 }
 
+/** A tool failed (bad input, a missing table, the database said no): the model reads the message as is. */
+export class ToolFailure extends Error {
+  override name = 'ToolFailure';
+  override toString(): string {
+    return this.message;
+  }
+}
+
 function quoted(name: string): string {
   return name.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
 }

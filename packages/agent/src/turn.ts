@@ -20,7 +20,7 @@ import {
   tool,
 } from 'ai';
 import { z } from 'zod';
-import { type AuditDecision, type DecidedBy, inputDigest } from './audit.ts';
+import type { AuditDecision, DecidedBy } from './audit.ts';
 import {
   discoveredTools,
   namesInSearchOutput,
@@ -36,7 +36,7 @@ import {
   type PermissionMode,
 } from './ladder.ts';
 import type { ExecutableToolName, GateStore, ProfilePermissions, ToolBackend } from './ports.ts';
-import { refusalMessage, ToolRefusal } from './refusal.ts';
+import { refusalMessage, ToolFailure, ToolRefusal } from './refusal.ts';
 import { searchCatalog, type ToolMatch } from './search/scorer.ts';
 
 /** searchTools calls allowed per agent turn. */
@@ -109,6 +109,8 @@ export interface TurnDependencies {
   backend: ToolBackend;
   store: GateStore;
   now: () => Date;
+  /** The ranking searchTools uses (default: searchCatalog). */
+  search?: (query: string) => ToolMatch[];
 }
 
 /**
@@ -173,15 +175,17 @@ export class Turn {
     input: unknown,
     decision: AuditDecision,
     decidedBy: DecidedBy,
-    reason?: string,
+    reason: string | undefined,
+    tables: readonly string[] | undefined,
   ): Promise<void> {
     await this.#deps.store.appendAudit({
       tool: name,
-      inputDigest: inputDigest(input),
+      input,
       decision,
       decidedBy,
       profileId: this.#options.profileId,
       at: this.#deps.now(),
+      ...(tables && tables.length > 0 ? { tables } : {}),
       ...(reason !== undefined ? { reason } : {}),
     });
   }
@@ -195,12 +199,20 @@ export class Turn {
       if (!isToolName(answer.toolName) || !isGated(answer.toolName)) continue;
       const name = answer.toolName;
       this.#answered.add(answer.toolCallId);
-      await this.#audit(name, answer.input, answer.approved ? 'approved' : 'denied', 'user', answer.reason);
+      const tables = await this.#tables(name, answer.input);
+      await this.#audit(
+        name,
+        answer.input,
+        answer.approved ? 'approved' : 'denied',
+        'user',
+        answer.reason,
+        tables,
+      );
       if (!answer.approved) continue;
       this.#cleared.add(answer.toolCallId);
       // Auto mode remembers a "yes" to a read, per table, so the next read of it runs.
       if (this.mode === 'auto' && TOOL_ACCESS[name] === 'read') {
-        for (const table of (await this.#tables(name, answer.input)) ?? []) {
+        for (const table of tables ?? []) {
           const grant: Grant = { tool: name, table };
           await this.#deps.store.rememberGrant(this.#options.profileId, grant);
         }
@@ -215,7 +227,7 @@ export class Turn {
       return searchBudgetExhausted();
     }
     this.#searches++;
-    const matches: ToolMatch[] = searchCatalog(query);
+    const matches: ToolMatch[] = (this.#deps.search ?? searchCatalog)(query);
     // The next step's prepareStep reads this set; changing it here, not in a step hook, is what
     // makes the found tools callable in the very next step.
     for (const match of matches) this.#active.add(match.name);
@@ -237,15 +249,15 @@ export class Turn {
     // On replay the SDK asks again; only 'denied' would change anything, and the user already answered.
     if (this.#answered.has(toolCallId)) return 'user-approval';
     const access = TOOL_ACCESS[toolName];
-    const tables = access === 'read' ? await this.#tables(toolName, input) : undefined;
+    const tables = await this.#tables(toolName, input);
     const outcome = ladder(access, this.mode, coveredByGrants(this.#permissions.grants, tables));
     if (outcome === 'run') {
-      await this.#audit(toolName, input, 'auto', 'agent', autoReason(access, this.mode, tables));
+      await this.#audit(toolName, input, 'auto', 'agent', autoReason(access, this.mode, tables), tables);
       this.#cleared.add(toolCallId);
       return 'not-applicable';
     }
     const reason = askReason(access, this.mode);
-    await this.#audit(toolName, input, 'asked', 'agent', reason);
+    await this.#audit(toolName, input, 'asked', 'agent', reason, tables);
     return { type: 'user-approval', reason };
   }
 
@@ -257,12 +269,18 @@ export class Turn {
         `Tool '${name}' needs the user's approval under ${PERMISSION_MODE_LABELS[this.mode]} mode and did not get it; nothing ran.`,
       );
     }
-    return this.#deps.backend.execute(name, input, {
-      actor: 'agent',
-      profileId: this.#options.profileId,
-      toolCallId,
-      ...(abortSignal ? { abortSignal } : {}),
-    });
+    try {
+      return await this.#deps.backend.execute(name, input, {
+        actor: 'agent',
+        profileId: this.#options.profileId,
+        toolCallId,
+        ...(abortSignal ? { abortSignal } : {}),
+      });
+    } catch (error) {
+      // The tools write their errors for the model; keep the text and drop the "ToolError: " prefix.
+      if (error instanceof Error) throw new ToolFailure(error.message, { cause: error });
+      throw error;
+    }
   }
 
   /**
@@ -270,17 +288,27 @@ export class Turn {
    * replaces its generic text with the refusal that names the way out. Bad input gets a message
    * that names the field.
    */
-  repair(toolName: string, error: unknown): null {
-    if (NoSuchToolError.isInstance(error))
+  repair(toolName: string, rawInput: string, error: unknown): null {
+    if (NoSuchToolError.isInstance(error)) {
       replaceErrorText(error, refusalMessage(toolName, this.activeTools()));
-    else if (InvalidToolInputError.isInstance(error)) {
-      const issues = issuesOf(error.cause);
-      replaceErrorText(
-        error,
-        `Invalid input for ${toolName}: ${issues ?? 'the input is not valid JSON'}. Call ${toolName} again with input that matches its schema.`,
-      );
+    } else if (InvalidToolInputError.isInstance(error)) {
+      replaceErrorText(error, this.#invalidInputText(toolName, rawInput, error));
     }
     return null;
+  }
+
+  #invalidInputText(toolName: string, rawInput: string, error: InvalidToolInputError): string {
+    const describe = this.#deps.backend.describeInvalidInput;
+    if (describe && isToolName(toolName) && !isLoop(toolName)) {
+      try {
+        const described = describe(toolName as ExecutableToolName, JSON.parse(rawInput || '{}'));
+        if (described) return described;
+      } catch {
+        // Not JSON: fall through to the generic text.
+      }
+    }
+    const issues = issuesOf(error.cause);
+    return `Invalid input for ${toolName}: ${issues ?? 'the input is not valid JSON'}. Call ${toolName} again with input that matches its schema.`;
   }
 }
 

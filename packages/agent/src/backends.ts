@@ -1,0 +1,75 @@
+// The production adapters: tools from @toolrow/tools over a DataSource, gate state in its app state.
+import type { DataSource } from '@toolrow/datasource';
+import {
+  invokeTool,
+  isToolError,
+  parseToolInput,
+  TOOL_IMPLEMENTATIONS,
+  type ToolContext,
+  type ToolLimits,
+  tablesOfCall,
+} from '@toolrow/tools';
+import type { GateStore, ToolBackend } from './ports.ts';
+
+/** Runs the real tool implementations over an open data source. */
+export function toolsBackend(
+  source: DataSource,
+  options: { limits?: Partial<ToolLimits> } = {},
+): ToolBackend {
+  const context = (profile: string, actor: ToolContext['actor'], signal?: AbortSignal): ToolContext => ({
+    source,
+    profile,
+    actor,
+    ...(signal ? { signal } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  return {
+    inputSchema: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
+    execute: (name, input, call) =>
+      invokeTool(name, input, context(call.profileId, call.actor, call.abortSignal)),
+    // Resolved through the schema cache ("public.orders"), so grants match however a call spells it.
+    tablesOf: (_name, input) => tablesOfCall(input, context('default', 'agent')),
+    describeInvalidInput(name, input) {
+      try {
+        parseToolInput(name, input);
+        return undefined;
+      } catch (error) {
+        return isToolError(error) ? error.message : undefined;
+      }
+    },
+  };
+}
+
+/** Permissions, grants and the audit log in the data source's app state (schema toolrow_app). */
+export function appStateGateStore(source: DataSource): GateStore {
+  const app = source.app;
+  return {
+    async permissions(profileId) {
+      const profile = await app.profiles.ensure(profileId);
+      const grants = await app.profiles.grants(profileId);
+      return {
+        mode: profile.mode,
+        grants: grants.map((grant) => ({ tool: grant.tool, table: grant.table })),
+      };
+    },
+    async rememberGrant(profileId, grant) {
+      await app.profiles.addGrant({
+        profile: profileId,
+        tool: grant.tool,
+        table: grant.table,
+        grantedBy: 'user',
+      });
+    },
+    async appendAudit(entry) {
+      await app.audit.record({
+        tool: entry.tool,
+        input: entry.input,
+        decision: entry.decision,
+        decidedBy: entry.decidedBy,
+        profile: entry.profileId,
+        table: entry.tables && entry.tables.length > 0 ? entry.tables.join(', ') : null,
+        detail: entry.reason ?? null,
+      });
+    },
+  };
+}
