@@ -1,7 +1,15 @@
 // The production backend: the tool registry of @toolrow/tools running over an open
-// @toolrow/datasource handle, with every decision in the app state's audit log.
+// @toolrow/datasource handle, with every decision written through the agent's audit store, so
+// the log reads the same whoever decided.
+import { appStateGateStore } from '@toolrow/agent';
 import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
-import { parseToolInput, TOOL_IMPLEMENTATIONS, type ToolImplementation, toToolError } from '@toolrow/tools';
+import {
+  parseToolInput,
+  TOOL_IMPLEMENTATIONS,
+  type ToolImplementation,
+  tablesOfCall,
+  toToolError,
+} from '@toolrow/tools';
 import type { McpBackend } from './backend.ts';
 
 export interface ToolrowBackendOptions {
@@ -10,15 +18,10 @@ export interface ToolrowBackendOptions {
   profile?: string;
 }
 
-/** The table a call concerns, when its input names one: the audit log keeps it for review. */
-function tableOf(input: unknown): string | null {
-  const table = (input as { table?: unknown } | null)?.table;
-  return typeof table === 'string' ? table : null;
-}
-
 export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend {
   const profile = options.profile ?? DEFAULT_PROFILE;
   const { source } = options;
+  const gate = appStateGateStore(source);
   return {
     inputSchemaOf: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
     parseInput: (name, rawInput) => parseToolInput(name, rawInput),
@@ -37,14 +40,16 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
       }
     },
     async audit(record) {
-      await source.app.audit.record({
+      const tables = await tablesOfCall(record.input, { source, profile, actor: record.decidedBy });
+      await gate.appendAudit({
         tool: record.tool,
         input: record.input,
         decision: record.decision,
         decidedBy: record.decidedBy,
-        profile,
-        table: tableOf(record.input),
-        detail: record.detail,
+        profileId: profile,
+        ...(tables ? { tables } : {}),
+        at: new Date(),
+        reason: record.detail,
       });
     },
   };

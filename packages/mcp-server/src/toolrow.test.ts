@@ -1,0 +1,208 @@
+// The exhaustive matrix with the real tools on a real database: 38 rows × {no token, readonly,
+// staged, full} for list and call over Streamable HTTP on 127.0.0.1, with the SDK's own Client.
+import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
+import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
+import type { DataSource } from '@toolrow/datasource';
+import { testEngines } from '@toolrow/datasource/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditOf, createWidgets, stateOf, validInputs, WIDGETS } from '../test/fixture.ts';
+import { connectHttp, listedNames, rawToolCall } from '../test/helpers.ts';
+import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
+import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
+import { createToken } from './tokens.ts';
+import { createToolrowBackend } from './toolrow-backend.ts';
+
+// Expectations come from the rows, not from the generated table the server uses.
+const LEVELS = ['readonly', 'staged', 'full'];
+const listedAt = (scope: McpScope) =>
+  CATALOG_ROWS.filter(
+    (row) =>
+      row.mcp !== 'excluded' && LEVELS.indexOf(row.mcp) <= LEVELS.indexOf(scope.split(':')[1] as string),
+  ).map((row) => row.name as ToolName);
+const ROWS = CATALOG_ROWS.map((row) => ({ name: row.name as ToolName, row }));
+const nameOf = (scope: McpScope) => `client-${scope.split(':')[1]}`;
+
+describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
+  let source: DataSource;
+  let server: RunningMcpHttp;
+  let inputs: Record<ToolName, unknown>;
+  const tokens = {} as Record<McpScope | 'expired' | 'revoked', string>;
+
+  beforeAll(async () => {
+    source = await open();
+    await createWidgets(source);
+    const job = await source.exports.run({ source: { table: WIDGETS }, format: 'csv', actor: 'user' });
+    inputs = validInputs(job.id);
+    server = await serveMcpHttp(
+      createMcpHttpHandler({ backend: createToolrowBackend({ source }), tokens: source.app.tokens }),
+      0,
+    );
+    for (const scope of MCP_SCOPES)
+      tokens[scope] = (await createToken(source.app.tokens, { scope, name: nameOf(scope) })).token;
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    tokens.expired = (
+      await createToken(source.app.tokens, { scope: 'tables:full', name: 'old', ttlMs: 60_000, now: hourAgo })
+    ).token;
+    tokens.revoked = (await createToken(source.app.tokens, { scope: 'tables:full', name: 'gone' })).token;
+    expect(await source.app.tokens.revoke('gone')).toBe(true);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await source?.close();
+  });
+
+  it('pins the counts: readonly lists 22, staged 30, full 35, and none an excluded row', () => {
+    expect(MCP_SCOPES.map((scope) => listedAt(scope).length)).toEqual([22, 30, 35]);
+    for (const scope of MCP_SCOPES)
+      expect(
+        listedAt(scope).some((name) => CATALOG_ROWS.find((row) => row.name === name)?.mcp === 'excluded'),
+      ).toBe(false);
+  });
+
+  describe('no token', () => {
+    it('cannot connect: the client gets 401', async () => {
+      await expect(connectHttp(server.url)).rejects.toThrow(/401|Unauthorized/i);
+    });
+
+    it.each(ROWS)('call $name → 401 with resource_metadata, nothing ran', async ({ name }) => {
+      const before = await stateOf(source);
+      const auditBefore = await auditOf(source);
+      const response = await rawToolCall(server.url, name);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(
+        /^Bearer error="invalid_token", .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+      );
+      expect(await stateOf(source)).toEqual(before);
+      expect(await auditOf(source)).toEqual(auditBefore);
+    });
+  });
+
+  for (const kind of ['expired', 'revoked'] as const) {
+    it(`refuses a ${kind} token with 401 saying so, for every row, and nothing runs`, async () => {
+      const before = await stateOf(source);
+      for (const { name } of ROWS) {
+        const response = await rawToolCall(server.url, name, tokens[kind]);
+        expect(response.status).toBe(401);
+        const challenge = response.headers.get('www-authenticate') ?? '';
+        expect(challenge).toContain('error="invalid_token"');
+        expect(challenge).toContain(kind === 'expired' ? 'Token old expired at' : 'Token gone was revoked');
+        expect(challenge).toContain('resource_metadata=');
+      }
+      await expect(connectHttp(server.url, tokens[kind])).rejects.toThrow();
+      expect(await stateOf(source)).toEqual(before);
+    });
+  }
+
+  it('refuses a bad Authorization header and an unknown token with 401', async () => {
+    for (const header of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer trw_mcp_not-a-real-token']) {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          Authorization: header,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(response.status, header).toBe(401);
+    }
+  });
+
+  for (const scope of MCP_SCOPES) {
+    describe(scope, () => {
+      let client: Client;
+      beforeAll(async () => {
+        client = await connectHttp(server.url, tokens[scope]);
+      });
+      afterAll(() => client?.close());
+
+      it('lists exactly the rows the scope covers, with their descriptions and annotations', async () => {
+        expect(await listedNames(client)).toEqual(listedAt(scope));
+        const { tools } = await client.listTools();
+        for (const tool of tools) {
+          const row = CATALOG_ROWS.find((candidate) => candidate.name === tool.name)!;
+          expect(tool.description).toBe(row.description);
+          expect(tool.annotations?.readOnlyHint).toBe(row.writes === 'none');
+          expect(tool.inputSchema.type).toBe('object');
+        }
+      });
+
+      it.each(ROWS)('call $name', async ({ name, row }) => {
+        const before = await stateOf(source);
+        const auditBefore = await auditOf(source);
+        const lastId = Math.max(0, ...auditBefore.map((entry) => entry.id));
+        const newAudit = async () => (await auditOf(source)).filter((entry) => entry.id > lastId);
+        const actor = `mcp:${nameOf(scope)}`;
+
+        if (listedAt(scope).includes(name)) {
+          const result = await client.callTool({ name, arguments: inputs[name] as Record<string, unknown> });
+          expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+          expect(await newAudit()).toEqual(
+            isGated(name)
+              ? [expect.objectContaining({ tool: name, decision: 'auto', decidedBy: actor })]
+              : [],
+          );
+          const after = await stateOf(source);
+          // Whatever ran, the table itself only changes when the user commits.
+          expect(after.table).toEqual(before.table);
+          if (row.writes === 'staging') expect(after.staged.length).toBe(before.staged.length + 1);
+          if (row.access === 'export') expect(after.exports.length).toBe(before.exports.length + 1);
+          if (row.access === 'open') expect(after.tabs).not.toEqual(before.tabs);
+          if (row.writes === 'none' || row.access === 'propose') {
+            expect({ ...after, history: [] }).toEqual({ ...before, history: [] });
+          }
+          return;
+        }
+
+        const outcome = await client
+          .callTool({ name, arguments: inputs[name] as Record<string, unknown> })
+          .then(
+            (result) => ({ result }),
+            (error: unknown) => ({ error }),
+          );
+        expect('error' in outcome, `${name} should be refused at ${scope}`).toBe(true);
+        const error = 'error' in outcome ? outcome.error : undefined;
+        if (row.mcp === 'excluded') {
+          expect(String(error)).toContain(`Tool ${name} not found`);
+        } else {
+          expect(error).toBeInstanceOf(InsufficientScopeError);
+          expect((error as InsufficientScopeError).requiredScope).toBe(`tables:${row.mcp}`);
+          expect((error as InsufficientScopeError).errorDescription).toContain(
+            `needs scope tables:${row.mcp}`,
+          );
+        }
+        expect(await stateOf(source)).toEqual(before);
+        expect(await newAudit()).toEqual([
+          expect.objectContaining({ tool: name, decision: 'denied', decidedBy: actor }),
+        ]);
+      });
+    });
+  }
+
+  it('a staged write waits in staging, the table untouched until the user commits', async () => {
+    const client = await connectHttp(server.url, tokens['tables:staged']);
+    try {
+      const result = await client.callTool({
+        name: 'stageUpdateRows',
+        arguments: { table: WIDGETS, updates: [{ key: { id: 2 }, values: { name: 'hex nut' } }] },
+      });
+      expect(result.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const staged = (await source.staging.list()).filter(
+      (change) => change.stagedBy === 'mcp:client-staged' && change.key?.id === 2,
+    );
+    expect(staged.map((change) => ({ kind: change.kind, values: change.values }))).toContainEqual({
+      kind: 'update',
+      values: { name: 'hex nut' },
+    });
+    const read = async () =>
+      (await source.db.query<{ name: string }>(`SELECT name FROM public.${WIDGETS} WHERE id = 2`)).rows[0]
+        ?.name;
+    expect(await read()).toBe('nut');
+    const committed = await source.staging.commit({ ids: staged.map((change) => change.id) });
+    expect(committed.ok).toBe(true);
+    expect(await read()).toBe('hex nut');
+  });
+});

@@ -1,0 +1,89 @@
+// A small real table, valid inputs for every tool, and a snapshot of everything a tool can change,
+// for the real-database suites (toolrow.test.ts here, mcp.test.ts in apps/cli).
+import type { ToolName } from '@toolrow/catalog';
+import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
+
+export const WIDGETS = 'widgets';
+
+export async function createWidgets(source: DataSource): Promise<void> {
+  await source.db.exec(`
+    CREATE TABLE public.${WIDGETS} (id integer PRIMARY KEY, name text NOT NULL, qty integer NOT NULL);
+    INSERT INTO public.${WIDGETS} VALUES (1, 'bolt', 10), (2, 'nut', 20), (3, 'gear', 3);
+    ANALYZE public.${WIDGETS};
+  `);
+  await source.app.specs.save({ name: 'big-widgets', kind: 'view', spec: { table: WIDGETS } });
+  await source.schema.refresh();
+}
+
+/** One valid input per tool, over the widgets table (tests may name tools). */
+export function validInputs(exportId: string): Record<ToolName, unknown> {
+  const view = { table: WIDGETS, filter: { column: 'qty', op: 'gt', value: 5 } };
+  return {
+    searchTools: { query: 'export csv' },
+    listConnections: {},
+    listTables: {},
+    describeTable: { table: WIDGETS },
+    findColumns: { text: 'qty' },
+    sampleValues: { table: WIDGETS, column: 'name' },
+    getTableStats: { table: WIDGETS },
+    validateQuery: { sql: `SELECT id, name FROM ${WIDGETS}` },
+    getActiveView: {},
+    getSelection: {},
+    listOpenTabs: {},
+    readAttachment: { name: 'notes.txt' },
+    listQueryHistory: {},
+    explainQuery: { sql: `SELECT * FROM ${WIDGETS} WHERE qty > 1` },
+    getIndexStats: { table: WIDGETS },
+    describeRelations: { table: WIDGETS },
+    listSavedSpecs: {},
+    getSavedSpec: { name: 'big-widgets' },
+    listStagedChanges: {},
+    diffStagedChanges: {},
+    getExportStatus: { id: exportId },
+    listAuditLog: {},
+    runQuery: { sql: `SELECT sum(qty) AS total FROM ${WIDGETS}` },
+    getRow: { table: WIDGETS, key: { id: 1 } },
+    countRows: { table: WIDGETS },
+    openTable: view,
+    proposeOpenTable: view,
+    openWorkbench: { sql: `SELECT * FROM ${WIDGETS}` },
+    proposeOpenWorkbench: { sql: `SELECT * FROM ${WIDGETS}` },
+    setFilter: view,
+    proposeSetFilter: view,
+    openRow: { table: WIDGETS, key: { id: 2 } },
+    proposeOpenRow: { table: WIDGETS, key: { id: 2 } },
+    startExport: { table: WIDGETS, format: 'csv' },
+    proposeExport: { table: WIDGETS, format: 'csv' },
+    stageInsertRows: { table: WIDGETS, rows: [{ id: 100, name: 'spring', qty: 5 }] },
+    stageUpdateRows: { table: WIDGETS, updates: [{ key: { id: 1 }, values: { qty: 11 } }] },
+    stageDeleteRows: { table: WIDGETS, keys: [{ id: 3 }] },
+  };
+}
+
+/** Everything a tool call could change, apart from the audit log (compared on its own). */
+export async function stateOf(source: DataSource) {
+  const [table, staged, ui, exportsJobs, history] = await Promise.all([
+    source.db.query(`SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`),
+    source.staging.list(),
+    source.app.ui.get(DEFAULT_PROFILE),
+    source.app.exportJobs.list(),
+    source.app.history.list(),
+  ]);
+  return {
+    table: table.rows,
+    staged: staged.map((change) => change.id),
+    tabs: ui.tabs,
+    focusedTabId: ui.focusedTabId,
+    exports: exportsJobs.map((job) => job.id),
+    history: history.map((entry) => entry.id),
+  };
+}
+
+export async function auditOf(source: DataSource) {
+  return (await source.app.audit.list({ limit: 10_000 })).map((entry) => ({
+    tool: entry.tool,
+    decision: entry.decision,
+    decidedBy: entry.decidedBy,
+    id: entry.id,
+  }));
+}
