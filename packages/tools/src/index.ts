@@ -38,4 +38,5 @@ export {
   type SqlGuardCode,
   SqlGuardError,
 } from './sql-guard.ts';
+export { tablesOfCall } from './tables-of.ts';
 export { filterText } from './tools/ui-tools.ts';

@@ -1,0 +1,118 @@
+// The security boundaries, on both engines: read-only queries, staging-only writes, contained exports.
+import { lstat, mkdir, readdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DataSource } from '@toolrow/datasource';
+import { testEngines } from '@toolrow/datasource/testing';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolError } from './errors.ts';
+import { WRITE_SCOPE_TOOLS } from './generated/write-scopes.ts';
+import { invokeTool } from './registry.ts';
+import { checkReadOnlySql } from './sql-guard.ts';
+import { contextFor, dataFingerprint, writeForms } from './test-fixtures.ts';
+
+async function toolError(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error('the call succeeded');
+}
+
+describe.each(testEngines())('security boundaries on $name', ({ open }) => {
+  let ds: DataSource;
+  let before: Record<string, string>;
+
+  beforeAll(async () => {
+    ds = await open({ seed: { orders: 120 } });
+    before = await dataFingerprint(ds);
+  }, 120_000);
+  afterAll(async () => {
+    await ds?.close();
+  });
+
+  it('runQuery, explainQuery, validateQuery and SQL exports refuse generated write forms, and no data changes', async () => {
+    const ctx = contextFor(ds);
+    await fc.assert(
+      fc.asyncProperty(writeForms(), async (sql) => {
+        const query = await toolError(invokeTool('runQuery', { sql }, ctx));
+        expect(query.code).toBe('refused');
+        expect((await toolError(invokeTool('explainQuery', { sql }, ctx))).code).toBe('refused');
+        const validation = await invokeTool('validateQuery', { sql }, ctx);
+        expect(validation.ok).toBe(false);
+        expect((await toolError(invokeTool('startExport', { sql, format: 'csv' }, ctx))).code).toBe(
+          'refused',
+        );
+      }),
+      { numRuns: 150 },
+    );
+    expect(await dataFingerprint(ds)).toEqual(before);
+  });
+
+  it('PostgreSQL itself refuses the write forms the guard would let through (READ ONLY transaction)', async () => {
+    // Defence in depth: run each form straight on the read-only path, as if the guard had missed it.
+    await fc.assert(
+      fc.asyncProperty(writeForms(), async (sql) => {
+        await expect(checkReadOnlySql(sql)).rejects.toThrow();
+        await expect(ds.db.readQuery(sql, [], { maxRows: 5 })).rejects.toThrow();
+      }),
+      { numRuns: 100 },
+    );
+    expect(await dataFingerprint(ds)).toEqual(before);
+  });
+
+  it('every stage tool stages and leaves every table untouched', async () => {
+    const ctx = contextFor(ds);
+    const ids = await invokeTool('runQuery', { sql: 'select id from orders order by id limit 3' }, ctx);
+    const [first, second] = ids.rows.map((row) => row.id as number);
+    const inputs: Record<(typeof WRITE_SCOPE_TOOLS.staging)[number], unknown> = {
+      stageInsertRows: { table: 'customers', rows: [{ name: 'Staged Person', email: 'staged@example.com' }] },
+      stageUpdateRows: {
+        table: 'orders',
+        updates: [{ key: { id: first }, values: { status: 'cancelled' } }],
+      },
+      stageDeleteRows: { table: 'orders', keys: [second] },
+    };
+    const stagedBefore = (await ds.staging.list()).length;
+    for (const tool of WRITE_SCOPE_TOOLS.staging) {
+      const output = (await invokeTool(tool, inputs[tool], ctx)) as { staged: number };
+      expect(output.staged, tool).toBeGreaterThan(0);
+    }
+    expect((await ds.staging.list()).length).toBe(stagedBefore + WRITE_SCOPE_TOOLS.staging.length);
+    expect(await dataFingerprint(ds)).toEqual(before);
+    await ds.staging.discard();
+  });
+
+  it('startExport refuses every path outside the exports folder and writes nothing', async () => {
+    const ctx = contextFor(ds);
+    const dir = ds.exports.dir;
+    await mkdir(dir, { recursive: true });
+    await symlink('/tmp', join(dir, 'escape')).catch(() => undefined);
+    const outside = [
+      '../orders.csv',
+      '../../orders.csv',
+      'a/../../orders.csv',
+      '/tmp/orders.csv',
+      '/etc/passwd',
+      'escape/orders.csv',
+      'escape',
+      '..',
+      '.',
+      '',
+      'sub/../../x.csv',
+      '..\\orders.csv',
+      `${dir}/../orders.csv`,
+      'orders.csv\u0000.txt',
+    ];
+    const listingBefore = await readdir(dir);
+    for (const path of outside) {
+      const error = await toolError(invokeTool('startExport', { table: 'orders', format: 'csv', path }, ctx));
+      expect(['refused', 'invalid-input'], `${JSON.stringify(path)}: ${error.message}`).toContain(error.code);
+    }
+    await ds.exports.idle();
+    expect(await readdir(dir)).toEqual(listingBefore);
+    expect((await lstat(join(dir, 'escape'))).isSymbolicLink()).toBe(true);
+  });
+});
