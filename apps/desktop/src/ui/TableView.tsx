@@ -18,6 +18,7 @@ import {
   effectiveFilter,
   formatCount,
   isBooleanType,
+  isFiltered,
   isNumericType,
   keyOf,
   keyString,
@@ -287,7 +288,7 @@ function toDraft(condition: FilterCondition): DraftCondition {
       text2: String(value[1] ?? ''),
     };
   }
-  if (condition.op === 'in' && Array.isArray(value)) {
+  if ((condition.op === 'in' || condition.op === 'not_in') && Array.isArray(value)) {
     return { column: condition.column, op: condition.op, text: value.map(String).join(', '), text2: '' };
   }
   return { column: condition.column, op: condition.op, text: value == null ? '' : String(value), text2: '' };
@@ -305,7 +306,7 @@ function fromDraft(draft: DraftCondition, info: TableInfo | undefined): FilterCo
   const type = info?.columns.find((column) => column.name === draft.column)?.type;
   switch (draft.op) {
     case 'is_null':
-    case 'not_null':
+    case 'is_not_null':
       return { column: draft.column, op: draft.op };
     case 'between':
       return {
@@ -314,6 +315,7 @@ function fromDraft(draft: DraftCondition, info: TableInfo | undefined): FilterCo
         value: [coerce(draft.text, type), coerce(draft.text2, type)],
       };
     case 'in':
+    case 'not_in':
       return {
         column: draft.column,
         op: draft.op,
@@ -324,6 +326,9 @@ function fromDraft(draft: DraftCondition, info: TableInfo | undefined): FilterCo
           .map((part) => coerce(part, type)),
       };
     case 'contains':
+    case 'starts_with':
+    case 'ends_with':
+    case 'like':
     case 'ilike':
       return { column: draft.column, op: draft.op, value: draft.text };
     default:
@@ -356,6 +361,20 @@ function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
 
   return (
     <section className="filterbar" ref={ref} aria-label="Filter">
+      {filter.raw !== undefined ? (
+        <div className="filter-row">
+          <span className="combine">where</span>
+          <span className="badge accent">{filter.text ?? 'custom filter'}</span>
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={() => onApply({ combine: 'and', conditions: [] })}
+          >
+            Clear
+          </button>
+          <span className="faint">a nested filter the agent set; conditions you add replace it</span>
+        </div>
+      ) : null}
       {drafts.map((draft, index) => {
         const arity = FILTER_OPS.find((op) => op.op === draft.op)?.arity ?? 1;
         return (
@@ -411,7 +430,7 @@ function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
               <input
                 className="input"
                 aria-label="Filter value"
-                placeholder={draft.op === 'in' ? 'a, b, c' : 'value'}
+                placeholder={draft.op === 'in' || draft.op === 'not_in' ? 'a, b, c' : 'value'}
                 value={draft.text}
                 onChange={(event) => update(index, { text: event.target.value })}
                 onKeyDown={onKeyDown}

@@ -57,7 +57,7 @@ export interface TableInfo {
   rowEstimate: number;
 }
 
-/** The operators the filter bar offers; the server validates them against the schema. */
+/** The operators the filter bar offers: the data layer's FILTER_OPS, which the server validates against the schema. */
 export const FILTER_OPS = [
   { op: 'eq', label: '=', arity: 1 },
   { op: 'neq', label: '≠', arity: 1 },
@@ -66,11 +66,15 @@ export const FILTER_OPS = [
   { op: 'gt', label: '>', arity: 1 },
   { op: 'gte', label: '≥', arity: 1 },
   { op: 'contains', label: 'contains', arity: 1 },
-  { op: 'ilike', label: 'like (ci)', arity: 1 },
+  { op: 'starts_with', label: 'starts with', arity: 1 },
+  { op: 'ends_with', label: 'ends with', arity: 1 },
+  { op: 'ilike', label: 'like (any case)', arity: 1 },
+  { op: 'like', label: 'like', arity: 1 },
   { op: 'in', label: 'in list', arity: 1 },
+  { op: 'not_in', label: 'not in list', arity: 1 },
   { op: 'between', label: 'between', arity: 2 },
   { op: 'is_null', label: 'is empty', arity: 0 },
-  { op: 'not_null', label: 'is not empty', arity: 0 },
+  { op: 'is_not_null', label: 'is not empty', arity: 0 },
 ] as const;
 
 export type FilterOp = (typeof FILTER_OPS)[number]['op'];
@@ -85,6 +89,12 @@ export interface FilterCondition {
 export interface Filter {
   combine: 'and' | 'or';
   conditions: FilterCondition[];
+  /**
+   * A filter the flat bar cannot show (nested and/or/not, set by the agent), in the data layer's
+   * shape. When present it is what applies; `text` describes it. Editing in the bar replaces it.
+   */
+  raw?: unknown;
+  text?: string;
 }
 
 export interface SortKey {

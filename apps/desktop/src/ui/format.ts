@@ -115,11 +115,15 @@ const ARITY: Record<FilterCondition['op'], number> = {
   gt: 1,
   gte: 1,
   contains: 1,
+  starts_with: 1,
+  ends_with: 1,
+  like: 1,
   ilike: 1,
   in: 1,
+  not_in: 1,
   between: 2,
   is_null: 0,
-  not_null: 0,
+  is_not_null: 0,
 };
 
 /** A condition is complete when its operator has the values it needs. */
@@ -133,17 +137,26 @@ export function isComplete(condition: FilterCondition): boolean {
       condition.value.every((v) => v !== '' && v != null)
     );
   }
-  if (condition.op === 'in') return Array.isArray(condition.value) && condition.value.length > 0;
+  if (condition.op === 'in' || condition.op === 'not_in') {
+    return Array.isArray(condition.value) && condition.value.length > 0;
+  }
   return condition.value !== undefined && condition.value !== '';
 }
 
 /** The filter the server gets: incomplete conditions (still being typed) are left out. */
 export function effectiveFilter(filter: Filter): Filter {
-  return { combine: filter.combine, conditions: filter.conditions.filter(isComplete) };
+  const conditions = filter.conditions.filter(isComplete);
+  return filter.raw !== undefined ? { ...filter, conditions } : { combine: filter.combine, conditions };
+}
+
+/** Whether a filter restricts anything. */
+export function isFiltered(filter: Filter): boolean {
+  return filter.raw !== undefined || effectiveFilter(filter).conditions.length > 0;
 }
 
 /** "status = paid and total > 100", for tab titles and the chat context. */
 export function describeFilter(filter: Filter): string {
+  if (filter.raw !== undefined) return filter.text ?? 'custom filter';
   const labels: Record<FilterCondition['op'], string> = {
     eq: '=',
     neq: '≠',
@@ -152,21 +165,25 @@ export function describeFilter(filter: Filter): string {
     gt: '>',
     gte: '≥',
     contains: 'contains',
-    ilike: 'like',
+    starts_with: 'starts with',
+    ends_with: 'ends with',
+    like: 'like',
+    ilike: 'ilike',
     in: 'in',
+    not_in: 'not in',
     between: 'between',
     is_null: 'is empty',
-    not_null: 'is not empty',
+    is_not_null: 'is not empty',
   };
   return effectiveFilter(filter)
     .conditions.map((condition) => {
       const op = labels[condition.op];
-      if (condition.op === 'is_null' || condition.op === 'not_null') return `${condition.column} ${op}`;
+      if (condition.op === 'is_null' || condition.op === 'is_not_null') return `${condition.column} ${op}`;
       if (condition.op === 'between' && Array.isArray(condition.value)) {
         return `${condition.column} between ${formatCell(condition.value[0])} and ${formatCell(condition.value[1])}`;
       }
-      if (condition.op === 'in' && Array.isArray(condition.value)) {
-        return `${condition.column} in (${condition.value.map(formatCell).join(', ')})`;
+      if ((condition.op === 'in' || condition.op === 'not_in') && Array.isArray(condition.value)) {
+        return `${condition.column} ${op} (${condition.value.map(formatCell).join(', ')})`;
       }
       return `${condition.column} ${op} ${formatCell(condition.value)}`;
     })

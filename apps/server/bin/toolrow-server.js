@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Starts the Toolrow app server (what `npm start` runs). Workspace packages are TypeScript sources,
+// loaded through the '@toolrow/source' export condition and Node's type stripping, so nothing needs
+// a build first. Node >= 22 is required; on an older Node this re-runs itself on the Node 24 that
+// ./run installs.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major >= 22) {
+  const { registerHooks } = await import('node:module');
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const conditions = context.conditions.includes('@toolrow/source')
+        ? context.conditions
+        : ['@toolrow/source', ...context.conditions];
+      return nextResolve(specifier, { ...context, conditions });
+    },
+  });
+  const { main } = await import('../src/main.ts');
+  await main(process.argv.slice(2));
+} else {
+  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+  const node = fileURLToPath(
+    new URL(`../../../.cache/node/node_modules/node-linux-${arch}/bin/node`, import.meta.url),
+  );
+  if (!existsSync(node)) {
+    console.error(
+      `Toolrow needs Node >= 22 and this is Node ${process.versions.node}.\n` +
+        'Start it through the repository wrapper, which installs Node 24 from the npm registry once: ./run npm start',
+    );
+    process.exit(1);
+  }
+  const result = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
+  process.exit(result.status ?? 1);
+}

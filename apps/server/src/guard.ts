@@ -1,0 +1,66 @@
+// The server listens on 127.0.0.1 only, but a web page the user visits can still aim requests at
+// it: by DNS rebinding (a foreign Host header) or by a cross-site form/fetch (a foreign Origin, or a
+// "simple" request that skips the CORS preflight). These checks refuse both before any route runs.
+
+/** What the guard decides for one request. */
+export type GuardVerdict = { ok: true } | { ok: false; status: 403 | 415; message: string; hint: string };
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Host header values this server answers to: a loopback name with the port it listens on. */
+export function allowedHosts(port: number): Set<string> {
+  return new Set(LOOPBACK_NAMES.map((name) => `${name}:${port}`));
+}
+
+/**
+ * The rule, as a pure function of the request's method, path and headers.
+ * - Host must be a loopback name with our port (DNS rebinding sends the attacker's name).
+ * - State-changing /api requests must come from our own origin (or carry no Origin, as curl does)
+ *   and must declare `application/json`, which a cross-site page cannot send without a CORS
+ *   preflight this server never approves.
+ */
+export function checkRequest(
+  request: { method: string; path: string; headers: { get(name: string): string | null } },
+  port: number,
+): GuardVerdict {
+  const host = request.headers.get('host')?.toLowerCase() ?? '';
+  if (!allowedHosts(port).has(host)) {
+    return {
+      ok: false,
+      status: 403,
+      message: `Refused: this Toolrow server only answers requests addressed to 127.0.0.1:${port} or localhost:${port} (the request named host '${host || '(none)'}').`,
+      hint: `Open http://127.0.0.1:${port}/ in your browser.`,
+    };
+  }
+  if (SAFE_METHODS.has(request.method.toUpperCase()) || !request.path.startsWith('/api/'))
+    return { ok: true };
+  const origin = request.headers.get('origin');
+  if (origin !== null && !allowedHosts(port).has(originHost(origin))) {
+    return {
+      ok: false,
+      status: 403,
+      message: `Refused: a page from ${origin} tried to change data through this server. Only the Toolrow app itself may do that.`,
+      hint: `Use the app at http://127.0.0.1:${port}/.`,
+    };
+  }
+  const contentType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (contentType !== 'application/json') {
+    return {
+      ok: false,
+      status: 415,
+      message: `Send this request with 'Content-Type: application/json' (it had '${contentType || 'none'}').`,
+      hint: 'The API takes JSON bodies only; that also keeps other web pages from posting to it.',
+    };
+  }
+  return { ok: true };
+}
+
+function originHost(origin: string): string {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' ? url.host.toLowerCase() : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,654 @@
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, relative, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { createAdaptorServer } from '@hono/node-server';
+import { isPropose, PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
+import {
+  type DataSource,
+  DEFAULT_PROFILE,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportSource,
+  isDataSourceError,
+  PERMISSION_MODES,
+  type PermissionMode,
+} from '@toolrow/datasource';
+import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
+import type { AppStatus, Filter, SortKey, UiState } from '@toolrow/desktop/wire';
+import { checkReadOnlySql, invokeTool, type ToolContext } from '@toolrow/tools';
+import { createUIMessageStream, createUIMessageStreamResponse, type LanguageModel } from 'ai';
+import { type Context, Hono } from 'hono';
+import { badRequest, HttpError, toErrorResponse } from './errors.ts';
+import { checkRequest } from './guard.ts';
+import {
+  jsonRow,
+  toDsFilter,
+  toDsSort,
+  toDsUiPatch,
+  toTableSummary,
+  toWireAudit,
+  toWireChange,
+  toWireJob,
+  toWireTableInfo,
+  toWireUiState,
+} from './wire.ts';
+
+/** Runs one chat turn; the server builds one from @toolrow/agent (see chat.ts). */
+export interface ChatHandler {
+  /** The model's id for the status bar. */
+  modelId: string;
+  streamTurn(
+    messages: unknown[],
+    options: { profileId: string; abortSignal: AbortSignal },
+  ): Promise<Response>;
+  /** Runs a clicked chip's tool as the user (audited as approved by the user). */
+  acceptChip?(chip: { tool: string; input: unknown }, options: { profileId: string }): Promise<unknown>;
+}
+
+export interface ToolrowServerOptions {
+  /** The open data source; the server does not close it. */
+  source: DataSource;
+  /** The profile whose mode, UI state and grants the app uses (default 'default'). */
+  profile?: string;
+  /** Settings: TOOLROW_MODEL and friends. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The chat's language model. Omit it to use TOOLROW_MODEL; pass null for "no model"; tests pass
+   * a scripted MockLanguageModelV4 (this option is how end-to-end tests script the agent).
+   */
+  model?: LanguageModel | null;
+  /** Builds the chat from a model; the default is @toolrow/agent (chat.ts). */
+  createChat?: (model: LanguageModel, context: ChatContext) => Promise<ChatHandler> | ChatHandler;
+  /** Mount the MCP endpoint (off by default). */
+  mcp?: McpMount | null;
+  /** The desktop build to serve at `/` (default apps/desktop/dist); null serves no UI. */
+  desktopDir?: string | null;
+  /** Version shown in the status bar. */
+  version?: string;
+  /** Logs server-side errors (default console.error). */
+  log?: (message: string) => void;
+}
+
+export interface ChatContext {
+  source: DataSource;
+  profile: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** A fetch handler for the MCP paths, built by the caller from @toolrow/mcp-server (see mcp.ts). */
+export interface McpMount {
+  path: string;
+  metadataPath: string;
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface ToolrowServer {
+  app: Hono;
+  /** The port the guard accepts in Host headers; set by listen(), or by tests using app.request. */
+  port: number;
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number }>;
+  close(): Promise<void>;
+}
+
+/** How to set a model, for the chat's answer and the status bar when there is none. */
+export const NO_MODEL_HINT =
+  'Set TOOLROW_MODEL and restart `npm start`, for example TOOLROW_MODEL=bedrock:anthropic.claude-3-5-haiku-20241022-v1:0 (AWS credentials from your usual AWS profile), TOOLROW_MODEL=openai-compatible:http://127.0.0.1:11434/v1#llama3.1 (Ollama or LM Studio), TOOLROW_MODEL=anthropic:claude-haiku-4-5 (with ANTHROPIC_API_KEY) or TOOLROW_MODEL=openai:gpt-4.1-mini (with OPENAI_API_KEY).';
+
+const ROWS_PAGE_MAX = 1000;
+const WORKBENCH_MAX_ROWS = 1000;
+const WORKBENCH_TIMEOUT_MS = 30_000;
+
+export async function createToolrowServer(options: ToolrowServerOptions): Promise<ToolrowServer> {
+  const { source } = options;
+  const profile = options.profile ?? DEFAULT_PROFILE;
+  const env = options.env ?? {};
+  const log = options.log ?? ((message: string) => console.error(message));
+  const desktopDir = options.desktopDir === undefined ? DESKTOP_DIST_DIR : options.desktopDir;
+  await source.app.profiles.ensure(profile);
+
+  // ── The chat: a model from the option or TOOLROW_MODEL, else a clear "how to set one" ──────
+  let chat: ChatHandler | null = null;
+  let chatProblem: string | null = null;
+  let model = options.model;
+  if (model === undefined) {
+    if (env.TOOLROW_MODEL) {
+      try {
+        const { resolveModelFromEnv } = await import('./chat.ts');
+        model = await resolveModelFromEnv(env);
+      } catch (error) {
+        chatProblem = `TOOLROW_MODEL=${env.TOOLROW_MODEL} could not be used: ${error instanceof Error ? error.message : String(error)}`;
+        model = null;
+      }
+    } else model = null;
+  }
+  if (model) {
+    const createChat = options.createChat ?? (await import('./chat.ts')).createAgentChat;
+    chat = await createChat(model, { source, profile, env });
+  }
+
+  const userContext = (signal?: AbortSignal): ToolContext => ({
+    source,
+    profile,
+    actor: 'user',
+    ...(signal ? { signal } : {}),
+  });
+
+  const server: ToolrowServer = {
+    app: new Hono(),
+    port: 0,
+    listen: async () => {
+      throw new Error('unreachable');
+    },
+    close: async () => {},
+  };
+  const app = server.app;
+
+  app.onError((error, c) => {
+    const { status, body } = toErrorResponse(error);
+    if (status >= 500) log(`toolrow server: ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    return c.json(body, status as 400);
+  });
+
+  app.use('*', async (c, next) => {
+    const verdict = checkRequest(
+      { method: c.req.method, path: c.req.path, headers: c.req.raw.headers },
+      server.port,
+    );
+    if (!verdict.ok) {
+      return c.json(
+        { error: { message: verdict.message, hint: verdict.hint, code: 'refused' } },
+        verdict.status,
+      );
+    }
+    await next();
+  });
+
+  // ── Status and profile ────────────────────────────────────────────────────────────────────
+  app.get('/api/status', async (c) => {
+    const current = await source.app.profiles.ensure(profile);
+    const connections = await source.app.connections.list().catch(() => []);
+    const active = connections.find((connection) => connection.active);
+    const status: AppStatus = {
+      version: options.version ?? '0.1.0',
+      database: {
+        engine: active?.engine ?? (source.db as { engine?: string }).engine ?? 'database',
+        location: active?.description ?? source.dataDir,
+      },
+      model: chat
+        ? { configured: true, id: chat.modelId }
+        : { configured: false, hint: chatProblem ? `${chatProblem}. ${NO_MODEL_HINT}` : NO_MODEL_HINT },
+      mcp: options.mcp
+        ? { enabled: true, url: `${origin(server.port)}${options.mcp.path}` }
+        : { enabled: false },
+      profile,
+      mode: current.mode,
+    };
+    return c.json(status);
+  });
+
+  app.put('/api/profile', async (c) => {
+    const body = await jsonBody<{ mode?: unknown }>(c);
+    if (typeof body.mode !== 'string' || !(PERMISSION_MODES as readonly string[]).includes(body.mode)) {
+      throw badRequest(
+        `'mode' must be one of ${PERMISSION_MODES.join(', ')} (got ${JSON.stringify(body.mode)}).`,
+      );
+    }
+    const updated = await source.app.profiles.setMode(profile, body.mode as PermissionMode);
+    return c.json({ mode: updated.mode });
+  });
+
+  // ── Tables ────────────────────────────────────────────────────────────────────────────────
+  app.get('/api/tables', async (c) => {
+    const snapshot = await source.schema.get();
+    return c.json({ tables: snapshot.tables.map(toTableSummary) });
+  });
+
+  app.get('/api/tables/:table', async (c) => {
+    const table = await source.schema.resolveTable(c.req.param('table'));
+    return c.json(toWireTableInfo(table));
+  });
+
+  app.post('/api/tables/:table/rows', async (c) => {
+    const body = await jsonBody<{ filter?: Filter; sort?: SortKey[]; offset?: unknown; limit?: unknown }>(c);
+    const offset = integer(body.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
+    const limit = integer(body.limit, 'limit', 1, ROWS_PAGE_MAX, 200);
+    const filter = toDsFilter(body.filter);
+    const page = await source.rows.select(c.req.param('table'), {
+      ...(filter ? { filter } : {}),
+      sort: toDsSort(body.sort),
+      offset,
+      limit,
+    });
+    return c.json({ rows: page.rows.map(jsonRow), offset, hasMore: page.hasMore });
+  });
+
+  app.post('/api/tables/:table/count', async (c) => {
+    const body = await jsonBody<{ filter?: Filter }>(c);
+    const count = await source.rows.count(c.req.param('table'), toDsFilter(body.filter));
+    return c.json({ count });
+  });
+
+  app.post('/api/tables/:table/row', async (c) => {
+    const body = await jsonBody<{ key?: unknown }>(c);
+    if (body.key === undefined)
+      throw badRequest("'key' is required: the row's primary key, e.g. { \"id\": 42 }.");
+    const row = await source.rows.get(c.req.param('table'), body.key);
+    return c.json({ row: row ? jsonRow(row) : null });
+  });
+
+  // ── The SQL workbench: the tools' read-only guard, then a capped read-only cursor ─────────
+  app.post('/api/query', async (c) => {
+    const body = await jsonBody<{ sql?: unknown }>(c);
+    if (typeof body.sql !== 'string' || !body.sql.trim())
+      throw badRequest("'sql' is required: one SELECT statement.");
+    const statement = await checkReadOnlySql(body.sql);
+    const started = performance.now();
+    try {
+      const result = await source.db.readQuery(statement.statement, [], {
+        maxRows: WORKBENCH_MAX_ROWS,
+        timeoutMs: WORKBENCH_TIMEOUT_MS,
+      });
+      const elapsedMs = Math.round(performance.now() - started);
+      await source.app.history.add({
+        profile,
+        actor: 'user',
+        sql: statement.statement,
+        rowCount: result.rows.length,
+        durationMs: elapsedMs,
+        error: null,
+      });
+      return c.json({
+        columns: result.fields.map((field) => field.name),
+        rows: result.rows.map(jsonRow),
+        rowCount: result.rows.length,
+        truncated: result.truncated,
+        elapsedMs,
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await source.app.history.add({
+        profile,
+        actor: 'user',
+        sql: statement.statement,
+        rowCount: null,
+        durationMs: Math.round(performance.now() - started),
+        error: message,
+      });
+      if (isDataSourceError(error)) throw error;
+      throw new HttpError(
+        400,
+        'query-failed',
+        `The query failed: ${message}`,
+        'Check the table and column names in the table list on the left.',
+      );
+    }
+  });
+
+  // ── Staging review: the user's own edits, and commit / discard (user only) ─────────────────
+  app.get('/api/staging', async (c) => {
+    const diffs = await source.staging.diff({ profile });
+    return c.json({ changes: diffs.map(toWireChange) });
+  });
+
+  app.post('/api/staging/update', async (c) => {
+    const body = await jsonBody<{ table?: unknown; key?: unknown; values?: unknown }>(c);
+    const table = requireString(body.table, 'table');
+    if (!isPlainObject(body.values) || Object.keys(body.values).length === 0) {
+      throw badRequest("'values' must be an object of column → new value with at least one column.");
+    }
+    const changes = await source.staging.stageUpdate(table, [{ key: body.key, values: body.values }], {
+      actor: 'user',
+      profile,
+    });
+    return c.json({ ids: changes.map((change) => String(change.id)) });
+  });
+
+  app.post('/api/staging/delete', async (c) => {
+    const body = await jsonBody<{ table?: unknown; keys?: unknown }>(c);
+    const table = requireString(body.table, 'table');
+    if (!Array.isArray(body.keys) || body.keys.length === 0)
+      throw badRequest("'keys' must be a non-empty array of primary keys.");
+    const changes = await source.staging.stageDelete(table, body.keys, { actor: 'user', profile });
+    return c.json({ ids: changes.map((change) => String(change.id)) });
+  });
+
+  app.post('/api/staging/insert', async (c) => {
+    const body = await jsonBody<{ table?: unknown; rows?: unknown }>(c);
+    const table = requireString(body.table, 'table');
+    if (!Array.isArray(body.rows) || body.rows.length === 0 || !body.rows.every(isPlainObject)) {
+      throw badRequest("'rows' must be a non-empty array of objects (column → value).");
+    }
+    const changes = await source.staging.stageInsert(table, body.rows, { actor: 'user', profile });
+    return c.json({ ids: changes.map((change) => String(change.id)) });
+  });
+
+  app.post('/api/staging/commit', async (c) => {
+    const body = await jsonBody<{ ids?: unknown }>(c);
+    const result = await source.staging.commit({ profile, ...idsFilter(body.ids) });
+    if (result.ok) {
+      const applied = result.applied.insert + result.applied.update + result.applied.delete;
+      return c.json({ committed: applied, conflicts: [] });
+    }
+    return c.json({
+      committed: 0,
+      conflicts: result.conflicts.map((conflict) => ({
+        id: String(conflict.changeId),
+        table: conflict.table,
+        key: conflict.key ? jsonRow(conflict.key) : null,
+        reason:
+          conflict.reason === 'changed'
+            ? `changed since it was staged (${conflict.changedColumns.join(', ') || 'values differ'})`
+            : conflict.reason === 'missing'
+              ? 'the row no longer exists'
+              : 'a row with this key already exists',
+      })),
+    });
+  });
+
+  app.post('/api/staging/discard', async (c) => {
+    const body = await jsonBody<{ ids?: unknown }>(c);
+    const discarded = await source.staging.discard({ profile, ...idsFilter(body.ids) });
+    return c.json({ discarded });
+  });
+
+  // ── Exports ───────────────────────────────────────────────────────────────────────────────
+  app.get('/api/exports', async (c) => {
+    const jobs = await source.app.exportJobs.list({ profile, limit: 50 });
+    return c.json({ jobs: jobs.map(toWireJob) });
+  });
+
+  app.post('/api/exports', async (c) => {
+    const body = await jsonBody<{
+      table?: unknown;
+      sql?: unknown;
+      filter?: Filter;
+      sort?: SortKey[];
+      format?: unknown;
+    }>(c);
+    const format = (body.format ?? 'csv') as ExportFormat;
+    if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+      throw badRequest(
+        `'format' must be one of ${EXPORT_FORMATS.join(', ')} (got ${JSON.stringify(body.format)}).`,
+      );
+    }
+    let exportSource: ExportSource;
+    if (typeof body.sql === 'string') {
+      const statement = await checkReadOnlySql(body.sql);
+      exportSource = { sql: statement.statement };
+    } else {
+      const table = await source.schema.resolveTable(requireString(body.table, 'table'));
+      const filter = toDsFilter(body.filter);
+      const sort = toDsSort(body.sort);
+      exportSource = {
+        table: table.qualifiedName,
+        ...(filter ? { filter } : {}),
+        ...(sort.length ? { sort } : {}),
+      };
+    }
+    const job = await source.exports.start({ source: exportSource, format, actor: 'user', profile });
+    return c.json(toWireJob(job));
+  });
+
+  app.get('/api/exports/:id', async (c) => c.json(toWireJob(await source.exports.status(c.req.param('id')))));
+
+  app.get('/api/exports/:id/download', async (c) => {
+    const job = await source.exports.status(c.req.param('id'));
+    if (job.state !== 'done') {
+      throw new HttpError(
+        409,
+        'export-not-done',
+        `Export ${job.id} is ${job.state}, not done.`,
+        'Wait for it to finish (see Exports).',
+      );
+    }
+    // The file must still be inside the exports folder (the engine only writes there; this re-checks).
+    const path = await source.exports.resolvePath(relative(source.exports.dir, job.path));
+    if (!existsSync(path)) {
+      throw new HttpError(
+        410,
+        'export-gone',
+        `The file of export ${job.id} is gone from ${source.exports.dir}.`,
+        'Export again.',
+      );
+    }
+    const name = path.split(sep).pop() ?? 'export';
+    return new Response(Readable.toWeb(createReadStream(path)) as ReadableStream, {
+      headers: {
+        'content-type': EXPORT_TYPES[job.format],
+        'content-length': String(statSync(path).size),
+        'content-disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`,
+      },
+    });
+  });
+
+  // ── Audit log ─────────────────────────────────────────────────────────────────────────────
+  app.get('/api/audit', async (c) => {
+    const limit = integer(c.req.query('limit'), 'limit', 1, 1000, 200);
+    const entries = await source.app.audit.list({ limit });
+    return c.json({ entries: entries.map(toWireAudit) });
+  });
+
+  // ── UI state: the desktop writes it, the agent's open tools change it, both read it ────────
+  app.get('/api/ui-state', async (c) => c.json(toWireUiState(await source.app.ui.get(profile))));
+
+  app.put('/api/ui-state', async (c) => {
+    const body = await jsonBody<UiState>(c);
+    if (!Array.isArray(body.tabs) || !Array.isArray(body.selection ?? [])) {
+      throw badRequest(
+        "The UI state needs 'tabs' (an array), 'focusedTabId' and 'selection' (an array of keys).",
+      );
+    }
+    const state = await source.app.ui.update(
+      profile,
+      toDsUiPatch({ ...body, selection: body.selection ?? [] }),
+    );
+    return c.json(toWireUiState(state));
+  });
+
+  // ── Chips: a click runs the propose row's twin as the user ──────────────────────────────────
+  app.post('/api/chips/accept', async (c) => {
+    const body = await jsonBody<{ tool?: unknown; input?: unknown }>(c);
+    const tool = requireString(body.tool, 'tool');
+    const twins = new Set<string>(Object.values(PROPOSE_TWINS));
+    if (!twins.has(tool)) {
+      throw badRequest(
+        `'${tool}' is not a tool a chip can run; chips run the immediate twin of a propose tool (${[...twins].join(', ')}).`,
+      );
+    }
+    const output = chat?.acceptChip
+      ? await chat.acceptChip({ tool, input: body.input }, { profileId: profile })
+      : await acceptChipAsUser(tool, body.input);
+    return c.json({ uiState: toWireUiState(await source.app.ui.get(profile)), output });
+  });
+
+  async function acceptChipAsUser(tool: string, input: unknown) {
+    const proposer = (Object.entries(PROPOSE_TWINS) as [ProposeToolName, string][]).find(
+      ([, twin]) => twin === tool,
+    )?.[0];
+    await source.app.audit.record({
+      tool,
+      input,
+      decision: 'approved',
+      decidedBy: 'user',
+      profile,
+      detail: proposer && isPropose(proposer) ? `chip from ${proposer} clicked` : 'chip clicked',
+    });
+    return invokeTool(tool, input, userContext());
+  }
+
+  // ── Chat ──────────────────────────────────────────────────────────────────────────────────
+  app.post('/api/chat', async (c) => {
+    const body = await jsonBody<{ messages?: unknown }>(c);
+    if (!Array.isArray(body.messages))
+      throw badRequest("'messages' must be the conversation's UI messages (an array).");
+    if (!chat) return noModelResponse(chatProblem);
+    return chat.streamTurn(body.messages, { profileId: profile, abortSignal: c.req.raw.signal });
+  });
+
+  app.all('/api/*', (c) =>
+    c.json({ error: { message: `No API route ${c.req.method} ${c.req.path}.`, code: 'not-found' } }, 404),
+  );
+
+  // ── MCP (off unless mounted) ──────────────────────────────────────────────────────────────
+  if (options.mcp) {
+    const mcp = options.mcp;
+    app.all(mcp.path, (c) => mcp.fetch(c.req.raw));
+    app.all(`${mcp.path}/*`, (c) => mcp.fetch(c.req.raw));
+    app.get(mcp.metadataPath, (c) => mcp.fetch(c.req.raw));
+  }
+
+  // ── The desktop build at / ────────────────────────────────────────────────────────────────
+  app.get('*', async (c) => {
+    if (!desktopDir) return c.text('This server runs without the desktop UI; the API is under /api.', 404);
+    return serveDesktop(desktopDir, c.req.path);
+  });
+
+  // ── Listening ─────────────────────────────────────────────────────────────────────────────
+  let node: ReturnType<typeof createAdaptorServer> | null = null;
+  server.listen = async ({ port = 0, host = '127.0.0.1' } = {}) => {
+    if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+      throw new Error(`Refusing to listen on ${host}: the Toolrow server binds to 127.0.0.1 only.`);
+    }
+    node = createAdaptorServer({ fetch: app.fetch, hostname: host });
+    await new Promise<void>((resolve, reject) => {
+      node?.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new Error(
+                `Port ${port} on ${host} is taken: stop what runs there or set TOOLROW_PORT to another port.`,
+              )
+            : error,
+        ),
+      );
+      node?.listen(port, host, () => resolve());
+    });
+    const address = node.address() as AddressInfo;
+    server.port = address.port;
+    return { url: origin(address.port), port: address.port };
+  };
+  server.close = async () => {
+    await options.mcp?.close();
+    const listening = node;
+    node = null;
+    if (listening) {
+      await new Promise<void>((resolve) => {
+        (listening as { closeAllConnections?: () => void }).closeAllConnections?.();
+        listening.close(() => resolve());
+      });
+    }
+  };
+  return server;
+}
+
+const origin = (port: number) => `http://127.0.0.1:${port}`;
+
+const EXPORT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+};
+
+/** A chat answer that explains how to configure a model, as a normal UI message stream. */
+function noModelResponse(problem: string | null): Response {
+  const text = `${problem ? `${problem}.\n\n` : 'No language model is configured, so I cannot answer yet.\n\n'}${NO_MODEL_HINT}\n\nEverything else — tables, the SQL workbench, staging, exports, the audit log — works without a model.`;
+  const stream = createUIMessageStream({
+    execute({ writer }) {
+      writer.write({ type: 'text-start', id: 'no-model' });
+      writer.write({ type: 'text-delta', id: 'no-model', delta: text });
+      writer.write({ type: 'text-end', id: 'no-model' });
+    },
+  });
+  return createUIMessageStreamResponse({ stream });
+}
+
+async function jsonBody<T>(c: Context): Promise<T> {
+  const text = await c.req.text();
+  if (!text.trim()) return {} as T;
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (!isPlainObject(value)) throw badRequest('The request body must be a JSON object.');
+    return value as T;
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw badRequest(`The request body is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !value.trim())
+    throw badRequest(`'${field}' is required (a non-empty string).`);
+  return value;
+}
+
+function integer(value: unknown, field: string, min: number, max: number, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = typeof value === 'string' ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    throw badRequest(`'${field}' must be an integer from ${min} to ${max} (got ${JSON.stringify(value)}).`);
+  }
+  return number;
+}
+
+function idsFilter(ids: unknown): { ids?: number[] } {
+  if (ids === undefined || ids === null) return {};
+  if (!Array.isArray(ids) || ids.length === 0)
+    throw badRequest("'ids' must be a non-empty array of change ids, or left out for all.");
+  const numbers = ids.map((id) => Number(id));
+  if (numbers.some((id) => !Number.isSafeInteger(id) || id <= 0)) {
+    throw badRequest(
+      `'ids' must hold change ids as listed by GET /api/staging (got ${JSON.stringify(ids)}).`,
+    );
+  }
+  return { ids: numbers };
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+
+/** Files of the build, with index.html for every other path (the app has no client-side routes yet, but a reload must work). */
+async function serveDesktop(root: string, path: string): Promise<Response> {
+  const index = join(root, 'index.html');
+  if (!existsSync(index)) {
+    return new Response(
+      `<!doctype html><meta charset="utf-8"><title>Toolrow</title><body style="font:14px system-ui;padding:2em"><h1>The desktop app is not built</h1><p>Run <code>npm start</code> (it builds what is missing) or <code>npm run build -w @toolrow/desktop</code>, then reload.</p><p>The API answers under <code>/api</code>.</p>`,
+      { status: 503, headers: { 'content-type': 'text/html; charset=utf-8' } },
+    );
+  }
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return new Response('Bad path', { status: 400 });
+  }
+  const file = normalize(join(root, decoded));
+  const inside = file.startsWith(root.endsWith(sep) ? root : root + sep);
+  if (inside && existsSync(file) && statSync(file).isFile()) {
+    const immutable = file.includes(`${sep}assets${sep}`);
+    return new Response(await readFile(file), {
+      headers: {
+        'content-type': MIME[extname(file)] ?? 'application/octet-stream',
+        'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      },
+    });
+  }
+  if (extname(decoded)) return new Response('Not found', { status: 404 });
+  return new Response(await readFile(index), {
+    headers: { 'content-type': MIME['.html']!, 'cache-control': 'no-cache' },
+  });
+}

@@ -1,0 +1,184 @@
+// `npm start`: build what is missing, open (or create and seed) the database, serve, print the URL.
+import { type DataSource, openDataSource, type SeedProgress } from '@toolrow/datasource';
+import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
+import type { AppStatus } from '@toolrow/desktop/wire';
+import type { LanguageModel } from 'ai';
+import { type MountedMcp, mountMcp } from './mcp.ts';
+import { createToolrowServer, type ToolrowServer } from './server.ts';
+
+/** The port `npm start` uses unless TOOLROW_PORT (or --port) says otherwise. */
+export const DEFAULT_PORT = 4747;
+
+export interface StartOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Default: TOOLROW_PORT, else 4747. 0 picks a free port. */
+  port?: number;
+  /** Mount the MCP endpoint (default: TOOLROW_MCP=1). */
+  mcp?: boolean;
+  /** Orders in the sample shop when the embedded database is new (default 50 000). */
+  seedOrders?: number;
+  /** Build the desktop bundle when it is missing or stale (default true). */
+  build?: boolean;
+  /** Open this instead of the configured database (tests). */
+  source?: DataSource;
+  /** Test-only: a scripted model instead of TOOLROW_MODEL. */
+  model?: LanguageModel | null;
+  /** Progress and the final banner (the CLI passes stderr and stdout). */
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** True when err is a terminal: progress redraws one line. */
+  tty?: boolean;
+}
+
+export interface StartedApp {
+  url: string;
+  server: ToolrowServer;
+  source: DataSource;
+  mcp: MountedMcp | null;
+  close(): Promise<void>;
+}
+
+export async function startApp(options: StartOptions): Promise<StartedApp> {
+  const { env, err } = options;
+  const port = options.port ?? portFrom(env.TOOLROW_PORT);
+
+  if (options.build ?? true) {
+    const state = desktopBuildState();
+    if (!state.built || state.stale) {
+      err(
+        state.built
+          ? 'Rebuilding the desktop app (its sources changed)…\n'
+          : 'Building the desktop app (first run)…\n',
+      );
+      await ensureDesktopBuild({ quiet: true });
+    }
+  }
+
+  const source = options.source ?? (await openDataSource({ env, cwd: options.cwd }));
+  let mcp: MountedMcp | null = null;
+  try {
+    const tables = (await source.schema.get()).tables;
+    if (tables.length === 0) {
+      if (source.db.engine === 'pglite') {
+        await seedWithProgress(source, options.seedOrders ?? 50_000, err, options.tty ?? false);
+      } else {
+        err(
+          `The database (${source.db.description}) has no tables yet. Fill it with the sample shop: npx toolrow db seed\n`,
+        );
+      }
+    }
+
+    const mcpOn = options.mcp ?? ['1', 'true', 'yes', 'on'].includes((env.TOOLROW_MCP ?? '').toLowerCase());
+    if (mcpOn) {
+      mcp = await mountMcp({
+        source,
+        ...(env.TOOLROW_MCP_SCOPE ? { scope: env.TOOLROW_MCP_SCOPE } : {}),
+        onerror: (error) => err(`MCP: ${error.message}\n`),
+      });
+    }
+
+    const server = await createToolrowServer({
+      source,
+      env,
+      ...(options.model !== undefined ? { model: options.model } : {}),
+      mcp: mcp?.mount ?? null,
+      log: (message) => err(`${message}\n`),
+    });
+    const { url } = await server.listen({ port });
+
+    const status = (await (
+      await server.app.request('/api/status', { headers: { host: hostOf(url) } })
+    ).json()) as AppStatus;
+    const lines = [
+      '',
+      `  Toolrow is running at ${url}/`,
+      '',
+      `  database  ${source.db.description}`,
+      `  model     ${status.model.configured ? status.model.id : 'none — the chat explains how to set TOOLROW_MODEL'}`,
+      `  mode      ${status.mode} (change it in the app)`,
+      `  MCP       ${mcp ? `on at ${url}/mcp, scope ${mcp.scope}` : 'off (TOOLROW_MCP=1 npm start to serve it)'}`,
+    ];
+    if (mcp) {
+      lines.push(
+        '',
+        '  Paste this into your MCP client (the token is shown once, and replaced on every start):',
+        '',
+      );
+      lines.push(
+        ...mcp
+          .clientConfig(url)
+          .split('\n')
+          .map((line) => `    ${line}`),
+      );
+    }
+    lines.push('', '  Press Ctrl+C to stop.', '');
+    options.out(`${lines.join('\n')}\n`);
+
+    return {
+      url,
+      server,
+      source,
+      mcp,
+      async close() {
+        await server.close();
+        if (!options.source) await source.close();
+      },
+    };
+  } catch (error) {
+    if (!options.source) await source.close().catch(() => {});
+    throw error;
+  }
+}
+
+function portFrom(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_PORT;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(
+      `TOOLROW_PORT=${value} is not a port: use a number from 1 to 65535 (or 0 for any free port).`,
+    );
+  }
+  return port;
+}
+
+const hostOf = (url: string) => new URL(url).host;
+
+async function seedWithProgress(
+  source: DataSource,
+  orders: number,
+  err: (text: string) => void,
+  tty: boolean,
+) {
+  err(`Creating the sample shop (${orders.toLocaleString('en-US')} orders) in ${source.db.description}…\n`);
+  let lastTable = '';
+  let lastShown = 0;
+  const result = await source.seed({
+    orders,
+    onProgress(progress: SeedProgress) {
+      const percent = progress.total > 0 ? Math.floor((progress.done / progress.total) * 100) : 100;
+      if (tty) {
+        err(`\r  ${progress.table.padEnd(12)} ${bar(percent)} ${String(percent).padStart(3)}%`);
+        if (progress.done >= progress.total) err('\n');
+      } else if (
+        progress.table !== lastTable ||
+        percent >= lastShown + 50 ||
+        progress.done >= progress.total
+      ) {
+        if (progress.table !== lastTable) lastShown = 0;
+        if (percent > lastShown || progress.table !== lastTable) err(`  ${progress.table}: ${percent}%\n`);
+        lastTable = progress.table;
+        lastShown = percent;
+      }
+    },
+  });
+  const counts = Object.entries(result.counts)
+    .map(([table, count]) => `${count.toLocaleString('en-US')} ${table}`)
+    .join(', ');
+  err(`  done in ${(result.durationMs / 1000).toFixed(1)} s: ${counts}\n`);
+}
+
+function bar(percent: number): string {
+  const filled = Math.round(percent / 5);
+  return `[${'#'.repeat(filled)}${'.'.repeat(20 - filled)}]`;
+}
