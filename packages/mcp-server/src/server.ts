@@ -39,18 +39,32 @@ function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
+// JSON Schema conversions, kept per input schema: a fresh server per request would otherwise
+// convert every tool's schema on every tools/list (measured in bench/http.ts).
+const converted = new WeakMap<object, Map<string, Record<string, unknown>>>();
+
 /**
  * The schema the SDK is given: the tool's own JSON Schema for tools/list, but validation that
  * accepts anything, so the backend's parseInput checks input once, with the same messages the
  * agent and the CLI give ("table: expected a string, got number").
  */
 export function listingSchema(schema: StandardSchemaWithJSON): StandardSchemaWithJSON {
+  type ConvertOptions = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];
+  const convert = (io: 'input' | 'output') => (options: ConvertOptions) => {
+    let cache = converted.get(schema);
+    if (!cache) converted.set(schema, (cache = new Map()));
+    const key = `${io} ${options.target}`;
+    let json = cache.get(key);
+    if (!json) cache.set(key, (json = schema['~standard'].jsonSchema[io](options)));
+    // A copy, so nothing downstream can change the cached document.
+    return structuredClone(json);
+  };
   return {
     '~standard': {
       version: 1,
       vendor: 'toolrow',
       validate: (value: unknown) => ({ value }),
-      jsonSchema: schema['~standard'].jsonSchema,
+      jsonSchema: { input: convert('input'), output: convert('output') },
     },
   };
 }
