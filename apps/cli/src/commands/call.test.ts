@@ -1,0 +1,262 @@
+// `toolrow call` for every row, on a seeded sample shop. In-process runs use PostgreSQL when
+// TOOLROW_TEST_DATABASE_URL is set (a fresh database per run; opening PGlite from disk costs ~1 s
+// per call), else a PGlite data dir; real-process runs use a PGlite data dir.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
+import { type DataSource, openDatabase, openDataSource } from '@toolrow/datasource';
+import { TEST_SEED_NOW } from '@toolrow/datasource/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from '../testing.ts';
+
+const SEED = { orders: 150, now: TEST_SEED_NOW };
+const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
+if (!serverUrl && process.env.CI === 'true')
+  throw new Error('CI must set TOOLROW_TEST_DATABASE_URL (the PostgreSQL half of these tests).');
+
+let env: Record<string, string>;
+let dataDir: string;
+let dropDatabase: (() => Promise<void>) | undefined;
+
+async function withSource<T>(fn: (source: DataSource) => Promise<T>): Promise<T> {
+  const source = await openDataSource({ env, cwd: dataDir });
+  try {
+    return await fn(source);
+  } finally {
+    await source.close();
+  }
+}
+
+async function fingerprint(): Promise<string> {
+  return withSource(async (source) => {
+    const result = await source.db.query<{ digest: string }>(
+      `SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM (
+         SELECT o::text AS t FROM orders o UNION ALL SELECT c::text FROM customers c
+         UNION ALL SELECT p::text FROM products p UNION ALL SELECT i::text FROM order_items i) t`,
+    );
+    return result.rows[0]!.digest;
+  });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'toolrow-call-'));
+  env = { TOOLROW_DATA_DIR: dataDir, TOOLROW_EXPORTS_DIR: join(dataDir, 'exports'), DATABASE_URL: '' };
+  if (serverUrl) {
+    const name = `toolrow_call_${Math.random().toString(36).slice(2, 10)}`;
+    const admin = await openDatabase({ url: serverUrl });
+    await admin.exec(`CREATE DATABASE ${name}`);
+    await admin.close();
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    dropDatabase = async () => {
+      const again = await openDatabase({ url: serverUrl });
+      await again.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await again.close();
+    };
+  }
+  await withSource(async (source) => {
+    await source.seed(SEED);
+    await source.schema.refresh({ analyze: true });
+    await source.app.attachments.add({
+      name: 'cities.csv',
+      mediaType: 'text/csv',
+      content: 'city,country\nOslo,NO\nLima,PE\n',
+    });
+    await source.app.specs.save({
+      name: 'paid',
+      kind: 'view',
+      spec: { table: 'public.orders', filter: { column: 'status', op: 'eq', value: 'paid' } },
+    });
+    await source.app.audit.record({
+      tool: 'runQuery',
+      input: {},
+      decision: 'approved',
+      decidedBy: 'user',
+      profile: 'default',
+    });
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await dropDatabase?.();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const call = (tool: string, input?: unknown, extra: string[] = []) =>
+  runCli(['call', tool, ...(input === undefined ? [] : [JSON.stringify(input)]), ...extra], env);
+
+type Json = Record<string, unknown> & { [key: string]: any };
+
+// One real call per row, in an order where later calls can use what earlier ones made.
+const CALLS: readonly [string, unknown, (out: Json) => void][] = [
+  [
+    'searchTools',
+    { query: 'export csv' },
+    (out) => expect(out.results.map((r: Json) => r.name)).toContain('startExport'),
+  ],
+  ['listConnections', {}, (out) => expect(out.connections.filter((c: Json) => c.active)).toHaveLength(1)],
+  ['listTables', {}, (out) => expect(out.tables.map((t: Json) => t.name)).toContain('public.orders')],
+  ['describeTable', { table: 'orders' }, (out) => expect(out.primaryKey).toEqual(['id'])],
+  ['findColumns', { text: 'email' }, (out) => expect(out.matches[0].column).toBe('email')],
+  [
+    'sampleValues',
+    { table: 'orders', column: 'status' },
+    (out) => expect(out.commonValues.length).toBeGreaterThan(0),
+  ],
+  ['getTableStats', { table: 'orders' }, (out) => expect(out.totalBytes).toBeGreaterThan(0)],
+  ['validateQuery', { sql: 'select id from orders' }, (out) => expect(out.ok).toBe(true)],
+  [
+    'runQuery',
+    { sql: 'select count(*) as n from orders' },
+    (out) => expect(Number(out.rows[0].n)).toBe(SEED.orders),
+  ],
+  ['getRow', { table: 'orders', key: 1 }, (out) => expect(out.row.id).toBe(1)],
+  ['countRows', { table: 'orders' }, (out) => expect(out.count).toBe(SEED.orders)],
+  ['openTable', { table: 'orders' }, (out) => expect(out.tab.table).toBe('public.orders')],
+  ['getActiveView', {}, (out) => expect(out.focused.table).toBe('public.orders')],
+  [
+    'setFilter',
+    { filter: { column: 'status', op: 'eq', value: 'paid' } },
+    (out) => expect(out.tab.filterText).toBe('status = paid'),
+  ],
+  ['openWorkbench', { sql: 'select 1' }, (out) => expect(out.tab.kind).toBe('workbench')],
+  ['openRow', { table: 'customers', key: 1 }, (out) => expect(out.tab.kind).toBe('row')],
+  ['listOpenTabs', {}, (out) => expect(out.tabs).toHaveLength(3)],
+  ['getSelection', {}, (out) => expect(out.count).toBe(0)],
+  [
+    'proposeOpenTable',
+    { table: 'products' },
+    (out) => expect(out).toMatchObject({ kind: 'chip', tool: 'openTable' }),
+  ],
+  ['proposeOpenWorkbench', { sql: 'select 2' }, (out) => expect(out.tool).toBe('openWorkbench')],
+  [
+    'proposeSetFilter',
+    { table: 'orders', filter: { column: 'total', op: 'gt', value: 100 } },
+    (out) => expect(out.tool).toBe('setFilter'),
+  ],
+  [
+    'proposeOpenRow',
+    { table: 'orders', key: 2 },
+    (out) => expect(out.input).toEqual({ table: 'public.orders', key: { id: 2 } }),
+  ],
+  ['proposeExport', { table: 'orders', format: 'csv' }, (out) => expect(out.tool).toBe('startExport')],
+  [
+    'readAttachment',
+    { name: 'cities.csv' },
+    (out) =>
+      expect(out.rows).toEqual([
+        { city: 'Oslo', country: 'NO' },
+        { city: 'Lima', country: 'PE' },
+      ]),
+  ],
+  ['listQueryHistory', {}, (out) => expect(out.entries[0].sql).toBe('select count(*) as n from orders')],
+  ['explainQuery', { sql: 'select * from orders where id = 1' }, (out) => expect(out.plan).toMatch(/Scan/)],
+  ['getIndexStats', { table: 'orders' }, (out) => expect(out.indexes.length).toBeGreaterThan(1)],
+  ['describeRelations', { table: 'order_items' }, (out) => expect(out.references).toHaveLength(2)],
+  ['listSavedSpecs', {}, (out) => expect(out.specs[0].name).toBe('paid')],
+  ['getSavedSpec', { name: 'paid' }, (out) => expect(out.kind).toBe('view')],
+  [
+    'stageInsertRows',
+    { table: 'products', rows: [{ sku: 'CLI-1', name: 'From the CLI', category: 'misc', price: 1 }] },
+    (out) => expect(out.staged).toBe(1),
+  ],
+  [
+    'stageUpdateRows',
+    { table: 'orders', updates: [{ key: 3, values: { note: 'staged from the CLI' } }] },
+    (out) => expect(out.staged).toBe(1),
+  ],
+  ['stageDeleteRows', { table: 'order_items', keys: [1] }, (out) => expect(out.staged).toBe(1)],
+  ['listStagedChanges', {}, (out) => expect(out.counts).toEqual({ insert: 1, update: 1, delete: 1 })],
+  [
+    'diffStagedChanges',
+    { table: 'orders' },
+    (out) => expect(out.diffs[0].columns[0].after).toBe('staged from the CLI'),
+  ],
+  [
+    'startExport',
+    { table: 'customers', format: 'json', path: 'customers.json' },
+    (out) => expect(out.path).toMatch(/customers\.json$/),
+  ],
+  ['getExportStatus', { id: '<export id>' }, (out) => expect(out.state).toBe('done')],
+  ['listAuditLog', {}, (out) => expect(out.entries.length).toBeGreaterThan(0)],
+];
+
+describe('toolrow call', () => {
+  it('covers every row', () => {
+    expect(CALLS.map(([tool]) => tool).sort()).toEqual([...TOOL_NAMES].sort());
+  });
+
+  it('runs every tool as the user; stage tools only stage', async () => {
+    const before = await fingerprint();
+    let exportId = '';
+    for (const [tool, input, check] of CALLS) {
+      const actual = tool === 'getExportStatus' ? { id: exportId } : input;
+      const result = await call(tool, actual);
+      expect(result.stderr, tool).toBe('');
+      expect(result.code, tool).toBe(0);
+      const out = JSON.parse(result.stdout) as Json;
+      check(out);
+      if (tool === 'startExport') exportId = out.id;
+    }
+    expect(await fingerprint()).toBe(before);
+    const staged = await withSource((source) => source.staging.list());
+    expect(staged.map((change) => change.stagedBy)).toEqual(['user', 'user', 'user']);
+    expect(await readdir(join(dataDir, 'exports'))).toContain('customers.json');
+  }, 180_000);
+
+  it('suggests the nearest tool for a bad name and exits 2', async () => {
+    const result = await call('runQeury', { sql: 'select 1' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/There is no tool 'runQeury'\. Did you mean 'runQuery'\?/);
+  });
+
+  it('names the field of a bad input and exits 2 without running', async () => {
+    const result = await call('describeTable', { table: 42 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('table: expected a string, got the integer 42');
+    expect(result.stderr).toContain('toolrow call describeTable --schema');
+    const notJson = await runCli(['call', 'runQuery', '{sql: select}'], env);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toMatch(/not valid JSON/);
+  });
+
+  it('exits 1 with the reason when a tool refuses', async () => {
+    const result = await call('runQuery', { sql: 'delete from orders' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/DELETE is refused: Queries are read-only/);
+  });
+
+  it('prints the input JSON Schema with --schema', async () => {
+    for (const tool of ['runQuery', ...LOOP_TOOLS]) {
+      const result = await call(tool, undefined, ['--schema']);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ type: 'object', required: [expect.any(String)] });
+    }
+  });
+
+  it('runs as a real process on a PGlite data dir', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolrow-call-pglite-'));
+    try {
+      const source = await openDataSource({ dataDir: dir, env: {} });
+      await source.seed({ orders: 20, now: TEST_SEED_NOW });
+      await source.close();
+      const processEnv = { TOOLROW_DATA_DIR: dir, DATABASE_URL: '' };
+      const ok = await spawnCli(
+        ['call', 'countRows', '{"table":"orders","filter":{"column":"id","op":"lte","value":5}}'],
+        { env: processEnv },
+      );
+      expect(ok.stderr).toBe('');
+      expect(JSON.parse(ok.stdout)).toEqual({ table: 'public.orders', count: 5, filter: 'id ≤ 5' });
+      const bad = await spawnCli(
+        ['call', 'countRows', '{"table":"orders","filter":{"column":"id","op":"=="}}'],
+        { env: processEnv },
+      );
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/filter\.op: expected one of "eq"/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
