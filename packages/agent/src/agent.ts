@@ -100,7 +100,7 @@ export interface Agent {
    * approval requests (answer them with useChat's addToolApprovalResponse and send again), chips
    * as propose tools' outputs, and the turn's token usage in the message metadata at the end.
    */
-  streamTurn(messages: readonly AgentUIMessage[], options: TurnOptions & ResponseInit): Promise<Response>;
+  streamTurn(messages: readonly UIMessage[], options: TurnOptions & ResponseInit): Promise<Response>;
   /** The same turn as a stream of UI message chunks, to merge into a stream of your own. */
   uiMessageStream(
     messages: readonly AgentUIMessage[],
@@ -151,7 +151,7 @@ export function createAgent(options: AgentOptions): Agent {
     };
   }
 
-  async function uiMessageStream(messages: readonly AgentUIMessage[], turnOptions: TurnOptions) {
+  async function uiMessageStream(messages: readonly UIMessage[], turnOptions: TurnOptions) {
     const history = await convertToModelMessages([...messages], { tools: definitions });
     const turn = await Turn.open(deps, history, turnOptions);
     const result = streamText({
@@ -160,7 +160,7 @@ export function createAgent(options: AgentOptions): Agent {
       ...(turnOptions.abortSignal ? { abortSignal: turnOptions.abortSignal } : {}),
     });
     return result.toUIMessageStream<AgentUIMessage>({
-      originalMessages: [...messages],
+      originalMessages: [...messages] as AgentUIMessage[],
       messageMetadata: ({ part }) =>
         part.type === 'finish' ? { usage: turnUsage(part.totalUsage) } : undefined,
     });
@@ -195,7 +195,7 @@ export function createAgent(options: AgentOptions): Agent {
         }
       }
       return {
-        messages: result.response.messages,
+        messages: result.responseMessages,
         text: result.text,
         usage: turnUsage(result.totalUsage),
         approvals,

@@ -1,4 +1,5 @@
 import { INLINE_TOOLS, isToolName } from '@toolrow/catalog';
+import { SearchIndex } from './search/scorer.ts';
 import { stem, terms } from './search/text.ts';
 
 /**
@@ -33,9 +34,22 @@ export function notActiveMessage(name: string): string {
   return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${INLINE_TOOLS.join(', ')}`;
 }
 
-/** The same shape for a name that is in no row, suggesting the nearest active names instead. */
+let index: SearchIndex | undefined;
+
+/**
+ * The same shape for a name that is in no row, suggesting the nearest active names instead:
+ * first the active tools the catalog search ranks for the invented name ("runSql" → runQuery),
+ * then the closest spellings.
+ */
 export function unknownToolMessage(name: string, active: Iterable<string>, count = 3): string {
-  const nearest = nearestNames(name, active, count);
+  const candidates = [...active];
+  index ??= new SearchIndex();
+  const byMeaning = index
+    .rank(name)
+    .map((match) => match.name as string)
+    .filter((candidate) => candidates.includes(candidate));
+  const bySpelling = nearestNames(name, candidates, count);
+  const nearest = [...new Set([...byMeaning, ...bySpelling])].slice(0, count);
   return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${nearest.join(', ')}`;
 }
 

@@ -6,6 +6,7 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import { TOOL_NAMES } from '@toolrow/catalog';
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import type { AuditEntry } from './audit.ts';
@@ -156,3 +157,29 @@ export function memoryGateStore(
 
 /** Every tool name, for tests that loop over the catalog. */
 export const ALL_TOOLS = TOOL_NAMES;
+
+/** The chunks of a UI message stream Response (server-sent events, as streamTurn returns it). */
+export async function readUIChunks(response: Response): Promise<UIMessageChunk[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .map((event) => event.replace(/^data: /, '').trim())
+    .filter((data) => data !== '' && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as UIMessageChunk);
+}
+
+/** The assistant message a list of UI chunks builds, as useChat would hold it. */
+export async function assembleUIMessage<M extends UIMessage = UIMessage>(
+  chunks: readonly UIMessageChunk[],
+): Promise<M> {
+  let last: M | undefined;
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  for await (const message of readUIMessageStream<M>({ stream })) last = message;
+  if (!last) throw new Error('The UI message stream held no message.');
+  return structuredClone(last);
+}

@@ -37,6 +37,11 @@ export interface ScorerParameters {
    * "export this as CSV" names startExport first and proposeExport right after it.
    */
   twinShare: number;
+  /**
+   * Added when the query contains a tool's exact name: a refusal tells the model to search for
+   * the name it tried ("searchTools(query='getSavedSpec')"), and that must find it first.
+   */
+  exactNameBonus: number;
 }
 
 export const DEFAULT_SCORER_PARAMETERS: ScorerParameters = {
@@ -45,6 +50,7 @@ export const DEFAULT_SCORER_PARAMETERS: ScorerParameters = {
   saturation: 1.2,
   phraseBonus: 1,
   twinShare: 0.9,
+  exactNameBonus: 10,
 };
 
 interface Document {
@@ -146,6 +152,7 @@ export class SearchIndex {
   /** Every scored row, best first, ties in row order; rows that share no word with the query are left out. */
   rank(query: string): ToolMatch[] {
     const queryTerms = terms(query);
+    const rawWords = new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
     const unique = [...new Set(queryTerms)];
     if (unique.length === 0) return [];
     const { weights, lengthNormalisation: b, saturation: k1, phraseBonus } = this.#parameters;
@@ -169,6 +176,7 @@ export class SearchIndex {
       }
       if (score === 0) continue;
       for (const phrase of doc.phrases) if (containsSequence(queryTerms, phrase)) score += phraseBonus;
+      if (rawWords.has(doc.row.name.toLowerCase())) score += this.#parameters.exactNameBonus;
       const match = { name: doc.row.name, score, line: doc.line };
       matches.push(match);
       documentOf.set(match, doc);
@@ -177,7 +185,8 @@ export class SearchIndex {
     for (const match of matches) {
       const doc = documentOf.get(match)!;
       const twinScore = doc.twin ? scoreOf.get(doc.twin) : undefined;
-      if (twinScore === undefined || unique.some((term) => doc.ownTerms?.has(term))) continue;
+      if (twinScore === undefined || rawWords.has(match.name.toLowerCase())) continue;
+      if (unique.some((term) => doc.ownTerms?.has(term))) continue;
       match.score = Math.min(match.score, twinScore * this.#parameters.twinShare);
     }
     // Array.prototype.sort is stable, so equal scores keep row order.

@@ -1,0 +1,60 @@
+import { INLINE_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
+import { describe, expect, it } from 'vitest';
+import {
+  nearestNames,
+  notActiveMessage,
+  refusalMessage,
+  ToolFailure,
+  ToolRefusal,
+  unknownToolMessage,
+} from './refusal.ts';
+
+// Pinned by hand: the exact text, join format and row order the model reads.
+const INLINE_LIST =
+  'searchTools, listConnections, listTables, describeTable, findColumns, sampleValues, getTableStats, ' +
+  'validateQuery, getActiveView, getSelection, listOpenTabs, readAttachment, listQueryHistory, runQuery, ' +
+  'getRow, countRows, openTable, proposeOpenTable, openWorkbench, proposeOpenWorkbench, setFilter, ' +
+  'proposeSetFilter, openRow, proposeOpenRow, stageInsertRows, stageUpdateRows, stageDeleteRows';
+
+describe('refusals', () => {
+  it('names the recovery call and the inline tools, comma-separated in row order', () => {
+    expect(notActiveMessage('startExport')).toBe(
+      `Tool 'startExport' not in active set. Call searchTools(query='startExport') to discover it, or use one of: ${INLINE_LIST}`,
+    );
+    expect(INLINE_LIST).toBe(INLINE_TOOLS.join(', '));
+  });
+
+  it('gives a name in no row the same shape with the nearest active names', () => {
+    const active = [...INLINE_TOOLS];
+    expect(unknownToolMessage('runSql', active)).toBe(
+      "Tool 'runSql' not in active set. Call searchTools(query='runSql') to discover it, or use one of: runQuery, validateQuery, openWorkbench",
+    );
+    expect(refusalMessage('exportTable', active)).toMatch(
+      /^Tool 'exportTable' not in active set\. Call searchTools\(query='exportTable'\) to discover it, or use one of: [a-zA-Z]+, [a-zA-Z]+, [a-zA-Z]+$/,
+    );
+  });
+
+  it('uses the known-tool text for every row name and the unknown text otherwise', () => {
+    for (const name of TOOL_NAMES) expect(refusalMessage(name, [])).toBe(notActiveMessage(name));
+    expect(refusalMessage('dropTable', ['listTables'])).toBe(
+      "Tool 'dropTable' not in active set. Call searchTools(query='dropTable') to discover it, or use one of: listTables",
+    );
+  });
+
+  it('escapes quotes in a name so the suggested call stays well formed', () => {
+    expect(unknownToolMessage("a'b", ['getRow'])).toContain("searchTools(query='a\\'b')");
+  });
+
+  it('orders nearest names by shared words, then edit distance', () => {
+    expect(nearestNames('listTable', ['getRow', 'listTables', 'describeTable'], 2)).toEqual([
+      'listTables',
+      'describeTable',
+    ]);
+    expect(nearestNames('getRows', ['openRow', 'getRow', 'countRows'], 1)).toEqual(['getRow']);
+  });
+
+  it('prints refusals and failures without an "Error:" prefix, as the SDK sends String(error)', () => {
+    expect(String(new ToolRefusal('no'))).toBe('no');
+    expect(String(new ToolFailure('table: expected a string'))).toBe('table: expected a string');
+  });
+});
