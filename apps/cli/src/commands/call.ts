@@ -71,7 +71,7 @@ export const callCommand: Command = {
       throw new UsageError((error as Error).message);
     }
     const [name, inputText, ...extra] = parsed.positionals;
-    if (!name) throw new UsageError('Name the tool to call. The tools: ' + TOOL_NAMES.join(', ') + '.');
+    if (!name) throw new UsageError(`Name the tool to call. The tools: ${TOOL_NAMES.join(', ')}.`);
     if (extra.length > 0) {
       throw new UsageError(
         `Expected one JSON argument after the tool name, got ${extra.length + 1}. Quote the JSON for the shell.`,
