@@ -103,7 +103,7 @@ export interface Agent {
   streamTurn(messages: readonly UIMessage[], options: TurnOptions & ResponseInit): Promise<Response>;
   /** The same turn as a stream of UI message chunks, to merge into a stream of your own. */
   uiMessageStream(
-    messages: readonly AgentUIMessage[],
+    messages: readonly UIMessage[],
     options: TurnOptions,
   ): Promise<ReadableStream<UIMessageChunk>>;
   /**
