@@ -1,0 +1,82 @@
+// What the tool layer costs on top of the database, measured in one run on an in-memory PGlite
+// with the sample shop, and reported as ratios so the numbers mean the same on any machine:
+//   guard      checkReadOnlySql on a join + GROUP BY, against a `select 1` round trip;
+//   runQuery   invokeTool('runQuery') of an aggregate, against the same SQL through db.query;
+//   cap        runQuery of a whole large table (capped at 50 rows) against a 50-row query:
+//              time and heap growth stay near 1x because the cursor fetches limit + 1 rows,
+//              while db.query of the whole table (no cap) shows what the cap saves.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDataSource } from '@toolrow/datasource';
+import { invokeTool } from '../src/registry.ts';
+import { checkReadOnlySql } from '../src/sql-guard.ts';
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const JOIN_SQL =
+  'select c.country, o.status, count(*) as n, sum(o.total) as total from orders o join customers c on c.id = o.customer_id group by 1, 2 order by 3 desc';
+
+async function time(rounds: number, fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < Math.min(10, rounds); i++) await fn();
+  const started = performance.now();
+  for (let i = 0; i < rounds; i++) await fn();
+  return (performance.now() - started) / rounds;
+}
+
+function heapUsed(): number {
+  globalThis.gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+async function heapGrowth(fn: () => Promise<unknown>): Promise<number> {
+  const before = heapUsed();
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  }, 1);
+  const result = await fn();
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  clearInterval(timer);
+  void result;
+  return Math.max(1, peak - before);
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'toolrow-tools-bench-'));
+const source = await openDataSource({ memory: true, dataDir: dir, env: {} });
+try {
+  await source.seed({ orders: ORDERS, now: new Date('2026-06-01T00:00:00Z') });
+  const ctx = { source, profile: 'bench', actor: 'agent' as const };
+
+  const roundTrip = await time(ROUNDS, () => source.db.query('select 1'));
+  const guard = await time(ROUNDS, () => checkReadOnlySql(JOIN_SQL));
+  const raw = await time(ROUNDS / 4, () => source.db.query(JOIN_SQL));
+  const tool = await time(ROUNDS / 4, () => invokeTool('runQuery', { sql: JOIN_SQL }, ctx));
+
+  const small = 'select * from order_items order by id limit 50';
+  const whole = 'select * from order_items';
+  const smallTime = await time(20, () => invokeTool('runQuery', { sql: small, limit: 50 }, ctx));
+  const cappedTime = await time(20, () => invokeTool('runQuery', { sql: whole, limit: 50 }, ctx));
+  const smallHeap = await heapGrowth(() => invokeTool('runQuery', { sql: small, limit: 50 }, ctx));
+  const cappedHeap = await heapGrowth(() => invokeTool('runQuery', { sql: whole, limit: 50 }, ctx));
+  const uncappedHeap = await heapGrowth(() => source.db.query(whole));
+  const items = await source.db.query<{ n: unknown }>('select count(*) as n from order_items');
+
+  const ratio = (value: number) => `${value.toFixed(2)}x`;
+  console.log(
+    `@toolrow/tools bench (PGlite in memory, ${ORDERS} orders, ${String(items.rows[0]?.n)} order_items)`,
+  );
+  console.log(`guard parse of a join+group by      ${ratio(guard / roundTrip)} a select-1 round trip`);
+  console.log(`runQuery (guard, read-only cursor,  ${ratio(tool / raw)} the same SQL through db.query`);
+  console.log('  history, shaping) of that query');
+  console.log(
+    `runQuery of the whole table, cap 50 ${ratio(cappedTime / smallTime)} the time of a 50-row query`,
+  );
+  console.log(`  heap growth                       ${ratio(cappedHeap / smallHeap)} a 50-row query`);
+  console.log(
+    `db.query of the whole table         ${ratio(uncappedHeap / smallHeap)} a 50-row runQuery's heap (what the cap saves)`,
+  );
+} finally {
+  await source.close();
+  await rm(dir, { recursive: true, force: true });
+}
