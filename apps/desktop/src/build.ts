@@ -43,14 +43,15 @@ export function desktopBuildState(): DesktopBuildState {
   return { built: true, stale: INPUTS.some((input) => newestMtime(input) > builtAt) };
 }
 
-/** Runs the Vite production build (the same as `npm run build -w @toolrow/desktop`). */
-export async function buildDesktop(options: { quiet?: boolean } = {}): Promise<void> {
+/** Runs the Vite production build (the same as `npm run build -w @toolrow/desktop`); `outDir` for tests. */
+export async function buildDesktop(options: { quiet?: boolean; outDir?: string } = {}): Promise<void> {
   // Imported lazily: vite is a build-time dependency, and a server with a fresh bundle never loads it.
   const { build } = await import('vite');
   await build({
     configFile: join(DESKTOP_ROOT, 'vite.config.ts'),
     root: DESKTOP_ROOT,
     logLevel: options.quiet ? 'error' : 'warn',
+    ...(options.outDir ? { build: { outDir: options.outDir, emptyOutDir: true } } : {}),
   });
 }
 

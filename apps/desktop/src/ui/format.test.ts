@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import {
+  columnWidth,
+  describeFilter,
+  describeKey,
+  effectiveFilter,
+  formatAgo,
+  formatCell,
+  isFiltered,
+  keyOf,
+  keyString,
+  parseEdit,
+} from './format.ts';
+
+const column = (type: string, nullable = true) => ({ name: 'c', type, nullable });
+
+describe('parseEdit', () => {
+  it.each([
+    ['integer', '42', { value: 42 }],
+    ['numeric(10,2)', '12.50', { value: 12.5 }],
+    ['bigint', '9007199254740993', { value: '9007199254740993' }],
+    ['integer', '-7', { value: -7 }],
+    ['boolean', 'yes', { value: true }],
+    ['boolean', 'F', { value: false }],
+    ['jsonb', '{"a":1}', { value: { a: 1 } }],
+    ['text', '  spaced  ', { value: '  spaced  ' }],
+    ['text', '', { value: null }],
+    ['date', 'NULL', { value: null }],
+  ] as const)('%s %j → %j', (type, text, want) => {
+    expect(parseEdit(text, column(type))).toEqual(want);
+  });
+
+  it.each([
+    ['integer', '4x2', "is integer: '4x2' is not a number"],
+    ['boolean', 'maybe', 'type true or false'],
+    ['jsonb', '{a:1}', 'not valid JSON'],
+    ['integer', '', 'cannot be empty (NOT NULL)'],
+  ] as const)('refuses %s %j with a message that says what to type', (type, text, message) => {
+    const result = parseEdit(text, column(type, type !== 'integer' || text !== ''));
+    expect('error' in result ? result.error : '').toContain(message);
+  });
+
+  it('keeps an empty string for a NOT NULL text column, and refuses NULL there', () => {
+    expect(parseEdit('', column('text', false))).toEqual({ value: '' });
+    expect(parseEdit('NULL', column('text', false))).toHaveProperty('error');
+  });
+});
+
+describe('keys', () => {
+  it('reads the primary key of a row and makes an order-independent string of it', () => {
+    expect(keyOf({ id: 3, name: 'x' }, ['id'])).toEqual({ id: 3 });
+    expect(keyOf({ id: 3 }, [])).toBeNull();
+    expect(keyString({ a: 1, b: 2 })).toBe(keyString({ b: 2, a: 1 }));
+    expect(keyString({ a: 1 })).not.toBe(keyString({ a: '1' }));
+    expect(describeKey({ order_id: 7, line: 2 })).toBe('order_id=7, line=2');
+  });
+});
+
+describe('filters', () => {
+  it('leaves out conditions still being typed', () => {
+    const filter = {
+      combine: 'and' as const,
+      conditions: [
+        { column: 'a', op: 'eq' as const, value: '' },
+        { column: 'b', op: 'is_null' as const },
+        { column: 'c', op: 'between' as const, value: [1, ''] },
+        { column: 'd', op: 'in' as const, value: [] },
+        { column: 'e', op: 'gt' as const, value: 5 },
+      ],
+    };
+    expect(effectiveFilter(filter).conditions.map((c) => c.column)).toEqual(['b', 'e']);
+    expect(describeFilter(filter)).toBe('b is empty and e > 5');
+    expect(isFiltered({ combine: 'and', conditions: [] })).toBe(false);
+    expect(isFiltered({ combine: 'and', conditions: [], raw: { not: {} }, text: 'not x' })).toBe(true);
+    expect(describeFilter({ combine: 'and', conditions: [], raw: {}, text: 'not x' })).toBe('not x');
+  });
+});
+
+describe('display', () => {
+  it('formats cells, widths and times', () => {
+    expect(formatCell(null)).toBe('NULL');
+    expect(formatCell({ a: 1 })).toBe('{"a":1}');
+    expect(formatCell('x'.repeat(600))).toHaveLength(501);
+    expect(columnWidth({ name: 'id', type: 'integer' })).toBeLessThan(
+      columnWidth({ name: 'id', type: 'text' }),
+    );
+    expect(columnWidth({ name: 'x'.repeat(100), type: 'text' })).toBe(360);
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    expect(formatAgo('2026-01-01T11:59:58Z', now)).toBe('just now');
+    expect(formatAgo('2026-01-01T11:55:00Z', now)).toBe('5 min ago');
+    expect(formatAgo('2025-12-01T12:00:00Z', now)).toBe('2025-12-01 12:00');
+  });
+});

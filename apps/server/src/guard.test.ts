@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { allowedHosts, checkRequest } from './guard.ts';
+
+const PORT = 4747;
+const headers = (values: Record<string, string | undefined>) => ({
+  get: (name: string) => values[name.toLowerCase()] ?? null,
+});
+
+// Every combination below is checked against the rule written out independently in expected().
+const HOSTS = {
+  ok: ['127.0.0.1:4747', 'localhost:4747', '[::1]:4747', 'LOCALHOST:4747'],
+  refused: [
+    '',
+    'evil.example:4747',
+    'evil.example',
+    '127.0.0.1',
+    'localhost',
+    '127.0.0.1:4748',
+    '127.0.0.1.evil.example:4747',
+    'localhost.evil.example:4747',
+    '0.0.0.0:4747',
+    '[::ffff:127.0.0.1]:4747',
+    '192.168.1.10:4747',
+  ],
+};
+const ORIGINS = {
+  same: [undefined, 'http://127.0.0.1:4747', 'http://localhost:4747', 'http://[::1]:4747'],
+  foreign: [
+    'http://evil.example',
+    'https://127.0.0.1:4747',
+    'http://127.0.0.1:4748',
+    'http://127.0.0.1',
+    'null',
+    'file://',
+    'not a url',
+    'http://localhost.evil.example:4747',
+  ],
+};
+const CONTENT_TYPES = {
+  json: ['application/json', 'application/json; charset=utf-8', 'Application/JSON'],
+  other: [
+    undefined,
+    'text/plain',
+    'text/plain; charset=utf-8',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/jsonp',
+  ],
+};
+const METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const PATHS = ['/api/staging/commit', '/api/ui-state', '/api/chat', '/', '/assets/index.js', '/mcp'];
+
+function expected(method: string, path: string, hostOk: boolean, originOk: boolean, jsonOk: boolean): number {
+  if (!hostOk) return 403;
+  if (['GET', 'HEAD', 'OPTIONS'].includes(method) || !path.startsWith('/api/')) return 200;
+  if (!originOk) return 403;
+  if (!jsonOk) return 415;
+  return 200;
+}
+
+describe('checkRequest', () => {
+  it('allows only loopback names with the listening port as Host', () => {
+    expect([...allowedHosts(PORT)].sort()).toEqual(['127.0.0.1:4747', '[::1]:4747', 'localhost:4747']);
+  });
+
+  it('decides every combination of method, path, Host, Origin and Content-Type as the rule says', () => {
+    let cases = 0;
+    const mismatches: string[] = [];
+    for (const method of METHODS)
+      for (const path of PATHS)
+        for (const [hostOk, hosts] of [
+          [true, HOSTS.ok],
+          [false, HOSTS.refused],
+        ] as const)
+          for (const host of hosts)
+            for (const [originOk, origins] of [
+              [true, ORIGINS.same],
+              [false, ORIGINS.foreign],
+            ] as const)
+              for (const origin of origins)
+                for (const [jsonOk, types] of [
+                  [true, CONTENT_TYPES.json],
+                  [false, CONTENT_TYPES.other],
+                ] as const)
+                  for (const type of types) {
+                    cases++;
+                    const verdict = checkRequest(
+                      { method, path, headers: headers({ host, origin, 'content-type': type }) },
+                      PORT,
+                    );
+                    const got = verdict.ok ? 200 : verdict.status;
+                    const want = expected(method, path, hostOk, originOk, jsonOk);
+                    if (got !== want)
+                      mismatches.push(
+                        `${method} ${path} host=${host} origin=${origin} type=${type}: ${got}, want ${want}`,
+                      );
+                  }
+    expect(mismatches).toEqual([]);
+    expect(cases).toBe(METHODS.length * PATHS.length * 15 * 12 * 9);
+  });
+
+  it('says what was wrong and what to do', () => {
+    const host = checkRequest({ method: 'GET', path: '/', headers: headers({ host: 'evil.example' }) }, PORT);
+    expect(host).toMatchObject({ ok: false, status: 403 });
+    if (!host.ok) {
+      expect(host.message).toContain("'evil.example'");
+      expect(host.hint).toContain('http://127.0.0.1:4747/');
+    }
+    const type = checkRequest(
+      {
+        method: 'POST',
+        path: '/api/chat',
+        headers: headers({ host: '127.0.0.1:4747', 'content-type': 'text/plain' }),
+      },
+      PORT,
+    );
+    expect(type).toMatchObject({ ok: false, status: 415 });
+    if (!type.ok) expect(type.message).toContain('application/json');
+  });
+});
