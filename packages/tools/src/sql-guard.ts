@@ -12,6 +12,7 @@ import { WRITE_SCOPE_TOOLS } from './generated/write-scopes.ts';
 
 // Named in advice only; typed so a renamed row breaks the build here.
 const EXPLAIN_TOOL: ToolName = 'explainQuery';
+const SAMPLE_TOOL: ToolName = 'sampleValues';
 const EXPORT_TOOLS = WRITE_SCOPE_TOOLS.files.join(', ');
 
 export type SqlGuardCode =
@@ -131,12 +132,21 @@ const SIDE_EFFECT_PATTERNS: readonly RegExp[] = [
   /^pg_logical_/,
   /^pg_wal_replay_/,
   /^binary_upgrade_/,
-  // query_to_xml('…') and friends run SQL handed to them as a string, past this guard.
+  // query_to_xml('…'), crosstab('…') and friends run SQL handed to them as text, past this guard.
   /_to_xml/,
+  /^crosstab/,
+  /^connectby$/,
+  /^xpath_table$/,
 ];
 
-// Relations that hold secrets or the server's configuration files.
+// Relations that hold secrets or the server's configuration files, or statistics that quote
+// the values of any table (the app-state schema's included).
 const FORBIDDEN_RELATIONS = new Set([
+  'pg_statistic',
+  'pg_stats',
+  'pg_stats_ext',
+  'pg_stats_ext_exprs',
+  'pg_largeobject',
   'pg_authid',
   'pg_shadow',
   'pg_user_mapping',
@@ -347,7 +357,7 @@ export async function checkReadOnlySql(
         if (FORBIDDEN_RELATIONS.has(name.toLowerCase())) {
           throw new SqlGuardError(
             'forbidden-relation',
-            `Reading ${name} is refused: it holds credentials or server configuration. Query your own tables instead.`,
+            `Reading ${name} is refused: it holds credentials, server configuration or other tables' values. Query your own tables instead (${SAMPLE_TOOL} shows a column's common values).`,
           );
         }
         if (schema && hidden.has(schema.toLowerCase())) {
