@@ -109,15 +109,17 @@ describe('MCP over Streamable HTTP (scripted tools)', () => {
     });
   });
 
-  for (const scope of MCP_SCOPES) {
-    describe(scope, () => {
+  const cells = MCP_SCOPES.flatMap((scope) => (['legacy', 'auto'] as const).map((era) => ({ scope, era })));
+  for (const { scope, era } of cells) {
+    describe(`${scope}, ${era} era`, () => {
       let client: Client;
       beforeAll(async () => {
-        client = await connectHttp(server.url, tokenFor[scope]);
+        client = await connectHttp(server.url, tokenFor[scope], era);
       });
       afterAll(() => client?.close());
 
       it('lists exactly the rows the scope covers', async () => {
+        expect(client.getNegotiatedProtocolVersion()).toBe(era === 'auto' ? '2026-07-28' : '2025-11-25');
         expect(await listedNames(client)).toEqual(expectedAt(scope));
       });
 

@@ -2,8 +2,14 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-export async function connectHttp(url: URL, token?: string): Promise<Client> {
-  const client = new Client({ name: 'toolrow-test', version: '0.0.0' });
+/** 'legacy': the 2025 initialize handshake (the SDK's default); 'auto': probe for the 2026-07-28 era. */
+export type Era = 'legacy' | 'auto';
+
+export async function connectHttp(url: URL, token?: string, era: Era = 'legacy'): Promise<Client> {
+  const client = new Client(
+    { name: 'toolrow-test', version: '0.0.0' },
+    { versionNegotiation: { mode: era } },
+  );
   const transport = new StreamableHTTPClientTransport(url, {
     ...(token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}),
     // A static token cannot be stepped up: surface the 403 as InsufficientScopeError.
@@ -13,13 +19,14 @@ export async function connectHttp(url: URL, token?: string): Promise<Client> {
   return client;
 }
 
-export async function connectStdio(options: {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd?: string;
-}): Promise<{ client: Client; stderr: () => string }> {
-  const client = new Client({ name: 'toolrow-test', version: '0.0.0' });
+export async function connectStdio(
+  options: { command: string; args: string[]; env: Record<string, string>; cwd?: string },
+  era: Era = 'legacy',
+): Promise<{ client: Client; stderr: () => string }> {
+  const client = new Client(
+    { name: 'toolrow-test', version: '0.0.0' },
+    { versionNegotiation: { mode: era } },
+  );
   const transport = new StdioClientTransport({ ...options, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
