@@ -52,10 +52,16 @@ export function listingSchema(schema: StandardSchemaWithJSON): StandardSchemaWit
   type ConvertOptions = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];
   const convert = (io: 'input' | 'output') => (options: ConvertOptions) => {
     let cache = converted.get(schema);
-    if (!cache) converted.set(schema, (cache = new Map()));
+    if (!cache) {
+      cache = new Map();
+      converted.set(schema, cache);
+    }
     const key = `${io} ${options.target}`;
     let json = cache.get(key);
-    if (!json) cache.set(key, (json = schema['~standard'].jsonSchema[io](options)));
+    if (!json) {
+      json = schema['~standard'].jsonSchema[io](options);
+      cache.set(key, json);
+    }
     // A copy, so nothing downstream can change the cached document.
     return structuredClone(json);
   };
