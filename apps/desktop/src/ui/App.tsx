@@ -16,7 +16,7 @@ import {
   type UiTab,
 } from './api.ts';
 import { ChatPanel } from './ChatPanel.tsx';
-import { describeFilter, describeKey, formatCount, keyString } from './format.ts';
+import { describeFilter, describeKey, displayTable, formatCount, keyString } from './format.ts';
 import { Palette, ShortcutHelp } from './Palette.tsx';
 import { AuditPanel, ExportsPanel, StagingPanel, ToolsPanel } from './panels.tsx';
 import { RecordView } from './RecordView.tsx';
@@ -296,7 +296,9 @@ export function App() {
         .then(() => {
           afterWrite();
           setSelection([]);
-          toast(`Staged the deletion of ${keys.length} row${keys.length === 1 ? '' : 's'} of ${table}.`);
+          toast(
+            `Staged the deletion of ${keys.length} row${keys.length === 1 ? '' : 's'} of ${displayTable(table)}.`,
+          );
         })
         .catch(toastError);
     },
@@ -423,10 +425,13 @@ export function App() {
     switch (tab.kind) {
       case 'table': {
         const filter = describeFilter(tab.filter);
-        return { title: filter ? `${tab.table} · ${filter}` : tab.table, kind: 'table' };
+        return {
+          title: filter ? `${displayTable(tab.table)} · ${filter}` : displayTable(tab.table),
+          kind: 'table',
+        };
       }
       case 'row':
-        return { title: `${tab.table} ${describeKey(tab.key)}`, kind: 'record' };
+        return { title: `${displayTable(tab.table)} ${describeKey(tab.key)}`, kind: 'record' };
       case 'workbench':
         return { title: tab.sql.trim().split('\n')[0]?.slice(0, 40) || 'New query', kind: 'sql' };
       default:
@@ -579,7 +584,7 @@ export function App() {
                 onClick={() => openTable(table.id)}
                 title={`${table.schema}.${table.name}: ~${formatCount(table.rowEstimate)} rows, ${table.columnCount} columns`}
               >
-                <span className="name">{table.id}</span>
+                <span className="name">{displayTable(table.id)}</span>
                 <span className="count">{formatCount(table.rowEstimate)}</span>
               </button>
             );

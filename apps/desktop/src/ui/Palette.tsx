@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import type { TableSummary } from './api.ts';
-import { formatCount } from './format.ts';
+import { displayTable, formatCount } from './format.ts';
 
 type Pick = { kind: 'table'; id: string } | { kind: 'panel'; id: string } | { kind: 'workbench'; id: string };
 
@@ -28,7 +28,7 @@ export function Palette({
     const all: { pick: Pick; label: string; detail: string }[] = [
       ...tables.map((table) => ({
         pick: { kind: 'table' as const, id: table.id },
-        label: table.id,
+        label: displayTable(table.id),
         detail: `~${formatCount(table.rowEstimate)} rows`,
       })),
       { pick: { kind: 'workbench' as const, id: 'sql' }, label: 'New SQL query', detail: 'workbench' },

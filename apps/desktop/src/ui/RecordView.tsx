@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, type Row, type RowKey, type StagedChange, type TableInfo } from './api.ts';
-import { describeKey, editText, formatCell, keyString, parseEdit } from './format.ts';
+import { describeKey, displayTable, editText, formatCell, keyString, parseEdit } from './format.ts';
 import { ErrorBox } from './widgets.tsx';
 
 export interface RecordViewProps {
@@ -74,7 +74,7 @@ export function RecordView(props: RecordViewProps) {
     <div className="view">
       <div className="toolbar">
         <span className="title">
-          {table} · {describeKey(rowKey)}
+          {displayTable(table)} · {describeKey(rowKey)}
         </span>
         {stagedDelete ? <span className="badge danger">staged delete</span> : null}
         {stagedValues.size > 0 ? (
@@ -82,7 +82,7 @@ export function RecordView(props: RecordViewProps) {
         ) : null}
         <span className="spacer" />
         <button type="button" className="btn ghost" onClick={props.onOpenTable}>
-          Open {table}
+          Open {displayTable(table)}
         </button>
         <button
           type="button"

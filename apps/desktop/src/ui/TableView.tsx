@@ -15,6 +15,7 @@ import {
 import {
   columnWidth,
   describeFilter,
+  displayTable,
   effectiveFilter,
   formatCount,
   isBooleanType,
@@ -164,12 +165,14 @@ export function TableView(props: TableViewProps) {
     // biome-ignore lint/a11y/noStaticElementInteractions: the view listens for its '/' shortcut.
     <div className="view" onKeyDown={onKeyDown}>
       <div className="toolbar">
-        <span className="title">{table}</span>
+        <span className="title">{displayTable(table)}</span>
         <span className="muted num" data-testid="row-count">
           {count === null ? 'counting…' : `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`}
         </span>
-        {applied.conditions.length > 0 ? (
-          <span className="badge accent">filtered: {describeFilter(applied)}</span>
+        {isFiltered(applied) ? (
+          <span className="badge accent" data-testid="filter-badge">
+            filtered: {describeFilter(applied)}
+          </span>
         ) : null}
         {sort.length > 0 ? (
           <span className="badge">

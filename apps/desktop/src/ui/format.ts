@@ -190,6 +190,11 @@ export function describeFilter(filter: Filter): string {
     .join(` ${filter.combine} `);
 }
 
+/** A table's name as people say it: "orders" for public.orders, the qualified name otherwise. */
+export function displayTable(id: string): string {
+  return id.startsWith('public.') ? id.slice('public.'.length) : id;
+}
+
 /** Thousands separators for counts. */
 export function formatCount(value: number): string {
   return value.toLocaleString('en-US');

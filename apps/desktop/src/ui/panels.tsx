@@ -1,7 +1,7 @@
 import { CATALOG_ROWS } from '@toolrow/catalog';
 import { useEffect, useMemo, useState } from 'react';
 import { type AuditEntry, api, type CommitConflict, type ExportJob, type StagedChange } from './api.ts';
-import { describeKey, formatAgo, formatCell, formatCount } from './format.ts';
+import { describeKey, displayTable, formatAgo, formatCell, formatCount } from './format.ts';
 import { ErrorBox, ProgressBar, ToolBadges } from './widgets.tsx';
 
 // ── Staging ─────────────────────────────────────────────────────────────────────────────────
@@ -88,7 +88,7 @@ export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow }:
           {byTable.map(([table, group]) => (
             <section key={table} aria-label={`Staged changes in ${table}`}>
               <h3 className="muted" style={{ margin: '4px 0 6px', fontSize: 12 }}>
-                {table}
+                {displayTable(table)}
               </h3>
               {group.map((change) => (
                 <article className="change" key={change.id} data-testid="staged-change">

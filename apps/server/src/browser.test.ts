@@ -1,0 +1,185 @@
+// The production bundle in headless Chromium against the real server and database. Only the
+// language model is scripted (MockLanguageModelV4 through @toolrow/agent/testing).
+
+import { scriptedModel } from '@toolrow/agent/testing';
+import type { DataSource } from '@toolrow/datasource';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  collectPageErrors,
+  ensureBundle,
+  launchBrowser,
+  openSeededSource,
+  startTestServer,
+  type TestServer,
+} from './test-support.ts';
+
+let source: DataSource;
+let browser: Browser;
+
+beforeAll(async () => {
+  await ensureBundle();
+  [source, browser] = await Promise.all([openSeededSource(3000), launchBrowser()]);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await source?.close();
+});
+
+async function withApp<T>(
+  options: Parameters<typeof startTestServer>[1],
+  fn: (page: Page, app: TestServer, errors: string[]) => Promise<T>,
+): Promise<T> {
+  await source.app.ui.update('default', { tabs: [], focusedTabId: null, selection: null });
+  const app = await startTestServer(source, options);
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors = collectPageErrors(page);
+  try {
+    await page.goto(`${app.url}/`);
+    return await fn(page, app, errors);
+  } finally {
+    await context.close();
+    await app.close();
+  }
+}
+
+const nav = (page: Page) => page.getByRole('navigation', { name: 'Tables and panels' });
+
+describe('the desktop bundle in Chromium', () => {
+  it('loads with no console errors and shows the tables and the catalog badges', async () => {
+    await withApp({}, async (page, _app, errors) => {
+      await expect
+        .poll(() =>
+          nav(page)
+            .getByRole('button', { name: /^orders/ })
+            .count(),
+        )
+        .toBe(1);
+      await page.getByRole('button', { name: 'Agent tools' }).click();
+      const rows = page.getByTestId('tool-row');
+      await expect.poll(() => rows.count()).toBe(38);
+      // Badges come from the rows bundled into the page.
+      const export_ = rows.filter({ hasText: 'startExport' });
+      expect(await export_.locator('.badge').first().textContent()).toBe('gated · export');
+      expect(await rows.filter({ hasText: 'listTables' }).locator('.badge').first().textContent()).toBe(
+        'silent',
+      );
+      await expect.poll(() => page.getByTestId('no-model').count()).toBe(1);
+      expect(errors).toEqual([]);
+    });
+  });
+
+  it('opens a table, filters it, stages an edit, and commits it after review', async () => {
+    await withApp({}, async (page, _app, errors) => {
+      await nav(page)
+        .getByRole('button', { name: /^orders/ })
+        .click();
+      const total = await source.rows.count('orders');
+      await expect
+        .poll(() => page.getByTestId('row-count').textContent())
+        .toBe(`${total.toLocaleString('en-US')} rows`);
+
+      // Filter: status = cancelled.
+      await page.getByRole('button', { name: '+ Filter' }).click();
+      await page.getByLabel('Filter column').selectOption('status');
+      await page.getByLabel('Filter operator').selectOption('eq');
+      await page.getByLabel('Filter value').fill('cancelled');
+      await page.getByLabel('Filter value').press('Enter');
+      const cancelled = await source.rows.count('orders', { column: 'status', op: 'eq', value: 'cancelled' });
+      await expect
+        .poll(() => page.getByTestId('row-count').textContent())
+        .toBe(`${cancelled.toLocaleString('en-US')} ${cancelled === 1 ? 'row' : 'rows'}`);
+
+      // The first row of the filtered grid: edit its status through the cell editor.
+      const firstRow = page.locator('.grid-row').first();
+      const id = Number(await firstRow.locator('[role=gridcell]').first().textContent());
+      const header = await page.locator('.grid-head [role=columnheader]').allTextContents();
+      const statusColumn = header.findIndex((text) => text.startsWith('status'));
+      expect(statusColumn).toBeGreaterThan(0);
+      // Column headers include the row-number header, as do the row's cells (rowheader first).
+      const cell = firstRow.locator('[role=gridcell]').nth(statusColumn - 1);
+      expect(await cell.textContent()).toBe('cancelled');
+      await cell.dblclick();
+      await page.getByLabel('Edit status').fill('refunded');
+      await page.getByLabel('Edit status').press('Enter');
+      await expect.poll(() => page.getByTestId('staged-count').textContent()).toBe('1');
+      expect(((await source.rows.get('orders', { id })) as { status: string }).status).toBe('cancelled');
+
+      // Review: the diff reads before → after; commit applies it.
+      await nav(page)
+        .getByRole('button', { name: /^Staging/ })
+        .click();
+      const change = page.getByTestId('staged-change');
+      await expect.poll(() => change.count()).toBe(1);
+      expect(await change.locator('.before').textContent()).toBe('cancelled');
+      expect(await change.locator('.after').textContent()).toBe('refunded');
+      expect(await change.locator('.key').textContent()).toBe(`id=${id}`);
+      await page.getByRole('button', { name: 'Commit all' }).click();
+      await expect.poll(() => change.count()).toBe(0);
+      expect(((await source.rows.get('orders', { id })) as { status: string }).status).toBe('refunded');
+      expect(errors).toEqual([]);
+    });
+  });
+
+  it('shows a propose chip from a scripted turn; clicking it opens the table', async () => {
+    const model = scriptedModel([
+      [{ tool: 'proposeOpenTable', input: { table: 'customers' } }],
+      [{ text: 'Here is a button that opens the customers table.' }],
+    ]);
+    await withApp({ model }, async (page, _app, errors) => {
+      await page.getByLabel('Message').fill('show me the customers');
+      await page.getByLabel('Message').press('Enter');
+      const chip = page.getByTestId('chip');
+      await expect.poll(() => chip.count(), { timeout: 15_000 }).toBe(1);
+      expect(await chip.textContent()).toContain('customers');
+      // Nothing opened before the click.
+      expect((await source.app.ui.get('default')).tabs).toEqual([]);
+      await expect.poll(() => page.getByTestId('token-pill').count()).toBe(1);
+      expect(await page.getByTestId('token-pill').textContent()).toMatch(/\d+ in · \d+ out/);
+
+      await chip.click();
+      await expect.poll(() => page.getByRole('tab', { selected: true }).textContent()).toContain('customers');
+      const total = await source.rows.count('customers');
+      await expect
+        .poll(() => page.getByTestId('row-count').textContent())
+        .toBe(`${total.toLocaleString('en-US')} rows`);
+      const [audit] = await source.app.audit.list({ limit: 1 });
+      expect(audit).toMatchObject({ tool: 'openTable', decision: 'approved', decidedBy: 'user' });
+      expect(errors).toEqual([]);
+    });
+  });
+
+  it('under Manual, a gated tool asks first and a denial is respected', async () => {
+    await source.app.profiles.setMode('default', 'manual');
+    const model = scriptedModel([
+      [{ tool: 'openTable', input: { table: 'products' } }],
+      [{ text: 'Understood: I left the products table closed.' }],
+    ]);
+    await withApp({ model }, async (page, _app, errors) => {
+      await expect
+        .poll(() => page.getByRole('radio', { name: 'Manual' }).getAttribute('aria-checked'))
+        .toBe('true');
+      await page.getByLabel('Message').fill('open products');
+      await page.getByLabel('Message').press('Enter');
+      const approval = page.getByTestId('approval');
+      await expect.poll(() => approval.count(), { timeout: 15_000 }).toBe(1);
+      expect(await approval.textContent()).toContain('openTable');
+      await approval.getByRole('button', { name: 'Deny' }).click();
+
+      await expect
+        .poll(() => page.getByTestId('assistant-message').last().textContent(), { timeout: 15_000 })
+        .toContain('left the products table closed');
+      const call = page.locator('[data-testid=tool-call][data-tool=openTable]');
+      expect(await call.getAttribute('data-state')).toBe('output-denied');
+      // The tool never ran: no tab, and the audit log has the ask and the denial.
+      expect((await source.app.ui.get('default')).tabs).toEqual([]);
+      expect(await page.getByRole('tab').count()).toBe(0);
+      const audit = await source.app.audit.list({ limit: 5, tool: 'openTable' });
+      expect(audit.map((entry) => entry.decision)).toEqual(expect.arrayContaining(['asked', 'denied']));
+      expect(audit.find((entry) => entry.decision === 'denied')?.decidedBy).toBe('user');
+      expect(errors).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,99 @@
+// Shared by the server's tests and the screenshot script: a seeded database, a server on a real
+// socket, and headless Chromium (Debian's /usr/bin/chromium driven by playwright-core).
+import { existsSync } from 'node:fs';
+import { type DataSource, openDataSource } from '@toolrow/datasource';
+import { ensureDesktopBuild } from '@toolrow/desktop';
+import type { LanguageModel } from 'ai';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { createToolrowServer, type ToolrowServer, type ToolrowServerOptions } from './server.ts';
+
+/** Pinned so the sample shop (and every screenshot of it) is the same on every run. */
+export const SEED_NOW = new Date('2026-11-15T00:00:00Z');
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function chromiumPath(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const path = env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(path)) {
+    throw new Error(
+      `Chromium is not at ${path}. Install Debian's package (sudo apt-get install chromium) or set CHROMIUM_PATH; .ci/run does this.`,
+    );
+  }
+  return path;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+}
+
+/** An in-memory PGlite database holding the sample shop. */
+export async function openSeededSource(orders = 2000): Promise<DataSource> {
+  const source = await openDataSource({ env: {}, memory: true });
+  await source.seed({ orders, now: SEED_NOW });
+  return source;
+}
+
+export interface TestServer {
+  url: string;
+  server: ToolrowServer;
+  close(): Promise<void>;
+}
+
+/** The app server on 127.0.0.1 at a free port, over an open data source. */
+export async function startTestServer(
+  source: DataSource,
+  options: Partial<Omit<ToolrowServerOptions, 'source'>> & { model?: LanguageModel | null } = {},
+): Promise<TestServer> {
+  const server = await createToolrowServer({
+    source,
+    env: {},
+    model: null,
+    log: () => {},
+    ...options,
+  });
+  const { url } = await server.listen({ port: 0 });
+  return { url, server, close: () => server.close() };
+}
+
+/** Builds the desktop bundle if it is missing or stale (vite, about a second). */
+export async function ensureBundle(): Promise<void> {
+  await ensureDesktopBuild({ quiet: true });
+}
+
+/** Console errors and uncaught exceptions of a page, collected from the start. */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  return errors;
+}
+
+/** fetch() against the server with the JSON content type the guard requires for writes. */
+export async function api<T = unknown>(
+  url: string,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
+  const response = await fetch(`${url}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const data = (await response.json()) as T;
+  if (!response.ok)
+    throw Object.assign(new Error(`HTTP ${response.status}: ${JSON.stringify(data)}`), {
+      status: response.status,
+      data,
+    });
+  return data;
+}
