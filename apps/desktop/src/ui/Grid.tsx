@@ -3,7 +3,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import type { Row, SortKey } from './api.ts';
-import { editText, formatCell, isNumericType } from './format.ts';
+import { editText, formatCell, formatTyped, isNumericType } from './format.ts';
 
 export interface GridColumn {
   name: string;
@@ -292,7 +292,7 @@ export function Grid(props: GridProps) {
                 else if (isNumericType(column.type)) classes.push('number');
                 if (staged) classes.push('staged');
                 if (isActive) classes.push('active');
-                const text = formatCell(value);
+                const text = formatTyped(value, column.type);
                 return (
                   // biome-ignore lint/a11y/useKeyWithClickEvents: the grid handles arrows, Enter and F2.
                   <div

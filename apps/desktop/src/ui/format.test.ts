@@ -6,6 +6,7 @@ import {
   effectiveFilter,
   formatAgo,
   formatCell,
+  formatTyped,
   isFiltered,
   keyOf,
   keyString,
@@ -79,6 +80,10 @@ describe('filters', () => {
 describe('display', () => {
   it('formats cells, widths and times', () => {
     expect(formatCell(null)).toBe('NULL');
+    expect(formatTyped('2026-10-03T14:05:09.000Z', 'timestamp with time zone')).toBe(
+      '2026-10-03 14:05:09 UTC',
+    );
+    expect(formatTyped('2026-10-03T14:05:09.000Z', 'text')).toBe('2026-10-03T14:05:09.000Z');
     expect(formatCell({ a: 1 })).toBe('{"a":1}');
     expect(formatCell('x'.repeat(600))).toHaveLength(501);
     expect(columnWidth({ name: 'id', type: 'integer' })).toBeLessThan(

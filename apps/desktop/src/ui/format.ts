@@ -20,6 +20,17 @@ export function formatCell(value: unknown): string {
   return JSON.stringify(value);
 }
 
+const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?Z$/;
+
+/** A cell's text by its column type: timestamps as "2026-10-03 14:05:09 UTC" rather than raw ISO. */
+export function formatTyped(value: unknown, type: string | undefined): string {
+  if (typeof value === 'string' && isTemporalType(type)) {
+    const match = ISO_TIMESTAMP.exec(value);
+    if (match) return `${match[1]} ${match[2]}${/with time zone|tz/i.test(type ?? '') ? ' UTC' : ''}`;
+  }
+  return formatCell(value);
+}
+
 /** The text an editor starts from: NULL edits as an empty field. */
 export function editText(value: unknown): string {
   if (value === null || value === undefined) return '';
