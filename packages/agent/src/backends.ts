@@ -11,6 +11,11 @@ import {
 } from '@toolrow/tools';
 import type { GateStore, ToolBackend } from './ports.ts';
 
+/** The real input schemas alone, for measuring or listing tools without a data source. */
+export const toolSchemas: Pick<ToolBackend, 'inputSchema'> = {
+  inputSchema: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
+};
+
 /** Runs the real tool implementations over an open data source. */
 export function toolsBackend(
   source: DataSource,

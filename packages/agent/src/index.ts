@@ -13,8 +13,15 @@ export {
   turnUsage,
 } from './agent.ts';
 export { type AuditDecision, type AuditEntry, type DecidedBy, inputDigest } from './audit.ts';
-export { appStateGateStore, toolsBackend } from './backends.ts';
+export { appStateGateStore, toolSchemas, toolsBackend } from './backends.ts';
 export { acceptChip, type Chip, chipOf } from './chips.ts';
+export {
+  COST_TOKENIZER,
+  definitionsSent,
+  type ToolCost,
+  type ToolDefinitionCost,
+  toolDefinitionCost,
+} from './cost.ts';
 export {
   type ApprovalAnswer,
   discoveredTools,

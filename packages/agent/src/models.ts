@@ -1,9 +1,6 @@
-import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+// Providers are imported when a model is resolved, so importing the agent does not load the AWS
+// SDK (and four provider packages) for code that never talks to a model.
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 
 /** A model setting that cannot work as given; the message names the variable to set. */
 export class ModelConfigError extends Error {
@@ -87,7 +84,7 @@ export interface ResolveModelOptions {
  * when the setting or a required credential is missing. Bedrock credentials come from the standard
  * AWS chain (environment, shared profile incl. SSO, container and instance roles) when first used.
  */
-export function resolveModel(env: Env, options: ResolveModelOptions = {}): LanguageModelV4 {
+export async function resolveModel(env: Env, options: ResolveModelOptions = {}): Promise<LanguageModelV4> {
   const spec = parseModelSpec(env.TOOLROW_MODEL);
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
   switch (spec.provider) {
@@ -98,11 +95,13 @@ export function resolveModel(env: Env, options: ResolveModelOptions = {}): Langu
           'Amazon Bedrock needs a region: set AWS_REGION (for example AWS_REGION=us-east-1) to where the model is enabled.',
         );
       }
+      const { createAmazonBedrock } = await import('@ai-sdk/amazon-bedrock');
       if (env.AWS_BEARER_TOKEN_BEDROCK) {
         return createAmazonBedrock({ region, apiKey: env.AWS_BEARER_TOKEN_BEDROCK, ...fetchOption })(
           spec.modelId,
         );
       }
+      const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');
       const chain = fromNodeProviderChain(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {});
       return createAmazonBedrock({
         region,
@@ -123,7 +122,8 @@ export function resolveModel(env: Env, options: ResolveModelOptions = {}): Langu
         },
       })(spec.modelId);
     }
-    case 'openai-compatible':
+    case 'openai-compatible': {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: spec.baseURL,
@@ -131,19 +131,24 @@ export function resolveModel(env: Env, options: ResolveModelOptions = {}): Langu
         ...(env.TOOLROW_OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.TOOLROW_OPENAI_COMPATIBLE_API_KEY } : {}),
         ...fetchOption,
       }).chatModel(spec.modelId);
-    case 'anthropic':
+    }
+    case 'anthropic': {
       if (!env.ANTHROPIC_API_KEY) {
         throw new ModelConfigError(
           `TOOLROW_MODEL=anthropic:${spec.modelId} needs an API key: set ANTHROPIC_API_KEY.`,
         );
       }
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, ...fetchOption })(spec.modelId);
-    case 'openai':
+    }
+    case 'openai': {
       if (!env.OPENAI_API_KEY) {
         throw new ModelConfigError(
           `TOOLROW_MODEL=openai:${spec.modelId} needs an API key: set OPENAI_API_KEY.`,
         );
       }
+      const { createOpenAI } = await import('@ai-sdk/openai');
       return createOpenAI({ apiKey: env.OPENAI_API_KEY, ...fetchOption }).chat(spec.modelId);
+    }
   }
 }

@@ -2,10 +2,12 @@ import type { Command } from '../command.ts';
 import { callCommand } from './call.ts';
 import { catalogCommand } from './catalog.ts';
 import { mcpCommand } from './mcp.ts';
+import { searchToolsCommand } from './search-tools.ts';
 
 /** Every `toolrow` subcommand, in the order `toolrow help` lists them. */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   call: callCommand,
   catalog: catalogCommand,
   mcp: mcpCommand,
+  'search-tools': searchToolsCommand,
 };

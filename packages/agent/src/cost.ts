@@ -1,0 +1,111 @@
+import { CATALOG_ROWS, INLINE_TOOLS, TOOL_NAMES, type ToolName, type ToolVisibility } from '@toolrow/catalog';
+import { generateText } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type { ToolBackend } from './ports.ts';
+import { buildToolSet } from './turn.ts';
+
+/** Named wherever a count is shown: a real tokenizer, but not the one every provider uses. */
+export const COST_TOKENIZER =
+  'gpt-tokenizer o200k_base over the JSON of each definition; an approximation (every provider tokenizes and frames tool definitions its own way)';
+
+export interface ToolCost {
+  name: ToolName;
+  visibility: ToolVisibility;
+  /** Tokens of this tool's definition: name, description and input JSON Schema. */
+  tokens: number;
+  bytes: number;
+}
+
+export interface ToolDefinitionCost {
+  tokenizer: string;
+  /** What every request carries when only the inline core is active (a turn's first step). */
+  inline: { tools: number; tokens: number; bytes: number };
+  /** What every request would carry with all the rows active. */
+  all: { tools: number; tokens: number; bytes: number };
+  /** all.tokens / inline.tokens. */
+  ratio: number;
+  perTool: ToolCost[];
+}
+
+interface SentTool {
+  name: string;
+  description?: string;
+  inputSchema: unknown;
+}
+
+/**
+ * The tool definitions the AI SDK hands the provider for a set of active tools: captured from a
+ * real generateText call (schemas converted by zod 4's native z.toJSONSchema, as the SDK does).
+ */
+export async function definitionsSent(
+  backend: Pick<ToolBackend, 'inputSchema'>,
+  activeTools: readonly ToolName[],
+): Promise<SentTool[]> {
+  let sent: SentTool[] = [];
+  const model = new MockLanguageModelV4({
+    doGenerate: async (call) => {
+      sent = (call.tools ?? []).flatMap((tool) =>
+        tool.type === 'function'
+          ? [{ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }]
+          : [],
+      );
+      return {
+        content: [{ type: 'text', text: '' }],
+        finishReason: { unified: 'stop', raw: undefined },
+        usage: {
+          inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 0, text: 0, reasoning: 0 },
+        },
+        warnings: [],
+      };
+    },
+  });
+  await generateText({
+    model,
+    tools: buildToolSet(backend),
+    activeTools: [...activeTools],
+    toolOrder: [...TOOL_NAMES],
+    prompt: 'cost',
+  });
+  return sent;
+}
+
+/** The shape most chat APIs put on the wire for one function tool. */
+function wireJson(tool: SentTool): string {
+  return JSON.stringify({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  });
+}
+
+/** Tokens the tool definitions cost on every request: the inline core against all the rows. */
+export async function toolDefinitionCost(
+  backend: Pick<ToolBackend, 'inputSchema'>,
+): Promise<ToolDefinitionCost> {
+  const all = await definitionsSent(backend, TOOL_NAMES);
+  const visibility = new Map(CATALOG_ROWS.map((row) => [row.name as string, row.visibility]));
+  const perTool: ToolCost[] = all.map((tool) => {
+    const json = wireJson(tool);
+    return {
+      name: tool.name as ToolName,
+      visibility: visibility.get(tool.name) ?? 'inline',
+      tokens: countTokens(json),
+      bytes: Buffer.byteLength(json),
+    };
+  });
+  const inlineSent = await definitionsSent(backend, INLINE_TOOLS);
+  const measure = (tools: SentTool[]) => {
+    const json = `[${tools.map(wireJson).join(',')}]`;
+    return { tools: tools.length, tokens: countTokens(json), bytes: Buffer.byteLength(json) };
+  };
+  const inline = measure(inlineSent);
+  const allMeasured = measure(all);
+  return {
+    tokenizer: COST_TOKENIZER,
+    inline,
+    all: allMeasured,
+    ratio: allMeasured.tokens / Math.max(1, inline.tokens),
+    perTool,
+  };
+}
