@@ -109,3 +109,35 @@ export async function toolDefinitionCost(
     perTool,
   };
 }
+
+const thousands = (value: number) => value.toLocaleString('en-US');
+
+/**
+ * The report `toolrow catalog --cost` prints: the inline core against all the rows, then each
+ * tool's definition, most expensive first. With json, the ToolDefinitionCost as JSON.
+ */
+export async function toolCostReport(options: { json?: boolean } = {}): Promise<string> {
+  const { toolSchemas } = await import('./backends.ts');
+  const cost = await toolDefinitionCost(toolSchemas);
+  if (options.json) return `${JSON.stringify(cost, null, 2)}\n`;
+  const line = (label: string, part: { tools: number; tokens: number; bytes: number }, extra = '') =>
+    `  ${label.padEnd(12)} ${String(part.tools).padStart(2)} tools  ${thousands(part.tokens).padStart(6)} tokens  ${(part.bytes / 1000).toFixed(1).padStart(5)} kB${extra}`;
+  const width = Math.max(...cost.perTool.map((tool) => tool.name.length));
+  const perTool = [...cost.perTool]
+    .sort((a, b) => b.tokens - a.tokens)
+    .map(
+      (tool) =>
+        `  ${tool.name.padEnd(width)}  ${tool.visibility.padEnd(12)}  ${thousands(tool.tokens).padStart(5)}`,
+    );
+  return [
+    'Tool definitions sent with every model request (name, description, input JSON Schema):',
+    line('inline core', cost.inline),
+    line('all rows', cost.all, `  (${cost.ratio.toFixed(2)}× the inline core)`),
+    '',
+    `Per tool, most expensive first (tokens):`,
+    ...perTool,
+    '',
+    `Counted with ${cost.tokenizer}.`,
+    '',
+  ].join('\n');
+}

@@ -20,6 +20,7 @@ export {
   definitionsSent,
   type ToolCost,
   type ToolDefinitionCost,
+  toolCostReport,
   toolDefinitionCost,
 } from './cost.ts';
 export {

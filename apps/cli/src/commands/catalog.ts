@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { toolCostReport } from '@toolrow/agent';
 import {
   CATALOG_ROWS,
   type CatalogRow,
@@ -47,13 +48,21 @@ function summary(): string {
 export const catalogCommand: Command = {
   summary: 'Show the tool rows and every set derived from them',
   usage:
-    "Usage: toolrow catalog [--json]\n\n  --json  print a JSON array, one object per row with the row's fields",
+    "Usage: toolrow catalog [--json] [--cost]\n\n  --json  print a JSON array, one object per row with the row's fields\n  --cost  the tokens the tool definitions cost per request: inline core vs all rows (with --json: as JSON)",
   async run(args, io) {
-    let values: { json?: boolean };
+    let values: { json?: boolean; cost?: boolean };
     try {
-      values = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: false }).values;
+      values = parseArgs({
+        args,
+        options: { json: { type: 'boolean' }, cost: { type: 'boolean' } },
+        allowPositionals: false,
+      }).values;
     } catch (error) {
       throw new UsageError((error as Error).message);
+    }
+    if (values.cost) {
+      io.stdout(await toolCostReport({ json: values.json ?? false }));
+      return 0;
     }
     if (values.json) {
       io.stdout(toJson(CATALOG_ROWS.map(rowJson)));
