@@ -183,3 +183,109 @@ export async function assembleUIMessage<M extends UIMessage = UIMessage>(
   if (!last) throw new Error('The UI message stream held no message.');
   return structuredClone(last);
 }
+
+/** A request the fake OpenAI-compatible server received (the parsed JSON body). */
+export interface ChatCompletionRequest {
+  model: string;
+  messages: { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string }[];
+  tools?: { type: 'function'; function: { name: string; description?: string; parameters?: unknown } }[];
+  stream?: boolean;
+}
+
+/** Usage every fake completion reports, cached prompt tokens included. */
+export const FAKE_COMPLETION_USAGE = { prompt: 120, completion: 7, cached: 100 } as const;
+
+/**
+ * A real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions API (JSON and SSE), playing
+ * a script: for testing the real provider path (`TOOLROW_MODEL=openai-compatible:<url>#<model>`)
+ * over a real socket, in-process or from a child process.
+ */
+export async function fakeOpenAIServer(
+  steps: readonly (readonly ScriptedPart[] | ((request: ChatCompletionRequest) => readonly ScriptedPart[]))[],
+): Promise<{ url: string; requests: ChatCompletionRequest[]; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const requests: ChatCompletionRequest[] = [];
+  let next = 0;
+  const usage = {
+    prompt_tokens: FAKE_COMPLETION_USAGE.prompt,
+    completion_tokens: FAKE_COMPLETION_USAGE.completion,
+    total_tokens: FAKE_COMPLETION_USAGE.prompt + FAKE_COMPLETION_USAGE.completion,
+    prompt_tokens_details: { cached_tokens: FAKE_COMPLETION_USAGE.cached },
+  };
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
+    request.on('end', () => {
+      const parsed = JSON.parse(body) as ChatCompletionRequest;
+      requests.push(parsed);
+      const step = steps[next++];
+      if (!step) {
+        response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message: `The fake server has ${steps.length} steps.` } }));
+        return;
+      }
+      const parts = typeof step === 'function' ? step(parsed) : step;
+      const text = parts.flatMap((part) => ('text' in part ? [part.text] : [])).join('');
+      const toolCalls = parts.flatMap((part, index) =>
+        'tool' in part
+          ? [
+              {
+                id: part.id ?? `call_${next}_${index}`,
+                type: 'function',
+                function: { name: part.tool, arguments: JSON.stringify(part.input ?? {}) },
+              },
+            ]
+          : [],
+      );
+      const finish = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+      const base = { id: `chatcmpl-${next}`, created: 1_700_000_000, model: parsed.model };
+      if (!parsed.stream) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            ...base,
+            object: 'chat.completion',
+            choices: [
+              {
+                index: 0,
+                message: {
+                  role: 'assistant',
+                  content: text || null,
+                  ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+                },
+                finish_reason: finish,
+              },
+            ],
+            usage,
+          }),
+        );
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const send = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`);
+      const chunk = (delta: unknown, finishReason: string | null = null) =>
+        send({
+          ...base,
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta, finish_reason: finishReason }],
+        });
+      chunk({ role: 'assistant', content: '' });
+      if (text) chunk({ content: text });
+      toolCalls.forEach((call, index) => {
+        chunk({ tool_calls: [{ index, ...call }] });
+      });
+      chunk({}, finish);
+      send({ ...base, object: 'chat.completion.chunk', choices: [], usage });
+      response.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}/v1`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
