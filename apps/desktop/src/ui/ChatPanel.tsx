@@ -230,6 +230,7 @@ function ToolCall({
         <legend className="q">
           Allow <span className="mono">{name}</span>? <ToolBadges name={name} />
         </legend>
+        {part.approval.requestReason ? <div className="muted">{part.approval.requestReason}</div> : null}
         <pre>{JSON.stringify(part.input, null, 2)}</pre>
         <div className="actions">
           <button

@@ -3,7 +3,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import type { Row, SortKey } from './api.ts';
-import { editText, formatCell, formatTyped, isNumericType } from './format.ts';
+import { editText, formatCell, formatTyped, isNumericType, shortType } from './format.ts';
 
 export interface GridColumn {
   name: string;
@@ -196,7 +196,7 @@ export function Grid(props: GridProps) {
               onClick={(event) => props.onSort?.(column.name, event.shiftKey)}
             >
               <span>{column.name}</span>
-              {column.type ? <span className="type">{column.type}</span> : null}
+              {column.type ? <span className="type">{shortType(column.type)}</span> : null}
               {sortKey ? (
                 <span className="sort">
                   {sortKey.direction === 'asc' ? '▲' : '▼'}

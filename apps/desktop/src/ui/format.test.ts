@@ -11,6 +11,7 @@ import {
   keyOf,
   keyString,
   parseEdit,
+  shortType,
 } from './format.ts';
 
 const column = (type: string, nullable = true) => ({ name: 'c', type, nullable });
@@ -80,6 +81,10 @@ describe('filters', () => {
 describe('display', () => {
   it('formats cells, widths and times', () => {
     expect(formatCell(null)).toBe('NULL');
+    expect(shortType('timestamp with time zone')).toBe('timestamptz');
+    expect(shortType('character varying(120)')).toBe('varchar(120)');
+    expect(shortType('character(2)')).toBe('char(2)');
+    expect(shortType('integer')).toBe('integer');
     expect(formatTyped('2026-10-03T14:05:09.000Z', 'timestamp with time zone')).toBe(
       '2026-10-03 14:05:09 UTC',
     );

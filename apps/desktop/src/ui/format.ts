@@ -106,6 +106,21 @@ export function describeKey(key: RowKey | null): string {
     .join(', ');
 }
 
+const SHORT_TYPES: [RegExp, string][] = [
+  [/^timestamp(\(\d\))? with time zone$/, 'timestamptz'],
+  [/^timestamp(\(\d\))? without time zone$/, 'timestamp'],
+  [/^time(\(\d\))? with time zone$/, 'timetz'],
+  [/^character varying/, 'varchar'],
+  [/^character\((\d+)\)$/, 'char($1)'],
+  [/^double precision$/, 'float8'],
+];
+
+/** The type as a grid header shows it: "timestamptz" for "timestamp with time zone". */
+export function shortType(type: string): string {
+  for (const [pattern, short] of SHORT_TYPES) if (pattern.test(type)) return type.replace(pattern, short);
+  return type;
+}
+
 /** A pixel width for a column by its type and name, so the grid is readable before any data arrives. */
 export function columnWidth(column: Pick<ColumnInfo, 'name' | 'type'>): number {
   const header = column.name.length * 7.5 + 40;
