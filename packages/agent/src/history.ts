@@ -85,15 +85,21 @@ export function pendingApprovalAnswers(messages: readonly ModelMessage[]): Appro
       if (part.type === 'tool-approval-request') requests.set(part.approvalId, part.toolCallId);
     }
   }
-  const answered = new Set<string>();
-  for (const part of partsOf(last)) if (part.type === 'tool-result') answered.add(part.toolCallId);
+  const results = new Map<string, string>();
+  for (const part of partsOf(last))
+    if (part.type === 'tool-result') results.set(part.toolCallId, part.output.type);
+  const seen = new Set<string>();
   const answers: ApprovalAnswer[] = [];
   for (const part of partsOf(last)) {
     if (part.type !== 'tool-approval-response') continue;
     const toolCallId = requests.get(part.approvalId);
     const call = toolCallId ? calls.get(toolCallId) : undefined;
-    if (!toolCallId || !call || answered.has(toolCallId)) continue;
-    answered.add(toolCallId);
+    if (!toolCallId || !call || seen.has(toolCallId)) continue;
+    // As the SDK decides: a call that already has a result is settled, except a denial whose
+    // result is the denial itself (converted UI messages carry it).
+    const result = results.get(toolCallId);
+    if (result !== undefined && (part.approved || result !== 'execution-denied')) continue;
+    seen.add(toolCallId);
     answers.push({
       approvalId: part.approvalId,
       approved: part.approved,
