@@ -9,6 +9,8 @@ export interface GridColumn {
   name: string;
   type?: string;
   width: number;
+  /** Right-aligned (numbers); by default numeric types are. */
+  align?: 'right';
 }
 
 export interface GridProps {
@@ -289,7 +291,7 @@ export function Grid(props: GridProps) {
                 const value = staged ? staged.value : data[column.name];
                 const classes = ['cell'];
                 if (value === null || value === undefined) classes.push('null');
-                else if (isNumericType(column.type)) classes.push('number');
+                else if (column.align === 'right' || isNumericType(column.type)) classes.push('number');
                 if (staged) classes.push('staged');
                 if (isActive) classes.push('active');
                 const text = formatTyped(value, column.type);

@@ -10,6 +10,16 @@ export interface WorkbenchProps {
   onExport: (sql: string, format: ExportJob['format']) => void;
 }
 
+function looksNumeric(values: unknown[]): boolean {
+  const present = values.filter((value) => value !== null && value !== undefined);
+  return (
+    present.length > 0 &&
+    present.every(
+      (value) => typeof value === 'number' || (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)),
+    )
+  );
+}
+
 /** The SQL workbench: one read-only statement at a time (the server refuses writes; stage them instead). */
 export function Workbench({ sql, onSqlChange, onExport }: WorkbenchProps) {
   const [result, setResult] = useState<QueryResult | null>(null);
