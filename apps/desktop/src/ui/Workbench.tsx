@@ -42,10 +42,15 @@ export function Workbench({ sql, onSqlChange, onExport }: WorkbenchProps) {
 
   const columns: GridColumn[] = useMemo(
     () =>
-      (result?.columns ?? []).map((name) => ({
-        name,
-        width: Math.min(320, Math.max(90, name.length * 8 + 40)),
-      })),
+      (result?.columns ?? []).map((name) => {
+        // A query result carries no column types, so its values decide the alignment.
+        const numeric = looksNumeric(result?.rows.slice(0, 100).map((row) => row[name]) ?? []);
+        return {
+          name,
+          ...(numeric ? { align: 'right' as const } : {}),
+          width: Math.min(320, Math.max(numeric ? 90 : 120, name.length * 8 + 40)),
+        };
+      }),
     [result],
   );
 
