@@ -60,7 +60,8 @@ export function App() {
   const [overlay, setOverlay] = useState<'palette' | 'help' | null>(null);
   const chatInput = useRef<HTMLTextAreaElement>(null);
   const restored = useRef(false);
-  const fromServer = useRef(false);
+  // The UI state last read from or written to the server: only a change from it is saved.
+  const lastSynced = useRef<string | null>(null);
 
   const toast = useCallback((text: string, kind: Toast['kind'] = 'info') => {
     const id = Date.now() + Math.random();
@@ -105,7 +106,11 @@ export function App() {
   }, []);
 
   const applyServerState = useCallback((state: UiState) => {
-    fromServer.current = true;
+    lastSynced.current = JSON.stringify({
+      tabs: state.tabs,
+      focusedTabId: state.focusedTabId,
+      selection: state.selection,
+    });
     setTabs((current) => [...state.tabs, ...current.filter(isPanel)]);
     setFocusedId((current) => state.focusedTabId ?? current);
     setSelection(state.selection);
@@ -168,12 +173,9 @@ export function App() {
   const uiStateKey = JSON.stringify(uiState);
   // biome-ignore lint/correctness/useExhaustiveDependencies: uiStateKey stands for uiState.
   useEffect(() => {
-    if (!restored.current) return;
-    if (fromServer.current) {
-      fromServer.current = false;
-      return;
-    }
+    if (!restored.current || uiStateKey === lastSynced.current) return;
     const timer = setTimeout(() => {
+      lastSynced.current = uiStateKey;
       api.saveUiState(uiState).catch(toastError);
     }, 250);
     return () => clearTimeout(timer);
