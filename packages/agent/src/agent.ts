@@ -59,7 +59,9 @@ export interface TurnResult {
   /** Calls that wait for the user. Answer them with approvalResponse() and call runTurn again. */
   approvals: PendingApproval[];
   /** Outputs of the tools that ran, by tool call, in order (propose tools' outputs are chips). */
-  toolResults: { toolCallId: string; toolName: string; output: unknown }[];
+  toolResults: { toolCallId: string; toolName: string; input: unknown; output: unknown }[];
+  /** Calls that failed or were refused, with the text the model read. */
+  toolErrors: { toolCallId: string; toolName: string; input: unknown; error: string }[];
   /** The active tools when the turn ended. */
   activeTools: string[];
   steps: number;
@@ -177,7 +179,6 @@ export function createAgent(options: AgentOptions): Agent {
         ...(turnOptions.abortSignal ? { abortSignal: turnOptions.abortSignal } : {}),
       });
       const approvals: PendingApproval[] = [];
-      const toolResults: TurnResult['toolResults'] = [];
       for (const step of result.steps) {
         for (const part of step.content) {
           if (part.type === 'tool-approval-request' && !part.isAutomatic) {
@@ -189,17 +190,18 @@ export function createAgent(options: AgentOptions): Agent {
               ...(part.reason !== undefined ? { reason: part.reason } : {}),
             });
           }
-          if (part.type === 'tool-result') {
-            toolResults.push({ toolCallId: part.toolCallId, toolName: part.toolName, output: part.output });
-          }
         }
       }
+      // Read outcomes from the messages, as the model saw them: this includes calls the user
+      // approved before this run, which the SDK executes before the first step.
+      const { toolResults, toolErrors } = outcomesOf(messages, result.responseMessages);
       return {
         messages: result.responseMessages,
         text: result.text,
         usage: turnUsage(result.totalUsage),
         approvals,
         toolResults,
+        toolErrors,
         activeTools: turn.activeTools(),
         steps: result.steps.length,
       };
@@ -223,6 +225,37 @@ export function createAgent(options: AgentOptions): Agent {
       return acceptChip(chip, deps, turnOptions);
     },
   };
+}
+
+function outcomesOf(history: readonly ModelMessage[], response: readonly ModelMessage[]) {
+  const calls = new Map<string, { toolName: string; input: unknown }>();
+  for (const message of [...history, ...response]) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-call')
+        calls.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+    }
+  }
+  const toolResults: TurnResult['toolResults'] = [];
+  const toolErrors: TurnResult['toolErrors'] = [];
+  for (const message of response) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue;
+      const call = {
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        input: calls.get(part.toolCallId)?.input,
+      };
+      const output = part.output;
+      if (output.type === 'json' || output.type === 'text')
+        toolResults.push({ ...call, output: output.value });
+      else if (output.type === 'error-text') toolErrors.push({ ...call, error: output.value });
+      else if (output.type === 'error-json')
+        toolErrors.push({ ...call, error: JSON.stringify(output.value) });
+    }
+  }
+  return { toolResults, toolErrors };
 }
 
 /** The tool message that answers approval requests, to append to the history before the next runTurn. */

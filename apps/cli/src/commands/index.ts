@@ -1,6 +1,7 @@
 import type { Command } from '../command.ts';
 import { callCommand } from './call.ts';
 import { catalogCommand } from './catalog.ts';
+import { chatCommand } from './chat.ts';
 import { mcpCommand } from './mcp.ts';
 import { searchToolsCommand } from './search-tools.ts';
 
@@ -8,6 +9,7 @@ import { searchToolsCommand } from './search-tools.ts';
 export const COMMANDS: Readonly<Record<string, Command>> = {
   call: callCommand,
   catalog: catalogCommand,
+  chat: chatCommand,
   mcp: mcpCommand,
   'search-tools': searchToolsCommand,
 };

@@ -1,0 +1,97 @@
+import { createAgent, type PermissionMode } from '@toolrow/agent';
+import { memoryGateStore, recordingBackend, scriptedModel } from '@toolrow/agent/testing';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../testing.ts';
+import { runChat } from './chat.ts';
+
+async function* linesOf(lines: readonly string[]) {
+  for (const line of lines) yield line;
+}
+
+describe('toolrow chat (in process, scripted model)', () => {
+  it('asks for approvals at the prompt, shows proposals as numbered choices, and accepts one', async () => {
+    const chip = {
+      kind: 'chip',
+      proposedBy: 'proposeOpenTable',
+      tool: 'openTable',
+      label: 'Open orders',
+      input: { table: 'orders' },
+    };
+    const backend = recordingBackend({
+      results: {
+        runQuery: () => ({ rows: [{ n: 200 }] }),
+        proposeOpenTable: () => chip,
+        openTable: () => ({ opened: 'orders' }),
+      },
+    });
+    const store = memoryGateStore('manual');
+    const model = scriptedModel([
+      [{ tool: 'runQuery', input: { sql: 'select count(*) as n from orders' } }],
+      [{ text: 'There are 200 orders.' }],
+      [{ tool: 'proposeOpenTable', input: { table: 'orders' } }],
+      [{ text: 'Click to open them.' }],
+      [{ tool: 'stageDeleteRows', input: { table: 'orders', keys: [1] } }],
+      [{ text: 'Fine, nothing deleted.' }],
+    ]);
+    let mode: PermissionMode = 'manual';
+    let out = '';
+    await runChat({
+      agent: createAgent({ model, backend, store }),
+      profileId: 'p',
+      lines: linesOf([
+        'how many orders?',
+        'y',
+        'show them',
+        '1',
+        'delete order 1',
+        'n',
+        '/mode auto',
+        '/mode nope',
+        '/exit',
+        'never read',
+      ]),
+      write: (text) => {
+        out += text;
+      },
+      mode: async () => mode,
+      setMode: async (next) => {
+        mode = next;
+      },
+    });
+    expect(out).toContain(
+      '  ? runQuery {"sql":"select count(*) as n from orders"}\n    Manual mode asks before every gated action.\n    Allow? [y/N] ',
+    );
+    expect(out).toContain('  · runQuery {"sql":"select count(*) as n from orders"} → {"rows":[{"n":200}]}');
+    expect(out).toContain('There are 200 orders.\n');
+    expect(out).toContain('  · proposeOpenTable {"table":"orders"} → proposal: Open orders');
+    expect(out).toContain('  Proposals (type a number to accept):\n    [1] Open orders\n');
+    expect(out).toContain('  ✓ Open orders: {"opened":"orders"}');
+    expect(out).toContain('Fine, nothing deleted.');
+    expect(out).toMatch(/\(tokens: 200 in, 40 cached, 20 out\)/);
+    expect(out).toContain('  Permission mode: Auto\n');
+    expect(out).toContain('  Usage: /mode manual|auto|full-auto (now Auto)');
+    expect(mode).toBe('auto');
+    expect(backend.calls.map((call) => [call.name, call.context.actor])).toEqual([
+      ['runQuery', 'agent'],
+      ['proposeOpenTable', 'agent'],
+      ['openTable', 'user'],
+    ]);
+    expect(store.audit.map((entry) => [entry.tool, entry.decision, entry.decidedBy])).toEqual([
+      ['runQuery', 'asked', 'agent'],
+      ['runQuery', 'approved', 'user'],
+      ['proposeOpenTable', 'auto', 'agent'],
+      ['openTable', 'approved', 'user'],
+      ['stageDeleteRows', 'asked', 'agent'],
+      ['stageDeleteRows', 'denied', 'user'],
+    ]);
+  });
+
+  it('refuses a bad --mode and a missing model with messages that say what to set', async () => {
+    const bad = await runCli(['chat', '--mode', 'yolo']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--mode must be one of manual, auto, full-auto, not 'yolo'.");
+    const noModel = await runCli(['chat'], { TOOLROW_MODEL: undefined });
+    expect(noModel.code).toBe(1);
+    expect(noModel.stderr).toMatch(/No model is configured\. Set TOOLROW_MODEL/);
+  });
+});
