@@ -97,6 +97,28 @@ describe('the race: search in step 1, call the found tool in step 2', () => {
   });
 });
 
+describe('the same step is too early', () => {
+  it('a tool called in the same step as the search that finds it is refused; the next step can call it', async () => {
+    const backend = recordingBackend();
+    const model = scriptedModel([
+      [
+        { tool: 'searchTools', input: { query: 'export csv' }, id: 's1' },
+        { tool: 'startExport', input: { table: 'orders' }, id: 'x1' },
+      ],
+      callIfOffered('startExport', { table: 'orders' }, 'x2'),
+      [{ text: 'ok' }],
+    ]);
+    await createAgent({ model, backend, store: memoryGateStore('full-auto') }).runTurn([user('export')], {
+      profileId: 'p',
+    });
+    const results = resultsIn(model.doGenerateCalls[2]!.prompt);
+    expect(results.get('x1')?.output.type).toBe('error-text');
+    expect(results.get('x1')?.output.value).toMatch(/^Tool 'startExport' not in active set\./);
+    expect(results.get('x2')?.output.type).toBe('json');
+    expect(backend.calls.map((call) => call.context.toolCallId)).toEqual(['x2']);
+  });
+});
+
 describe('search budget', () => {
   it('the 4th search returns exactly the budget error without running the scorer', async () => {
     let scored = 0;

@@ -93,7 +93,12 @@ describe('every gated tool × mode × grant follows the ladder, and every decisi
     const yesBackend = recordingBackend();
     const yesStore = memoryGateStore(mode, [...grants]);
     const yes = scriptedModel([[{ text: 'ran it' }]]);
-    await createAgent({ model: yes, backend: yesBackend, store: yesStore, approvalSecret: SECRET }).runTurn(
+    const approved = await createAgent({
+      model: yes,
+      backend: yesBackend,
+      store: yesStore,
+      approvalSecret: SECRET,
+    }).runTurn(
       [
         ...history,
         ...first.messages,
@@ -102,6 +107,9 @@ describe('every gated tool × mode × grant follows the ladder, and every decisi
       { profileId: 'p1' },
     );
     expect(yesBackend.calls.map((call) => call.name)).toEqual([tool]);
+    expect(approved.toolResults).toEqual([
+      { toolCallId: 'g1', toolName: tool, input, output: { ok: true, tool } },
+    ]);
     expect(yesStore.audit.map((entry) => [entry.tool, entry.decision, entry.decidedBy])).toEqual([
       [tool, 'approved', 'user'],
     ]);
