@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { INLINE_TOOLS } from '@toolrow/catalog';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from './agent.ts';
@@ -52,6 +55,45 @@ describe('TOOLROW_MODEL', () => {
     const openai = await resolveModel({ TOOLROW_MODEL: 'openai:gpt-5-mini', OPENAI_API_KEY: 'k' });
     expect(openai.modelId).toBe('gpt-5-mini');
   });
+});
+
+describe('Bedrock', () => {
+  // A child process: the AWS SDK loads there as it does for `toolrow chat` (vitest's module
+  // runner cannot load @smithy's extensionless ESM). No network: the chain fails locally.
+  it('without credentials, the first request fails with a message naming what to set', async () => {
+    const script = `
+      import { generateText } from 'ai';
+      import { resolveModel } from ${JSON.stringify(join(import.meta.dirname, 'models.ts'))};
+      const model = await resolveModel(process.env);
+      try { await generateText({ model, prompt: 'hi', maxRetries: 0 }); console.log('no error'); }
+      catch (error) { console.log(error.message); }`;
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      TOOLROW_MODEL: 'bedrock:anthropic.claude-3-haiku-20240307-v1:0',
+      AWS_REGION: 'us-east-1',
+      AWS_PROFILE: 'toolrow-test-no-such-profile',
+      AWS_CONFIG_FILE: '/nonexistent/config',
+      AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials',
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
+    for (const name of [
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_BEARER_TOKEN_BEDROCK',
+    ]) {
+      delete env[name];
+    }
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=@toolrow/source', '--input-type=module', '-e', script],
+      { env, cwd: join(import.meta.dirname, '..') },
+    );
+    expect(stdout).toContain('Amazon Bedrock found no AWS credentials');
+    expect(stdout).toMatch(
+      /Set AWS_PROFILE .* or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK/,
+    );
+  }, 30_000);
 });
 
 describe('openai-compatible over a real socket', () => {
