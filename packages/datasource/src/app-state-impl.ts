@@ -1,16 +1,574 @@
-import type { AppState } from './app-state.ts';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { AppState, ListOptions } from './app-state.ts';
+import {
+  APP_SCHEMA,
+  type Attachment,
+  AUDIT_DECISIONS,
+  type AuditEntry,
+  type ConnectionInfo,
+  DEFAULT_PROFILE,
+  type ExportJob,
+  type Grant,
+  type McpToken,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type Profile,
+  type QueryHistoryEntry,
+  type SavedSpec,
+  type UiState,
+} from './app-types.ts';
 import type { Database } from './database.ts';
+import { DataSourceError } from './errors.ts';
+import { didYouMean, nearestNames } from './sql.ts';
+import { type Actor, isActor, type Row } from './types.ts';
+
+const S = APP_SCHEMA;
+
+function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'bigint' ? JSON.stringify(value.toString()) : JSON.stringify(value);
+  }
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+}
 
 /** sha-256 hex of the canonical JSON of a tool input (object keys sorted), for the audit log. */
-export function digestInput(_input: unknown): string {
-  throw new Error('not implemented');
+export function digestInput(input: unknown): string {
+  return createHash('sha256').update(canonicalJson(input)).digest('hex');
 }
 
 /** sha-256 hex of an MCP bearer token, as stored. */
-export function hashToken(_token: string): string {
-  throw new Error('not implemented');
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export function createAppState(_db: Database, _options: { activeConnection: string }): AppState {
-  throw new Error('not implemented');
+function limitOf(options: ListOptions | undefined): { limit: number; offset: number } {
+  const limit = Math.min(Math.max(Math.trunc(options?.limit ?? 50), 1), 1000);
+  const offset = Math.max(Math.trunc(options?.offset ?? 0), 0);
+  return { limit, offset };
+}
+
+function checkActor(actor: string, field: string): Actor {
+  if (!isActor(actor)) {
+    throw new DataSourceError(
+      'misuse',
+      `${field} must be 'user', 'agent' or 'mcp:<token name>', got '${actor}'.`,
+    );
+  }
+  return actor;
+}
+
+function date(value: unknown): Date {
+  return value instanceof Date ? value : new Date(String(value));
+}
+
+function dateOrNull(value: unknown): Date | null {
+  return value === null || value === undefined ? null : date(value);
+}
+
+const toProfile = (row: Row): Profile => ({
+  name: row.name as string,
+  mode: row.mode as PermissionMode,
+  createdAt: date(row.created_at),
+});
+
+const toGrant = (row: Row): Grant => ({
+  profile: row.profile as string,
+  tool: row.tool as string,
+  table: row.table_name as string,
+  grantedBy: row.granted_by as Actor,
+  grantedAt: date(row.granted_at),
+});
+
+const toSpec = (row: Row): SavedSpec => ({
+  name: row.name as string,
+  kind: row.kind as SavedSpec['kind'],
+  description: (row.description as string | null) ?? null,
+  spec: row.spec as Record<string, unknown>,
+  createdAt: date(row.created_at),
+  updatedAt: date(row.updated_at),
+});
+
+const toHistory = (row: Row): QueryHistoryEntry => ({
+  id: Number(row.id),
+  profile: row.profile as string,
+  actor: row.actor as Actor,
+  sql: row.sql as string,
+  rowCount: row.row_count === null ? null : Number(row.row_count),
+  durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+  error: (row.error as string | null) ?? null,
+  createdAt: date(row.created_at),
+});
+
+const toAudit = (row: Row): AuditEntry => ({
+  id: Number(row.id),
+  tool: row.tool as string,
+  inputDigest: row.input_digest as string,
+  decision: row.decision as AuditEntry['decision'],
+  decidedBy: row.decided_by as Actor,
+  profile: row.profile as string,
+  table: (row.table_name as string | null) ?? null,
+  detail: (row.detail as string | null) ?? null,
+  createdAt: date(row.created_at),
+});
+
+export const toExportJob = (row: Row): ExportJob => ({
+  id: row.id as string,
+  profile: row.profile as string,
+  actor: row.actor as Actor,
+  state: row.state as ExportJob['state'],
+  format: row.format as ExportJob['format'],
+  path: row.path as string,
+  source: row.source as Record<string, unknown>,
+  rowsDone: Number(row.rows_done),
+  rowsEstimate: row.rows_estimate === null ? null : Number(row.rows_estimate),
+  bytesWritten: Number(row.bytes_written),
+  error: (row.error as string | null) ?? null,
+  createdAt: date(row.created_at),
+  startedAt: dateOrNull(row.started_at),
+  finishedAt: dateOrNull(row.finished_at),
+});
+
+const toAttachment = (row: Row): Attachment => ({
+  id: row.id as string,
+  profile: row.profile as string,
+  name: row.name as string,
+  mediaType: row.media_type as string,
+  sizeBytes: Number(row.size_bytes),
+  createdAt: date(row.created_at),
+});
+
+const toToken = (row: Row): McpToken => ({
+  id: Number(row.id),
+  name: row.name as string,
+  tokenHash: row.token_hash as string,
+  scope: row.scope as string,
+  createdAt: date(row.created_at),
+  expiresAt: dateOrNull(row.expires_at),
+  revokedAt: dateOrNull(row.revoked_at),
+  lastUsedAt: dateOrNull(row.last_used_at),
+});
+
+function emptyUi(profile: string): UiState {
+  return { profile, tabs: [], focusedTabId: null, selection: null, updatedAt: new Date(0) };
+}
+
+export interface AppStateOptions {
+  /** The connection this process uses, listed as active by connections.list(). */
+  activeConnection: Omit<ConnectionInfo, 'active'>;
+}
+
+export function createAppState(db: Database, options: AppStateOptions): AppState {
+  const ensureProfile = async (name: string = DEFAULT_PROFILE): Promise<Profile> => {
+    if (typeof name !== 'string' || name.trim() === '') {
+      throw new DataSourceError('misuse', 'A profile name must be a non-empty string.');
+    }
+    const result = await db.query(
+      `INSERT INTO ${S}.profiles (name) VALUES ($1)
+       ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
+       RETURNING name, mode, created_at`,
+      [name],
+    );
+    return toProfile(result.rows[0]!);
+  };
+
+  const app: AppState = {
+    profiles: {
+      ensure: ensureProfile,
+      async list() {
+        return (await db.query(`SELECT name, mode, created_at FROM ${S}.profiles ORDER BY name`)).rows.map(
+          toProfile,
+        );
+      },
+      async setMode(name, mode) {
+        if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
+          throw new DataSourceError(
+            'misuse',
+            `Permission mode must be one of ${PERMISSION_MODES.join(', ')}, got '${mode}'.`,
+          );
+        }
+        await ensureProfile(name);
+        const result = await db.query(
+          `UPDATE ${S}.profiles SET mode = $2 WHERE name = $1 RETURNING name, mode, created_at`,
+          [name, mode],
+        );
+        return toProfile(result.rows[0]!);
+      },
+      async grants(profile) {
+        const result = await db.query(
+          `SELECT profile, tool, table_name, granted_by, granted_at FROM ${S}.grants WHERE profile = $1 ORDER BY tool, table_name`,
+          [profile],
+        );
+        return result.rows.map(toGrant);
+      },
+      async hasGrant(profile, tool, table) {
+        const result = await db.query(
+          `SELECT 1 FROM ${S}.grants WHERE profile = $1 AND tool = $2 AND table_name IN ($3, '*')`,
+          [profile, tool, table],
+        );
+        return result.rows.length > 0;
+      },
+      async addGrant(grant) {
+        checkActor(grant.grantedBy, 'grantedBy');
+        await ensureProfile(grant.profile);
+        const result = await db.query(
+          `INSERT INTO ${S}.grants (profile, tool, table_name, granted_by) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (profile, tool, table_name) DO UPDATE SET granted_by = EXCLUDED.granted_by, granted_at = now()
+           RETURNING profile, tool, table_name, granted_by, granted_at`,
+          [grant.profile, grant.tool, grant.table, grant.grantedBy],
+        );
+        return toGrant(result.rows[0]!);
+      },
+      async revokeGrants(profile, tool, table) {
+        const result = await db.query(
+          `DELETE FROM ${S}.grants WHERE profile = $1 AND ($2::text IS NULL OR tool = $2) AND ($3::text IS NULL OR table_name = $3)`,
+          [profile, tool ?? null, table ?? null],
+        );
+        return result.rowCount;
+      },
+    },
+
+    ui: {
+      async get(profile = DEFAULT_PROFILE) {
+        const result = await db.query(
+          `SELECT profile, tabs, focused_tab_id, selection, updated_at FROM ${S}.ui_state WHERE profile = $1`,
+          [profile],
+        );
+        const row = result.rows[0];
+        if (!row) return emptyUi(profile);
+        return {
+          profile,
+          tabs: row.tabs as UiState['tabs'],
+          focusedTabId: (row.focused_tab_id as string | null) ?? null,
+          selection: (row.selection as UiState['selection']) ?? null,
+          updatedAt: date(row.updated_at),
+        };
+      },
+      async update(profile, patch) {
+        return db.transaction(async (tx) => {
+          const current = await tx.query(
+            `SELECT tabs, focused_tab_id, selection FROM ${S}.ui_state WHERE profile = $1 FOR UPDATE`,
+            [profile],
+          );
+          const row = current.rows[0];
+          const tabs = patch.tabs ?? (row?.tabs as UiState['tabs'] | undefined) ?? [];
+          if (!Array.isArray(tabs)) throw new DataSourceError('misuse', 'tabs must be an array of tabs.');
+          const ids = new Set<string>();
+          for (const tab of tabs) {
+            if (ids.has(tab.id))
+              throw new DataSourceError(
+                'misuse',
+                `Two tabs share the id '${tab.id}'; tab ids must be unique.`,
+              );
+            ids.add(tab.id);
+          }
+          let focused =
+            patch.focusedTabId !== undefined
+              ? patch.focusedTabId
+              : ((row?.focused_tab_id as string | null) ?? null);
+          if (patch.focusedTabId !== undefined && focused !== null && !ids.has(focused)) {
+            throw new DataSourceError(
+              'misuse',
+              `focusedTabId '${focused}' is not an open tab; open tabs: ${[...ids].join(', ') || 'none'}.`,
+            );
+          }
+          // A tab that closed takes focus and selection with it.
+          if (focused !== null && !ids.has(focused)) focused = null;
+          let selection =
+            patch.selection !== undefined
+              ? patch.selection
+              : ((row?.selection as UiState['selection']) ?? null);
+          if (selection && !ids.has(selection.tabId)) selection = null;
+          const written = await tx.query(
+            `INSERT INTO ${S}.ui_state (profile, tabs, focused_tab_id, selection, updated_at)
+             VALUES ($1, $2::jsonb, $3, $4::jsonb, now())
+             ON CONFLICT (profile) DO UPDATE SET tabs = EXCLUDED.tabs, focused_tab_id = EXCLUDED.focused_tab_id,
+               selection = EXCLUDED.selection, updated_at = now()
+             RETURNING updated_at`,
+            [profile, JSON.stringify(tabs), focused, selection === null ? null : JSON.stringify(selection)],
+          );
+          return {
+            profile,
+            tabs,
+            focusedTabId: focused,
+            selection,
+            updatedAt: date(written.rows[0]!.updated_at),
+          };
+        });
+      },
+    },
+
+    specs: {
+      async list() {
+        return (await db.query(`SELECT * FROM ${S}.saved_specs ORDER BY name`)).rows.map(toSpec);
+      },
+      async get(name) {
+        const result = await db.query(`SELECT * FROM ${S}.saved_specs WHERE name = $1`, [name]);
+        const row = result.rows[0];
+        if (row) return toSpec(row);
+        const names = (
+          await db.query<{ name: string }>(`SELECT name FROM ${S}.saved_specs ORDER BY name`)
+        ).rows.map((spec) => spec.name);
+        throw new DataSourceError(
+          'not-found',
+          `No saved spec named '${name}'.${didYouMean(nearestNames(name, names))} ${
+            names.length > 0
+              ? `Saved specs: ${names.slice(0, 20).join(', ')}.`
+              : 'There are no saved specs yet.'
+          }`,
+        );
+      },
+      async save(spec) {
+        if (!['view', 'query', 'export'].includes(spec.kind)) {
+          throw new DataSourceError(
+            'misuse',
+            `A saved spec's kind is view, query or export, got '${spec.kind}'.`,
+          );
+        }
+        const result = await db.query(
+          `INSERT INTO ${S}.saved_specs (name, kind, description, spec) VALUES ($1, $2, $3, $4::jsonb)
+           ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, description = EXCLUDED.description,
+             spec = EXCLUDED.spec, updated_at = now()
+           RETURNING *`,
+          [spec.name, spec.kind, spec.description ?? null, JSON.stringify(spec.spec)],
+        );
+        return toSpec(result.rows[0]!);
+      },
+      async delete(name) {
+        return (await db.query(`DELETE FROM ${S}.saved_specs WHERE name = $1`, [name])).rowCount > 0;
+      },
+    },
+
+    history: {
+      async add(entry) {
+        checkActor(entry.actor, 'actor');
+        const result = await db.query(
+          `INSERT INTO ${S}.query_history (profile, actor, sql, row_count, duration_ms, error)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+          [entry.profile, entry.actor, entry.sql, entry.rowCount, entry.durationMs, entry.error],
+        );
+        return toHistory(result.rows[0]!);
+      },
+      async list(options) {
+        const { limit, offset } = limitOf(options);
+        const result = await db.query(
+          `SELECT * FROM ${S}.query_history WHERE ($1::text IS NULL OR profile = $1) ORDER BY id DESC LIMIT $2 OFFSET $3`,
+          [options?.profile ?? null, limit, offset],
+        );
+        return result.rows.map(toHistory);
+      },
+    },
+
+    audit: {
+      async record(entry) {
+        checkActor(entry.decidedBy, 'decidedBy');
+        if (!(AUDIT_DECISIONS as readonly string[]).includes(entry.decision)) {
+          throw new DataSourceError(
+            'misuse',
+            `decision must be one of ${AUDIT_DECISIONS.join(', ')}, got '${entry.decision}'.`,
+          );
+        }
+        const result = await db.query(
+          `INSERT INTO ${S}.audit_log (tool, input_digest, decision, decided_by, profile, table_name, detail)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+          [
+            entry.tool,
+            digestInput(entry.input),
+            entry.decision,
+            entry.decidedBy,
+            entry.profile,
+            entry.table ?? null,
+            entry.detail ?? null,
+          ],
+        );
+        return toAudit(result.rows[0]!);
+      },
+      async list(options) {
+        const { limit, offset } = limitOf(options);
+        const result = await db.query(
+          `SELECT * FROM ${S}.audit_log
+           WHERE ($1::text IS NULL OR profile = $1) AND ($2::text IS NULL OR tool = $2) AND ($3::text IS NULL OR decision = $3)
+           ORDER BY id DESC LIMIT $4 OFFSET $5`,
+          [options?.profile ?? null, options?.tool ?? null, options?.decision ?? null, limit, offset],
+        );
+        return result.rows.map(toAudit);
+      },
+    },
+
+    exportJobs: {
+      async get(id) {
+        const result = await db.query(`SELECT * FROM ${S}.export_jobs WHERE id = $1`, [id]);
+        const row = result.rows[0];
+        if (!row) {
+          throw new DataSourceError(
+            'not-found',
+            `No export job with id '${id}'. List the jobs to see their ids.`,
+          );
+        }
+        return toExportJob(row);
+      },
+      async list(options) {
+        const { limit, offset } = limitOf(options);
+        const result = await db.query(
+          `SELECT * FROM ${S}.export_jobs WHERE ($1::text IS NULL OR profile = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
+          [options?.profile ?? null, limit, offset],
+        );
+        return result.rows.map(toExportJob);
+      },
+    },
+
+    attachments: {
+      async add(attachment) {
+        const content =
+          typeof attachment.content === 'string'
+            ? new TextEncoder().encode(attachment.content)
+            : attachment.content;
+        const result = await db.query(
+          `INSERT INTO ${S}.attachments (id, profile, name, media_type, content) VALUES ($1, $2, $3, $4, $5)
+           RETURNING id, profile, name, media_type, octet_length(content) AS size_bytes, created_at`,
+          [
+            randomUUID(),
+            attachment.profile ?? DEFAULT_PROFILE,
+            attachment.name,
+            attachment.mediaType,
+            content,
+          ],
+        );
+        return toAttachment(result.rows[0]!);
+      },
+      async get(idOrName, profile = DEFAULT_PROFILE) {
+        const result = await db.query(
+          `SELECT id, profile, name, media_type, octet_length(content) AS size_bytes, created_at, content
+           FROM ${S}.attachments WHERE id = $1 OR (name = $1 AND profile = $2)
+           ORDER BY (id = $1) DESC, created_at DESC LIMIT 1`,
+          [idOrName, profile],
+        );
+        const row = result.rows[0];
+        if (!row) {
+          const names = (
+            await db.query<{ name: string }>(
+              `SELECT DISTINCT name FROM ${S}.attachments WHERE profile = $1 ORDER BY name`,
+              [profile],
+            )
+          ).rows.map((item) => item.name);
+          throw new DataSourceError(
+            'not-found',
+            `No attachment '${idOrName}'.${didYouMean(nearestNames(idOrName, names))} ${
+              names.length > 0
+                ? `Attached: ${names.slice(0, 20).join(', ')}.`
+                : 'Nothing is attached to this chat.'
+            }`,
+          );
+        }
+        const raw = row.content as Uint8Array;
+        return { ...toAttachment(row), content: new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength) };
+      },
+      async list(profile = DEFAULT_PROFILE) {
+        const result = await db.query(
+          `SELECT id, profile, name, media_type, octet_length(content) AS size_bytes, created_at
+           FROM ${S}.attachments WHERE profile = $1 ORDER BY created_at DESC, name`,
+          [profile],
+        );
+        return result.rows.map(toAttachment);
+      },
+      async delete(id) {
+        return (await db.query(`DELETE FROM ${S}.attachments WHERE id = $1`, [id])).rowCount > 0;
+      },
+    },
+
+    connections: {
+      async list() {
+        const result = await db.query(`SELECT name, engine, description FROM ${S}.connections ORDER BY name`);
+        const active = options.activeConnection;
+        const rows: ConnectionInfo[] = result.rows.map((row) => ({
+          name: row.name as string,
+          engine: row.engine as ConnectionInfo['engine'],
+          description: row.description as string,
+          active: row.name === active.name,
+        }));
+        if (!rows.some((row) => row.active)) rows.unshift({ ...active, active: true });
+        return rows;
+      },
+      async save(connection) {
+        if (/:\/\/[^/@\s]*:[^/@\s]*@/.test(connection.description)) {
+          throw new DataSourceError(
+            'misuse',
+            'A connection description must not hold a password; describe it as user@host:port/db.',
+          );
+        }
+        await db.query(
+          `INSERT INTO ${S}.connections (name, engine, description) VALUES ($1, $2, $3)
+           ON CONFLICT (name) DO UPDATE SET engine = EXCLUDED.engine, description = EXCLUDED.description, updated_at = now()`,
+          [connection.name, connection.engine, connection.description],
+        );
+        return { ...connection, active: connection.name === options.activeConnection.name };
+      },
+    },
+
+    tokens: {
+      async create({ name, scope, expiresAt }) {
+        if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+          throw new DataSourceError(
+            'misuse',
+            `Token name '${name}' is not allowed: use 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+          );
+        }
+        if (expiresAt && expiresAt.getTime() <= Date.now()) {
+          throw new DataSourceError(
+            'misuse',
+            `expiresAt ${expiresAt.toISOString()} is in the past; give a future time or none.`,
+          );
+        }
+        const token = `trw_${randomBytes(32).toString('base64url')}`;
+        try {
+          const result = await db.query(
+            `INSERT INTO ${S}.mcp_tokens (name, token_hash, scope, expires_at) VALUES ($1, $2, $3, $4) RETURNING *`,
+            [name, hashToken(token), scope, expiresAt ?? null],
+          );
+          return { token, record: toToken(result.rows[0]!) };
+        } catch (error) {
+          if ((error as { code?: string }).code === '23505') {
+            throw new DataSourceError(
+              'already-exists',
+              `A live MCP token named '${name}' exists already. Revoke it first or pick another name.`,
+            );
+          }
+          throw error;
+        }
+      },
+      async verify(token) {
+        if (typeof token !== 'string' || token.length === 0) return { ok: false, reason: 'unknown' };
+        const result = await db.query(`SELECT * FROM ${S}.mcp_tokens WHERE token_hash = $1`, [
+          hashToken(token),
+        ]);
+        const row = result.rows[0];
+        if (!row) return { ok: false, reason: 'unknown' };
+        const record = toToken(row);
+        if (record.revokedAt) return { ok: false, reason: 'revoked', token: record };
+        if (record.expiresAt && record.expiresAt.getTime() <= Date.now())
+          return { ok: false, reason: 'expired', token: record };
+        const stamped = await db.query(
+          `UPDATE ${S}.mcp_tokens SET last_used_at = now() WHERE id = $1 RETURNING *`,
+          [record.id],
+        );
+        return { ok: true, token: toToken(stamped.rows[0] ?? row) };
+      },
+      async list() {
+        return (await db.query(`SELECT * FROM ${S}.mcp_tokens ORDER BY created_at, id`)).rows.map(toToken);
+      },
+      async revoke(name) {
+        const result = await db.query(
+          `UPDATE ${S}.mcp_tokens SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL`,
+          [name],
+        );
+        return result.rowCount > 0;
+      },
+    },
+  };
+  return app;
 }

@@ -47,6 +47,8 @@ export interface CursorOptions extends ReadOnlyOptions {
   /** Rows per FETCH (default 1000). */
   batchSize?: number;
   signal?: AbortSignal;
+  /** Called once with the result's columns, after the first FETCH (also when there are no rows). */
+  onFields?: (fields: FieldInfo[]) => void;
 }
 
 /**
@@ -96,6 +98,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** PGlite in memory (tests). Ignored when a URL is given. */
   memory?: boolean;
+  /** In-memory PGlite only: start from a dumped data directory instead of initdb (the test helper's fast path). */
+  loadDataDir?: Blob;
   /** pg pool size (default 5). */
   poolSize?: number;
 }

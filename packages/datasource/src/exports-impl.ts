@@ -1,12 +1,374 @@
-import type { Database } from './database.ts';
-import type { ExportEngine } from './exports.ts';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { lstat, mkdir, realpath, unlink } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { toExportJob } from './app-state-impl.ts';
+import {
+  APP_SCHEMA,
+  DEFAULT_PROFILE,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportJob,
+} from './app-types.ts';
+import type { Database, FieldInfo } from './database.ts';
+import { DataSourceError } from './errors.ts';
+import type { ExportEngine, ExportRequest } from './exports.ts';
+import { compileFilter, compileSort } from './filters.ts';
+import { tableRef } from './rows-impl.ts';
 import type { SchemaCache } from './schema-cache.ts';
+import { resolveColumnIn } from './schema-names.ts';
+import { quoteIdent } from './sql.ts';
+import { isActor, type Row } from './types.ts';
 
-/** Resolves a requested export path inside dir; throws DataSourceError 'export-path' when it escapes. */
-export async function resolveExportPath(_dir: string, _requested: string): Promise<string> {
-  throw new Error('not implemented');
+const S = APP_SCHEMA;
+const DEFAULT_BATCH = 2000;
+const PROGRESS_EVERY_MS = 250;
+
+function refuse(requested: string, why: string): DataSourceError {
+  return new DataSourceError(
+    'export-path',
+    `Export path '${requested}' is refused: ${why}. Give a file name or a relative path inside the exports folder.`,
+  );
 }
 
-export function createExportEngine(_db: Database, _schema: SchemaCache, _dir: string): ExportEngine {
-  throw new Error('not implemented');
+function inside(dir: string, target: string): boolean {
+  const rel = relative(dir, target);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+}
+
+/** The real path of the deepest existing ancestor of `target`, with the missing tail appended. */
+async function realTarget(target: string): Promise<string> {
+  const missing: string[] = [];
+  let current = target;
+  while (true) {
+    try {
+      const real = await realpath(current);
+      return missing.length > 0 ? join(real, ...missing.reverse()) : real;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      const parent = dirname(current);
+      if (parent === current) return target;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** Resolves a requested export path inside dir; throws DataSourceError 'export-path' when it escapes. */
+export async function resolveExportPath(dir: string, requested: string): Promise<string> {
+  if (typeof requested !== 'string' || requested.trim() === '')
+    throw refuse(String(requested), 'it is empty');
+  if (requested.includes('\u0000')) throw refuse(requested, 'it contains a NUL character');
+  const root = resolve(dir);
+  const target = resolve(root, requested);
+  if (!inside(root, target)) {
+    throw refuse(
+      requested,
+      isAbsolute(requested)
+        ? 'an absolute path outside the exports folder'
+        : 'it leads outside the exports folder',
+    );
+  }
+  const realRoot = await realpath(root).catch(() => root);
+  const real = await realTarget(target);
+  if (!inside(realRoot, real))
+    throw refuse(requested, 'it goes through a symbolic link that leads outside the exports folder');
+  const stat = await lstat(target).catch(() => undefined);
+  if (stat?.isSymbolicLink()) throw refuse(requested, 'the file is a symbolic link');
+  if (stat?.isDirectory()) throw refuse(requested, 'it is a directory');
+  return target;
+}
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text: string;
+  if (value instanceof Date) text = value.toISOString();
+  else if (value instanceof Uint8Array) text = `\\x${Buffer.from(value).toString('hex')}`;
+  else if (typeof value === 'object') text = JSON.stringify(value);
+  else text = String(value);
+  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function jsonReplacer(_key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`;
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+/** Writes rows in one format; returns the text for each piece. */
+function formatter(format: ExportFormat) {
+  let count = 0;
+  return {
+    header(fields: FieldInfo[]): string {
+      if (format === 'csv') return `${fields.map((field) => csvCell(field.name)).join(',')}\r\n`;
+      return format === 'json' ? '[' : '';
+    },
+    rows(rows: Row[], fields: FieldInfo[]): string {
+      let out = '';
+      for (const row of rows) {
+        if (format === 'csv') out += `${fields.map((field) => csvCell(row[field.name])).join(',')}\r\n`;
+        else if (format === 'ndjson') out += `${JSON.stringify(row, jsonReplacer)}\n`;
+        else out += `${count === 0 ? '\n' : ',\n'}${JSON.stringify(row, jsonReplacer)}`;
+        count++;
+      }
+      return out;
+    },
+    footer(): string {
+      return format === 'json' ? (count === 0 ? ']\n' : '\n]\n') : '';
+    },
+  };
+}
+
+function write(stream: WriteStream, text: string): Promise<void> {
+  if (text.length === 0) return Promise.resolve();
+  return new Promise((resolvePromise, reject) => {
+    const ok = stream.write(text, (error) => {
+      if (error) reject(error);
+    });
+    if (ok) resolvePromise();
+    else {
+      const onError = (error: Error) => reject(error);
+      stream.once('error', onError);
+      stream.once('drain', () => {
+        stream.off('error', onError);
+        resolvePromise();
+      });
+    }
+  });
+}
+
+function closeStream(stream: WriteStream): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    stream.end((error?: Error | null) => (error ? reject(error) : resolvePromise()));
+  });
+}
+
+function stamp(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+interface Plan {
+  sql: string;
+  params: unknown[];
+  label: string;
+  source: Record<string, unknown>;
+}
+
+export function createExportEngine(db: Database, schema: SchemaCache, dir: string): ExportEngine {
+  const root = resolve(dir);
+  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+
+  async function plan(request: ExportRequest): Promise<Plan> {
+    const source = request.source as Record<string, unknown>;
+    if (typeof source !== 'object' || source === null) {
+      throw new DataSourceError(
+        'export',
+        'An export source is { table, filter?, sort?, columns? } or { sql }.',
+      );
+    }
+    if ('table' in source && typeof source.table === 'string') {
+      const table = await schema.resolveTable(source.table);
+      const columns =
+        Array.isArray(source.columns) && source.columns.length > 0
+          ? (source.columns as string[]).map((name) => resolveColumnIn(table, name))
+          : table.columns;
+      const where = compileFilter(
+        table,
+        request.source && 'filter' in request.source ? request.source.filter : undefined,
+      );
+      const order = compileSort(table, 'sort' in request.source ? request.source.sort : undefined);
+      return {
+        sql: `SELECT ${columns.map((column) => quoteIdent(column.name)).join(', ')} FROM ${tableRef(table)} WHERE ${where.sql}${order ? ` ORDER BY ${order}` : ''}`,
+        params: where.params,
+        label: table.name,
+        source: { ...source, table: table.qualifiedName },
+      };
+    }
+    if ('sql' in source && typeof source.sql === 'string' && source.sql.trim() !== '') {
+      return {
+        sql: source.sql,
+        params: (source.params as unknown[] | undefined) ?? [],
+        label: 'query',
+        source: { sql: source.sql },
+      };
+    }
+    throw new DataSourceError(
+      'export',
+      'An export source is { table, filter?, sort?, columns? } or { sql } (one SELECT).',
+    );
+  }
+
+  async function estimate(sql: string, params: unknown[]): Promise<number | null> {
+    try {
+      const result = await db.readOnly(
+        (tx) => tx.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, params),
+        {
+          timeoutMs: 5000,
+        },
+      );
+      const raw = result.rows[0]?.['QUERY PLAN'];
+      const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: { 'Plan Rows': number } }[];
+      const rows = parsed[0]?.Plan['Plan Rows'];
+      return typeof rows === 'number' ? Math.round(rows) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async function prepare(request: ExportRequest): Promise<{ job: ExportJob; plan: Plan }> {
+    if (!(EXPORT_FORMATS as readonly string[]).includes(request.format)) {
+      throw new DataSourceError(
+        'export',
+        `Export format must be one of ${EXPORT_FORMATS.join(', ')}, got '${request.format}'.`,
+      );
+    }
+    if (!isActor(request.actor)) {
+      throw new DataSourceError(
+        'misuse',
+        `An export needs an actor: 'user', 'agent' or 'mcp:<token name>', got '${request.actor}'.`,
+      );
+    }
+    const planned = await plan(request);
+    const id = `exp_${randomBytes(5).toString('hex')}`;
+    let requested = request.path ?? `${planned.label}-${stamp(new Date())}-${id.slice(4)}.${request.format}`;
+    if (extname(requested) === '') requested = `${requested}.${request.format}`;
+    const path = await resolveExportPath(root, requested);
+    if (!request.overwrite && (await lstat(path).catch(() => undefined))) {
+      throw new DataSourceError(
+        'export-path',
+        `The file '${relative(root, path)}' exists already in the exports folder. Pick another name or pass overwrite.`,
+      );
+    }
+    const rowsEstimate = await estimate(planned.sql, planned.params);
+    const result = await db.query(
+      `INSERT INTO ${S}.export_jobs (id, profile, actor, state, format, path, source, rows_estimate)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6::jsonb, $7) RETURNING *`,
+      [
+        id,
+        request.profile ?? DEFAULT_PROFILE,
+        request.actor,
+        request.format,
+        path,
+        JSON.stringify(planned.source),
+        rowsEstimate,
+      ],
+    );
+    return { job: toExportJob(result.rows[0]!), plan: planned };
+  }
+
+  async function execute(
+    job: ExportJob,
+    planned: Plan,
+    request: ExportRequest,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const progress = (rowsDone: number, bytes: number) =>
+      db.query(`UPDATE ${S}.export_jobs SET rows_done = $2, bytes_written = $3 WHERE id = $1`, [
+        job.id,
+        rowsDone,
+        bytes,
+      ]);
+    let stream: WriteStream | undefined;
+    let rowsDone = 0;
+    try {
+      await db.query(
+        `UPDATE ${S}.export_jobs SET state = 'running', started_at = now() WHERE id = $1 AND state = 'queued'`,
+        [job.id],
+      );
+      await mkdir(dirname(job.path), { recursive: true });
+      // The directories now exist: check again that none of them is a link out.
+      await resolveExportPath(root, relative(root, job.path));
+      if (request.overwrite) await unlink(job.path).catch(() => {});
+      stream = createWriteStream(job.path, { flags: 'wx' });
+      await new Promise<void>((resolveOpen, reject) => {
+        stream!.once('open', () => resolveOpen());
+        stream!.once('error', reject);
+      });
+      const out = formatter(job.format);
+      let fields: FieldInfo[] = [];
+      let headerWritten = false;
+      let lastReport = Date.now();
+      for await (const rows of db.cursor(planned.sql, planned.params, {
+        batchSize: request.batchSize ?? DEFAULT_BATCH,
+        signal,
+        onFields: (received) => {
+          fields = received;
+        },
+      })) {
+        if (!headerWritten) {
+          await write(stream, out.header(fields));
+          headerWritten = true;
+        }
+        await write(stream, out.rows(rows, fields));
+        rowsDone += rows.length;
+        if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+          lastReport = Date.now();
+          await progress(rowsDone, stream.bytesWritten + stream.writableLength);
+        }
+      }
+      if (!headerWritten) await write(stream, out.header(fields));
+      await write(stream, out.footer());
+      await closeStream(stream);
+      await db.query(
+        `UPDATE ${S}.export_jobs SET state = 'done', rows_done = $2, bytes_written = $3, finished_at = now(), error = NULL WHERE id = $1`,
+        [job.id, rowsDone, stream.bytesWritten],
+      );
+    } catch (error) {
+      if (stream && !stream.closed)
+        await new Promise<void>((done) => stream!.destroy() && stream!.once('close', () => done()));
+      if (stream) await unlink(job.path).catch(() => {});
+      const cancelled = signal.aborted;
+      const message = cancelled
+        ? 'cancelled; the partial file was removed'
+        : `${(error as Error).message}${stream ? '; the partial file was removed' : ''}`;
+      if (!db.closed) {
+        await db
+          .query(
+            `UPDATE ${S}.export_jobs SET state = $2, rows_done = $3, error = $4, finished_at = now() WHERE id = $1`,
+            [job.id, cancelled ? 'cancelled' : 'failed', rowsDone, message],
+          )
+          .catch(() => {});
+      }
+    }
+  }
+
+  function launch(job: ExportJob, planned: Plan, request: ExportRequest): Promise<void> {
+    const controller = new AbortController();
+    const done = execute(job, planned, request, controller.signal).finally(() => running.delete(job.id));
+    running.set(job.id, { controller, done });
+    return done;
+  }
+
+  const status = async (id: string): Promise<ExportJob> => {
+    const result = await db.query(`SELECT * FROM ${S}.export_jobs WHERE id = $1`, [id]);
+    if (!result.rows[0]) throw new DataSourceError('not-found', `No export job with id '${id}'.`);
+    return toExportJob(result.rows[0]);
+  };
+
+  return {
+    dir: root,
+    resolvePath: (requested) => resolveExportPath(root, requested),
+    async start(request) {
+      const { job, plan: planned } = await prepare(request);
+      void launch(job, planned, request);
+      return job;
+    },
+    async run(request) {
+      const { job, plan: planned } = await prepare(request);
+      await launch(job, planned, request);
+      return status(job.id);
+    },
+    status,
+    async cancel(id) {
+      const entry = running.get(id);
+      if (entry) {
+        entry.controller.abort();
+        await entry.done;
+      }
+      return status(id);
+    },
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
+    },
+  };
 }

@@ -1,4 +1,6 @@
+import { APP_SCHEMA } from './app-types.ts';
 import type { Database } from './database.ts';
+import { DataSourceError } from './errors.ts';
 
 export interface Migration {
   version: number;
@@ -6,7 +8,184 @@ export interface Migration {
   sql: string;
 }
 
-/** Applies the pending app-state migrations in one transaction each; returns the versions applied. */
-export async function migrate(_db: Database): Promise<number[]> {
-  throw new Error('not implemented');
+const S = APP_SCHEMA;
+
+/**
+ * The app-state migrations, in order. Append only: never edit one that has shipped, add the next.
+ * Each runs in its own transaction together with its row in schema_migrations.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'app state',
+    sql: `
+CREATE TABLE ${S}.profiles (
+  name text PRIMARY KEY,
+  mode text NOT NULL DEFAULT 'manual' CHECK (mode IN ('manual', 'auto', 'full-auto')),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE ${S}.grants (
+  profile text NOT NULL REFERENCES ${S}.profiles(name) ON DELETE CASCADE,
+  tool text NOT NULL,
+  table_name text NOT NULL,
+  granted_by text NOT NULL,
+  granted_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (profile, tool, table_name)
+);
+CREATE TABLE ${S}.ui_state (
+  profile text PRIMARY KEY,
+  tabs jsonb NOT NULL DEFAULT '[]',
+  focused_tab_id text,
+  selection jsonb,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE ${S}.staged_changes (
+  id bigserial PRIMARY KEY,
+  kind text NOT NULL CHECK (kind IN ('insert', 'update', 'delete')),
+  table_schema text NOT NULL,
+  table_name text NOT NULL,
+  row_key jsonb,
+  before jsonb,
+  "values" jsonb,
+  staged_by text NOT NULL,
+  profile text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX staged_changes_table ON ${S}.staged_changes (table_schema, table_name);
+CREATE TABLE ${S}.saved_specs (
+  name text PRIMARY KEY,
+  kind text NOT NULL CHECK (kind IN ('view', 'query', 'export')),
+  description text,
+  spec jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE ${S}.query_history (
+  id bigserial PRIMARY KEY,
+  profile text NOT NULL,
+  actor text NOT NULL,
+  sql text NOT NULL,
+  row_count integer,
+  duration_ms integer,
+  error text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX query_history_profile ON ${S}.query_history (profile, id DESC);
+CREATE TABLE ${S}.audit_log (
+  id bigserial PRIMARY KEY,
+  tool text NOT NULL,
+  input_digest text NOT NULL,
+  decision text NOT NULL CHECK (decision IN ('asked', 'approved', 'denied', 'auto')),
+  decided_by text NOT NULL,
+  profile text NOT NULL,
+  table_name text,
+  detail text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX audit_log_profile ON ${S}.audit_log (profile, id DESC);
+CREATE TABLE ${S}.export_jobs (
+  id text PRIMARY KEY,
+  profile text NOT NULL,
+  actor text NOT NULL,
+  state text NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+  format text NOT NULL CHECK (format IN ('csv', 'json', 'ndjson')),
+  path text NOT NULL,
+  source jsonb NOT NULL,
+  rows_done bigint NOT NULL DEFAULT 0,
+  rows_estimate bigint,
+  bytes_written bigint NOT NULL DEFAULT 0,
+  error text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  started_at timestamptz,
+  finished_at timestamptz
+);
+CREATE TABLE ${S}.attachments (
+  id text PRIMARY KEY,
+  profile text NOT NULL,
+  name text NOT NULL,
+  media_type text NOT NULL,
+  content bytea NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX attachments_profile_name ON ${S}.attachments (profile, name, created_at DESC);
+CREATE TABLE ${S}.connections (
+  name text PRIMARY KEY,
+  engine text NOT NULL CHECK (engine IN ('pglite', 'postgres')),
+  description text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE ${S}.mcp_tokens (
+  id bigserial PRIMARY KEY,
+  name text NOT NULL,
+  token_hash text NOT NULL UNIQUE,
+  scope text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz,
+  revoked_at timestamptz,
+  last_used_at timestamptz
+);
+-- A name is reusable once its token is revoked, never twice live.
+CREATE UNIQUE INDEX mcp_tokens_live_name ON ${S}.mcp_tokens (name) WHERE revoked_at IS NULL;
+`,
+  },
+];
+
+// Two processes opening the same server at once must not both migrate.
+const LOCK_KEY = 7_250_431_001;
+
+/** Applies the pending app-state migrations, one transaction each; returns the versions applied. */
+export async function migrate(
+  db: Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${S};
+CREATE TABLE IF NOT EXISTS ${S}.schema_migrations (
+  version integer PRIMARY KEY,
+  name text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);`);
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+      const existing = await tx.query(`SELECT 1 FROM ${S}.schema_migrations WHERE version = $1`, [
+        migration.version,
+      ]);
+      if (existing.rows.length > 0) return false;
+      try {
+        for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      } catch (error) {
+        throw new DataSourceError(
+          'config',
+          `App-state migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}. The database was left at the previous version.`,
+          { cause: error },
+        );
+      }
+      await tx.query(`INSERT INTO ${S}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
+      return true;
+    });
+    if (done) applied.push(migration.version);
+  }
+  const newest = await db.query<{ version: number }>(
+    `SELECT max(version) AS version FROM ${S}.schema_migrations`,
+  );
+  const known = Math.max(0, ...migrations.map((migration) => migration.version));
+  if ((newest.rows[0]?.version ?? 0) > known) {
+    throw new DataSourceError(
+      'config',
+      `The app state in this database is at version ${newest.rows[0]?.version}, newer than this Toolrow knows (${known}). Upgrade Toolrow, or point it at another database.`,
+    );
+  }
+  return applied;
+}
+
+/** Migration scripts hold no strings with semicolons or dollar quotes, so a plain split is enough. */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*\n/)
+    .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
+    .filter((statement) => statement.length > 0);
 }

@@ -1,14 +1,129 @@
 import type { Database } from './database.ts';
-import type { RowReader } from './rows.ts';
+import { DataSourceError } from './errors.ts';
+import { compileFilter, compileSort } from './filters.ts';
+import type { RowPage, RowReader, SelectRowsOptions } from './rows.ts';
 import type { SchemaCache } from './schema-cache.ts';
+import { resolveColumnIn } from './schema-names.ts';
 import type { TableInfo } from './schema-types.ts';
-import type { RowKey } from './types.ts';
+import { quoteIdent, quoteQualified } from './sql.ts';
+import type { Row, RowKey } from './types.ts';
 
-/** Turns `5` or `{ id: 5 }` into a full primary-key object for the table; throws 'invalid-key' naming what is missing. */
-export function normalizeKey(_table: TableInfo, _key: unknown): RowKey {
-  throw new Error('not implemented');
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 10_000;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
-export function createRowReader(_db: Database, _schema: SchemaCache): RowReader {
-  throw new Error('not implemented');
+/** Turns `5` or `{ id: 5 }` into a full primary-key object for the table; throws 'invalid-key' naming what is missing. */
+export function normalizeKey(table: TableInfo, key: unknown): RowKey {
+  if (table.primaryKey.length === 0) {
+    throw new DataSourceError(
+      'invalid-key',
+      `Table '${table.qualifiedName}' has no primary key, so its rows cannot be addressed one by one. Use a filter instead.`,
+    );
+  }
+  const shape = `{ ${table.primaryKey.map((column) => `${column}: …`).join(', ')} }`;
+  if (!isPlainObject(key)) {
+    if (table.primaryKey.length === 1 && (typeof key === 'string' || typeof key === 'number')) {
+      return { [table.primaryKey[0]!]: key };
+    }
+    throw new DataSourceError(
+      'invalid-key',
+      `A key for '${table.qualifiedName}' must be ${shape}${table.primaryKey.length === 1 ? ' or the bare value' : ''}, got ${JSON.stringify(key) ?? String(key)}.`,
+    );
+  }
+  const result: RowKey = {};
+  for (const [name, value] of Object.entries(key)) {
+    const column = resolveColumnIn(table, name);
+    if (!column.primaryKey) {
+      throw new DataSourceError(
+        'invalid-key',
+        `'${column.name}' is not part of the primary key of '${table.qualifiedName}'; a key is ${shape}.`,
+      );
+    }
+    if (value === null || value === undefined || (typeof value === 'object' && !(value instanceof Date))) {
+      throw new DataSourceError(
+        'invalid-key',
+        `Key column '${column.name}' needs a string or number value, got ${JSON.stringify(value) ?? 'undefined'}.`,
+      );
+    }
+    result[column.name] = value;
+  }
+  const missing = table.primaryKey.filter((column) => !(column in result));
+  if (missing.length > 0) {
+    throw new DataSourceError(
+      'invalid-key',
+      `The key for '${table.qualifiedName}' lacks ${missing.join(', ')}; a key is ${shape}.`,
+    );
+  }
+  return result;
+}
+
+/** WHERE "a" = $n AND "b" = $n+1 for a normalised key. */
+export function keyCondition(
+  table: TableInfo,
+  key: RowKey,
+  firstParam = 1,
+): { sql: string; params: unknown[] } {
+  const params = table.primaryKey.map((column) => key[column]);
+  const sql = table.primaryKey
+    .map((column, index) => `${quoteIdent(column)} = $${firstParam + index}`)
+    .join(' AND ');
+  return { sql, params };
+}
+
+export function tableRef(table: TableInfo): string {
+  return quoteQualified(table.schema, table.name);
+}
+
+export function createRowReader(db: Database, schema: SchemaCache): RowReader {
+  return {
+    async select(tableName, options: SelectRowsOptions = {}): Promise<RowPage> {
+      const table = await schema.resolveTable(tableName);
+      const limit = options.limit ?? DEFAULT_LIMIT;
+      const offset = options.offset ?? 0;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+        throw new DataSourceError(
+          'misuse',
+          `limit must be a whole number from 1 to ${MAX_LIMIT}, got ${limit}.`,
+        );
+      }
+      if (!Number.isInteger(offset) || offset < 0) {
+        throw new DataSourceError('misuse', `offset must be a whole number ≥ 0, got ${offset}.`);
+      }
+      const columns = options.columns?.length
+        ? options.columns.map((name) => resolveColumnIn(table, name))
+        : table.columns;
+      const where = compileFilter(table, options.filter);
+      // A stable order makes paging deterministic: the requested sort, then the primary key.
+      const order = [compileSort(table, options.sort), table.primaryKey.map(quoteIdent).join(', ')]
+        .filter((part) => part.length > 0)
+        .join(', ');
+      const sql = `SELECT ${columns.map((column) => quoteIdent(column.name)).join(', ')} FROM ${tableRef(table)} WHERE ${where.sql}${
+        order ? ` ORDER BY ${order}` : ''
+      } LIMIT ${limit + 1} OFFSET ${offset}`;
+      const result = await db.query(sql, where.params);
+      const hasMore = result.rows.length > limit;
+      return { table, columns, rows: hasMore ? result.rows.slice(0, limit) : result.rows, hasMore };
+    },
+    async count(tableName, filter) {
+      const table = await schema.resolveTable(tableName);
+      const where = compileFilter(table, filter);
+      const result = await db.query<{ n: number | string }>(
+        `SELECT count(*) AS n FROM ${tableRef(table)} WHERE ${where.sql}`,
+        where.params,
+      );
+      return Number(result.rows[0]!.n);
+    },
+    async get(tableName, key): Promise<Row | undefined> {
+      const table = await schema.resolveTable(tableName);
+      const condition = keyCondition(table, normalizeKey(table, key));
+      const result = await db.query(
+        `SELECT * FROM ${tableRef(table)} WHERE ${condition.sql}`,
+        condition.params,
+      );
+      return result.rows[0];
+    },
+  };
 }

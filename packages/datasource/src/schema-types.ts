@@ -16,6 +16,8 @@ export interface ColumnInfo {
   nullable: boolean;
   /** The default expression, e.g. "nextval('orders_id_seq'::regclass)" or "now()"; null when none. */
   default: string | null;
+  /** Filled by the database: an identity or generated column (inserts may leave it out). */
+  generated: boolean;
   /** 1-based position in the table. */
   position: number;
   /** Part of the primary key. */

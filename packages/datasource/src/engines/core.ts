@@ -214,6 +214,7 @@ export class CoreDatabase implements Database {
       async *[Symbol.asyncIterator]() {
         check();
         const name = `toolrow_cursor_${++cursorCounter}`;
+        let first = true;
         options.signal?.throwIfAborted();
         if (hold) {
           // Declared WITH HOLD inside a short read-only transaction; FETCHes then take the lock one by one.
@@ -237,6 +238,8 @@ export class CoreDatabase implements Database {
               const result = await withLease(adapter, (connection) =>
                 connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []),
               );
+              if (first) options.onFields?.(result.fields);
+              first = false;
               if (result.rows.length > 0) yield result.rows as R[];
               if (result.rows.length < batch) return;
             }
@@ -254,6 +257,8 @@ export class CoreDatabase implements Database {
           while (true) {
             options.signal?.throwIfAborted();
             const result = await lease.connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
+            if (first) options.onFields?.(result.fields);
+            first = false;
             if (result.rows.length > 0) yield result.rows as R[];
             if (result.rows.length < batch) return;
           }

@@ -41,7 +41,14 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     });
     return new CoreDatabase(adapter);
   }
-  if (config.memory) return new CoreDatabase(await openPglite({ dataDirSource: 'memory' }));
+  if (config.memory) {
+    return new CoreDatabase(
+      await openPglite({
+        dataDirSource: 'memory',
+        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      }),
+    );
+  }
   const dataDirSource = options.dataDir !== undefined ? 'the dataDir option' : 'TOOLROW_DATA_DIR';
   if (!config.dataDir) throw new DataSourceError('config', `${dataDirSource} is empty.`);
   return new CoreDatabase(await openPglite({ pgdata: join(config.dataDir, 'pgdata'), dataDirSource }));

@@ -12,6 +12,13 @@ export interface PgliteOpenOptions {
   pgdata?: string;
   /** What to name in errors about the directory (e.g. "TOOLROW_DATA_DIR"). */
   dataDirSource: string;
+  /** Start from a dumped data directory (PGlite's dumpDataDir) instead of running initdb. */
+  loadDataDir?: Blob;
+}
+
+export interface PgliteAdapter extends Adapter {
+  /** The PGlite instance, for dumpDataDir in the test helper. */
+  instance: PGlite;
 }
 
 type WasmModules = Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule'>;
@@ -55,7 +62,7 @@ function toResult(result: {
   };
 }
 
-export async function openPglite(options: PgliteOpenOptions): Promise<Adapter> {
+export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdapter> {
   if (options.pgdata) {
     try {
       await mkdir(options.pgdata, { recursive: true });
@@ -71,6 +78,7 @@ export async function openPglite(options: PgliteOpenOptions): Promise<Adapter> {
   try {
     pglite = await PGlite.create({
       ...(options.pgdata ? { dataDir: options.pgdata } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
       ...(await compiledModules()),
       parsers: PARSERS,
     });
@@ -93,6 +101,7 @@ export async function openPglite(options: PgliteOpenOptions): Promise<Adapter> {
     },
   };
   return {
+    instance: pglite,
     engine: 'pglite',
     description: options.pgdata ? `PGlite at ${options.pgdata}` : 'PGlite in memory',
     holdCursors: true,
