@@ -158,7 +158,7 @@ export function createAgent(options: AgentOptions): Agent {
     const turn = await Turn.open(deps, history, turnOptions);
     const result = streamText({
       ...settings(turn),
-      messages: history,
+      messages: turn.withDenialHints(history),
       ...(turnOptions.abortSignal ? { abortSignal: turnOptions.abortSignal } : {}),
     });
     return result.toUIMessageStream<AgentUIMessage>({
@@ -175,7 +175,7 @@ export function createAgent(options: AgentOptions): Agent {
       const turn = await Turn.open(deps, messages, turnOptions);
       const result = await generateText({
         ...settings(turn),
-        messages: [...messages],
+        messages: turn.withDenialHints(messages),
         ...(turnOptions.abortSignal ? { abortSignal: turnOptions.abortSignal } : {}),
       });
       const approvals: PendingApproval[] = [];

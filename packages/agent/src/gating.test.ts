@@ -176,19 +176,20 @@ describe('after a denial the model can fall back to the propose twin', () => {
         approvalResponse([{ approvalId: first.approvals[0]!.approvalId, approved: false }]),
       );
 
+      // A real model reads the denial, which names the twin, and calls it if it is offered.
       const fallback = scriptedModel([
-        (call) =>
-          sentTools(call).includes(propose)
+        (call) => {
+          const denial = call.prompt
+            .flatMap((message) => (message.role === 'tool' ? message.content : []))
+            .find((part) => part.type === 'tool-result' && part.toolCallId === 'g1');
+          const reason =
+            denial?.type === 'tool-result' && denial.output.type === 'execution-denied'
+              ? denial.output.reason
+              : '';
+          return sentTools(call).includes(propose) && reason?.includes(`offer ${propose} instead`)
             ? [{ tool: propose, input: { table: 'orders' }, id: 'p1' }]
-            : [{ tool: 'searchTools', input: { query: propose } }],
-        (call) =>
-          call.prompt.some(
-            (message) =>
-              message.role === 'tool' &&
-              message.content.some((part) => 'toolCallId' in part && part.toolCallId === 'p1'),
-          )
-            ? [{ text: 'Click the button when you are ready.' }]
-            : [{ tool: propose, input: { table: 'orders' }, id: 'p1' }],
+            : [{ text: `no ${propose} offered` }];
+        },
         [{ text: 'Click the button when you are ready.' }],
       ]);
       const second = await createAgent({ model: fallback, backend, store, approvalSecret: SECRET }).runTurn(
@@ -198,6 +199,13 @@ describe('after a denial the model can fall back to the propose twin', () => {
         },
       );
       expect(backend.calls.map((call) => call.name)).toEqual([propose]);
+      const denial = fallback.doGenerateCalls[0]!.prompt.flatMap((message) =>
+        message.role === 'tool' ? message.content : [],
+      ).find((part) => part.type === 'tool-result' && part.toolCallId === 'g1');
+      expect(denial?.type === 'tool-result' && denial.output).toEqual({
+        type: 'execution-denied',
+        reason: `The user said no. Nothing ran. If it still helps, offer ${propose} instead: a button the user can click, which changes nothing until they do.`,
+      });
       expect(second.toolResults.find((result) => result.toolCallId === 'p1')?.output).toEqual(chip);
       expect(store.audit.map((entry) => [entry.tool, entry.decision])).toEqual([
         [tool, 'asked'],

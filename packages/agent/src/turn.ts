@@ -4,6 +4,7 @@ import {
   isGated,
   isLoop,
   isToolName,
+  proposeVariantOf,
   rowOf,
   TOOL_ACCESS,
   TOOL_NAMES,
@@ -88,6 +89,11 @@ function issuesOf(error: unknown): string | undefined {
   return undefined;
 }
 
+function denialHint(reason: string | undefined, propose: string): string {
+  const said = reason?.trim() ? `The user said no: ${reason.trim()}` : 'The user said no.';
+  return `${said} Nothing ran. If it still helps, offer ${propose} instead: a button the user can click, which changes nothing until they do.`;
+}
+
 function askReason(access: ToolAccess, mode: PermissionMode): string {
   const label = PERMISSION_MODE_LABELS[mode];
   if (mode === 'manual') return `${label} mode asks before every gated action.`;
@@ -127,6 +133,8 @@ export class Turn {
   readonly #cleared = new Set<string>();
   /** Calls the user already answered; the SDK asks the approval function again on replay. */
   readonly #answered = new Set<string>();
+  /** Denials (by approval id) whose reason the model reads with the way out added. */
+  readonly #denialHints = new Map<string, string>();
 
   private constructor(
     deps: TurnDependencies,
@@ -208,7 +216,15 @@ export class Turn {
         answer.reason,
         tables,
       );
-      if (!answer.approved) continue;
+      if (!answer.approved) {
+        // The safe way out after a "no": the propose twin, active from the next step.
+        const propose = proposeVariantOf(name);
+        if (propose) {
+          this.#active.add(propose);
+          this.#denialHints.set(answer.approvalId, denialHint(answer.reason, propose));
+        }
+        continue;
+      }
       this.#cleared.add(answer.toolCallId);
       // Auto mode remembers a "yes" to a read, per table, so the next read of it runs.
       if (this.mode === 'auto' && TOOL_ACCESS[name] === 'read') {
@@ -218,6 +234,27 @@ export class Turn {
         }
       }
     }
+  }
+
+  /**
+   * The history as the model should read it: a denied call that has a propose twin carries, in
+   * its denial reason, the hint to offer that twin instead. The audit log keeps the user's words.
+   */
+  withDenialHints(history: readonly ModelMessage[]): ModelMessage[] {
+    if (this.#denialHints.size === 0) return [...history];
+    return history.map((message) => {
+      if (message.role !== 'tool') return message;
+      return {
+        ...message,
+        content: message.content.map((part) => {
+          if (part.type === 'tool-approval-response') {
+            const hint = this.#denialHints.get(part.approvalId);
+            return hint ? { ...part, reason: hint } : part;
+          }
+          return part;
+        }),
+      };
+    });
   }
 
   /** searchTools: rank the catalog and activate the matches, inside this execute, before the next step. */
