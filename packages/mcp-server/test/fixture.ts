@@ -18,6 +18,12 @@ export async function createWidgets(source: DataSource): Promise<void> {
 /** One valid input per tool, over the widgets table (tests may name tools). */
 export function validInputs(exportId: string): Record<ToolName, unknown> {
   const view = { table: WIDGETS, filter: { column: 'qty', op: 'gt', value: 5 } };
+  // Not the view openTable opens, so setting it changes something.
+  const narrower = {
+    table: WIDGETS,
+    filter: { column: 'qty', op: 'lt', value: 15 },
+    sort: [{ column: 'name' }],
+  };
   return {
     searchTools: { query: 'export csv' },
     listConnections: {},
@@ -48,8 +54,8 @@ export function validInputs(exportId: string): Record<ToolName, unknown> {
     proposeOpenTable: view,
     openWorkbench: { sql: `SELECT * FROM ${WIDGETS}` },
     proposeOpenWorkbench: { sql: `SELECT * FROM ${WIDGETS}` },
-    setFilter: view,
-    proposeSetFilter: view,
+    setFilter: narrower,
+    proposeSetFilter: narrower,
     openRow: { table: WIDGETS, key: { id: 2 } },
     proposeOpenRow: { table: WIDGETS, key: { id: 2 } },
     startExport: { table: WIDGETS, format: 'csv' },
