@@ -44,6 +44,8 @@ function pick(candidates: TableInfo[], name: string, quoted: boolean, field: 'na
 
 /** Finds a table in a snapshot by the name a person types; throws UnknownNameError with the nearest names. */
 export function resolveTableIn(snapshot: SchemaSnapshot, input: string): TableInfo {
+  const verbatim = snapshot.tables.filter((table) => table.qualifiedName === input || table.name === input);
+  if (verbatim.length === 1) return verbatim[0]!;
   const { parts, quoted } = splitQualifiedName(input);
   let matches: TableInfo[] = [];
   if (parts.length === 1) {
@@ -90,6 +92,9 @@ export function resolveTableIn(snapshot: SchemaSnapshot, input: string): TableIn
 
 /** Finds a column of a table (exact, then case-insensitive); throws UnknownNameError with the nearest columns. */
 export function resolveColumnIn(table: TableInfo, input: string): ColumnInfo {
+  // The name exactly as stored wins over any reading of dots, quotes or blanks in it.
+  const verbatim = table.columns.find((column) => column.name === input);
+  if (verbatim) return verbatim;
   const { parts, quoted } = splitQualifiedName(input);
   // Accept "orders.status" when it names this table.
   const name =
