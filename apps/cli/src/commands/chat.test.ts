@@ -1,7 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAgent, type PermissionMode } from '@toolrow/agent';
-import { memoryGateStore, recordingBackend, scriptedModel } from '@toolrow/agent/testing';
+import { fakeOpenAIServer, memoryGateStore, recordingBackend, scriptedModel } from '@toolrow/agent/testing';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../testing.ts';
+import { runCli, spawnCli } from '../testing.ts';
 import { runChat } from './chat.ts';
 
 async function* linesOf(lines: readonly string[]) {
@@ -94,4 +97,36 @@ describe('toolrow chat (in process, scripted model)', () => {
     expect(noModel.code).toBe(1);
     expect(noModel.stderr).toMatch(/No model is configured\. Set TOOLROW_MODEL/);
   });
+});
+
+describe('toolrow chat (a real process, a real OpenAI-compatible socket)', () => {
+  it('answers, asks at the prompt, and leaves at the end of input', async () => {
+    const server = await fakeOpenAIServer([
+      [{ tool: 'runQuery', input: { sql: 'select 1' } }],
+      [{ text: 'I did not run it.' }],
+    ]);
+    const dataDir = await mkdtemp(join(tmpdir(), 'toolrow-chat-'));
+    try {
+      const result = await spawnCli(['chat', '--profile', 'cli-test', '--mode', 'manual'], {
+        env: {
+          TOOLROW_MODEL: `openai-compatible:${server.url}#tiny`,
+          TOOLROW_DATA_DIR: dataDir,
+          DATABASE_URL: undefined,
+        },
+        input: 'count something\nn\n',
+      });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        /^Toolrow chat · openai-compatible\.chat:tiny · embedded database in .* · profile cli-test \(Manual mode\)/,
+      );
+      expect(result.stdout).toContain('  ? runQuery {"sql":"select 1"}');
+      expect(result.stdout).toContain('I did not run it.');
+      expect(result.stdout).toContain('(tokens: 240 in, 200 cached, 14 out)');
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -76,7 +76,10 @@ export async function runChat(session: ChatSession): Promise<void> {
 
   for (;;) {
     const line = await ask('you> ');
-    if (line === undefined) break;
+    if (line === undefined) {
+      write('\n');
+      break;
+    }
     const text = line.trim();
     if (text === '') continue;
     if (text === '/exit' || text === '/quit') break;
