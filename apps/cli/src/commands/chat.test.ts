@@ -102,6 +102,7 @@ describe('toolrow chat (in process, scripted model)', () => {
 describe('toolrow chat (a real process, a real OpenAI-compatible socket)', () => {
   it('answers, asks at the prompt, and leaves at the end of input', async () => {
     const server = await fakeOpenAIServer([
+      [{ tool: 'listConnections', input: {} }],
       [{ tool: 'runQuery', input: { sql: 'select 1' } }],
       [{ text: 'I did not run it.' }],
     ]);
@@ -120,10 +121,11 @@ describe('toolrow chat (a real process, a real OpenAI-compatible socket)', () =>
       expect(result.stdout).toMatch(
         /^Toolrow chat · openai-compatible\.chat:tiny · embedded database in .* · profile cli-test \(Manual mode\)/,
       );
+      expect(result.stdout).toMatch(/ {2}· listConnections \{\} → .*"active":true/);
       expect(result.stdout).toContain('  ? runQuery {"sql":"select 1"}');
       expect(result.stdout).toContain('I did not run it.');
-      expect(result.stdout).toContain('(tokens: 240 in, 200 cached, 14 out)');
-      expect(server.requests).toHaveLength(2);
+      expect(result.stdout).toContain('(tokens: 360 in, 300 cached, 21 out)');
+      expect(server.requests).toHaveLength(3);
     } finally {
       await server.close();
       await rm(dataDir, { recursive: true, force: true });
