@@ -1,0 +1,393 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
+import { type DataSource, openDatabase, openDataSource } from '@toolrow/datasource';
+import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWidgets, validInputs, WIDGETS } from '../../../../packages/mcp-server/test/fixture.ts';
+import { runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
+
+const LEVELS = ['readonly', 'staged', 'full'];
+const listedAt = (scope: McpScope) =>
+  CATALOG_ROWS.filter(
+    (row) =>
+      row.mcp !== 'excluded' && LEVELS.indexOf(row.mcp) <= LEVELS.indexOf(scope.split(':')[1] as string),
+  ).map((row) => row.name as ToolName);
+
+// One database for the whole file, opened in turn by every command and server process, as a
+// user's successive commands would: a fresh PostgreSQL database when TOOLROW_TEST_DATABASE_URL is
+// set (opening PGlite from disk costs seconds per command), else a PGlite data directory. The
+// staging walk-through below always uses a PGlite data directory, the desktop set-up.
+const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
+if (!serverUrl && process.env.CI === 'true') throw new Error('CI must set TOOLROW_TEST_DATABASE_URL.');
+const dataDir = mkdtempSync(join(tmpdir(), 'toolrow-cli-mcp-'));
+const env: Record<string, string> = { TOOLROW_DATA_DIR: dataDir, DATABASE_URL: '' };
+let dropDatabase: (() => Promise<void>) | undefined;
+
+async function withSource<T>(fn: (source: DataSource) => Promise<T>, useEnv = env): Promise<T> {
+  const source = await openDataSource({ env: useEnv, cwd: dataDir });
+  try {
+    return await fn(source);
+  } finally {
+    await source.close();
+  }
+}
+
+beforeAll(async () => {
+  if (!serverUrl) return;
+  const name = `toolrow_mcp_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = await openDatabase({ url: serverUrl });
+  await admin.exec(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  dropDatabase = async () => {
+    const again = await openDatabase({ url: serverUrl });
+    await again.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await again.close();
+  };
+});
+
+afterAll(async () => {
+  await dropDatabase?.();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('toolrow mcp: usage', () => {
+  it.each([
+    [['mcp'], /Pick one transport: --stdio or --http/],
+    [['mcp', '--stdio', '--http'], /Pick one transport/],
+    [['mcp', '--stdio', '--port', '1'], /--port goes with --http/],
+    [['mcp', '--http', '--scope', 'tables:full'], /--scope goes with --stdio/],
+    [['mcp', '--http', '--port', 'x'], /Bad --port 'x'/],
+    [
+      ['mcp', '--stdio', '--scope', 'admin'],
+      /Unknown MCP scope 'admin'. Use one of: tables:readonly, tables:staged, tables:full/,
+    ],
+    [['mcp', 'token'], /token needs an action: create, list or revoke/],
+    [['mcp', 'token', 'create'], /token create needs --scope/],
+    [['mcp', 'token', 'create', '--scope', 'tables:write'], /Unknown MCP scope 'tables:write'/],
+    [['mcp', 'token', 'create', '--scope', 'staged', '--ttl', '3 days'], /Bad token lifetime '3 days'/],
+    [['mcp', 'token', 'revoke'], /token revoke needs exactly one token name/],
+    [['mcp', 'token', 'rotate'], /Unknown token action 'rotate'/],
+  ])('%j exits 2 naming the problem', async (argv, message) => {
+    const result = await runCli(argv, env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain('Usage: toolrow mcp');
+  });
+});
+
+describe('toolrow mcp token', () => {
+  it('create prints the token once, stores only its hash; list and revoke manage it', async () => {
+    const created = await runCli(
+      ['mcp', 'token', 'create', '--scope', 'staged', '--name', 'ide', '--ttl', '7d', '--json'],
+      env,
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const body = JSON.parse(created.stdout) as { token: string; scope: string; expiresAt: string };
+    expect(Object.keys(body).sort()).toEqual(['expiresAt', 'scope', 'token']);
+    expect(body.scope).toBe('tables:staged');
+    const days = (Date.parse(body.expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.9);
+    expect(days).toBeLessThanOrEqual(7);
+
+    const stored = await withSource((source) => source.app.tokens.list());
+    const record = stored.find((token) => token.name === 'ide');
+    expect(record?.scope).toBe('tables:staged');
+    expect(JSON.stringify(stored)).not.toContain(body.token);
+    expect(await withSource(async (source) => (await source.app.tokens.verify(body.token)).ok)).toBe(true);
+
+    const again = await runCli(['mcp', 'token', 'create', '--scope', 'readonly', '--name', 'ide'], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("A token named 'ide' already exists");
+
+    const listed = await runCli(['mcp', 'token', 'list', '--json'], env);
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ name: 'ide', scope: 'tables:staged', status: 'active' }),
+    );
+    const table = await runCli(['mcp', 'token', 'list'], env);
+    expect(table.stdout).toMatch(/^name\s+scope\s+status\s+created\s+expires\s+last used/);
+    expect(table.stdout).toMatch(/ide\s+tables:staged\s+active/);
+
+    const revoked = await runCli(['mcp', 'token', 'revoke', 'ide'], env);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain("Revoked 'ide'");
+    expect(await withSource(async (source) => (await source.app.tokens.verify(body.token)).ok)).toBe(false);
+    expect((await runCli(['mcp', 'token', 'revoke', 'ide'], env)).code).toBe(1);
+    expect(JSON.parse((await runCli(['mcp', 'token', 'list', '--json'], env)).stdout)).toContainEqual(
+      expect.objectContaining({ name: 'ide', status: 'revoked' }),
+    );
+  }, 60_000);
+
+  it('create without --json prints just the token on stdout, the details on stderr (real process)', async () => {
+    const result = await spawnCli(
+      ['mcp', 'token', 'create', '--scope', 'tables:readonly', '--ttl', 'never'],
+      { env },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/Token 'mcp-\d+' \(tables:readonly, never expires\)/);
+    const check = await withSource((source) => source.app.tokens.verify(result.stdout.trim()));
+    expect(check.ok && check.token.expiresAt).toBe(null);
+  }, 60_000);
+});
+
+async function token(scope: McpScope, name: string, useEnv = env): Promise<string> {
+  const result = await runCli(['mcp', 'token', 'create', '--scope', scope, '--name', name, '--json'], useEnv);
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { token: string }).token;
+}
+
+async function stdioClient(extraEnv: Record<string, string>, args: string[] = [], useEnv = env) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [TOOLROW_BIN, 'mcp', '--stdio', ...args],
+    env: { PATH: process.env.PATH ?? '', ...useEnv, ...extraEnv },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client({ name: 'cli-test', version: '0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+describe('toolrow mcp --stdio: the matrix with the real tools', () => {
+  let inputs: Record<ToolName, unknown>;
+  // The four cases: no token (the local user at the default scope) and one token per scope.
+  const cases: {
+    label: string;
+    scope: McpScope;
+    actor: string;
+    env: () => Promise<Record<string, string>>;
+  }[] = [
+    { label: 'no token', scope: 'tables:readonly', actor: 'mcp:stdio', env: async () => ({}) },
+    ...MCP_SCOPES.map((scope) => ({
+      label: scope,
+      scope,
+      actor: `mcp:stdio-${scope.split(':')[1]}`,
+      env: async () => ({ TOOLROW_MCP_TOKEN: await token(scope, `stdio-${scope.split(':')[1]}`) }),
+    })),
+  ];
+  const outcomes: Record<string, Record<string, 'ran' | 'refused'>> = {};
+
+  beforeAll(async () => {
+    await withSource(async (source) => {
+      await createWidgets(source);
+      const job = await source.exports.run({ source: { table: WIDGETS }, format: 'csv', actor: 'user' });
+      inputs = validInputs(job.id);
+    });
+  }, 60_000);
+
+  for (const testCase of cases) {
+    it(`${testCase.label}: lists exactly the scope's rows; out-of-scope calls are refused`, async () => {
+      const { client, stderr } = await stdioClient(await testCase.env());
+      const outcome: Record<string, 'ran' | 'refused'> = {};
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(listedAt(testCase.scope));
+        for (const row of CATALOG_ROWS) {
+          const name = row.name as ToolName;
+          const result = await client
+            .callTool({ name, arguments: inputs[name] as Record<string, unknown> })
+            .then(
+              (value) => ({ value }),
+              (error: Error) => ({ error }),
+            );
+          if (listedAt(testCase.scope).includes(name)) {
+            expect('value' in result && !result.value.isError, `${name}: ${JSON.stringify(result)}`).toBe(
+              true,
+            );
+            outcome[name] = 'ran';
+          } else {
+            expect('error' in result, `${name} must be refused`).toBe(true);
+            const message = 'error' in result ? result.error.message : '';
+            expect(message).toMatch(
+              row.mcp === 'excluded' ? `Tool ${name} not found` : `needs scope tables:${row.mcp}`,
+            );
+            outcome[name] = 'refused';
+          }
+        }
+      } finally {
+        await client.close();
+      }
+      expect(stderr()).toContain(`serving ${testCase.scope} over stdio as ${testCase.actor}`);
+      outcomes[testCase.actor] = outcome;
+
+      // After the server has exited: the app state shows exactly what ran, nothing that was refused.
+      await withSource(async (source) => {
+        const audit = (await source.app.audit.list({ limit: 10_000 })).filter(
+          (entry) => entry.decidedBy === testCase.actor,
+        );
+        const expected = CATALOG_ROWS.filter(
+          (row) => outcome[row.name] === 'refused' || isGated(row.name),
+        ).map((row) => ({
+          tool: row.name,
+          decision: outcome[row.name] === 'ran' ? 'auto' : 'denied',
+        }));
+        expect(audit.map((entry) => ({ tool: entry.tool, decision: entry.decision })).sort(byTool)).toEqual(
+          expected.sort(byTool),
+        );
+        const staged = (await source.staging.list()).filter((change) => change.stagedBy === testCase.actor);
+        expect(staged.map((change) => change.kind).sort()).toEqual(
+          testCase.scope === 'tables:readonly' ? [] : ['delete', 'insert', 'update'],
+        );
+        const exports = (await source.app.exportJobs.list()).filter((job) => job.actor === testCase.actor);
+        expect(exports).toHaveLength(testCase.scope === 'tables:full' ? 1 : 0);
+        const table = await source.db.query(`SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`);
+        expect(table.rows).toEqual([
+          { id: 1, name: 'bolt', qty: 10 },
+          { id: 2, name: 'nut', qty: 20 },
+          { id: 3, name: 'gear', qty: 3 },
+        ]);
+      });
+    }, 120_000);
+  }
+
+  it('--scope narrows a token but never widens it', async () => {
+    const narrowed = await stdioClient({ TOOLROW_MCP_TOKEN: await token('tables:full', 'wide') }, [
+      '--scope',
+      'readonly',
+    ]);
+    try {
+      expect((await narrowed.client.listTools()).tools).toHaveLength(listedAt('tables:readonly').length);
+    } finally {
+      await narrowed.client.close();
+    }
+    const result = await spawnCli(['mcp', '--stdio', '--scope', 'tables:full'], {
+      env: { ...env, TOOLROW_MCP_TOKEN: await token('tables:readonly', 'narrow') },
+      input: '',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'Scope tables:full is wider than the token narrow allows (tables:readonly)',
+    );
+    expect(result.stdout).toBe('');
+  }, 60_000);
+
+  it('refuses a revoked or unknown token before serving anything', async () => {
+    const revoked = await token('tables:staged', 'to-revoke');
+    expect((await runCli(['mcp', 'token', 'revoke', 'to-revoke'], env)).code).toBe(0);
+    for (const [value, message] of [
+      [revoked, 'Token to-revoke was revoked'],
+      ['trw_nothing', 'Unknown token'],
+    ] as const) {
+      const result = await spawnCli(['mcp', '--stdio'], {
+        env: { ...env, TOOLROW_MCP_TOKEN: value },
+        input: '',
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`TOOLROW_MCP_TOKEN is not usable: ${message}`);
+      expect(result.stdout).toBe('');
+    }
+  }, 60_000);
+});
+
+// The desktop set-up: PGlite in a data directory, opened in turn by the MCP server and the CLI.
+describe('a stage write through MCP, then `toolrow staging` (PGlite data directory)', () => {
+  const localDir = mkdtempSync(join(tmpdir(), 'toolrow-cli-mcp-staging-'));
+  const localEnv = { TOOLROW_DATA_DIR: localDir, DATABASE_URL: '' };
+  beforeAll(() => withSource(createWidgets, localEnv), 60_000);
+  afterAll(() => rmSync(localDir, { recursive: true, force: true }));
+
+  it('a stage write through MCP shows in `toolrow staging list`; the table changes only on commit', async () => {
+    const { client } = await stdioClient(
+      { TOOLROW_MCP_TOKEN: await token('tables:staged', 'stager', localEnv) },
+      [],
+      localEnv,
+    );
+    try {
+      const result = await client.callTool({
+        name: 'stageUpdateRows',
+        arguments: { table: WIDGETS, updates: [{ key: { id: 2 }, values: { name: 'hex nut' } }] },
+      });
+      expect(result.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const listed = await spawnCli(['staging', 'list', '--json'], { env: localEnv });
+    expect(listed.code, listed.stderr).toBe(0);
+    const mine = (
+      JSON.parse(listed.stdout) as { id: number; stagedBy: string; kind: string; values: unknown }[]
+    ).filter((change) => change.stagedBy === 'mcp:stager');
+    expect(mine).toEqual([expect.objectContaining({ kind: 'update', values: { name: 'hex nut' } })]);
+    const nameOf2 = () =>
+      withSource(
+        async (source) =>
+          (await source.db.query<{ name: string }>(`SELECT name FROM public.${WIDGETS} WHERE id = 2`)).rows[0]
+            ?.name,
+        localEnv,
+      );
+    expect(await nameOf2()).toBe('nut');
+    const committed = await runCli(['staging', 'commit', '--id', String(mine[0]?.id)], localEnv);
+    expect(committed.code, committed.stderr).toBe(0);
+    expect(await nameOf2()).toBe('hex nut');
+  }, 60_000);
+});
+
+describe('toolrow mcp --http (real process)', () => {
+  it('serves on 127.0.0.1, prints a client config, needs a token, stops on SIGTERM', async () => {
+    const secret = await token('tables:readonly', 'http-client');
+    const child = spawn(process.execPath, [TOOLROW_BIN, 'mcp', '--http', '--port', '0'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const url = await new Promise<URL>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        const match = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stdout);
+        if (match && stdout.includes('}\n')) resolve(new URL(match[1] as string));
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const config = JSON.parse(stdout.slice(stdout.indexOf('{')));
+      expect(config.mcpServers.toolrow).toMatchObject({ type: 'http', url: url.href });
+
+      const anonymous = await fetch(url, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(anonymous.status).toBe(401);
+
+      const client = new Client({ name: 'cli-test', version: '0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(url, {
+          requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+        }),
+      );
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+          listedAt('tables:readonly'),
+        );
+        const result = await client.callTool({ name: 'countRows', arguments: { table: WIDGETS } });
+        expect(result.structuredContent).toMatchObject({ count: 3 });
+      } finally {
+        await client.close();
+      }
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('SIGTERM, shutting down');
+  }, 60_000);
+});
+
+function byTool(a: { tool: string }, b: { tool: string }): number {
+  return a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0;
+}
