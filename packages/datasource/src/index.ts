@@ -31,7 +31,7 @@ export type { ColumnMatch, RefreshOptions, SchemaCache } from './schema-cache.ts
 export { createSchemaCache, loadSchema } from './schema-cache.ts';
 export { resolveColumnIn, resolveTableIn, splitQualifiedName } from './schema-names.ts';
 export type * from './schema-types.ts';
-export { seedSampleShop } from './seed.ts';
+export { sampleCounts, seedSampleShop } from './seed.ts';
 export * from './seed-types.ts';
 export { didYouMean, nearestNames, quoteIdent, quoteLiteral, quoteQualified } from './sql.ts';
 export type { Staging } from './staging.ts';

@@ -1,0 +1,214 @@
+import { parseArgs } from 'node:util';
+import {
+  APP_SCHEMA,
+  type DataSource,
+  openDataSource,
+  type SeedProgress,
+  type SeedResult,
+  sampleCounts,
+} from '@toolrow/datasource';
+import { type Command, type CommandIo, UsageError } from '../command.ts';
+import { formatTable, toJson } from '../format.ts';
+
+const USAGE = `Usage: toolrow db <subcommand> [options]
+
+  seed [--orders N] [--reset] [--seed S] [--json]
+        Create the sample shop (customers, products, orders, order_items) with N orders
+        (default 50000). Deterministic: the same N and seed give the same rows (dates lead up
+        to today). Re-running with the same N does nothing; with another N, or to start over,
+        pass --reset, which drops and re-creates the four tables.
+  info [--json]
+        Where the data lives (PGlite data dir or PostgreSQL server), the exports folder, the
+        app-state version, and the user's tables with row estimates and sizes.
+
+The database is PGlite in TOOLROW_DATA_DIR (default ./.toolrow), or the PostgreSQL server in
+DATABASE_URL when it is set.`;
+
+function open(io: CommandIo): Promise<DataSource> {
+  return openDataSource({ env: io.env, cwd: io.cwd });
+}
+
+function parse(args: string[], options: NonNullable<Parameters<typeof parseArgs>[0]>['options']) {
+  try {
+    return parseArgs({ args, options, allowPositionals: false, strict: true }).values as Record<
+      string,
+      string | boolean | undefined
+    >;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function bytes(size: number): string {
+  if (size < 1024) return `${size} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = size / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+const number = (value: number) => value.toLocaleString('en-US');
+
+/**
+ * A progress bar on stderr: redrawn in place on a terminal, a few plain lines otherwise (logs, CI).
+ * The CommandIo has no TTY flag, so redraw only when the command writes to this very process's terminal.
+ */
+function progressBar(
+  io: CommandIo,
+  total: number,
+): { update(done: number, label: string): void; end(): void } {
+  const tty = io.env === process.env && process.stderr.isTTY === true;
+  const width = 30;
+  let lastStep = -1;
+  let drawn = false;
+  return {
+    update(done, label) {
+      const ratio = total === 0 ? 1 : Math.min(1, done / total);
+      const percent = Math.floor(ratio * 100);
+      if (tty) {
+        const filled = Math.round(ratio * width);
+        io.stderr(
+          `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(percent).padStart(3)}% ${label}\u001b[K`,
+        );
+        drawn = true;
+        return;
+      }
+      const step = Math.floor(percent / 25);
+      if (step > lastStep) {
+        lastStep = step;
+        io.stderr(`seeding: ${percent}% (${label})\n`);
+      }
+    },
+    end() {
+      if (tty && drawn) io.stderr('\n');
+    },
+  };
+}
+
+async function seed(args: string[], io: CommandIo): Promise<number> {
+  const values = parse(args, {
+    orders: { type: 'string' },
+    reset: { type: 'boolean' },
+    seed: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const orders = values.orders === undefined ? 50_000 : Number(values.orders);
+  if (!Number.isInteger(orders) || orders < 1 || orders > 10_000_000) {
+    throw new UsageError(`--orders must be a whole number from 1 to 10000000, got '${values.orders}'.`);
+  }
+  const seedValue = values.seed === undefined ? 42 : Number(values.seed);
+  if (!Number.isInteger(seedValue))
+    throw new UsageError(`--seed must be a whole number, got '${values.seed}'.`);
+  const counts = sampleCounts(orders);
+  const total = counts.customers + counts.products + counts.orders;
+  const ds = await open(io);
+  let result: SeedResult;
+  try {
+    const bar = progressBar(io, total);
+    const offsets: Record<string, number> = {
+      customers: 0,
+      products: counts.customers,
+      orders: counts.customers + counts.products,
+    };
+    try {
+      result = await ds.seed({
+        orders,
+        seed: seedValue,
+        reset: values.reset === true,
+        onProgress: (progress: SeedProgress) =>
+          bar.update(
+            (offsets[progress.table] ?? 0) + progress.done,
+            `${progress.table} ${number(progress.done)}/${number(progress.total)}`,
+          ),
+      });
+    } finally {
+      bar.end();
+    }
+  } finally {
+    await ds.close();
+  }
+  if (values.json) {
+    io.stdout(toJson({ database: ds.db.description, ...result }));
+    return 0;
+  }
+  const c = result.counts;
+  const summary = `${number(c.customers)} customers, ${number(c.products)} products, ${number(c.orders)} orders, ${number(c.order_items)} order items`;
+  io.stdout(
+    result.alreadySeeded
+      ? `The sample shop is already in ${ds.db.description} (${summary}); nothing written. Use --reset to re-create it.\n`
+      : `Seeded the sample shop into ${ds.db.description}: ${summary} in ${(result.durationMs / 1000).toFixed(1)} s.\n`,
+  );
+  return 0;
+}
+
+async function info(args: string[], io: CommandIo): Promise<number> {
+  const values = parse(args, { json: { type: 'boolean' } });
+  const ds = await open(io);
+  try {
+    const snapshot = await ds.schema.get();
+    const version = await ds.db.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${APP_SCHEMA}.schema_migrations`,
+    );
+    const staged = (await ds.staging.list()).length;
+    const report = {
+      engine: ds.db.engine,
+      database: ds.db.description,
+      dataDir: ds.dataDir,
+      exportsDir: ds.exports.dir,
+      appStateVersion: version.rows[0]?.version ?? 0,
+      stagedChanges: staged,
+      tables: snapshot.tables.map((table) => ({
+        table: table.qualifiedName,
+        kind: table.kind,
+        rowEstimate: table.rowEstimate,
+        totalBytes: table.totalBytes,
+        columns: table.columns.length,
+      })),
+    };
+    if (values.json) {
+      io.stdout(toJson(report));
+      return 0;
+    }
+    const lines = [
+      `database:      ${report.database}`,
+      ...(report.engine === 'pglite' ? [`data dir:      ${report.dataDir}`] : []),
+      `exports:       ${report.exportsDir}`,
+      `app state:     schema ${APP_SCHEMA}, version ${report.appStateVersion}`,
+      `staged:        ${staged} change${staged === 1 ? '' : 's'}${staged > 0 ? ' (toolrow staging list)' : ''}`,
+      '',
+      report.tables.length === 0
+        ? 'No tables yet. Run `toolrow db seed` for a sample shop.'
+        : formatTable(
+            ['table', 'kind', 'rows (est.)', 'size', 'columns'],
+            report.tables.map((table) => [
+              table.table,
+              table.kind,
+              number(table.rowEstimate),
+              bytes(table.totalBytes),
+              String(table.columns),
+            ]),
+          ),
+    ];
+    io.stdout(`${lines.join('\n')}\n`);
+    return 0;
+  } finally {
+    await ds.close();
+  }
+}
+
+export const dbCommand: Command = {
+  summary: 'Seed the sample shop, or show where the data lives and what is in it',
+  usage: USAGE,
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    if (sub === 'seed') return seed(rest, io);
+    if (sub === 'info') return info(rest, io);
+    throw new UsageError(
+      sub ? `Unknown db subcommand '${sub}'; use seed or info.` : 'Name a db subcommand: seed or info.',
+    );
+  },
+};

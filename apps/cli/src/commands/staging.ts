@@ -1,0 +1,217 @@
+import { parseArgs } from 'node:util';
+import {
+  type ChangeDiff,
+  type CommitResult,
+  type DataSource,
+  openDataSource,
+  type StagedChange,
+  type StagingFilter,
+} from '@toolrow/datasource';
+import { type Command, type CommandIo, UsageError } from '../command.ts';
+import { formatTable, toJson } from '../format.ts';
+
+const USAGE = `Usage: toolrow staging <list|diff|commit|discard> [ids…] [options]
+
+Changes the agent (or an MCP client) staged wait here until you commit or discard them.
+
+  list [--table T] [--json]            the staged changes
+  diff [ids…] [--table T] [--json]     before → after for each column that changes
+  commit [ids…] [--table T] [--json]   apply them in one transaction (default: all). Each row is
+                                       re-read first; if any changed since it was staged, nothing
+                                       is applied and the conflicting rows are listed (exit 1).
+  discard (ids… | --all) [--table T]   drop staged changes without applying them
+
+Ids are the numbers \`list\` shows.`;
+
+interface Options {
+  ids: number[];
+  table?: string;
+  json: boolean;
+  all: boolean;
+}
+
+function parse(args: string[], allowIds: boolean, allowAll: boolean): Options {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        table: { type: 'string' },
+        json: { type: 'boolean' },
+        ...(allowAll ? { all: { type: 'boolean' } } : {}),
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const positionals = parsed.positionals;
+  if (!allowIds && positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'.`);
+  const ids = positionals
+    .flatMap((text) => text.split(','))
+    .map((text) => {
+      const id = Number(text.replace(/^#/, ''));
+      if (!Number.isInteger(id) || id < 1)
+        throw new UsageError(
+          `'${text}' is not a change id; ids are the numbers \`toolrow staging list\` shows.`,
+        );
+      return id;
+    });
+  const values = parsed.values as { table?: string; json?: boolean; all?: boolean };
+  return { ids, table: values.table, json: values.json === true, all: values.all === true };
+}
+
+function filterOf(options: Options): StagingFilter {
+  return {
+    ...(options.ids.length > 0 ? { ids: options.ids } : {}),
+    ...(options.table ? { table: options.table } : {}),
+  };
+}
+
+export function showValue(value: unknown): string {
+  if (value === null) return 'NULL';
+  if (value === undefined) return '∅';
+  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
+function showKey(change: Pick<StagedChange, 'key'>): string {
+  if (!change.key) return '(new row)';
+  return Object.entries(change.key)
+    .map(([column, value]) => `${column}=${showValue(value)}`)
+    .join(', ');
+}
+
+function summary(change: StagedChange): string {
+  if (change.kind === 'delete') return 'delete row';
+  const columns = Object.keys(change.values ?? {});
+  return `${change.kind === 'insert' ? 'set' : 'change'} ${columns.join(', ')}`;
+}
+
+function formatDiff(diffs: ChangeDiff[]): string {
+  return diffs
+    .map(({ change, columns }) => {
+      const head = `#${change.id} ${change.kind} ${change.table} ${showKey(change)}  (by ${change.stagedBy}, ${change.createdAt.toISOString()})`;
+      const lines = columns.map(({ column, before, after }) =>
+        change.kind === 'insert'
+          ? `    + ${column}: ${showValue(after)}`
+          : change.kind === 'delete'
+            ? `    - ${column}: ${showValue(before)}`
+            : `    ~ ${column}: ${showValue(before)} → ${showValue(after)}`,
+      );
+      return [head, ...(lines.length > 0 ? lines : ['    (no column changes)'])].join('\n');
+    })
+    .join('\n\n');
+}
+
+function formatCommit(result: CommitResult, ds: DataSource): string {
+  if (result.ok) {
+    const { insert, update, delete: deleted } = result.applied;
+    if (result.changeIds.length === 0) return 'Nothing staged; nothing to commit.\n';
+    return `Committed ${result.changeIds.length} change${result.changeIds.length === 1 ? '' : 's'} to ${ds.db.description}: ${insert} inserted, ${update} updated, ${deleted} deleted.\n`;
+  }
+  const lines = result.conflicts.map((conflict) => {
+    const reason =
+      conflict.reason === 'changed'
+        ? `changed since it was staged (${conflict.changedColumns.join(', ')})`
+        : conflict.reason === 'missing'
+          ? 'no longer exists'
+          : 'a row with this key exists already';
+    return `  #${conflict.changeId} ${conflict.table} ${showKey(conflict)}: ${reason}`;
+  });
+  return `Nothing was committed: ${result.conflicts.length} row${result.conflicts.length === 1 ? '' : 's'} changed under the staged changes.\n${lines.join('\n')}\nReview them (toolrow staging diff), then discard the stale changes (toolrow staging discard <ids>) and commit again.\n`;
+}
+
+async function withSource<T>(io: CommandIo, fn: (ds: DataSource) => Promise<T>): Promise<T> {
+  const ds = await openDataSource({ env: io.env, cwd: io.cwd });
+  try {
+    return await fn(ds);
+  } finally {
+    await ds.close();
+  }
+}
+
+export const stagingCommand: Command = {
+  summary: 'Review staged changes, then commit or discard them (you, never the agent)',
+  usage: USAGE,
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    switch (sub) {
+      case 'list': {
+        const options = parse(rest, false, false);
+        return withSource(io, async (ds) => {
+          const changes = await ds.staging.list(filterOf(options));
+          if (options.json) io.stdout(toJson(changes));
+          else if (changes.length === 0) io.stdout('Nothing staged.\n');
+          else {
+            io.stdout(
+              `${formatTable(
+                ['id', 'kind', 'table', 'key', 'what', 'by', 'staged at'],
+                changes.map((change) => [
+                  String(change.id),
+                  change.kind,
+                  change.table,
+                  showKey(change),
+                  summary(change),
+                  change.stagedBy,
+                  change.createdAt.toISOString().replace('T', ' ').slice(0, 19),
+                ]),
+              )}\n\n${changes.length} staged change${changes.length === 1 ? '' : 's'}. Review with \`toolrow staging diff\`, apply with \`toolrow staging commit\`.\n`,
+            );
+          }
+          return 0;
+        });
+      }
+      case 'diff': {
+        const options = parse(rest, true, false);
+        return withSource(io, async (ds) => {
+          const diffs = await ds.staging.diff(filterOf(options));
+          if (options.json) io.stdout(toJson(diffs));
+          else io.stdout(diffs.length === 0 ? 'Nothing staged.\n' : `${formatDiff(diffs)}\n`);
+          return 0;
+        });
+      }
+      case 'commit': {
+        const options = parse(rest, true, false);
+        return withSource(io, async (ds) => {
+          if (options.ids.length > 0) {
+            const found = new Set((await ds.staging.list({ ids: options.ids })).map((change) => change.id));
+            const missing = options.ids.filter((id) => !found.has(id));
+            if (missing.length > 0) {
+              io.stderr(
+                `toolrow staging: no staged change with id ${missing.join(', ')}; see \`toolrow staging list\`.\n`,
+              );
+              return 1;
+            }
+          }
+          const result = await ds.staging.commit(filterOf(options));
+          if (options.json) io.stdout(toJson(result));
+          else (result.ok ? io.stdout : io.stderr)(formatCommit(result, ds));
+          return result.ok ? 0 : 1;
+        });
+      }
+      case 'discard': {
+        const options = parse(rest, true, true);
+        if (options.ids.length === 0 && !options.all && !options.table) {
+          throw new UsageError(
+            'Name the changes to discard (ids from `toolrow staging list`), or pass --all.',
+          );
+        }
+        if (options.ids.length > 0 && options.all) throw new UsageError('Give ids or --all, not both.');
+        return withSource(io, async (ds) => {
+          const count = await ds.staging.discard(filterOf(options));
+          if (options.json) io.stdout(toJson({ discarded: count }));
+          else io.stdout(`Discarded ${count} staged change${count === 1 ? '' : 's'}.\n`);
+          return 0;
+        });
+      }
+      default:
+        throw new UsageError(
+          sub
+            ? `Unknown staging subcommand '${sub}'; use list, diff, commit or discard.`
+            : 'Name a staging subcommand: list, diff, commit or discard.',
+        );
+    }
+  },
+};
