@@ -109,8 +109,22 @@ async function addTab(
   return { state: next, tab, reused: false };
 }
 
+// App state stores views as jsonb, which reorders object keys: compare with sorted keys.
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, inner]) => inner !== undefined)
+        .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
+        .map(([key, inner]) => [key, canonical(inner)]),
+    );
+  }
+  return value;
+}
+
 const sameJson = (left: unknown, right: unknown) =>
-  JSON.stringify(left ?? null) === JSON.stringify(right ?? null);
+  JSON.stringify(canonical(left ?? null)) === JSON.stringify(canonical(right ?? null));
 
 // ── Silent readers ───────────────────────────────────────────────────────────────────────────
 
