@@ -225,7 +225,7 @@ describe('staging review', () => {
     });
     expect(ids).toHaveLength(2);
     expect(await source.rows.count('orders')).toBe(count);
-    expect(await api(app.url, '/api/staging/discard', {})).toMatchObject({ discarded: 2 });
+    expect(await api(app.url, '/api/staging/discard', { body: {} })).toMatchObject({ discarded: 2 });
     expect((await api<{ changes: unknown[] }>(app.url, '/api/staging')).changes).toEqual([]);
   });
 });

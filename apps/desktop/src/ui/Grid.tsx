@@ -42,9 +42,15 @@ export function Grid(props: GridProps) {
   const gridId = useId();
   const cellId = (row: number, col: number) => `${gridId}-r${row}-c${col}`;
   const [active, setActive] = useState<{ row: number; col: number }>({ row: 0, col: 0 });
-  const [editing, setEditing] = useState<{ row: number; col: number; text: string; error?: string } | null>(
-    null,
-  );
+  const [editing, setEditing] = useState<{
+    row: number;
+    col: number;
+    text: string;
+    initial: string;
+    error?: string;
+  } | null>(null);
+  // Enter and the blur that follows when the editor unmounts must not stage the edit twice.
+  const finishing = useRef(false);
 
   const virtualizer = useVirtualizer({
     count: rowCount,
@@ -82,11 +88,14 @@ export function Grid(props: GridProps) {
     const column = columns[col];
     if (!props.onEdit || !data || !column) return;
     const staged = props.stagedValue?.(data, column.name);
-    setEditing({ row, col, text: initial ?? editText(staged ? staged.value : data[column.name]) });
+    finishing.current = false;
+    const text = initial ?? editText(staged ? staged.value : data[column.name]);
+    setEditing({ row, col, text, initial: text });
   };
 
   const finishEdit = async (commit: boolean) => {
-    if (!editing) return;
+    if (!editing || finishing.current) return;
+    finishing.current = true;
     const column = columns[editing.col];
     if (!commit || !column || !props.onEdit) {
       setEditing(null);
@@ -95,6 +104,7 @@ export function Grid(props: GridProps) {
     }
     const error = await props.onEdit(editing.row, column.name, editing.text);
     if (error) {
+      finishing.current = false;
       setEditing({ ...editing, error });
       return;
     }
@@ -270,7 +280,7 @@ export function Grid(props: GridProps) {
                             void finishEdit(false);
                           }
                         }}
-                        onBlur={() => void finishEdit(editing.text !== editText(data?.[column.name]))}
+                        onBlur={() => void finishEdit(editing.text !== editing.initial)}
                       />
                     </div>
                   );
