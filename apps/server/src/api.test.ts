@@ -1,5 +1,7 @@
-// The HTTP API over a real socket and a real database (PGlite in memory, seeded sample shop).
+// The HTTP API over a real socket and a real database: the sample shop on PGlite, and on
+// PostgreSQL when TOOLROW_TEST_DATABASE_URL is set (CI sets it).
 import type { DataSource } from '@toolrow/datasource';
+import { testEngines } from '@toolrow/datasource/testing';
 import type {
   AppStatus,
   ExportJob,
@@ -9,355 +11,361 @@ import type {
   UiState,
 } from '@toolrow/desktop/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, openSeededSource, startTestServer, type TestServer } from './test-support.ts';
+import { api, startTestServer, type TestServer } from './test-support.ts';
 
-let source: DataSource;
-let app: TestServer;
+describe.each(testEngines())('the API on $name', ({ name, open }) => {
+  let source: DataSource;
+  let app: TestServer;
 
-beforeAll(async () => {
-  source = await openSeededSource(1500);
-  app = await startTestServer(source, { desktopDir: null });
-}, 120_000);
+  beforeAll(async () => {
+    source = await open({ seed: { orders: 1500 } });
+    app = await startTestServer(source, { desktopDir: null });
+  }, 180_000);
 
-afterAll(async () => {
-  await app?.close();
-  await source?.close();
-});
-
-async function raw(path: string, init: RequestInit = {}) {
-  return fetch(`${app.url}${path}`, init);
-}
-
-interface ErrorJson {
-  error: { message: string; code: string; hint?: string; details?: { suggestions?: string[] } };
-}
-const errorOf = async (response: Response) => ((await response.json()) as ErrorJson).error;
-
-describe('status and profile', () => {
-  it('reports the database, no model with how to set one, MCP off, and the mode', async () => {
-    const status = await api<AppStatus>(app.url, '/api/status');
-    expect(status.model.configured).toBe(false);
-    expect(status.model.hint).toContain('TOOLROW_MODEL=');
-    expect(status.mcp.enabled).toBe(false);
-    expect(status.database.engine).toBe('pglite');
-    expect(status.mode).toBe('manual');
+  afterAll(async () => {
+    await app?.close();
+    await source?.close();
   });
 
-  it('changes the permission mode and refuses an unknown one', async () => {
-    expect(await api(app.url, '/api/profile', { method: 'PUT', body: { mode: 'auto' } })).toEqual({
-      mode: 'auto',
-    });
-    expect((await source.app.profiles.ensure('default')).mode).toBe('auto');
-    const refused = await raw('/api/profile', {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ mode: 'yolo' }),
-    });
-    expect(refused.status).toBe(400);
-    expect((await errorOf(refused)).message).toContain('manual, auto, full-auto');
-    await api(app.url, '/api/profile', { method: 'PUT', body: { mode: 'manual' } });
-  });
-});
+  async function raw(path: string, init: RequestInit = {}) {
+    return fetch(`${app.url}${path}`, init);
+  }
 
-describe('tables', () => {
-  it('lists the sample shop and describes a table', async () => {
-    const { tables } = await api<{ tables: { id: string; rowEstimate: number }[] }>(app.url, '/api/tables');
-    expect(tables.map((table) => table.id).sort()).toEqual(
-      ['public.customers', 'public.order_items', 'public.orders', 'public.products'].sort(),
-    );
-    const orders = await api<TableInfo>(app.url, '/api/tables/orders');
-    expect(orders.id).toBe('public.orders');
-    expect(orders.primaryKey).toEqual(['id']);
-    expect(orders.columns.map((column) => column.name)).toContain('status');
-    expect(
-      orders.foreignKeys.some((fk) => fk.direction === 'in' && fk.references.table === 'public.order_items'),
-    ).toBe(true);
-  });
+  interface ErrorJson {
+    error: { message: string; code: string; hint?: string; details?: { suggestions?: string[] } };
+  }
+  const errorOf = async (response: Response) => ((await response.json()) as ErrorJson).error;
 
-  it('names the nearest tables for an unknown one', async () => {
-    const response = await raw('/api/tables/ordrs');
-    expect(response.status).toBe(404);
-    const error = await errorOf(response);
-    expect(error.message).toContain('orders');
-    expect(error.details?.suggestions).toContain('public.orders');
+  describe('status and profile', () => {
+    it('reports the database, no model with how to set one, MCP off, and the mode', async () => {
+      const status = await api<AppStatus>(app.url, '/api/status');
+      expect(status.model.configured).toBe(false);
+      expect(status.model.hint).toContain('TOOLROW_MODEL=');
+      expect(status.mcp.enabled).toBe(false);
+      expect(status.database.engine).toBe(name);
+      expect(status.mode).toBe('manual');
+    });
+
+    it('changes the permission mode and refuses an unknown one', async () => {
+      expect(await api(app.url, '/api/profile', { method: 'PUT', body: { mode: 'auto' } })).toEqual({
+        mode: 'auto',
+      });
+      expect((await source.app.profiles.ensure('default')).mode).toBe('auto');
+      const refused = await raw('/api/profile', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'yolo' }),
+      });
+      expect(refused.status).toBe(400);
+      expect((await errorOf(refused)).message).toContain('manual, auto, full-auto');
+      await api(app.url, '/api/profile', { method: 'PUT', body: { mode: 'manual' } });
+    });
   });
 
-  it('pages rows with a structured filter and sort, and counts the same rows', async () => {
-    const filter = { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] };
-    const { count } = await api<{ count: number }>(app.url, '/api/tables/public.orders/count', {
-      body: { filter },
+  describe('tables', () => {
+    it('lists the sample shop and describes a table', async () => {
+      const { tables } = await api<{ tables: { id: string; rowEstimate: number }[] }>(app.url, '/api/tables');
+      expect(tables.map((table) => table.id).sort()).toEqual(
+        ['public.customers', 'public.order_items', 'public.orders', 'public.products'].sort(),
+      );
+      const orders = await api<TableInfo>(app.url, '/api/tables/orders');
+      expect(orders.id).toBe('public.orders');
+      expect(orders.primaryKey).toEqual(['id']);
+      expect(orders.columns.map((column) => column.name)).toContain('status');
+      expect(
+        orders.foreignKeys.some(
+          (fk) => fk.direction === 'in' && fk.references.table === 'public.order_items',
+        ),
+      ).toBe(true);
     });
-    expect(count).toBe(await source.rows.count('orders', { column: 'status', op: 'eq', value: 'paid' }));
-    expect(count).toBeGreaterThan(0);
 
-    const sort = [{ column: 'id', direction: 'desc' }];
-    const first = await api<{ rows: { id: number; status: string }[] }>(
-      app.url,
-      '/api/tables/public.orders/rows',
-      {
-        body: { filter, sort, offset: 0, limit: 50 },
-      },
-    );
-    const second = await api<{ rows: { id: number; status: string }[] }>(
-      app.url,
-      '/api/tables/public.orders/rows',
-      {
-        body: { filter, sort, offset: 50, limit: 50 },
-      },
-    );
-    const ids = [...first.rows, ...second.rows].map((row) => row.id);
-    expect(ids).toHaveLength(Math.min(100, count));
-    expect(ids).toEqual([...ids].sort((a, b) => b - a));
-    expect(new Set(ids).size).toBe(ids.length);
-    expect([...first.rows, ...second.rows].every((row) => row.status === 'paid')).toBe(true);
-  });
+    it('names the nearest tables for an unknown one', async () => {
+      const response = await raw('/api/tables/ordrs');
+      expect(response.status).toBe(404);
+      const error = await errorOf(response);
+      expect(error.message).toContain('orders');
+      expect(error.details?.suggestions).toContain('public.orders');
+    });
 
-  it('refuses a filter on an unknown column, naming the columns there are', async () => {
-    const response = await raw('/api/tables/orders/rows', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        filter: { combine: 'and', conditions: [{ column: 'stat', op: 'eq', value: 'x' }] },
-      }),
-    });
-    expect(response.status).toBe(400);
-    expect((await errorOf(response)).message).toContain('status');
-  });
+    it('pages rows with a structured filter and sort, and counts the same rows', async () => {
+      const filter = { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] };
+      const { count } = await api<{ count: number }>(app.url, '/api/tables/public.orders/count', {
+        body: { filter },
+      });
+      expect(count).toBe(await source.rows.count('orders', { column: 'status', op: 'eq', value: 'paid' }));
+      expect(count).toBeGreaterThan(0);
 
-  it('reads one row by primary key, and null for a missing key', async () => {
-    const { row } = await api<{ row: { id: number } | null }>(app.url, '/api/tables/orders/row', {
-      body: { key: { id: 1 } },
-    });
-    expect(row?.id).toBe(1);
-    const missing = await api<{ row: unknown }>(app.url, '/api/tables/orders/row', {
-      body: { key: { id: 999_999 } },
-    });
-    expect(missing.row).toBeNull();
-  });
-});
-
-describe('the SQL workbench', () => {
-  it('runs a read-only query', async () => {
-    const result = await api<QueryResult>(app.url, '/api/query', {
-      body: { sql: 'select status, count(*)::int as n from orders group by status order by status' },
-    });
-    expect(result.columns).toEqual(['status', 'n']);
-    expect(result.rows.reduce((sum, row) => sum + (row.n as number), 0)).toBe(
-      await source.rows.count('orders'),
-    );
-  });
-
-  it.each([
-    'delete from orders',
-    'update orders set status = $$x$$',
-    'select 1; delete from orders',
-    'with gone as (delete from orders returning *) select count(*) from gone',
-    'drop table orders',
-    'select pg_sleep(0)',
-  ])('refuses %j and changes nothing', async (sql) => {
-    const before = await source.rows.count('orders');
-    const response = await raw('/api/query', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sql }),
-    });
-    expect(response.status).toBe(400);
-    const error = await errorOf(response);
-    expect(error.message.length).toBeGreaterThan(10);
-    expect(error.hint).toContain('staged');
-    expect(await source.rows.count('orders')).toBe(before);
-  });
-});
-
-describe('staging review', () => {
-  it('stages an edit, shows the diff, and commits it only when asked', async () => {
-    const before = (await source.rows.get('orders', { id: 5 })) as { status: string };
-    const next = before.status === 'cancelled' ? 'paid' : 'cancelled';
-    const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/update', {
-      body: { table: 'public.orders', key: { id: 5 }, values: { status: next } },
-    });
-    expect(ids).toHaveLength(1);
-    expect(((await source.rows.get('orders', { id: 5 })) as { status: string }).status).toBe(before.status);
-
-    const { changes } = await api<{ changes: StagedChange[] }>(app.url, '/api/staging');
-    const change = changes.find((c) => c.id === ids[0]);
-    expect(change).toMatchObject({
-      kind: 'update',
-      table: 'public.orders',
-      key: { id: 5 },
-      stagedBy: 'user',
-    });
-    expect(change?.changes).toEqual([{ column: 'status', before: before.status, after: next }]);
-
-    const result = await api<{ committed: number; conflicts: unknown[] }>(app.url, '/api/staging/commit', {
-      body: { ids },
-    });
-    expect(result).toEqual({ committed: 1, conflicts: [] });
-    expect(((await source.rows.get('orders', { id: 5 })) as { status: string }).status).toBe(next);
-    expect(
-      (await api<{ changes: StagedChange[] }>(app.url, '/api/staging')).changes.find((c) => c.id === ids[0]),
-    ).toBeUndefined();
-  });
-
-  it('reports a conflict and applies nothing when the row changed after staging', async () => {
-    const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/update', {
-      body: { table: 'orders', key: { id: 6 }, values: { status: 'refunded' } },
-    });
-    await source.db.query(`update orders set status = 'pending' where id = 6 and status <> 'pending'`);
-    await source.db.query(`update orders set status = 'shipped' where id = 6 and status = 'pending'`);
-    const result = await api<{ committed: number; conflicts: { id: string; reason: string }[] }>(
-      app.url,
-      '/api/staging/commit',
-      { body: { ids } },
-    );
-    expect(result.committed).toBe(0);
-    expect(result.conflicts).toEqual([
-      expect.objectContaining({ id: ids[0], reason: expect.stringContaining('changed') }),
-    ]);
-    expect(((await source.rows.get('orders', { id: 6 })) as { status: string }).status).toBe('shipped');
-    expect(await api(app.url, '/api/staging/discard', { body: { ids } })).toEqual({ discarded: 1 });
-  });
-
-  it('stages and discards deletes without touching the table', async () => {
-    const count = await source.rows.count('orders');
-    const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/delete', {
-      body: { table: 'orders', keys: [{ id: 7 }, { id: 8 }] },
-    });
-    expect(ids).toHaveLength(2);
-    expect(await source.rows.count('orders')).toBe(count);
-    expect(await api(app.url, '/api/staging/discard', { body: {} })).toMatchObject({ discarded: 2 });
-    expect((await api<{ changes: unknown[] }>(app.url, '/api/staging')).changes).toEqual([]);
-  });
-});
-
-describe('exports', () => {
-  it('starts an export, reports progress, and serves the finished file', async () => {
-    const filter = { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] };
-    const job = await api<ExportJob>(app.url, '/api/exports', {
-      body: { table: 'orders', filter, sort: [], format: 'csv' },
-    });
-    expect(['queued', 'running', 'done']).toContain(job.state);
-    let current = job;
-    for (let i = 0; i < 200 && current.state !== 'done' && current.state !== 'failed'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      current = await api<ExportJob>(app.url, `/api/exports/${job.id}`);
-    }
-    expect(current.state).toBe('done');
-    const paid = await source.rows.count('orders', { column: 'status', op: 'eq', value: 'paid' });
-    expect(current.rowsDone).toBe(paid);
-    const file = await raw(`/api/exports/${job.id}/download`);
-    expect(file.status).toBe(200);
-    expect(file.headers.get('content-disposition')).toContain('.csv');
-    const lines = (await file.text()).trim().split(/\r?\n/);
-    expect(lines).toHaveLength(paid + 1);
-    expect(lines[0]).toContain('status');
-    const { jobs } = await api<{ jobs: ExportJob[] }>(app.url, '/api/exports');
-    expect(jobs.some((other) => other.id === job.id && other.state === 'done')).toBe(true);
-  });
-
-  it('exports a read-only query and refuses a write', async () => {
-    const job = await api<ExportJob>(app.url, '/api/exports', {
-      body: { sql: 'select id from products', format: 'ndjson' },
-    });
-    expect(job.id).toBeTruthy();
-    const refused = await raw('/api/exports', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sql: 'delete from products', format: 'csv' }),
-    });
-    expect(refused.status).toBe(400);
-  });
-});
-
-describe('UI state, chips, audit', () => {
-  it('stores the tabs the desktop sends and returns them', async () => {
-    const state: UiState = {
-      tabs: [
+      const sort = [{ column: 'id', direction: 'desc' }];
+      const first = await api<{ rows: { id: number; status: string }[] }>(
+        app.url,
+        '/api/tables/public.orders/rows',
         {
-          id: 'a',
-          kind: 'table',
-          table: 'public.orders',
-          filter: { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] },
-          sort: [{ column: 'id', direction: 'desc' }],
+          body: { filter, sort, offset: 0, limit: 50 },
         },
-        { id: 'b', kind: 'workbench', sql: 'select 1' },
-      ],
-      focusedTabId: 'a',
-      selection: [{ id: 1 }],
-    };
-    expect(await api<UiState>(app.url, '/api/ui-state', { method: 'PUT', body: state })).toEqual(state);
-    expect(await api<UiState>(app.url, '/api/ui-state')).toEqual(state);
-    const stored = await source.app.ui.get('default');
-    expect(stored.selection).toEqual({ tabId: 'a', table: 'public.orders', keys: [{ id: 1 }] });
-  });
-
-  it('runs a clicked chip as the user, audits it as approved, and refuses tools no chip runs', async () => {
-    const result = await api<{ uiState: UiState }>(app.url, '/api/chips/accept', {
-      body: { tool: 'openTable', input: { table: 'customers' } },
+      );
+      const second = await api<{ rows: { id: number; status: string }[] }>(
+        app.url,
+        '/api/tables/public.orders/rows',
+        {
+          body: { filter, sort, offset: 50, limit: 50 },
+        },
+      );
+      const ids = [...first.rows, ...second.rows].map((row) => row.id);
+      expect(ids).toHaveLength(Math.min(100, count));
+      expect(ids).toEqual([...ids].sort((a, b) => b - a));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect([...first.rows, ...second.rows].every((row) => row.status === 'paid')).toBe(true);
     });
-    const focused = result.uiState.tabs.find((tab) => tab.id === result.uiState.focusedTabId);
-    expect(focused).toMatchObject({ kind: 'table', table: 'public.customers' });
-    const [entry] = await source.app.audit.list({ limit: 1 });
-    expect(entry).toMatchObject({ tool: 'openTable', decision: 'approved', decidedBy: 'user' });
 
-    for (const tool of ['stageDeleteRows', 'runQuery', 'proposeOpenTable', 'searchTools']) {
-      const refused = await raw('/api/chips/accept', {
+    it('refuses a filter on an unknown column, naming the columns there are', async () => {
+      const response = await raw('/api/tables/orders/rows', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tool, input: {} }),
+        body: JSON.stringify({
+          filter: { combine: 'and', conditions: [{ column: 'stat', op: 'eq', value: 'x' }] },
+        }),
       });
-      expect(refused.status, tool).toBe(400);
-    }
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).message).toContain('status');
+    });
+
+    it('reads one row by primary key, and null for a missing key', async () => {
+      const { row } = await api<{ row: { id: number } | null }>(app.url, '/api/tables/orders/row', {
+        body: { key: { id: 1 } },
+      });
+      expect(row?.id).toBe(1);
+      const missing = await api<{ row: unknown }>(app.url, '/api/tables/orders/row', {
+        body: { key: { id: 999_999 } },
+      });
+      expect(missing.row).toBeNull();
+    });
   });
 
-  it('lists the audit log newest first', async () => {
-    const { entries } = await api<{ entries: { tool: string; decision: string }[] }>(
-      app.url,
-      '/api/audit?limit=5',
-    );
-    expect(entries[0]).toMatchObject({ tool: 'openTable', decision: 'approved' });
-  });
-});
+  describe('the SQL workbench', () => {
+    it('runs a read-only query', async () => {
+      const result = await api<QueryResult>(app.url, '/api/query', {
+        body: { sql: 'select status, count(*)::int as n from orders group by status order by status' },
+      });
+      expect(result.columns).toEqual(['status', 'n']);
+      expect(result.rows.reduce((sum, row) => sum + (row.n as number), 0)).toBe(
+        await source.rows.count('orders'),
+      );
+    });
 
-describe('chat without a model', () => {
-  it('answers with how to set TOOLROW_MODEL, as a UI message stream', async () => {
-    const response = await raw('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        id: 'c1',
-        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-      }),
+    it.each([
+      'delete from orders',
+      'update orders set status = $$x$$',
+      'select 1; delete from orders',
+      'with gone as (delete from orders returning *) select count(*) from gone',
+      'drop table orders',
+      'select pg_sleep(0)',
+    ])('refuses %j and changes nothing', async (sql) => {
+      const before = await source.rows.count('orders');
+      const response = await raw('/api/query', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sql }),
+      });
+      expect(response.status).toBe(400);
+      const error = await errorOf(response);
+      expect(error.message.length).toBeGreaterThan(10);
+      expect(error.hint).toContain('staged');
+      expect(await source.rows.count('orders')).toBe(before);
     });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toContain('text/event-stream');
-    const text = await response.text();
-    expect(text).toContain('"type":"text-delta"');
-    expect(text).toContain('TOOLROW_MODEL=');
   });
-});
 
-describe('the guard on a real socket', () => {
-  it('refuses a cross-site write and a foreign Host, and nothing is staged', async () => {
-    const foreignOrigin = await raw('/api/staging/update', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
-      body: JSON.stringify({ table: 'orders', key: { id: 9 }, values: { status: 'paid' } }),
+  describe('staging review', () => {
+    it('stages an edit, shows the diff, and commits it only when asked', async () => {
+      const before = (await source.rows.get('orders', { id: 5 })) as { status: string };
+      const next = before.status === 'cancelled' ? 'paid' : 'cancelled';
+      const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/update', {
+        body: { table: 'public.orders', key: { id: 5 }, values: { status: next } },
+      });
+      expect(ids).toHaveLength(1);
+      expect(((await source.rows.get('orders', { id: 5 })) as { status: string }).status).toBe(before.status);
+
+      const { changes } = await api<{ changes: StagedChange[] }>(app.url, '/api/staging');
+      const change = changes.find((c) => c.id === ids[0]);
+      expect(change).toMatchObject({
+        kind: 'update',
+        table: 'public.orders',
+        key: { id: 5 },
+        stagedBy: 'user',
+      });
+      expect(change?.changes).toEqual([{ column: 'status', before: before.status, after: next }]);
+
+      const result = await api<{ committed: number; conflicts: unknown[] }>(app.url, '/api/staging/commit', {
+        body: { ids },
+      });
+      expect(result).toEqual({ committed: 1, conflicts: [] });
+      expect(((await source.rows.get('orders', { id: 5 })) as { status: string }).status).toBe(next);
+      expect(
+        (await api<{ changes: StagedChange[] }>(app.url, '/api/staging')).changes.find(
+          (c) => c.id === ids[0],
+        ),
+      ).toBeUndefined();
     });
-    expect(foreignOrigin.status).toBe(403);
-    const simpleRequest = await raw('/api/staging/update', {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain' },
-      body: JSON.stringify({ table: 'orders', key: { id: 9 }, values: { status: 'paid' } }),
+
+    it('reports a conflict and applies nothing when the row changed after staging', async () => {
+      const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/update', {
+        body: { table: 'orders', key: { id: 6 }, values: { status: 'refunded' } },
+      });
+      await source.db.query(`update orders set status = 'pending' where id = 6 and status <> 'pending'`);
+      await source.db.query(`update orders set status = 'shipped' where id = 6 and status = 'pending'`);
+      const result = await api<{ committed: number; conflicts: { id: string; reason: string }[] }>(
+        app.url,
+        '/api/staging/commit',
+        { body: { ids } },
+      );
+      expect(result.committed).toBe(0);
+      expect(result.conflicts).toEqual([
+        expect.objectContaining({ id: ids[0], reason: expect.stringContaining('changed') }),
+      ]);
+      expect(((await source.rows.get('orders', { id: 6 })) as { status: string }).status).toBe('shipped');
+      expect(await api(app.url, '/api/staging/discard', { body: { ids } })).toEqual({ discarded: 1 });
     });
-    expect(simpleRequest.status).toBe(415);
-    const port = new URL(app.url).port;
-    const rebinding = await app.server.app.request('/api/tables', {
-      headers: { host: `evil.example:${port}` },
+
+    it('stages and discards deletes without touching the table', async () => {
+      const count = await source.rows.count('orders');
+      const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/delete', {
+        body: { table: 'orders', keys: [{ id: 7 }, { id: 8 }] },
+      });
+      expect(ids).toHaveLength(2);
+      expect(await source.rows.count('orders')).toBe(count);
+      expect(await api(app.url, '/api/staging/discard', { body: {} })).toMatchObject({ discarded: 2 });
+      expect((await api<{ changes: unknown[] }>(app.url, '/api/staging')).changes).toEqual([]);
     });
-    expect(rebinding.status).toBe(403);
-    expect(
-      (await source.staging.list()).filter((change) => JSON.stringify(change.key) === '{"id":9}'),
-    ).toEqual([]);
+  });
+
+  describe('exports', () => {
+    it('starts an export, reports progress, and serves the finished file', async () => {
+      const filter = { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] };
+      const job = await api<ExportJob>(app.url, '/api/exports', {
+        body: { table: 'orders', filter, sort: [], format: 'csv' },
+      });
+      expect(['queued', 'running', 'done']).toContain(job.state);
+      let current = job;
+      for (let i = 0; i < 200 && current.state !== 'done' && current.state !== 'failed'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        current = await api<ExportJob>(app.url, `/api/exports/${job.id}`);
+      }
+      expect(current.state).toBe('done');
+      const paid = await source.rows.count('orders', { column: 'status', op: 'eq', value: 'paid' });
+      expect(current.rowsDone).toBe(paid);
+      const file = await raw(`/api/exports/${job.id}/download`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-disposition')).toContain('.csv');
+      const lines = (await file.text()).trim().split(/\r?\n/);
+      expect(lines).toHaveLength(paid + 1);
+      expect(lines[0]).toContain('status');
+      const { jobs } = await api<{ jobs: ExportJob[] }>(app.url, '/api/exports');
+      expect(jobs.some((other) => other.id === job.id && other.state === 'done')).toBe(true);
+    });
+
+    it('exports a read-only query and refuses a write', async () => {
+      const job = await api<ExportJob>(app.url, '/api/exports', {
+        body: { sql: 'select id from products', format: 'ndjson' },
+      });
+      expect(job.id).toBeTruthy();
+      const refused = await raw('/api/exports', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sql: 'delete from products', format: 'csv' }),
+      });
+      expect(refused.status).toBe(400);
+    });
+  });
+
+  describe('UI state, chips, audit', () => {
+    it('stores the tabs the desktop sends and returns them', async () => {
+      const state: UiState = {
+        tabs: [
+          {
+            id: 'a',
+            kind: 'table',
+            table: 'public.orders',
+            filter: { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] },
+            sort: [{ column: 'id', direction: 'desc' }],
+          },
+          { id: 'b', kind: 'workbench', sql: 'select 1' },
+        ],
+        focusedTabId: 'a',
+        selection: [{ id: 1 }],
+      };
+      expect(await api<UiState>(app.url, '/api/ui-state', { method: 'PUT', body: state })).toEqual(state);
+      expect(await api<UiState>(app.url, '/api/ui-state')).toEqual(state);
+      const stored = await source.app.ui.get('default');
+      expect(stored.selection).toEqual({ tabId: 'a', table: 'public.orders', keys: [{ id: 1 }] });
+    });
+
+    it('runs a clicked chip as the user, audits it as approved, and refuses tools no chip runs', async () => {
+      const result = await api<{ uiState: UiState }>(app.url, '/api/chips/accept', {
+        body: { tool: 'openTable', input: { table: 'customers' } },
+      });
+      const focused = result.uiState.tabs.find((tab) => tab.id === result.uiState.focusedTabId);
+      expect(focused).toMatchObject({ kind: 'table', table: 'public.customers' });
+      const [entry] = await source.app.audit.list({ limit: 1 });
+      expect(entry).toMatchObject({ tool: 'openTable', decision: 'approved', decidedBy: 'user' });
+
+      for (const tool of ['stageDeleteRows', 'runQuery', 'proposeOpenTable', 'searchTools']) {
+        const refused = await raw('/api/chips/accept', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ tool, input: {} }),
+        });
+        expect(refused.status, tool).toBe(400);
+      }
+    });
+
+    it('lists the audit log newest first', async () => {
+      const { entries } = await api<{ entries: { tool: string; decision: string }[] }>(
+        app.url,
+        '/api/audit?limit=5',
+      );
+      expect(entries[0]).toMatchObject({ tool: 'openTable', decision: 'approved' });
+    });
+  });
+
+  describe('chat without a model', () => {
+    it('answers with how to set TOOLROW_MODEL, as a UI message stream', async () => {
+      const response = await raw('/api/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: 'c1',
+          messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+        }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+      const text = await response.text();
+      expect(text).toContain('"type":"text-delta"');
+      expect(text).toContain('TOOLROW_MODEL=');
+    });
+  });
+
+  describe('the guard on a real socket', () => {
+    it('refuses a cross-site write and a foreign Host, and nothing is staged', async () => {
+      const foreignOrigin = await raw('/api/staging/update', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+        body: JSON.stringify({ table: 'orders', key: { id: 9 }, values: { status: 'paid' } }),
+      });
+      expect(foreignOrigin.status).toBe(403);
+      const simpleRequest = await raw('/api/staging/update', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ table: 'orders', key: { id: 9 }, values: { status: 'paid' } }),
+      });
+      expect(simpleRequest.status).toBe(415);
+      const port = new URL(app.url).port;
+      const rebinding = await app.server.app.request('/api/tables', {
+        headers: { host: `evil.example:${port}` },
+      });
+      expect(rebinding.status).toBe(403);
+      expect(
+        (await source.staging.list()).filter((change) => JSON.stringify(change.key) === '{"id":9}'),
+      ).toEqual([]);
+    });
   });
 });
