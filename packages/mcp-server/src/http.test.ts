@@ -2,7 +2,7 @@ import { type Client, InsufficientScopeError } from '@modelcontextprotocol/clien
 import { CATALOG_ROWS, isGated } from '@toolrow/catalog';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { connectHttp, listedNames, rawToolCall } from '../test/helpers.ts';
+import { connectHttp, listedNames, rawRequest, rawToolCall } from '../test/helpers.ts';
 import type { McpAuditRecord, McpBackend } from './backend.ts';
 import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
@@ -107,6 +107,63 @@ describe('MCP over Streamable HTTP (scripted tools)', () => {
       scopes_supported: ['tables:readonly', 'tables:staged', 'tables:full'],
       bearer_methods_supported: ['header'],
     });
+  });
+
+  it('refuses other Host and Origin headers (DNS rebinding) before looking at the token', async () => {
+    const rebinding = await rawRequest(server.url, { host: `evil.example:${server.port}` });
+    expect(rebinding.status).toBe(403);
+    const crossSite = await rawRequest(server.url, {
+      origin: 'https://evil.example',
+      authorization: `Bearer ${tokenFor['tables:full']}`,
+    });
+    expect(crossSite.status).toBe(403);
+  });
+
+  it('answers 404 off its two paths, 405 for GET on the endpoint', async () => {
+    expect((await fetch(new URL('/other', server.url))).status).toBe(404);
+    const get = await fetch(server.url, {
+      headers: { Authorization: `Bearer ${tokenFor['tables:full']}`, Accept: 'text/event-stream' },
+    });
+    expect(get.status).toBe(405);
+  });
+
+  it('refuses a whole batch that holds an out-of-scope call: nothing in it runs', async () => {
+    const before = runs.length;
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${tokenFor['tables:readonly']}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listTables', arguments: {} } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'stageDeleteRows', arguments: {} } },
+      ]),
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toContain('scope="tables:staged"');
+    expect(runs.length).toBe(before);
+  });
+
+  it('does not read a tools/call out of a non-JSON body: the SDK refuses it, nothing runs', async () => {
+    const before = runs.length;
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${tokenFor['tables:readonly']}`,
+        'Content-Type': 'text/plain',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'stageDeleteRows', arguments: {} },
+      }),
+    });
+    expect(response.status).toBe(415);
+    expect(runs.length).toBe(before);
   });
 
   const cells = MCP_SCOPES.flatMap((scope) => (['legacy', 'auto'] as const).map((era) => ({ scope, era })));

@@ -7,6 +7,7 @@ import {
   createMcpHandler,
   getOAuthProtectedResourceMetadataUrl,
   hostHeaderValidationResponse,
+  isJsonContentType,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   OAuthError,
@@ -98,7 +99,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     const auth: AuthInfo | Response = await requireBearerAuth({ verifier, resourceMetadataUrl })(request);
     if (auth instanceof Response) return auth;
     const principal = principalOf(auth) as McpPrincipal;
-    if (request.method !== 'POST') return mcp.fetch(request, { authInfo: auth });
+    // Only JSON bodies can carry a tools/call; anything else goes to the SDK untouched, which
+    // answers it (405 for GET/DELETE in stateless serving, 415 for a non-JSON POST).
+    if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) {
+      return mcp.fetch(request, { authInfo: auth });
+    }
 
     const read = await readRequestBody(request);
     if (read.tooLarge) return Response.json({ error: 'Request body too large' }, { status: 413 });
