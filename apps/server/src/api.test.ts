@@ -40,7 +40,8 @@ describe.each(testEngines())('the API on $name', ({ name, open }) => {
     it('reports the database, no model with how to set one, MCP off, and the mode', async () => {
       const status = await api<AppStatus>(app.url, '/api/status');
       expect(status.model.configured).toBe(false);
-      expect(status.model.hint).toContain('TOOLROW_MODEL=');
+      expect(status.model.hint).toContain('Set TOOLROW_MODEL');
+      expect(status.model.hint).toContain('bedrock:<model id>');
       expect(status.mcp.enabled).toBe(false);
       expect(status.database.engine).toBe(name);
       expect(status.mode).toBe('manual');
@@ -340,7 +341,8 @@ describe.each(testEngines())('the API on $name', ({ name, open }) => {
       expect(response.headers.get('content-type')).toContain('text/event-stream');
       const text = await response.text();
       expect(text).toContain('"type":"text-delta"');
-      expect(text).toContain('TOOLROW_MODEL=');
+      expect(text).toContain('Set TOOLROW_MODEL');
+      expect(text).toContain('openai-compatible:<base URL>#<model>');
     });
   });
 

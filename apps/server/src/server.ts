@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
+import { MODEL_FORMS } from '@toolrow/agent';
 import { isPropose, PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
 import {
   type DataSource,
@@ -93,9 +94,8 @@ export interface ToolrowServer {
   close(): Promise<void>;
 }
 
-/** How to set a model, for the chat's answer and the status bar when there is none. */
-export const NO_MODEL_HINT =
-  'Set TOOLROW_MODEL and restart `npm start`, for example TOOLROW_MODEL=bedrock:anthropic.claude-3-5-haiku-20241022-v1:0 (AWS credentials from your usual AWS profile), TOOLROW_MODEL=openai-compatible:http://127.0.0.1:11434/v1#llama3.1 (Ollama or LM Studio), TOOLROW_MODEL=anthropic:claude-haiku-4-5 (with ANTHROPIC_API_KEY) or TOOLROW_MODEL=openai:gpt-4.1-mini (with OPENAI_API_KEY).';
+/** How to set a model, for the chat's answer and the status bar when there is none (forms from @toolrow/agent). */
+export const NO_MODEL_HINT = `Set TOOLROW_MODEL to one of these and restart \`npm start\`:\n${MODEL_FORMS.map((form) => `  ${form.replace(/\s{2,}/, ' — ')}`).join('\n')}`;
 
 const ROWS_PAGE_MAX = 1000;
 const WORKBENCH_MAX_ROWS = 1000;

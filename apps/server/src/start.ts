@@ -108,6 +108,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       lines.push(
         ...mcp
           .clientConfig(url)
+          .trimEnd()
           .split('\n')
           .map((line) => `    ${line}`),
       );
