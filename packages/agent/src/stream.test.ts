@@ -149,3 +149,35 @@ describe('streamTurn: approvals over the UI message stream', () => {
     expect(message.metadata).toEqual({ usage: expect.objectContaining({ inputTokens: 200 }) });
   });
 });
+
+describe('streamTurn: stored conversations with refusals', () => {
+  it('a history holding a refused unknown tool converts back and the model still reads the refusal', async () => {
+    const backend = recordingBackend();
+    const store = memoryGateStore('full-auto');
+    const u1 = uiUser('u1', 'export');
+    const first = scriptedModel([
+      [{ tool: 'exportCsv', input: { table: 'orders' }, id: 'e1' }],
+      [{ text: 'Let me search.' }],
+    ]);
+    const chunks = await readUIChunks(
+      await createAgent({ model: first, backend, store }).streamTurn([u1], { profileId: 'p' }),
+    );
+    const assistant = { ...(await assembleUIMessage(chunks)), id: 'a1' };
+    const stored = JSON.parse(JSON.stringify([u1, assistant, uiUser('u2', 'go on')])) as UIMessage[];
+    const second = scriptedModel([[{ text: 'ok' }]]);
+    const out = await readUIChunks(
+      await createAgent({ model: second, backend, store }).streamTurn(stored, { profileId: 'p' }),
+    );
+    expect(out.some((chunk) => chunk.type === 'error')).toBe(false);
+    const refusal = second.doStreamCalls[0]!.prompt.flatMap((message) =>
+      message.role === 'tool' ? message.content : [],
+    ).find((part) => part.type === 'tool-result' && part.toolCallId === 'e1');
+    expect(refusal?.type === 'tool-result' && refusal.output).toEqual({
+      type: 'error-text',
+      value: expect.stringMatching(
+        /^Tool 'exportCsv' not in active set\. Call searchTools\(query='exportCsv'\)/,
+      ),
+    });
+    expect(backend.calls).toEqual([]);
+  });
+});
