@@ -28,6 +28,8 @@ const COMPARISON: Partial<Record<FilterOp, string>> = {
 };
 const NUMERIC_TYPE_IDS = new Set([20, 21, 23, 26, 700, 701, 1700]);
 const BOOLEAN_TYPE_ID = 16;
+/** An odd run of backslashes at the end: LIKE would fail with "must not end with escape character". */
+const TRAILING_ESCAPE = /(^|[^\\])(\\\\)*\\$/;
 
 function invalid(message: string): DataSourceError {
   return new DataSourceError('invalid-filter', message);
@@ -171,6 +173,11 @@ class Compiler {
           throw invalid(`${where}: value must be text, got ${describe(value)}.`);
         }
         const text = String(value);
+        if ((op === 'like' || op === 'ilike') && TRAILING_ESCAPE.test(text)) {
+          throw invalid(
+            `${where}: the pattern ends with the escape character \\; write \\\\ for a literal backslash, or use 'contains'.`,
+          );
+        }
         if (op === 'like' || op === 'ilike')
           return `${ref}::text ${op === 'like' ? 'LIKE' : 'ILIKE'} ${this.param(text)}`;
         const pattern =

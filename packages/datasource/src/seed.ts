@@ -406,8 +406,18 @@ export async function seedSampleShop(db: Database, options: SeedOptions = {}): P
       );
     }
     if (existing) {
-      for (const table of [...SAMPLE_TABLES].reverse())
-        await tx.query(`DROP TABLE IF EXISTS public.${table}`);
+      for (const table of [...SAMPLE_TABLES].reverse()) {
+        try {
+          await tx.query(`DROP TABLE IF EXISTS public.${table}`);
+        } catch (error) {
+          const detail = (error as { detail?: string }).detail;
+          throw new DataSourceError(
+            'seed',
+            `Cannot reset the sample shop: ${(error as Error).message}${detail ? ` (${detail.replaceAll('\n', '; ')})` : ''}. Drop or change those objects first; nothing was changed.`,
+            { cause: error },
+          );
+        }
+      }
     }
     for (const statement of SCHEMA_SQL) await tx.query(statement);
 
