@@ -1,9 +1,10 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { INLINE_TOOLS } from '@toolrow/catalog';
+import { DISCOVERABLE_TOOLS, INLINE_TOOLS, isToolName } from '@toolrow/catalog';
 import type { ModelMessage, UIMessage } from 'ai';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from './agent.ts';
-import { unknownToolMessage } from './refusal.ts';
+import { notActiveMessage, unknownToolMessage } from './refusal.ts';
 import { searchCatalog } from './search/scorer.ts';
 import {
   assembleUIMessage,
@@ -312,6 +313,65 @@ describe('refusals', () => {
     expect(output.type).toBe('error-text');
     expect(output.value).toMatch(
       /^Invalid input for searchTools: query: .+\. Call searchTools again with input that matches its schema\.$/,
+    );
+  });
+});
+
+describe('the active-set boundary, exhaustively', () => {
+  it.each([...DISCOVERABLE_TOOLS])(
+    '%s before any search: refused word for word, never executed',
+    async (name) => {
+      const backend = recordingBackend();
+      const store = memoryGateStore('full-auto');
+      const model = scriptedModel([[{ tool: name, input: {}, id: 'c1' }], [{ text: 'ok' }]]);
+      await createAgent({ model, backend, store }).runTurn([user('go')], { profileId: 'p' });
+      expect(resultsIn(model.doGenerateCalls[1]!.prompt).get('c1')?.output).toEqual({
+        type: 'error-text',
+        value: notActiveMessage(name),
+      });
+      expect(backend.calls).toEqual([]);
+      expect(store.audit).toEqual([]);
+    },
+  );
+
+  it.each([...DISCOVERABLE_TOOLS])('%s: the execute wrapper refuses it too', async (name) => {
+    const backend = recordingBackend();
+    const turn = await Turn.open(
+      { backend, store: memoryGateStore('full-auto'), now: () => new Date() },
+      [user('hi')],
+      {
+        profileId: 'p',
+      },
+    );
+    const tools = buildToolSet(backend, turn);
+    await expect(
+      tools[name]!.execute!({}, { toolCallId: 'c1', messages: [], context: undefined }),
+    ).rejects.toThrow(notActiveMessage(name));
+    expect(backend.calls).toEqual([]);
+  });
+
+  it('any name that is not active never executes (property, generateText)', async () => {
+    const names = fc.oneof(
+      fc.constantFrom(...DISCOVERABLE_TOOLS),
+      fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_]{0,30}$/).filter((name) => !isToolName(name)),
+    );
+    await fc.assert(
+      fc.asyncProperty(names, async (name) => {
+        const backend = recordingBackend();
+        const model = scriptedModel([[{ tool: name, input: {}, id: 'c1' }], [{ text: 'ok' }]]);
+        await createAgent({ model, backend, store: memoryGateStore('full-auto') }).runTurn([user('go')], {
+          profileId: 'p',
+        });
+        const output = resultsIn(model.doGenerateCalls[1]!.prompt).get('c1')?.output;
+        expect(output?.type).toBe('error-text');
+        expect(output?.value).toMatch(
+          new RegExp(
+            `^Tool '${name}' not in active set\\. Call searchTools\\(query='${name}'\\) to discover it, or use one of: \\w+`,
+          ),
+        );
+        expect(backend.calls).toEqual([]);
+      }),
+      { numRuns: 60 },
     );
   });
 });
