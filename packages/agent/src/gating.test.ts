@@ -352,3 +352,21 @@ describe('usage', () => {
     expect(result.usage).toEqual({ inputTokens: 300, outputTokens: 30, cachedInputTokens: 60 });
   });
 });
+
+describe('the audit log is always on', () => {
+  it('when a decision cannot be recorded, the gated call does not run', async () => {
+    const backend = recordingBackend();
+    const store = memoryGateStore('full-auto');
+    store.appendAudit = async () => {
+      throw new Error('audit log unavailable');
+    };
+    const model = scriptedModel([
+      [{ tool: 'stageDeleteRows', input: { table: 'orders', keys: [1] } }],
+      [{ text: 'x' }],
+    ]);
+    await expect(
+      createAgent({ model, backend, store }).runTurn([user('delete')], { profileId: 'p' }),
+    ).rejects.toThrow('audit log unavailable');
+    expect(backend.calls).toEqual([]);
+  });
+});
