@@ -327,7 +327,7 @@ describe('a stage write through MCP, then `toolrow staging` (PGlite data directo
         localEnv,
       );
     expect(await nameOf2()).toBe('nut');
-    const committed = await runCli(['staging', 'commit', '--id', String(mine[0]?.id)], localEnv);
+    const committed = await runCli(['staging', 'commit', String(mine[0]?.id)], localEnv);
     expect(committed.code, committed.stderr).toBe(0);
     expect(await nameOf2()).toBe('hex nut');
   }, 60_000);
