@@ -1,6 +1,7 @@
 // `toolrow call` for every row, on a seeded sample shop. In-process runs use PostgreSQL when
 // TOOLROW_TEST_DATABASE_URL is set (a fresh database per run; opening PGlite from disk costs ~1 s
 // per call), else a PGlite data dir; real-process runs use a PGlite data dir.
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -251,12 +252,15 @@ describe('toolrow call', () => {
       );
       expect(ok.stderr).toBe('');
       expect(JSON.parse(ok.stdout)).toEqual({ table: 'public.orders', count: 5, filter: 'id ≤ 5' });
+      // A bad input is refused before any database opens: this data dir is never created.
+      const untouched = join(dir, 'never-created');
       const bad = await spawnCli(
         ['call', 'countRows', '{"table":"orders","filter":{"column":"id","op":"=="}}'],
-        { env: processEnv },
+        { env: { TOOLROW_DATA_DIR: untouched, DATABASE_URL: '' } },
       );
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/filter\.op: expected one of "eq"/);
+      expect(existsSync(untouched)).toBe(false);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -8,6 +8,8 @@ import {
   invokeTool,
   isImplementedTool,
   isToolError,
+  parseToolInput,
+  type ToolError,
 } from '@toolrow/tools';
 import { z } from 'zod';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
@@ -99,6 +101,19 @@ export const callCommand: Command = {
       return 0;
     }
     const input = parseInput(inputText);
+    const fail = (error: ToolError): number => {
+      io.stderr(`toolrow call ${name}: ${error.message}\n`);
+      if (error.code !== 'invalid-input') return 1;
+      io.stderr(`See the input schema with: toolrow call ${name} --schema\n`);
+      return 2;
+    };
+    // A bad input fails before the database opens (PGlite takes a second or more to open).
+    try {
+      parseToolInput(name, input);
+    } catch (error) {
+      if (isToolError(error)) return fail(error);
+      throw error;
+    }
     const profile = parsed.values.profile ?? io.env.TOOLROW_PROFILE ?? DEFAULT_PROFILE;
     const source = await openDataSource({ env: io.env, cwd: io.cwd });
     try {
@@ -107,13 +122,8 @@ export const callCommand: Command = {
       io.stdout(toJson(output));
       return 0;
     } catch (error) {
-      if (!isToolError(error)) throw error;
-      io.stderr(`toolrow call ${name}: ${error.message}\n`);
-      if (error.code === 'invalid-input') {
-        io.stderr(`See the input schema with: toolrow call ${name} --schema\n`);
-        return 2;
-      }
-      return 1;
+      if (isToolError(error)) return fail(error);
+      throw error;
     } finally {
       // Waits for a background export to finish, so the file is complete when the command exits.
       await source.close();
