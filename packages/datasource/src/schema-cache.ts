@@ -22,6 +22,8 @@ export interface SchemaCache {
   /** The snapshot if loaded, else undefined (never queries). */
   readonly current: SchemaSnapshot | undefined;
   refresh(options?: RefreshOptions): Promise<SchemaSnapshot>;
+  /** Marks the snapshot stale (after a commit or DDL): the next get() reloads it, and current is undefined until then. */
+  invalidate(): void;
   /**
    * A table by the name a person or a model types: "orders", "public.orders", "Orders",
    * "\"Mixed Case\"". Throws UnknownNameError (code 'unknown-table') naming the nearest tables.

@@ -269,6 +269,9 @@ export function createSchemaCache(db: Database): SchemaCache {
       return current;
     },
     refresh,
+    invalidate() {
+      current = undefined;
+    },
     async resolveTable(name) {
       return resolveTableIn(await get(), name);
     },

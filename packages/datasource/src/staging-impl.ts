@@ -328,8 +328,18 @@ export function createStaging(db: Database, schema: SchemaCache): Staging {
 
     async commit(filter): Promise<CommitResult> {
       const tableFilter = await tableFilterOf(filter);
-      // Resolve tables against a fresh schema: a table may have changed since the changes were staged.
-      const snapshot = await schema.refresh();
+      // A table staged against may have been created after the cache was loaded: reload once if one is unknown.
+      let snapshot = await schema.get();
+      const pending = await db.query<{ table_schema: string; table_name: string }>(
+        `SELECT DISTINCT table_schema, table_name FROM ${S}.staged_changes`,
+      );
+      if (
+        pending.rows.some(
+          (row) => !snapshot.tables.some((t) => t.schema === row.table_schema && t.name === row.table_name),
+        )
+      ) {
+        snapshot = await schema.refresh();
+      }
       try {
         const result = await db.transaction(async (tx) => {
           const { where, params } = selection(filter, tableFilter);
@@ -456,7 +466,7 @@ export function createStaging(db: Database, schema: SchemaCache): Staging {
           await tx.query(`DELETE FROM ${S}.staged_changes WHERE id = ANY($1::int8[])`, [ids]);
           return { ok: true as const, applied, changeIds: ids };
         });
-        if (result.changeIds.length > 0) await schema.refresh();
+        if (result.changeIds.length > 0) schema.invalidate();
         return result;
       } catch (error) {
         if (error instanceof Conflicts) return { ok: false, conflicts: error.conflicts };
