@@ -204,7 +204,7 @@ export const TOOL_ROWS = [
     name: 'describeRelations',
     description:
       'List the foreign keys into and out of a table, showing how tables join. Use it when the user asks how tables relate or what references what.',
-    keywords: ['foreign key', 'relation', 'relationship', 'references', 'join', 'schema graph'],
+    keywords: ['foreign key', 'relation', 'relationship', 'references', 'connected', 'linked', 'join', 'schema graph'],
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',
@@ -261,7 +261,7 @@ export const TOOL_ROWS = [
     name: 'listAuditLog',
     description:
       'List recent entries of the audit log: every gated tool call with its decision (asked, approved, denied, auto), who decided and when.',
-    keywords: ['audit', 'log', 'approvals', 'who', 'history of actions', 'permissions'],
+    keywords: ['audit', 'log', 'approvals', 'approved', 'denied', 'who', 'history of actions', 'permissions'],
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',
@@ -353,7 +353,7 @@ export const TOOL_ROWS = [
     name: 'setFilter',
     description:
       'Set the filter and sort of the focused table view now (for example orders from last month, newest first). Filters are structured: column, operator, value.',
-    keywords: ['filter', 'where', 'only', 'sort', 'order by', 'narrow', 'last month'],
+    keywords: ['filter', 'where', 'only', 'sort', 'sort by', 'narrow', 'last month'],
     visibility: 'inline',
     tier: 'gated',
     access: 'open',
@@ -400,7 +400,7 @@ export const TOOL_ROWS = [
     name: 'startExport',
     description:
       'Export a table (optionally filtered) or a SELECT to a CSV, JSON or NDJSON file in the exports folder. Runs in the background; follow it with getExportStatus.',
-    keywords: ['export', 'csv', 'json', 'ndjson', 'download', 'save as', 'file', 'dump'],
+    keywords: ['export', 'csv', 'json', 'ndjson', 'download', 'save as', 'write to file', 'file', 'dump'],
     visibility: 'discoverable',
     tier: 'gated',
     access: 'export',
