@@ -1,0 +1,340 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from './datasource.ts';
+import { isDataSourceError } from './errors.ts';
+import { resolveExportPath } from './exports.ts';
+import { testEngines } from './testing.ts';
+
+/** RFC 4180 reader, enough to check what the writer produced. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (quoted) {
+      if (char === '"' && text[index + 1] === '"') {
+        cell += '"';
+        index++;
+      } else if (char === '"') quoted = false;
+      else cell += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (char === '\r' && text[index + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      index++;
+    } else cell += char;
+  }
+  if (cell !== '' || row.length > 0) rows.push([...row, cell]);
+  return rows;
+}
+
+describe('resolveExportPath', () => {
+  let base: string;
+  let dir: string;
+  let outside: string;
+  beforeAll(async () => {
+    base = await realpath(await mkdtemp(join(tmpdir(), 'toolrow-paths-')));
+    dir = join(base, 'exports');
+    outside = join(base, 'outside');
+    await mkdir(join(dir, 'real'), { recursive: true });
+    await mkdir(outside);
+    await writeFile(join(outside, 'secret.csv'), 'secret');
+    await writeFile(join(dir, 'real', 'kept.csv'), 'kept');
+    await symlink(outside, join(dir, 'escape'));
+    await symlink(join(dir, 'real'), join(dir, 'inner'));
+    await symlink(join(outside, 'secret.csv'), join(dir, 'link.csv'));
+    await symlink(join(dir, 'real', 'kept.csv'), join(dir, 'inside-link.csv'));
+    await symlink(dir, join(base, 'exports-link'));
+  });
+  afterAll(() => rm(base, { recursive: true, force: true }));
+
+  it('accepts names and relative paths inside the folder', async () => {
+    const ok: [string, string][] = [
+      ['a.csv', 'a.csv'],
+      ['sub/dir/a.json', `sub${sep}dir${sep}a.json`],
+      ['./a.csv', 'a.csv'],
+      ['sub/../a.csv', 'a.csv'],
+      ['inner/new.csv', `inner${sep}new.csv`],
+      ['real/kept.csv', `real${sep}kept.csv`],
+      ['..a.csv', '..a.csv'],
+    ];
+    for (const [requested, expected] of ok) {
+      expect(await resolveExportPath(dir, requested), requested).toBe(join(dir, expected));
+    }
+    expect(await resolveExportPath(dir, join(dir, 'abs.csv'))).toBe(join(dir, 'abs.csv'));
+    // The exports folder itself may be reached through a link.
+    expect(await resolveExportPath(join(base, 'exports-link'), 'a.csv')).toBe(
+      join(base, 'exports-link', 'a.csv'),
+    );
+  });
+
+  it('refuses every way out: .., absolute paths, symlinked folders and files', async () => {
+    const refused: [string, RegExp][] = [
+      ['../a.csv', /leads outside the exports folder/],
+      ['sub/../../a.csv', /leads outside/],
+      ['..', /leads outside/],
+      ['.', /leads outside/],
+      ['', /is empty/],
+      ['  ', /is empty/],
+      ['/etc/passwd', /an absolute path outside the exports folder/],
+      [join(outside, 'x.csv'), /an absolute path outside/],
+      ['escape/x.csv', /symbolic link that leads outside/],
+      ['escape/secret.csv', /symbolic link that leads outside/],
+      ['escape/../../outside/x.csv', /leads outside|symbolic link/],
+      ['link.csv', /symbolic link that leads outside|the file is a symbolic link/],
+      ['inside-link.csv', /the file is a symbolic link/],
+      ['real', /is a directory/],
+      ['a\u0000.csv', /NUL/],
+    ];
+    for (const [requested, message] of refused) {
+      const error = await resolveExportPath(dir, requested).catch((e) => e);
+      expect(isDataSourceError(error, 'export-path'), requested).toBe(true);
+      expect(error.message, requested).toMatch(message);
+      expect(error.message).toMatch(/Give a file name or a relative path inside the exports folder/);
+    }
+  });
+
+  it('property: whatever the path, an accepted one is inside the real exports folder', async () => {
+    const segment = fc.constantFrom(
+      '..',
+      '.',
+      'a',
+      'b.csv',
+      'escape',
+      'inner',
+      'real',
+      'link.csv',
+      '',
+      '...',
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(segment, { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        async (parts, absolute) => {
+          const requested = (absolute ? '/' : '') + parts.join('/');
+          const resolved = await resolveExportPath(dir, requested).catch(() => undefined);
+          if (resolved === undefined) return;
+          const real = await realpath(resolved).catch(() => resolved);
+          const rel = relative(dir, real);
+          expect(
+            rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel),
+            `${requested} → ${real}`,
+          ).toBe(false);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe.each(testEngines())('exports on $name', ({ open }) => {
+  let ds: DataSource;
+  const tricky = [
+    { id: 1, name: 'plain', note: null, meta: { a: [1, 2] }, at: '2026-01-02T03:04:05.000Z', amount: '1.50' },
+    { id: 2, name: 'comma, and "quotes"', note: 'line\nbreak', meta: null, at: null, amount: null },
+    {
+      id: 3,
+      name: ' padded ',
+      note: 'ünï\r\ncødé',
+      meta: { s: 'x,"y"' },
+      at: '2025-12-31T23:59:59.999Z',
+      amount: '-0.01',
+    },
+  ];
+  beforeAll(async () => {
+    ds = await open();
+    await ds.db.exec(`CREATE TABLE things (id int PRIMARY KEY, name text, note text, meta jsonb, at timestamptz, amount numeric(8,2));
+      CREATE TABLE big AS SELECT g AS id, md5(g::text) AS h FROM generate_series(1, 300000) AS g;
+      ALTER TABLE big ADD PRIMARY KEY (id);`);
+    for (const row of tricky) {
+      await ds.db.query('INSERT INTO things VALUES ($1, $2, $3, $4::jsonb, $5, $6)', [
+        row.id,
+        row.name,
+        row.note,
+        row.meta === null ? null : JSON.stringify(row.meta),
+        row.at,
+        row.amount,
+      ]);
+    }
+    await ds.schema.refresh({ analyze: true });
+  }, 90_000);
+  afterAll(() => ds.close());
+
+  it('CSV: RFC 4180 with a header; quotes, commas, newlines and NULLs survive a round trip', async () => {
+    const job = await ds.exports.run({
+      source: { table: 'things', sort: [{ column: 'id' }] },
+      format: 'csv',
+      actor: 'user',
+      path: 'things.csv',
+    });
+    expect(job).toMatchObject({
+      state: 'done',
+      rowsDone: 3,
+      format: 'csv',
+      error: null,
+      path: join(ds.exports.dir, 'things.csv'),
+    });
+    const text = await readFile(job.path, 'utf8');
+    expect(job.bytesWritten).toBe(Buffer.byteLength(text));
+    expect(parseCsv(text)).toEqual([
+      ['id', 'name', 'note', 'meta', 'at', 'amount'],
+      ...tricky.map((row) => [
+        String(row.id),
+        row.name,
+        row.note ?? '',
+        row.meta ? JSON.stringify(row.meta) : '',
+        row.at ?? '',
+        row.amount ?? '',
+      ]),
+    ]);
+  });
+
+  it('JSON and NDJSON parse back to the rows', async () => {
+    const expected = tricky.map((row) => ({ ...row }));
+    const json = await ds.exports.run({
+      source: { table: 'things', sort: [{ column: 'id' }] },
+      format: 'json',
+      actor: 'user',
+      path: 'things',
+    });
+    expect(json.path.endsWith('things.json')).toBe(true);
+    expect(JSON.parse(await readFile(json.path, 'utf8'))).toEqual(expected);
+    const ndjson = await ds.exports.run({
+      source: { table: 'things', sort: [{ column: 'id' }] },
+      format: 'ndjson',
+      actor: 'agent',
+      path: 'nd/things.ndjson',
+    });
+    const lines = (await readFile(ndjson.path, 'utf8')).trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line))).toEqual(expected);
+  });
+
+  it('exports a filtered, sorted column subset and an empty result in every format', async () => {
+    const filtered = await ds.exports.run({
+      source: {
+        table: 'things',
+        filter: { column: 'name', op: 'contains', value: 'quotes' },
+        columns: ['name', 'id'],
+      },
+      format: 'json',
+      actor: 'user',
+    });
+    expect(JSON.parse(await readFile(filtered.path, 'utf8'))).toEqual([
+      { name: 'comma, and "quotes"', id: 2 },
+    ]);
+    expect(filtered.source).toMatchObject({ table: 'public.things' });
+    const empty = { table: 'things', filter: { column: 'id', op: 'gt' as const, value: 100 } };
+    const files = await Promise.all(
+      (['csv', 'json', 'ndjson'] as const).map(async (format) =>
+        readFile((await ds.exports.run({ source: empty, format, actor: 'user' })).path, 'utf8'),
+      ),
+    );
+    expect(files).toEqual(['id,name,note,meta,at,amount\r\n', '[]\n', '']);
+  });
+
+  it('a read-only SELECT source streams; a write is refused, no file is left and the data is unchanged', async () => {
+    const joined = await ds.exports.run({
+      source: { sql: 'SELECT id, upper(name) AS loud FROM things WHERE id < $1 ORDER BY id', params: [3] },
+      format: 'ndjson',
+      actor: 'user',
+    });
+    expect(
+      (await readFile(joined.path, 'utf8'))
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      { id: 1, loud: 'PLAIN' },
+      { id: 2, loud: 'COMMA, AND "QUOTES"' },
+    ]);
+    for (const sql of [
+      'DELETE FROM things RETURNING *',
+      "UPDATE things SET name = 'x' RETURNING id",
+      'SELECT 1; DELETE FROM things',
+    ]) {
+      const job = await ds.exports.run({ source: { sql }, format: 'csv', actor: 'agent' });
+      expect(job.state, sql).toBe('failed');
+      expect(job.error, sql).toMatch(/syntax error|read-only|cannot insert multiple commands/);
+      await expect(stat(job.path)).rejects.toThrow(/ENOENT/);
+    }
+    expect((await ds.db.query('SELECT count(*)::int AS n FROM things')).rows).toEqual([{ n: 3 }]);
+  });
+
+  it('refuses up front: unknown tables and columns, bad paths, existing files (unless overwrite)', async () => {
+    await expect(
+      ds.exports.start({ source: { table: 'thingz' }, format: 'csv', actor: 'user' }),
+    ).rejects.toThrow(/Did you mean 'public\.things'/);
+    await expect(
+      ds.exports.start({ source: { table: 'things', columns: ['nme'] }, format: 'csv', actor: 'user' }),
+    ).rejects.toThrow(/Did you mean 'name'/);
+    await expect(
+      ds.exports.start({ source: { table: 'things' }, format: 'xlsx' as 'csv', actor: 'user' }),
+    ).rejects.toThrow(/csv, json, ndjson/);
+    await expect(
+      ds.exports.start({ source: { table: 'things' }, format: 'csv', actor: 'user', path: '../../x.csv' }),
+    ).rejects.toThrow(/refused/);
+    await ds.exports.run({ source: { table: 'things' }, format: 'csv', actor: 'user', path: 'once.csv' });
+    await expect(
+      ds.exports.start({ source: { table: 'things' }, format: 'csv', actor: 'user', path: 'once.csv' }),
+    ).rejects.toThrow(/exists already.*overwrite/);
+    const again = await ds.exports.run({
+      source: { table: 'things' },
+      format: 'csv',
+      actor: 'user',
+      path: 'once.csv',
+      overwrite: true,
+    });
+    expect(again.state).toBe('done');
+  });
+
+  it('runs in the background with progress readable through status, and lists the job', async () => {
+    const job = await ds.exports.start({
+      source: { table: 'big', sort: [{ column: 'id' }] },
+      format: 'ndjson',
+      actor: 'agent',
+      profile: 'bg',
+      batchSize: 5000,
+    });
+    expect(['queued', 'running']).toContain(job.state);
+    expect(job.rowsEstimate).toBeGreaterThan(250_000);
+    const seen = new Set<string>();
+    let status = job;
+    while (status.state === 'queued' || status.state === 'running') {
+      seen.add(status.state);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = await ds.exports.status(job.id);
+      expect(status.rowsDone).toBeLessThanOrEqual(300_000);
+    }
+    expect(status).toMatchObject({ state: 'done', rowsDone: 300_000, actor: 'agent', profile: 'bg' });
+    expect(status.finishedAt!.getTime()).toBeGreaterThanOrEqual(status.startedAt!.getTime());
+    expect((await stat(status.path)).size).toBe(status.bytesWritten);
+    expect((await ds.app.exportJobs.list({ profile: 'bg' })).map((item) => item.id)).toEqual([job.id]);
+    expect((await ds.app.exportJobs.get(job.id)).state).toBe('done');
+    await expect(ds.exports.status('exp_nope')).rejects.toThrow(/No export job with id 'exp_nope'/);
+  });
+
+  it('cancel stops a running export and removes the partial file', async () => {
+    const job = await ds.exports.start({
+      source: { table: 'big' },
+      format: 'csv',
+      actor: 'user',
+      batchSize: 50,
+    });
+    const cancelled = await ds.exports.cancel(job.id);
+    expect(cancelled.state).toBe('cancelled');
+    expect(cancelled.error).toMatch(/cancelled/);
+    await expect(stat(job.path)).rejects.toThrow(/ENOENT/);
+    expect((await ds.db.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
+  });
+});
