@@ -1,0 +1,149 @@
+// Silent tools run without asking, so they must read only the schema cache and app state: never
+// table data, never a write. Each runs here over a data source whose table-reading and writing
+// parts throw; the database itself takes only EXPLAIN without ANALYZE (planning runs nothing).
+import { SILENT_TOOLS, type SilentToolName } from '@toolrow/catalog';
+import type { DataSource, Queryable } from '@toolrow/datasource';
+import { testEngines } from '@toolrow/datasource/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invokeTool } from './registry.ts';
+import { contextFor } from './test-fixtures.ts';
+
+function forbidden(part: string): never {
+  throw new Error(`a silent tool reached ${part}`);
+}
+
+function onlyMethods<T extends object>(target: T, part: string, allowed: readonly string[]): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver);
+      if (typeof value !== 'function') return value;
+      if (!allowed.includes(String(property))) return () => forbidden(`${part}.${String(property)}`);
+      return value.bind(object);
+    },
+  });
+}
+
+const PLAN_ONLY = /^\s*EXPLAIN\b(?![^;]*\bANALY[SZ]E\b)/i;
+
+/** The data source as a silent tool may see it. */
+function silentView(source: DataSource): DataSource {
+  const planner = (tx: Queryable): Queryable => ({
+    query: (sql, params) =>
+      PLAN_ONLY.test(sql) ? tx.query(sql, params) : forbidden(`the database with ${sql.slice(0, 40)}`),
+  });
+  const db = onlyMethods(source.db, 'db', ['readOnly']);
+  return {
+    ...source,
+    db: new Proxy(db, {
+      get(object, property, receiver) {
+        if (property === 'readOnly') {
+          return <T>(fn: (tx: Queryable) => Promise<T>, options?: { timeoutMs?: number }) =>
+            source.db.readOnly((tx) => fn(planner(tx)), options);
+        }
+        return Reflect.get(object, property, receiver);
+      },
+    }),
+    rows: onlyMethods(source.rows, 'rows', []),
+    staging: onlyMethods(source.staging, 'staging', ['list', 'diff']),
+    exports: onlyMethods(source.exports, 'exports', ['status', 'resolvePath']),
+    seed: () => forbidden('seed'),
+    close: source.close.bind(source),
+  };
+}
+
+describe.each(testEngines())('silent tools on $name', ({ open }) => {
+  let ds: DataSource;
+  let exportId = '';
+
+  beforeAll(async () => {
+    ds = await open({ seed: { orders: 60 } });
+    await ds.schema.get();
+    // Something for every reader to find.
+    await ds.app.attachments.add({
+      profile: 'silent',
+      name: 'notes.txt',
+      mediaType: 'text/plain',
+      content: 'a\nb',
+    });
+    await ds.app.specs.save({ name: 'all orders', kind: 'query', spec: { sql: 'select * from orders' } });
+    await ds.staging.stageUpdate('orders', [{ key: 1, values: { note: 'x' } }], {
+      actor: 'agent',
+      profile: 'silent',
+    });
+    await ds.app.audit.record({
+      tool: 'runQuery',
+      input: {},
+      decision: 'auto',
+      decidedBy: 'agent',
+      profile: 'silent',
+    });
+    await ds.app.history.add({
+      profile: 'silent',
+      actor: 'agent',
+      sql: 'select 1',
+      rowCount: 1,
+      durationMs: 1,
+      error: null,
+    });
+    const job = await ds.exports.start({ source: { table: 'customers' }, format: 'csv', actor: 'user' });
+    await ds.exports.idle();
+    exportId = job.id;
+    const tab = { id: 't1', kind: 'table' as const, table: 'public.orders' };
+    await ds.app.ui.update('silent', {
+      tabs: [tab],
+      focusedTabId: 't1',
+      selection: { tabId: 't1', table: 'public.orders', keys: [{ id: 1 }] },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await ds?.close();
+  });
+
+  const inputs = (): Record<SilentToolName, unknown> => ({
+    listConnections: {},
+    listTables: {},
+    describeTable: { table: 'orders' },
+    findColumns: { text: 'id' },
+    sampleValues: { table: 'orders', column: 'status' },
+    getTableStats: { table: 'orders' },
+    validateQuery: { sql: 'select o.id, c.name from orders o join customers c on c.id = o.customer_id' },
+    getActiveView: {},
+    getSelection: {},
+    listOpenTabs: {},
+    readAttachment: { name: 'notes.txt' },
+    listQueryHistory: {},
+    explainQuery: { sql: 'select count(*) from orders' },
+    getIndexStats: { table: 'orders' },
+    describeRelations: { table: 'orders' },
+    listSavedSpecs: {},
+    getSavedSpec: { name: 'all orders' },
+    listStagedChanges: {},
+    diffStagedChanges: {},
+    getExportStatus: { id: exportId },
+    listAuditLog: {},
+  });
+
+  it('has an input for every silent row', () => {
+    expect(Object.keys(inputs()).sort()).toEqual([...SILENT_TOOLS].sort());
+  });
+
+  it.each([...SILENT_TOOLS])('%s reads only the schema cache and app state', async (name) => {
+    const ctx = contextFor(silentView(ds), { profile: 'silent' });
+    const output = await invokeTool(name, inputs()[name], ctx);
+    expect(output).toBeTypeOf('object');
+  });
+
+  it('the view itself refuses table reads and writes (the test above could fail)', async () => {
+    const view = silentView(ds);
+    const ctx = contextFor(view, { profile: 'silent' });
+    await expect(invokeTool('countRows', { table: 'orders' }, ctx)).rejects.toThrow(
+      /silent tool reached rows\.count/,
+    );
+    await expect(invokeTool('runQuery', { sql: 'select 1' }, ctx)).rejects.toThrow(
+      /silent tool reached db\.readQuery/,
+    );
+    await expect(view.db.readOnly((tx) => tx.query('explain analyze select 1'))).rejects.toThrow(
+      /silent tool reached the database/,
+    );
+  });
+});
