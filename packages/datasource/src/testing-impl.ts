@@ -10,7 +10,7 @@ import { openPglite } from './engines/pglite.ts';
 import { describeUrl, parsePostgresUrl } from './engines/postgres.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
 import type { SeedOptions } from './seed-types.ts';
-import type { OpenTestOptions, TestEngine } from './testing.ts';
+import type { OpenTestOptions, TestEngine, TestEnvironment } from './testing.ts';
 
 /** The "now" test seeds pin, so dates in seeded data are the same on every run. */
 export const TEST_SEED_NOW = new Date('2026-06-01T00:00:00Z');
@@ -164,4 +164,57 @@ export function testEngines(env: Readonly<Record<string, string | undefined>> = 
   if (url) return [pglite, postgres(url)];
   if (env.CI === 'true' || env.CI === '1') return [pglite, missingPostgres];
   return [pglite];
+}
+
+/**
+ * A fresh database reachable through environment variables, for code that opens its own
+ * connection from the environment (CLI commands, servers): PostgreSQL → DATABASE_URL of a new
+ * database; PGlite → TOOLROW_DATA_DIR of a new temp folder. cleanup() drops / deletes it.
+ */
+export async function createTestEnvironment(
+  name: 'pglite' | 'postgres',
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<TestEnvironment> {
+  const cwd = await mkdtemp(join(tmpdir(), 'toolrow-env-'));
+  const removeDir = () => rm(cwd, { recursive: true, force: true });
+  if (name === 'pglite') {
+    return {
+      name,
+      cwd,
+      env: { DATABASE_URL: '', TOOLROW_DATA_DIR: join(cwd, '.toolrow') },
+      cleanup: removeDir,
+    };
+  }
+  const adminUrl = env.TOOLROW_TEST_DATABASE_URL?.trim();
+  if (!adminUrl) {
+    await removeDir();
+    throw new Error(
+      "createTestEnvironment('postgres') needs TOOLROW_TEST_DATABASE_URL (a role that may CREATE DATABASE).",
+    );
+  }
+  const database = `toolrow_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return {
+    name,
+    cwd,
+    env: { DATABASE_URL: url.toString(), TOOLROW_DATA_DIR: join(cwd, '.toolrow') },
+    async cleanup() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+      await removeDir();
+    },
+  };
 }

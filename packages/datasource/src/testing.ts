@@ -27,4 +27,15 @@ export interface TestEngine {
   open(options?: OpenTestOptions): Promise<DataSource>;
 }
 
-export { TEST_SEED_NOW, testEngines } from './testing-impl.ts';
+/** A fresh database named by environment variables, for code that opens its own connection. */
+export interface TestEnvironment {
+  name: 'pglite' | 'postgres';
+  /** Pass to the code under test: DATABASE_URL (PostgreSQL, '' for PGlite) and TOOLROW_DATA_DIR. */
+  env: Record<string, string>;
+  /** A fresh temp folder to run in (holds the PGlite data dir and exports). */
+  cwd: string;
+  /** Drops the database / deletes the folder. */
+  cleanup(): Promise<void>;
+}
+
+export { createTestEnvironment, TEST_SEED_NOW, testEngines } from './testing-impl.ts';
