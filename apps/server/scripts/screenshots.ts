@@ -23,11 +23,11 @@ async function main() {
   const source = await openSeededSource(ORDERS);
   const lastMonth: Filter = {
     and: [
-      { column: 'status', op: 'eq', value: 'paid' },
+      { column: 'status', op: 'eq', value: 'cancelled' },
       { column: 'ordered_at', op: 'between', value: ['2026-10-01', '2026-10-31 23:59:59'] },
     ],
   };
-  const paid = await source.rows.count('orders', lastMonth);
+  const cancelled = await source.rows.count('orders', lastMonth);
   const model = scriptedModel([
     [{ tool: 'countRows', input: { table: 'orders', filter: lastMonth } }],
     [
@@ -38,7 +38,7 @@ async function main() {
     ],
     [
       {
-        text: `${paid.toLocaleString('en-US')} orders were paid in October 2026. The button opens them, newest first.`,
+        text: `${cancelled.toLocaleString('en-US')} orders were cancelled in October 2026. The button opens them, newest first.`,
       },
     ],
   ]);
@@ -50,6 +50,12 @@ async function main() {
   const browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1440, height: 860 }, deviceScaleFactor: 1 });
   const shot = async (name: string) => {
+    // Toasts fade after a few seconds; a screenshot shows the view, not the last notice.
+    await page
+      .locator('.toast')
+      .first()
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => {});
     await page.waitForTimeout(250);
     await page.screenshot({ path: join(OUT, `${name}.png`) });
     log(`  docs/screenshots/${name}.png`);
@@ -63,7 +69,7 @@ async function main() {
     await page.getByTestId('row-count').filter({ hasText: 'rows' }).waitFor();
 
     // 1. A chat turn under Manual: the gated read asks first.
-    await page.getByLabel('Message').fill('How many orders were paid last month? Show them to me.');
+    await page.getByLabel('Message').fill('How many orders were cancelled last month? Show them to me.');
     await page.getByLabel('Message').press('Enter');
     await page.getByTestId('approval').waitFor();
     await shot('chat-approval');
@@ -128,6 +134,10 @@ async function main() {
     await page.getByRole('button', { name: /^Audit log/ }).click();
     await page.getByTestId('audit-entry').first().waitFor();
     await shot('audit');
+  } catch (error) {
+    await page.screenshot({ path: join(OUT, 'failed.png') }).catch(() => {});
+    log('  (the page at the failure: docs/screenshots/failed.png)');
+    throw error;
   } finally {
     await browser.close();
     await app.close();

@@ -45,7 +45,10 @@ export interface ChatHandler {
     options: { profileId: string; abortSignal: AbortSignal },
   ): Promise<Response>;
   /** Runs a clicked chip's tool as the user (audited as approved by the user). */
-  acceptChip?(chip: { tool: string; input: unknown }, options: { profileId: string }): Promise<unknown>;
+  acceptChip?(
+    chip: { tool: string; input: unknown; label: string },
+    options: { profileId: string },
+  ): Promise<unknown>;
 }
 
 export interface ToolrowServerOptions {
@@ -450,8 +453,10 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── Chips: a click runs the propose row's twin as the user ──────────────────────────────────
   app.post('/api/chips/accept', async (c) => {
-    const body = await jsonBody<{ tool?: unknown; input?: unknown }>(c);
+    const body = await jsonBody<{ tool?: unknown; input?: unknown; label?: unknown }>(c);
     const tool = requireString(body.tool, 'tool');
+    // The label only describes the click in the audit log; the tool and input are what run.
+    const label = typeof body.label === 'string' ? body.label.slice(0, 200) : tool;
     const twins = new Set<string>(Object.values(PROPOSE_TWINS));
     if (!twins.has(tool)) {
       throw badRequest(
@@ -459,12 +464,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       );
     }
     const output = chat?.acceptChip
-      ? await chat.acceptChip({ tool, input: body.input }, { profileId: profile })
-      : await acceptChipAsUser(tool, body.input);
+      ? await chat.acceptChip({ tool, input: body.input, label }, { profileId: profile })
+      : await acceptChipAsUser(tool, body.input, label);
     return c.json({ uiState: toWireUiState(await source.app.ui.get(profile)), output });
   });
 
-  async function acceptChipAsUser(tool: string, input: unknown) {
+  async function acceptChipAsUser(tool: string, input: unknown, label: string) {
     const proposer = (Object.entries(PROPOSE_TWINS) as [ProposeToolName, string][]).find(
       ([, twin]) => twin === tool,
     )?.[0];
@@ -474,7 +479,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       decision: 'approved',
       decidedBy: 'user',
       profile,
-      detail: proposer && isPropose(proposer) ? `chip from ${proposer} clicked` : 'chip clicked',
+      detail: `The user clicked the chip "${label}"${proposer && isPropose(proposer) ? ` (from ${proposer})` : ''}.`,
     });
     return invokeTool(tool, input, userContext());
   }

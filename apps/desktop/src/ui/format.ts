@@ -123,7 +123,8 @@ export function shortType(type: string): string {
 
 /** A pixel width for a column by its type and name, so the grid is readable before any data arrives. */
 export function columnWidth(column: Pick<ColumnInfo, 'name' | 'type'>): number {
-  const header = column.name.length * 7.5 + 40;
+  // The header shows the name and the short type.
+  const header = column.name.length * 7.5 + shortType(column.type).length * 6 + 44;
   let body = 180;
   if (isNumericType(column.type)) body = 96;
   else if (isBooleanType(column.type)) body = 70;

@@ -297,7 +297,7 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
             <tbody>
               {shown.map((entry) => (
                 <tr key={entry.id} data-testid="audit-entry">
-                  <td className="muted" title={entry.at}>
+                  <td className="muted" title={entry.at} style={{ whiteSpace: 'nowrap' }}>
                     {formatAgo(entry.at)}
                   </td>
                   <td>
