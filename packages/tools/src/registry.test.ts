@@ -59,18 +59,36 @@ describe('the registry', () => {
     }
   });
 
-  it.each(IMPLEMENTED_TOOLS)('%s has an object JSON Schema with every field described', (name) => {
-    const schema = inputJsonSchema(name);
-    expect(schema.type).toBe('object');
-    expect(schema.additionalProperties).toBe(false);
-    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
-    for (const [field, property] of Object.entries(properties)) {
-      const described = typeof property.description === 'string' || typeof property.$ref === 'string';
-      expect(described, `${name}.${field} has no description`).toBe(true);
-    }
-    // Small enough to send to a model on every step.
-    expect(JSON.stringify(schema).length).toBeLessThan(6000);
-  });
+  it.each(IMPLEMENTED_TOOLS)(
+    '%s has an object JSON Schema with every field described, at every depth',
+    (name) => {
+      const schema = inputJsonSchema(name);
+      expect(schema.type).toBe('object');
+      expect(schema.additionalProperties).toBe(false);
+      const undescribed: string[] = [];
+      const walk = (node: unknown, path: string): void => {
+        if (Array.isArray(node)) {
+          node.forEach((item, index) => walk(item, `${path}[${index}]`));
+          return;
+        }
+        if (node === null || typeof node !== 'object') return;
+        const record = node as Record<string, unknown>;
+        if (record.properties && typeof record.properties === 'object') {
+          for (const [field, property] of Object.entries(
+            record.properties as Record<string, Record<string, unknown>>,
+          )) {
+            if (typeof property.description !== 'string' && typeof property.$ref !== 'string')
+              undescribed.push(`${path}.${field}`);
+          }
+        }
+        for (const [key, value] of Object.entries(record)) walk(value, `${path}/${key}`);
+      };
+      walk(schema, name);
+      expect(undescribed).toEqual([]);
+      // Small enough to send to a model on every step.
+      expect(JSON.stringify(schema).length).toBeLessThan(6000);
+    },
+  );
 
   it('describes the filter shape once, recursively, for models', () => {
     const schema = inputJsonSchema('countRows') as { $defs?: Record<string, { anyOf?: unknown[] }> };
