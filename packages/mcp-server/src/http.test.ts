@@ -2,6 +2,7 @@ import { type Client, InsufficientScopeError } from '@modelcontextprotocol/clien
 import { CATALOG_ROWS, isGated } from '@toolrow/catalog';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { rowsListedAt } from '../test/expected.ts';
 import { connectHttp, listedNames, rawRequest, rawToolCall } from '../test/helpers.ts';
 import type { McpAuditRecord, McpBackend } from './backend.ts';
 import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
@@ -65,12 +66,6 @@ function memoryTokens(now = () => new Date()): McpTokenStore {
     },
   };
 }
-
-const LEVELS = ['readonly', 'staged', 'full'];
-const expectedAt = (scope: McpScope) =>
-  CATALOG_ROWS.filter(
-    (row) => row.mcp !== 'excluded' && LEVELS.indexOf(row.mcp) <= LEVELS.indexOf(scope.split(':')[1]!),
-  ).map((row) => row.name as string);
 
 describe('MCP over Streamable HTTP (scripted tools)', () => {
   const { backend, runs, audits } = scriptedBackend();
@@ -177,13 +172,13 @@ describe('MCP over Streamable HTTP (scripted tools)', () => {
 
       it('lists exactly the rows the scope covers', async () => {
         expect(client.getNegotiatedProtocolVersion()).toBe(era === 'auto' ? '2026-07-28' : '2025-11-25');
-        expect(await listedNames(client)).toEqual(expectedAt(scope));
+        expect(await listedNames(client)).toEqual(rowsListedAt(scope));
       });
 
       it.each(CATALOG_ROWS.map((row) => ({ name: row.name as string })))('call $name', async ({ name }) => {
         const before = runs.length;
         const auditsBefore = audits.length;
-        const allowed = expectedAt(scope).includes(name);
+        const allowed = rowsListedAt(scope).includes(name);
         if (allowed) {
           const result = await client.callTool({ name, arguments: {} });
           expect(result.isError).toBeFalsy();

@@ -21,7 +21,7 @@ import type { McpBackend } from './backend.ts';
 import { MCP_SCOPES } from './generated/mcp-scopes.ts';
 import { refusalFor } from './scopes.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
-import { createTokenVerifier, type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
+import { createTokenVerifier, type McpTokenStore, principalOf } from './tokens.ts';
 
 export const DEFAULT_MCP_PATH = '/mcp';
 /** The port `toolrow mcp --http` listens on unless --port says otherwise. */
@@ -98,7 +98,15 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     const resourceMetadataUrl = `${new URL(request.url).origin}${metadataPath}`;
     const auth: AuthInfo | Response = await requireBearerAuth({ verifier, resourceMetadataUrl })(request);
     if (auth instanceof Response) return auth;
-    const principal = principalOf(auth) as McpPrincipal;
+    const principal = principalOf(auth);
+    if (!principal) {
+      return bearerAuthChallengeResponse(
+        new OAuthError(OAuthErrorCode.InvalidToken, 'Token carries no Toolrow scope'),
+        {
+          resourceMetadataUrl,
+        },
+      );
+    }
     // Only JSON bodies can carry a tools/call; anything else goes to the SDK untouched, which
     // answers it (405 for GET/DELETE in stateless serving, 415 for a non-JSON POST).
     if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) {

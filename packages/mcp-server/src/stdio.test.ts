@@ -4,15 +4,9 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated } from '@toolrow/catalog';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsListedAt } from '../test/expected.ts';
 import { connectStdio, listedNames } from '../test/helpers.ts';
-import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
-
-const LEVELS = ['readonly', 'staged', 'full'];
-const expectedAt = (scope: McpScope) =>
-  CATALOG_ROWS.filter(
-    (row) =>
-      row.mcp !== 'excluded' && LEVELS.indexOf(row.mcp) <= LEVELS.indexOf(scope.split(':')[1] as string),
-  ).map((row) => row.name as string);
+import { MCP_SCOPES } from './generated/mcp-scopes.ts';
 
 // The transport logic on its own, with scripted tools in a real child process; the CLI and the
 // real tools over stdio are tested in apps/cli and toolrow.test.ts.
@@ -55,14 +49,14 @@ describe.each(MCP_SCOPES.flatMap((scope) => (['legacy', 'auto'] as const).map((e
 
     it('lists exactly the rows the scope covers', async () => {
       expect(client.getNegotiatedProtocolVersion()).toBe(era === 'auto' ? '2026-07-28' : '2025-11-25');
-      expect(await listedNames(client)).toEqual(expectedAt(scope));
+      expect(await listedNames(client)).toEqual(rowsListedAt(scope));
     });
 
     it.each(CATALOG_ROWS.map((row) => ({ name: row.name as string, row })))(
       'call $name',
       async ({ name, row }) => {
         const before = entries().length;
-        const allowed = expectedAt(scope).includes(name);
+        const allowed = rowsListedAt(scope).includes(name);
         const outcome = await client.callTool({ name, arguments: {} }).then(
           (result) => ({ result }),
           (error: unknown) => ({ error: error as Error }),

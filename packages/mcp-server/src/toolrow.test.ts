@@ -5,6 +5,7 @@ import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
 import type { DataSource } from '@toolrow/datasource';
 import { testEngines } from '@toolrow/datasource/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsListedAt } from '../test/expected.ts';
 import { auditOf, createWidgets, stateOf, validInputs, WIDGETS } from '../test/fixture.ts';
 import { connectHttp, listedNames, rawToolCall } from '../test/helpers.ts';
 import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
@@ -13,12 +14,6 @@ import { createToken } from './tokens.ts';
 import { createToolrowBackend } from './toolrow-backend.ts';
 
 // Expectations come from the rows, not from the generated table the server uses.
-const LEVELS = ['readonly', 'staged', 'full'];
-const listedAt = (scope: McpScope) =>
-  CATALOG_ROWS.filter(
-    (row) =>
-      row.mcp !== 'excluded' && LEVELS.indexOf(row.mcp) <= LEVELS.indexOf(scope.split(':')[1] as string),
-  ).map((row) => row.name as ToolName);
 const ROWS = CATALOG_ROWS.map((row) => ({ name: row.name as ToolName, row }));
 const nameOf = (scope: McpScope) => `client-${scope.split(':')[1]}`;
 
@@ -57,10 +52,10 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
   });
 
   it('pins the counts: readonly lists 22, staged 30, full 35, and none an excluded row', () => {
-    expect(MCP_SCOPES.map((scope) => listedAt(scope).length)).toEqual([22, 30, 35]);
+    expect(MCP_SCOPES.map((scope) => rowsListedAt(scope).length)).toEqual([22, 30, 35]);
     for (const scope of MCP_SCOPES)
       expect(
-        listedAt(scope).some((name) => CATALOG_ROWS.find((row) => row.name === name)?.mcp === 'excluded'),
+        rowsListedAt(scope).some((name) => CATALOG_ROWS.find((row) => row.name === name)?.mcp === 'excluded'),
       ).toBe(false);
   });
 
@@ -122,7 +117,7 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
       afterAll(() => client?.close());
 
       it('lists exactly the rows the scope covers, with their descriptions and annotations', async () => {
-        expect(await listedNames(client)).toEqual(listedAt(scope));
+        expect(await listedNames(client)).toEqual(rowsListedAt(scope));
         const { tools } = await client.listTools();
         for (const tool of tools) {
           const row = CATALOG_ROWS.find((candidate) => candidate.name === tool.name)!;
@@ -139,7 +134,7 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
         const newAudit = async () => (await auditOf(source)).filter((entry) => entry.id > lastId);
         const actor = `mcp:${nameOf(scope)}`;
 
-        if (listedAt(scope).includes(name)) {
+        if (rowsListedAt(scope).includes(name)) {
           const result = await client.callTool({ name, arguments: inputs[name] as Record<string, unknown> });
           expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
           expect(await newAudit()).toEqual(

@@ -8,15 +8,9 @@ import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
 import { type DataSource, openDatabase, openDataSource } from '@toolrow/datasource';
 import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsListedAt } from '../../../../packages/mcp-server/test/expected.ts';
 import { createWidgets, validInputs, WIDGETS } from '../../../../packages/mcp-server/test/fixture.ts';
 import { runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
-
-const LEVELS = ['readonly', 'staged', 'full'];
-const listedAt = (scope: McpScope) =>
-  CATALOG_ROWS.filter(
-    (row) =>
-      row.mcp !== 'excluded' && LEVELS.indexOf(row.mcp) <= LEVELS.indexOf(scope.split(':')[1] as string),
-  ).map((row) => row.name as ToolName);
 
 // One database for the whole file, opened in turn by every command and server process, as a
 // user's successive commands would: a fresh PostgreSQL database when TOOLROW_TEST_DATABASE_URL is
@@ -193,7 +187,9 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
       const { client, stderr } = await stdioClient(await testCase.env());
       const outcome: Record<string, 'ran' | 'refused'> = {};
       try {
-        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(listedAt(testCase.scope));
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+          rowsListedAt(testCase.scope),
+        );
         for (const row of CATALOG_ROWS) {
           const name = row.name as ToolName;
           const result = await client
@@ -202,7 +198,7 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
               (value) => ({ value }),
               (error: Error) => ({ error }),
             );
-          if (listedAt(testCase.scope).includes(name)) {
+          if (rowsListedAt(testCase.scope).includes(name)) {
             expect('value' in result && !result.value.isError, `${name}: ${JSON.stringify(result)}`).toBe(
               true,
             );
@@ -258,7 +254,7 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
       'readonly',
     ]);
     try {
-      expect((await narrowed.client.listTools()).tools).toHaveLength(listedAt('tables:readonly').length);
+      expect((await narrowed.client.listTools()).tools).toHaveLength(rowsListedAt('tables:readonly').length);
     } finally {
       await narrowed.client.close();
     }
@@ -373,7 +369,7 @@ describe('toolrow mcp --http (real process)', () => {
       );
       try {
         expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
-          listedAt('tables:readonly'),
+          rowsListedAt('tables:readonly'),
         );
         const result = await client.callTool({ name: 'countRows', arguments: { table: WIDGETS } });
         expect(result.structuredContent).toMatchObject({ count: 3 });
