@@ -1,0 +1,112 @@
+// `toolrow db`: usage errors in-process, the real command as a child process on a PGlite data dir
+// (what a user runs first), and the rest in-process on PostgreSQL when it is available.
+import { createTestEnvironment, type TestEnvironment } from '@toolrow/datasource/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from '../testing.ts';
+
+describe('toolrow db usage', () => {
+  it('exits 2 with the usage on bad arguments, before touching any database', async () => {
+    const cases: [string[], RegExp][] = [
+      [['db'], /Name a db subcommand: seed or info/],
+      [['db', 'frob'], /Unknown db subcommand 'frob'/],
+      [['db', 'seed', '--orders', 'many'], /--orders must be a whole number from 1 to 10000000, got 'many'/],
+      [['db', 'seed', '--orders', '0'], /--orders must be a whole number/],
+      [['db', 'seed', '--seed', '1.5'], /--seed must be a whole number/],
+      [['db', 'seed', '--bogus'], /Unknown option '--bogus'/],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await runCli(argv, { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr, argv.join(' ')).toMatch(message);
+      expect(result.stderr).toMatch(/Usage: toolrow db/);
+    }
+  });
+
+  it('names DATABASE_URL when the server cannot be reached (exit 1)', async () => {
+    const result = await runCli(['db', 'info'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /toolrow db: Cannot reach PostgreSQL at nobody@127\.0\.0\.1:1\/none \(from DATABASE_URL\)/,
+    );
+  });
+});
+
+describe('toolrow db seed as a real process on PGlite', () => {
+  let environment: TestEnvironment;
+  beforeAll(async () => {
+    environment = await createTestEnvironment('pglite');
+  });
+  afterAll(() => environment.cleanup());
+
+  it('seeds with a few progress lines on a non-terminal stderr, then is a no-op', async () => {
+    const options = { env: { ...environment.env, CI: '' }, cwd: environment.cwd };
+    const first = await spawnCli(['db', 'seed', '--orders', '400'], options);
+    expect(first.stderr).toBe(first.stderr.replace(/\r/g, ''));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `^Seeded the sample shop into PGlite at ${environment.env.TOOLROW_DATA_DIR}/pgdata: 80 customers, 20 products, 400 orders, [\\d,]+ order items in [\\d.]+ s\\.\\n$`,
+      ),
+    );
+    const progress = first.stderr.trim().split('\n');
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.length).toBeLessThanOrEqual(8);
+    expect(progress.at(-1)).toMatch(/^seeding: 100% /);
+
+    const again = await spawnCli(['db', 'seed', '--orders', '400'], options);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/already in PGlite .*nothing written\. Use --reset to re-create it/);
+  }, 180_000);
+});
+
+const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
+if (serverUrl) {
+  describe('toolrow db on PostgreSQL', () => {
+    let environment: TestEnvironment;
+    beforeAll(async () => {
+      environment = await createTestEnvironment('postgres');
+    });
+    afterAll(() => environment.cleanup());
+
+    it('seeds with --reset and shows the tables', async () => {
+      const empty = await runCli(['db', 'info'], environment.env, environment.cwd);
+      expect(empty.code).toBe(0);
+      expect(empty.stdout).toMatch(/database: +PostgreSQL .*toolrow_t_/);
+      expect(empty.stdout).toMatch(/No tables yet\. Run `toolrow db seed`/);
+      const seeded = await runCli(
+        ['db', 'seed', '--orders', '250', '--json'],
+        environment.env,
+        environment.cwd,
+      );
+      expect(seeded.code, seeded.stderr).toBe(0);
+      expect(JSON.parse(seeded.stdout)).toMatchObject({
+        alreadySeeded: false,
+        counts: { orders: 250, customers: 50 },
+      });
+      const other = await runCli(['db', 'seed', '--orders', '260'], environment.env, environment.cwd);
+      expect(other.code).toBe(1);
+      expect(other.stderr).toMatch(
+        /toolrow db: The database already has sample-shop tables: .*orders \(250 rows\).*--reset/,
+      );
+      const reset = await runCli(
+        ['db', 'seed', '--orders', '260', '--reset', '--json'],
+        environment.env,
+        environment.cwd,
+      );
+      expect(JSON.parse(reset.stdout).counts.orders).toBe(260);
+      const info = await runCli(['db', 'info'], environment.env, environment.cwd);
+      expect(info.stdout).toMatch(/public\.orders +table +260 /);
+      const json = JSON.parse(
+        (await runCli(['db', 'info', '--json'], environment.env, environment.cwd)).stdout,
+      );
+      expect(json).toMatchObject({ engine: 'postgres', appStateVersion: 1, stagedChanges: 0 });
+      expect(json.tables.map((table: { table: string }) => table.table)).toEqual([
+        'public.customers',
+        'public.order_items',
+        'public.orders',
+        'public.products',
+      ]);
+      expect(info.stdout).not.toMatch(/data dir:/);
+    }, 60_000);
+  });
+}
