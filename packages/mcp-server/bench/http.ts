@@ -5,13 +5,15 @@
 //   tools/list authenticated, a fresh McpServer with the scope's tools, their JSON Schemas;
 //   tools/call authenticated, scope gate, fresh server, one scripted tool run.
 // Reported as ratios to the baseline, so the numbers mean the same on any machine.
+
+import type { McpToken } from '@toolrow/datasource';
 import { TOOL_IMPLEMENTATIONS } from '@toolrow/tools';
 import type { McpBackend } from '../src/backend.ts';
 import { createMcpHttpHandler, serveMcpHttp } from '../src/http.ts';
-import type { McpTokenStore, StoredMcpToken } from '../src/tokens.ts';
+import type { McpTokenStore } from '../src/tokens.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
-const record: StoredMcpToken = {
+const record: McpToken = {
   id: 1,
   name: 'bench',
   tokenHash: '',

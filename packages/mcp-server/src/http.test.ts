@@ -1,5 +1,6 @@
 import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated } from '@toolrow/catalog';
+import type { McpToken } from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { rowsListedAt } from '../test/expected.ts';
@@ -7,7 +8,7 @@ import { connectHttp, listedNames, rawRequest, rawToolCall } from '../test/helpe
 import type { McpAuditRecord, McpBackend } from './backend.ts';
 import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
-import { createToken, type McpTokenStore, type StoredMcpToken } from './tokens.ts';
+import { createToken, type McpTokenStore } from './tokens.ts';
 
 // Scripted stand-ins; the real-database version of this suite is in toolrow.test.ts.
 function scriptedBackend() {
@@ -28,11 +29,11 @@ function scriptedBackend() {
 }
 
 function memoryTokens(now = () => new Date()): McpTokenStore {
-  const records: StoredMcpToken[] = [];
-  const secrets = new Map<string, StoredMcpToken>();
+  const records: McpToken[] = [];
+  const secrets = new Map<string, McpToken>();
   return {
     async create({ name, scope, expiresAt }) {
-      const record: StoredMcpToken = {
+      const record: McpToken = {
         id: records.length + 1,
         name,
         tokenHash: `hash-${records.length}`,

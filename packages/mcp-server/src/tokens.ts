@@ -6,42 +6,15 @@ import {
   OAuthErrorCode,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
+import type { AppState, McpToken } from '@toolrow/datasource';
 import type { McpScope } from './generated/mcp-scopes.ts';
 import { impliedScopes, isMcpScope } from './scopes.ts';
 
 /** Tokens expire after this unless `--ttl` says otherwise. */
 export const DEFAULT_TOKEN_TTL = '30d';
 
-/** A stored token, as the app state keeps it (never the token itself). */
-export interface StoredMcpToken {
-  id: number;
-  name: string;
-  tokenHash: string;
-  scope: string;
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-}
-
-export type StoredTokenCheck =
-  | { ok: true; token: StoredMcpToken }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked'; token?: StoredMcpToken };
-
-/** The app state's MCP tokens (DataSource.app.tokens has this shape). */
-export interface McpTokenStore {
-  /** Makes a token; the plain token is returned once and only its hash is stored. */
-  create(options: {
-    name: string;
-    scope: string;
-    expiresAt?: Date | null;
-  }): Promise<{ token: string; record: StoredMcpToken }>;
-  /** Checks a presented token: unknown, expired or revoked, or the stored record. */
-  verify(token: string): Promise<StoredTokenCheck>;
-  list(): Promise<StoredMcpToken[]>;
-  /** Revokes by name; false when there is no such live token. */
-  revoke(name: string): Promise<boolean>;
-}
+/** The app state's MCP tokens: made there, shown once, stored as sha-256 (DataSource.app.tokens). */
+export type McpTokenStore = AppState['tokens'];
 
 const TTL_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -68,7 +41,7 @@ export interface CreatedToken {
   name: string;
   scope: McpScope;
   expiresAt: Date | null;
-  record: StoredMcpToken;
+  record: McpToken;
 }
 
 export interface CreateTokenOptions {

@@ -1,5 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { type DataSource, DEFAULT_PROFILE, openDataSource } from '@toolrow/datasource';
+import { type DataSource, DEFAULT_PROFILE, type McpToken, openDataSource } from '@toolrow/datasource';
 import {
   createMcpHttpHandler,
   createToken,
@@ -12,7 +12,6 @@ import {
   renderClientConfig,
   resolveStdioPrincipal,
   STDIO_ENV,
-  type StoredMcpToken,
   serveMcpHttp,
   serveMcpStdio,
 } from '@toolrow/mcp-server';
@@ -67,7 +66,7 @@ async function withSource<T>(io: CommandIo, fn: (source: DataSource) => Promise<
   }
 }
 
-function statusOf(token: StoredMcpToken, now: Date): string {
+function statusOf(token: McpToken, now: Date): string {
   if (token.revokedAt) return 'revoked';
   if (token.expiresAt && token.expiresAt <= now) return 'expired';
   return 'active';
