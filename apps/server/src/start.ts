@@ -1,4 +1,5 @@
 // `npm start`: build what is missing, open (or create and seed) the database, serve, print the URL.
+import { createServer } from 'node:net';
 import { type DataSource, openDataSource, type SeedProgress } from '@toolrow/datasource';
 import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
@@ -54,6 +55,9 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       await ensureDesktopBuild({ quiet: true });
     }
   }
+
+  // Before the database opens: a second `npm start` must not open the same embedded database.
+  if (port !== 0) await assertPortFree(port);
 
   const source = options.source ?? (await openDataSource({ env, cwd: options.cwd }));
   let mcp: MountedMcp | null = null;
@@ -130,6 +134,22 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     if (!options.source) await source.close().catch(() => {});
     throw error;
   }
+}
+
+async function assertPortFree(port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(
+              `127.0.0.1:${port} is taken, probably by a Toolrow that is already running: open http://127.0.0.1:${port}/ or stop it. To run another, use --port or TOOLROW_PORT (and another TOOLROW_DATA_DIR).`,
+            )
+          : error,
+      ),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
 }
 
 function portFrom(value: string | undefined): number {

@@ -1,0 +1,142 @@
+// `npm start` as a real process: node apps/server/bin/toolrow-server.js, with its own data dir.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../bin/toolrow-server.js', import.meta.url));
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function start(args: string[], env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /running at (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout);
+      if (match?.[1]) {
+        clearInterval(timer);
+        resolve({ child, url: match[1], stdout: () => stdout, stderr: () => stderr, exit });
+      }
+    }, 100);
+    void exit.then((code) => {
+      clearInterval(timer);
+      reject(Object.assign(new Error(`exited ${code} before serving:\n${stderr}`), { code, stderr, stdout }));
+    });
+  });
+}
+
+describe('npm start (the real process)', () => {
+  let dataDir: string;
+  let holder: Server;
+  let heldPort: number;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'toolrow-start-'));
+    holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    heldPort = (holder.address() as { port: number }).port;
+  });
+
+  afterAll(async () => {
+    holder?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates and seeds the embedded database on first run, serves the API, and stops on SIGINT', async () => {
+    const app = await start(['--port', '0', '--orders', '300', '--no-build'], { TOOLROW_DATA_DIR: dataDir });
+    try {
+      expect(app.stderr()).toContain('Creating the sample shop (300 orders)');
+      expect(app.stdout()).toContain('model     none');
+      expect(app.stdout()).toContain('MCP       off');
+      const tables = (await (await fetch(`${app.url}/api/tables`)).json()) as { tables: { id: string }[] };
+      expect(tables.tables.map((table) => table.id).sort()).toEqual([
+        'public.customers',
+        'public.order_items',
+        'public.orders',
+        'public.products',
+      ]);
+      const count = (await (
+        await fetch(`${app.url}/api/tables/orders/count`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).json()) as { count: number };
+      expect(count.count).toBe(300);
+    } finally {
+      app.child.kill('SIGINT');
+    }
+    expect(await app.exit).toBe(0);
+    expect(app.stderr()).toContain('Stopping Toolrow');
+  }, 180_000);
+
+  it('opens the same database again without seeding, and can serve MCP with a client config', async () => {
+    const app = await start(['--port', '0', '--no-build', '--mcp'], { TOOLROW_DATA_DIR: dataDir });
+    try {
+      expect(app.stderr()).not.toContain('Creating the sample shop');
+      expect(app.stdout()).toContain(`MCP       on at ${app.url}/mcp, scope tables:staged`);
+      const config = JSON.parse(
+        app.stdout().slice(app.stdout().indexOf('{'), app.stdout().lastIndexOf('}') + 1),
+      ) as {
+        mcpServers: { toolrow: { url: string; headers: { Authorization: string } } };
+      };
+      expect(config.mcpServers.toolrow.url).toBe(`${app.url}/mcp`);
+      const unauthorized = await fetch(`${app.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      expect(unauthorized.status).toBe(401);
+      const listed = await fetch(`${app.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: config.mcpServers.toolrow.headers.Authorization,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      expect(listed.status).toBe(200);
+      expect(await listed.text()).toContain('stageUpdateRows');
+    } finally {
+      app.child.kill('SIGINT');
+    }
+    expect(await app.exit).toBe(0);
+  }, 180_000);
+
+  it('refuses a taken port before it opens the database, and says what to do', async () => {
+    const failed = await start(['--port', String(heldPort), '--no-build'], {
+      TOOLROW_DATA_DIR: dataDir,
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stderr: string }).stderr).toContain(`127.0.0.1:${heldPort} is taken`);
+    expect((failed as { stderr: string }).stderr).toContain('TOOLROW_PORT');
+  }, 60_000);
+
+  it('exits 2 with the usage on a bad option', async () => {
+    const failed = await start(['--port', 'x'], {}).catch((error: { code: number; stderr: string }) => error);
+    expect(failed).toMatchObject({ code: 2 });
+    expect((failed as { stderr: string }).stderr).toContain('Usage: npm start');
+  }, 60_000);
+});
