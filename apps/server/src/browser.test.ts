@@ -67,6 +67,12 @@ describe('the desktop bundle in Chromium', () => {
         'silent',
       );
       await expect.poll(() => page.getByTestId('no-model').count()).toBe(1);
+      // Without a model the chat still answers: with how to set one.
+      await page.getByLabel('Message').fill('hello');
+      await page.getByLabel('Message').press('Enter');
+      await expect
+        .poll(() => page.getByTestId('assistant-message').last().textContent(), { timeout: 15_000 })
+        .toContain('Set TOOLROW_MODEL');
       expect(errors).toEqual([]);
     });
   });
@@ -181,5 +187,33 @@ describe('the desktop bundle in Chromium', () => {
       expect(audit.find((entry) => entry.decision === 'denied')?.decidedBy).toBe('user');
       expect(errors).toEqual([]);
     });
+  });
+
+  it('under Full Auto, an open tool runs and the app shows the tab it opened', async () => {
+    await source.app.profiles.setMode('default', 'full-auto');
+    const model = scriptedModel([
+      [{ tool: 'openTable', input: { table: 'products', sort: [{ column: 'price', direction: 'desc' }] } }],
+      [{ text: 'Opened products, most expensive first.' }],
+    ]);
+    try {
+      await withApp({ model }, async (page, _app, errors) => {
+        await expect
+          .poll(() => page.getByRole('radio', { name: 'Full Auto' }).getAttribute('aria-checked'))
+          .toBe('true');
+        await page.getByLabel('Message').fill('show products by price');
+        await page.getByLabel('Message').press('Enter');
+        await expect
+          .poll(() => page.getByRole('tab', { selected: true }).textContent(), { timeout: 15_000 })
+          .toContain('products');
+        expect(await page.getByTestId('approval').count()).toBe(0);
+        const header = page.locator('.grid-head [role=columnheader][aria-sort=descending]');
+        await expect.poll(() => header.textContent()).toContain('price');
+        const [audit] = await source.app.audit.list({ limit: 1, tool: 'openTable' });
+        expect(audit).toMatchObject({ decision: 'auto', decidedBy: 'agent' });
+        expect(errors).toEqual([]);
+      });
+    } finally {
+      await source.app.profiles.setMode('default', 'manual');
+    }
   });
 });
