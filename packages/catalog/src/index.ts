@@ -1,6 +1,7 @@
 // Browser-safe: this package imports only the declarations and its own generated files.
 export type {
   McpExposure,
+  StagedOperation,
   ToolAccess,
   ToolRow,
   ToolTier,

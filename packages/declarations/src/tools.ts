@@ -29,6 +29,9 @@ export type McpExposure = 'readonly' | 'staged' | 'full' | 'excluded';
 /** What calling the tool can change. Tables themselves change only when the user commits staging. */
 export type ToolWrites = 'none' | 'ui' | 'staging' | 'files';
 
+/** The change a stage tool queues; update and delete overwrite or remove rows once committed. */
+export type StagedOperation = 'insert' | 'update' | 'delete';
+
 export interface ToolRow {
   /** camelCase, unique; the name the model calls. */
   readonly name: string;
@@ -42,6 +45,8 @@ export interface ToolRow {
   readonly access?: ToolAccess;
   /** Propose rows only: the immediate tool this one proposes. */
   readonly twin?: string;
+  /** Stage rows only: the change the tool queues in the staging area. */
+  readonly stages?: StagedOperation;
   readonly mcp: McpExposure;
   readonly writes: ToolWrites;
 }
@@ -204,7 +209,16 @@ export const TOOL_ROWS = [
     name: 'describeRelations',
     description:
       'List the foreign keys into and out of a table, showing how tables join. Use it when the user asks how tables relate or what references what.',
-    keywords: ['foreign key', 'relation', 'relationship', 'references', 'connected', 'linked', 'join', 'schema graph'],
+    keywords: [
+      'foreign key',
+      'relation',
+      'relationship',
+      'references',
+      'connected',
+      'linked',
+      'join',
+      'schema graph',
+    ],
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',
@@ -429,6 +443,7 @@ export const TOOL_ROWS = [
     visibility: 'inline',
     tier: 'gated',
     access: 'stage',
+    stages: 'insert',
     mcp: 'staged',
     writes: 'staging',
   },
@@ -440,6 +455,7 @@ export const TOOL_ROWS = [
     visibility: 'inline',
     tier: 'gated',
     access: 'stage',
+    stages: 'update',
     mcp: 'staged',
     writes: 'staging',
   },
@@ -451,6 +467,7 @@ export const TOOL_ROWS = [
     visibility: 'inline',
     tier: 'gated',
     access: 'stage',
+    stages: 'delete',
     mcp: 'staged',
     writes: 'staging',
   },

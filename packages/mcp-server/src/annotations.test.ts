@@ -22,16 +22,16 @@ describe('annotations from the rows', () => {
     expect(stagedOperationOf(byName('runQuery'))).toBeUndefined();
   });
 
-  it('every stage row names an operation it can be read from (else it would count as destructive)', () => {
+  it('every stage row declares the operation it queues (else it would count as destructive)', () => {
     const stageRows = CATALOG_ROWS.filter((row) => row.access === 'stage');
     expect(stageRows.length).toBeGreaterThan(0);
     for (const row of stageRows) expect(stagedOperationOf(row), row.name).toBeDefined();
   });
 
-  it('treats a stage tool whose operation it cannot read as destructive', () => {
+  it('treats a stage tool without a declared operation as destructive', () => {
     const odd = {
       ...(CATALOG_ROWS.find((row) => row.access === 'stage') as CatalogRow),
-      name: 'stageMergeRows',
+      stages: undefined,
     } as CatalogRow;
     expect(isDestructive(odd)).toBe(true);
   });

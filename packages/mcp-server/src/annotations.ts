@@ -2,21 +2,11 @@
 // whether to ask the user before a call); the scope is what actually enforces access.
 
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
-import type { CatalogRow } from '@toolrow/catalog';
+import type { CatalogRow, StagedOperation } from '@toolrow/catalog';
 
-/** The staging operations a stage tool can queue; only 'insert' leaves existing rows as they are. */
-export type StagedOperation = 'insert' | 'update' | 'delete';
-
-// Stage rows are named stage<Operation>Rows (stageInsertRows …). The row has no field for the
-// operation, so the name is the only place it is declared; an unrecognised stage tool counts as
-// destructive, which is MCP's own default for a tool that is not read-only.
-const STAGE_NAME = /^stage(Insert|Update|Delete)Rows$/;
-
-/** The operation a stage tool queues, read from its name; undefined for other tools or an unknown verb. */
+/** The operation a stage tool queues, as its row declares it; undefined for other tools. */
 export function stagedOperationOf(row: CatalogRow): StagedOperation | undefined {
-  if (row.access !== 'stage') return undefined;
-  const verb = STAGE_NAME.exec(row.name)?.[1];
-  return verb === undefined ? undefined : (verb.toLowerCase() as StagedOperation);
+  return row.access === 'stage' ? row.stages : undefined;
 }
 
 /**
@@ -32,6 +22,7 @@ export function isDestructive(row: CatalogRow): boolean {
     case 'files':
       return false;
     case 'staging':
+      // A stage row without a declared operation cannot pass the generator; treat it as destructive anyway.
       return stagedOperationOf(row) !== 'insert';
   }
 }

@@ -287,6 +287,21 @@ describe('validating the rows', () => {
       want: /an 'export' row cannot be exposed as mcp 'readonly'/,
     },
     {
+      rule: 'a stage row says what it queues',
+      rows: [gatedRow('stageInsertRows', 'stage')],
+      want: /a stage row must say what it queues.* \[stages-only-on-stage\]/,
+    },
+    {
+      rule: 'only stage rows have stages',
+      rows: [gatedRow('getRow', 'read', { stages: "'delete'" })],
+      want: /only stage rows have a stages field/,
+    },
+    {
+      rule: 'stages is an operation',
+      rows: [gatedRow('stageInsertRows', 'stage', { stages: "'upsert'" })],
+      want: /'stages' is 'upsert'; it must be one of 'insert', 'update', 'delete'/,
+    },
+    {
       rule: 'a propose row names its twin',
       rows: [gatedRow('proposeOpenTable', 'propose')],
       want: /a propose row must name its immediate twin.* \[twin-only-on-propose\]/,

@@ -5,6 +5,7 @@ import {
   type Row,
   RowError,
   RowErrors,
+  STAGED_OPERATIONS,
   TOOL_ACCESSES,
   TOOL_TIERS,
   TOOL_VISIBILITIES,
@@ -22,6 +23,7 @@ const ENUMS: Partial<Record<keyof Row, readonly string[]>> = {
   access: TOOL_ACCESSES,
   mcp: MCP_EXPOSURES,
   writes: TOOL_WRITES,
+  stages: STAGED_OPERATIONS,
 };
 const STRING_FIELDS = [
   'name',
@@ -30,6 +32,7 @@ const STRING_FIELDS = [
   'tier',
   'access',
   'twin',
+  'stages',
   'mcp',
   'writes',
 ] as const;

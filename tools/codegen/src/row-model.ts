@@ -6,12 +6,14 @@ export const TOOL_TIERS = ['silent', 'gated', 'loop'] as const;
 export const TOOL_ACCESSES = ['read', 'propose', 'open', 'stage', 'export'] as const;
 export const MCP_EXPOSURES = ['readonly', 'staged', 'full', 'excluded'] as const;
 export const TOOL_WRITES = ['none', 'ui', 'staging', 'files'] as const;
+export const STAGED_OPERATIONS = ['insert', 'update', 'delete'] as const;
 
 export type Visibility = (typeof TOOL_VISIBILITIES)[number];
 export type Tier = (typeof TOOL_TIERS)[number];
 export type Access = (typeof TOOL_ACCESSES)[number];
 export type McpExposure = (typeof MCP_EXPOSURES)[number];
 export type Writes = (typeof TOOL_WRITES)[number];
+export type StagedOperation = (typeof STAGED_OPERATIONS)[number];
 
 export interface Row {
   name: string;
@@ -21,6 +23,7 @@ export interface Row {
   tier: Tier;
   access?: Access;
   twin?: string;
+  stages?: StagedOperation;
   mcp: McpExposure;
   writes: Writes;
 }

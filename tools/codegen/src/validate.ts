@@ -160,6 +160,16 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     },
   },
   {
+    id: 'stages-only-on-stage',
+    field: 'stages',
+    check: (row) => {
+      if (row.access === 'stage' && !row.stages)
+        return "a stage row must say what it queues: stages: 'insert', 'update' or 'delete'";
+      if (row.access !== 'stage' && row.stages) return 'only stage rows have a stages field';
+      return undefined;
+    },
+  },
+  {
     id: 'twin-exists-and-is-gated',
     field: 'twin',
     check: (row, all) => {
