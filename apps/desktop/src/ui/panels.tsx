@@ -131,11 +131,18 @@ export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow }:
                       {change.changes.map((c) => (
                         <tr key={c.column}>
                           <td className="col">{c.column}</td>
-                          <td className="before">{change.kind === 'insert' ? '' : formatCell(c.before)}</td>
-                          <td className="arrow">→</td>
-                          <td className="after">
-                            {change.kind === 'delete' ? '(deleted)' : formatCell(c.after)}
-                          </td>
+                          {change.kind === 'update' ? (
+                            <>
+                              <td className="before">{formatCell(c.before)}</td>
+                              <td className="arrow">→</td>
+                              <td className="after">{formatCell(c.after)}</td>
+                            </>
+                          ) : (
+                            // A whole row comes or goes: its values once, struck out when it goes.
+                            <td colSpan={3} className={change.kind === 'delete' ? 'before' : 'after'}>
+                              {formatCell(change.kind === 'delete' ? c.before : c.after)}
+                            </td>
+                          )}
                         </tr>
                       ))}
                     </tbody>
