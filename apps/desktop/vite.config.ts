@@ -3,6 +3,8 @@ import { defaultClientConditions, defineConfig } from 'vite';
 
 // The '@toolrow/source' condition makes @toolrow/declarations and @toolrow/catalog resolve to their
 // TypeScript sources, so the rows are bundled as they are written (no build of those packages first).
+const SERVER = `http://127.0.0.1:${process.env.TOOLROW_PORT ?? '4747'}`;
+
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
@@ -17,7 +19,8 @@ export default defineConfig({
   },
   server: {
     host: '127.0.0.1',
-    // `npm run dev -w @toolrow/desktop` next to a running `npm start`: API calls go to the server.
-    proxy: { '/api': `http://127.0.0.1:${process.env.TOOLROW_PORT ?? '4317'}` },
+    // `npm run dev -w @toolrow/desktop` next to a running `npm start`: API calls go to the server,
+    // looking like they come from its own origin (its guard refuses writes from other origins).
+    proxy: { '/api': { target: SERVER, changeOrigin: true, headers: { origin: SERVER } } },
   },
 });
