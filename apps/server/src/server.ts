@@ -1,7 +1,6 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { MODEL_FORMS } from '@toolrow/agent';
@@ -23,6 +22,7 @@ import { createUIMessageStream, createUIMessageStreamResponse, type LanguageMode
 import { type Context, Hono } from 'hono';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
+import { serveDesktop } from './static.ts';
 import {
   jsonRow,
   toDsFilter,
@@ -612,48 +612,4 @@ function idsFilter(ids: unknown): { ids?: number[] } {
     );
   }
   return { ids: numbers };
-}
-
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-};
-
-/** Files of the build, with index.html for every other path (the app has no client-side routes yet, but a reload must work). */
-async function serveDesktop(root: string, path: string): Promise<Response> {
-  const index = join(root, 'index.html');
-  if (!existsSync(index)) {
-    return new Response(
-      `<!doctype html><meta charset="utf-8"><title>Toolrow</title><body style="font:14px system-ui;padding:2em"><h1>The desktop app is not built</h1><p>Run <code>npm start</code> (it builds what is missing) or <code>npm run build -w @toolrow/desktop</code>, then reload.</p><p>The API answers under <code>/api</code>.</p>`,
-      { status: 503, headers: { 'content-type': 'text/html; charset=utf-8' } },
-    );
-  }
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    return new Response('Bad path', { status: 400 });
-  }
-  const file = normalize(join(root, decoded));
-  const inside = file.startsWith(root.endsWith(sep) ? root : root + sep);
-  if (inside && existsSync(file) && statSync(file).isFile()) {
-    const immutable = file.includes(`${sep}assets${sep}`);
-    return new Response(await readFile(file), {
-      headers: {
-        'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-        'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-      },
-    });
-  }
-  if (extname(decoded)) return new Response('Not found', { status: 404 });
-  return new Response(await readFile(index), {
-    headers: { 'content-type': MIME['.html']!, 'cache-control': 'no-cache' },
-  });
 }
