@@ -5,6 +5,7 @@ import { chatCommand } from './chat.ts';
 import { dbCommand } from './db.ts';
 import { mcpCommand } from './mcp.ts';
 import { searchToolsCommand } from './search-tools.ts';
+import { serveCommand } from './serve.ts';
 import { stagingCommand } from './staging.ts';
 
 /** Every `toolrow` subcommand, in the order `toolrow help` lists them. */
@@ -15,5 +16,6 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   db: dbCommand,
   mcp: mcpCommand,
   'search-tools': searchToolsCommand,
+  serve: serveCommand,
   staging: stagingCommand,
 };

@@ -1,13 +1,11 @@
-// `npm start` as a real process: node apps/server/bin/toolrow-server.js, with its own data dir.
+// `npm start` as a real process: `toolrow serve` through the real bin, with its own data dir.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const BIN = fileURLToPath(new URL('../bin/toolrow-server.js', import.meta.url));
+import { TOOLROW_BIN } from '../testing.ts';
 
 interface Started {
   child: ChildProcess;
@@ -18,7 +16,7 @@ interface Started {
 }
 
 function start(args: string[], env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [TOOLROW_BIN, 'serve', ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -46,7 +44,7 @@ function start(args: string[], env: Record<string, string>): Promise<Started> {
   });
 }
 
-describe('npm start (the real process)', () => {
+describe('toolrow serve, what npm start runs (the real process)', () => {
   let dataDir: string;
   let holder: Server;
   let heldPort: number;
@@ -137,6 +135,6 @@ describe('npm start (the real process)', () => {
   it('exits 2 with the usage on a bad option', async () => {
     const failed = await start(['--port', 'x'], {}).catch((error: { code: number; stderr: string }) => error);
     expect(failed).toMatchObject({ code: 2 });
-    expect((failed as { stderr: string }).stderr).toContain('Usage: npm start');
+    expect((failed as { stderr: string }).stderr).toContain('Usage: toolrow serve');
   }, 60_000);
 });
