@@ -415,7 +415,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
       async list(options) {
         const { limit, offset } = limitOf(options);
         const result = await db.query(
-          `SELECT * FROM ${S}.export_jobs WHERE ($1::text IS NULL OR profile = $1) ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
+          `SELECT * FROM ${S}.export_jobs WHERE ($1::text IS NULL OR profile = $1) ORDER BY seq DESC LIMIT $2 OFFSET $3`,
           [options?.profile ?? null, limit, offset],
         );
         return result.rows.map(toExportJob);
@@ -445,7 +445,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
         const result = await db.query(
           `SELECT id, profile, name, media_type, octet_length(content) AS size_bytes, created_at, content
            FROM ${S}.attachments WHERE id = $1 OR (name = $1 AND profile = $2)
-           ORDER BY (id = $1) DESC, created_at DESC LIMIT 1`,
+           ORDER BY (id = $1) DESC, seq DESC LIMIT 1`,
           [idOrName, profile],
         );
         const row = result.rows[0];
@@ -471,7 +471,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
       async list(profile = DEFAULT_PROFILE) {
         const result = await db.query(
           `SELECT id, profile, name, media_type, octet_length(content) AS size_bytes, created_at
-           FROM ${S}.attachments WHERE profile = $1 ORDER BY created_at DESC, name`,
+           FROM ${S}.attachments WHERE profile = $1 ORDER BY seq DESC`,
           [profile],
         );
         return result.rows.map(toAttachment);

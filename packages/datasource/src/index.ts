@@ -24,7 +24,7 @@ export type { ExportEngine, ExportRequest, ExportSource } from './exports.ts';
 export { createExportEngine, resolveExportPath } from './exports.ts';
 export * from './filter-types.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
-export { type Migration, migrate } from './migrations.ts';
+export { MIGRATIONS, type Migration, migrate } from './migrations.ts';
 export type { RowPage, RowReader, SelectRowsOptions } from './rows.ts';
 export { createRowReader, normalizeKey } from './rows.ts';
 export type { ColumnMatch, RefreshOptions, SchemaCache } from './schema-cache.ts';

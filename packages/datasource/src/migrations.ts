@@ -128,6 +128,15 @@ CREATE TABLE ${S}.mcp_tokens (
 CREATE UNIQUE INDEX mcp_tokens_live_name ON ${S}.mcp_tokens (name) WHERE revoked_at IS NULL;
 `,
   },
+  {
+    version: 2,
+    name: 'insertion order for attachments and export jobs',
+    // Two rows written in the same microsecond share created_at; "the newest" needs a strict order.
+    sql: `
+ALTER TABLE ${S}.attachments ADD COLUMN seq bigserial;
+ALTER TABLE ${S}.export_jobs ADD COLUMN seq bigserial;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

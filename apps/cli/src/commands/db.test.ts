@@ -1,5 +1,6 @@
 // `toolrow db`: usage errors in-process, the real command as a child process on a PGlite data dir
 // (what a user runs first), and the rest in-process on PostgreSQL when it is available.
+import { MIGRATIONS } from '@toolrow/datasource';
 import { createTestEnvironment, type TestEnvironment } from '@toolrow/datasource/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
@@ -99,7 +100,11 @@ if (serverUrl) {
       const json = JSON.parse(
         (await runCli(['db', 'info', '--json'], environment.env, environment.cwd)).stdout,
       );
-      expect(json).toMatchObject({ engine: 'postgres', appStateVersion: 1, stagedChanges: 0 });
+      expect(json).toMatchObject({
+        engine: 'postgres',
+        appStateVersion: MIGRATIONS.at(-1)!.version,
+        stagedChanges: 0,
+      });
       expect(json.tables.map((table: { table: string }) => table.table)).toEqual([
         'public.customers',
         'public.order_items',
