@@ -5,7 +5,11 @@ import { defineProject } from 'vitest/config';
 /** Workspace packages resolve to their TypeScript sources through this export condition. */
 export const SOURCE_CONDITION = '@toolrow/source';
 
-/** The vitest project config every package uses: its folder name is its project name. */
+/**
+ * The vitest project config every package uses: its folder name is its project name.
+ * Timeouts only catch hangs: real databases, child processes and Chromium share two cores in CI,
+ * where a step that takes 100 ms alone can take seconds. Speed is measured in benchmarks.
+ */
 export function toolrowProject(dir: string, overrides: { testTimeout?: number; environment?: 'node' } = {}) {
   return defineProject({
     resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
@@ -14,7 +18,9 @@ export function toolrowProject(dir: string, overrides: { testTimeout?: number; e
       name: basename(dir),
       root: dir,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-      testTimeout: overrides.testTimeout ?? 20_000,
+      testTimeout: overrides.testTimeout ?? 60_000,
+      hookTimeout: 120_000,
+      expect: { poll: { timeout: 20_000, interval: 50 } },
       environment: overrides.environment ?? 'node',
     },
   });

@@ -8,8 +8,6 @@ export interface CommandIo {
 }
 
 export interface Command {
-  /** One line for `toolrow help`. */
-  summary: string;
   /** The usage line(s), printed on --help and after a usage error. */
   usage: string;
   /** Returns the exit code. Throw UsageError for bad arguments. */

@@ -1,5 +1,5 @@
 import { nearestNames } from '@toolrow/catalog';
-import { type Command, type CommandIo, UsageError } from './command.ts';
+import { type CommandIo, UsageError } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 
 function help(): string {
@@ -17,12 +17,13 @@ export async function run(argv: string[], io: CommandIo = processIo()): Promise<
     io.stdout(help());
     return 0;
   }
-  const command: Command | undefined = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!command) {
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) {
     const [nearest] = nearestNames(name, Object.keys(COMMANDS), 1);
     io.stderr(`Unknown command '${name}'.${nearest ? ` Did you mean '${nearest}'?` : ''}\n\n${help()}`);
     return 2;
   }
+  const command = await entry.load();
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout(`${command.usage}\n`);
     return 0;

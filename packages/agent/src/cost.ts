@@ -1,7 +1,6 @@
 import { CATALOG_ROWS, INLINE_TOOLS, TOOL_NAMES, type ToolName, type ToolVisibility } from '@toolrow/catalog';
 import { generateText } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ToolBackend } from './ports.ts';
 import { buildToolSet } from './turn.ts';
 
@@ -83,6 +82,8 @@ function wireJson(tool: SentTool): string {
 export async function toolDefinitionCost(
   backend: Pick<ToolBackend, 'inputSchema'>,
 ): Promise<ToolDefinitionCost> {
+  // The encoder's tables are large; load them only when a cost is asked for, not with the agent.
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
   const all = await definitionsSent(backend, TOOL_NAMES);
   const visibility = new Map(CATALOG_ROWS.map((row) => [row.name as string, row.visibility]));
   const perTool: ToolCost[] = all.map((tool) => {

@@ -59,7 +59,6 @@ function searchFromCli(input: unknown, io: CommandIo): number {
 }
 
 export const callCommand: Command = {
-  summary: 'Run one tool with a JSON input, as the user, and print its output',
   usage: USAGE,
   async run(args, io) {
     let parsed: { values: { profile?: string; schema?: boolean }; positionals: string[] };

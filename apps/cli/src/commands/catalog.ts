@@ -46,7 +46,6 @@ function summary(): string {
 }
 
 export const catalogCommand: Command = {
-  summary: 'Show the tool rows and every set derived from them',
   usage:
     "Usage: toolrow catalog [--json] [--cost]\n\n  --json  print a JSON array, one object per row with the row's fields\n  --cost  the tokens the tool definitions cost per request: inline core vs all rows (with --json: as JSON)",
   async run(args, io) {

@@ -156,7 +156,6 @@ export async function runChat(session: ChatSession): Promise<void> {
 }
 
 export const chatCommand: Command = {
-  summary: 'Chat with the agent in the terminal (approvals at the prompt, proposals as choices)',
   usage: USAGE,
   async run(args, io) {
     let values: { profile?: string; mode?: string };

@@ -201,7 +201,6 @@ async function info(args: string[], io: CommandIo): Promise<number> {
 }
 
 export const dbCommand: Command = {
-  summary: 'Seed the sample shop, or show where the data lives and what is in it',
   usage: USAGE,
   async run(args, io) {
     const [sub, ...rest] = args;

@@ -190,7 +190,6 @@ function untilSignal(): Promise<string> {
 }
 
 export const mcpCommand: Command = {
-  summary: 'Serve the tools to MCP clients (stdio or HTTP) and manage their tokens',
   usage,
   async run(args, io) {
     if (args[0] === 'token') return tokenCommand(args.slice(1), io);

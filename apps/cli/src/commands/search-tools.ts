@@ -19,7 +19,6 @@ Example: toolrow search-tools "export this as CSV"`;
 const round = (score: number) => Math.round(score * 100) / 100;
 
 export const searchToolsCommand: Command = {
-  summary: 'Rank the tool catalog for a query, as the agent’s searchTools does',
   usage: USAGE,
   async run(args, io) {
     let parsed: ReturnType<typeof parse>;

@@ -25,7 +25,6 @@ function integer(text: string | undefined, name: string, min: number): number | 
 }
 
 export const serveCommand: Command = {
-  summary: 'Serve the app (tables, agent chat, staging review) on 127.0.0.1; what npm start runs',
   usage: USAGE,
   async run(args, io) {
     let values: { port?: string; mcp?: boolean; orders?: string; 'no-build'?: boolean };

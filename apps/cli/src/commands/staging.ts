@@ -133,7 +133,6 @@ async function withSource<T>(io: CommandIo, fn: (ds: DataSource) => Promise<T>):
 }
 
 export const stagingCommand: Command = {
-  summary: 'Review staged changes, then commit or discard them (you, never the agent)',
   usage: USAGE,
   async run(args, io) {
     const [sub, ...rest] = args;
