@@ -4,6 +4,7 @@ import type { QueryResult } from '../database.ts';
 import { DataSourceError } from '../errors.ts';
 import type { Row } from '../types.ts';
 import { type Adapter, type Connection, toFields } from './core.ts';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { Mutex } from './mutex.ts';
 import { PARSERS } from './values.ts';
 
@@ -74,6 +75,9 @@ export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdap
       );
     }
   }
+  const lock: DataDirLock | undefined = options.pgdata
+    ? lockDataDir(options.pgdata, options.dataDirSource)
+    : undefined;
   let pglite: PGlite;
   try {
     pglite = await PGlite.create({
@@ -83,12 +87,13 @@ export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdap
       parsers: PARSERS,
     });
   } catch (error) {
+    lock?.release();
     const where = options.pgdata ? `the data directory ${options.pgdata}` : 'memory';
     throw new DataSourceError(
       'connection',
       `PGlite could not open a database in ${where}: ${(error as Error).message}.` +
         (options.pgdata
-          ? ` Check that ${options.dataDirSource} points at a Toolrow data directory that no other process has open, or at an empty one.`
+          ? ` Check that ${options.dataDirSource} points at a Toolrow data directory, or at an empty one.`
           : ''),
       { cause: error },
     );
@@ -111,7 +116,11 @@ export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdap
     },
     query: (sql, params) => mutex.run(() => connection.query(sql, params)),
     async close() {
-      await mutex.run(() => pglite.close());
+      try {
+        await mutex.run(() => pglite.close());
+      } finally {
+        lock?.release();
+      }
     },
   };
 }
