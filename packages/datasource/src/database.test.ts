@@ -6,7 +6,7 @@ import type { Database } from './database.ts';
 import { openDatabase, resolveConnectionConfig } from './database.ts';
 import { openDataSource } from './datasource.ts';
 import { DataSourceError } from './errors.ts';
-import { testEngines } from './testing.ts';
+import { pgliteOnDisk, testEngines } from './testing.ts';
 
 describe('resolveConnectionConfig', () => {
   const cwd = '/home/me/project';
@@ -142,7 +142,8 @@ describe('PGlite data directory', () => {
   }, 90_000);
 });
 
-describe.each(testEngines())('Database on $name', ({ name, open }) => {
+// pglite-disk: the same suite through the worker thread (values cross it by structured clone).
+describe.each([...testEngines(), pgliteOnDisk])('Database on $name', ({ name, open }) => {
   let db: Database;
   let close: () => Promise<void>;
   beforeAll(async () => {
@@ -260,10 +261,16 @@ describe.each(testEngines())('Database on $name', ({ name, open }) => {
     expect((await db.query('SELECT count(*)::int AS n FROM items')).rows).toEqual([{ n: 2500 }]);
   });
 
-  it('enforces statement_timeout on PostgreSQL (PGlite has no timer)', async () => {
+  it('enforces statement_timeout on PostgreSQL and on-disk PGlite (in-memory PGlite has no timer)', async () => {
     const run = db.readOnly((tx) => tx.query('SELECT pg_sleep(0.5)'), { timeoutMs: 20 });
     if (name === 'postgres') await expect(run).rejects.toThrow(/statement timeout/);
+    else if (name === 'pglite-disk')
+      await expect(run).rejects.toMatchObject({
+        code: 'timeout',
+        message: expect.stringMatching(/ran longer than 0\.02 s and was stopped/),
+      });
     else await expect(run).resolves.toBeDefined();
+    expect((await db.query('SELECT count(*)::int AS n FROM items')).rows).toEqual([{ n: 2500 }]);
   });
 
   it('streams a cursor in batches, lets other calls run between batches, and closes on early exit', async () => {

@@ -25,8 +25,9 @@ export interface TransactionOptions {
 
 export interface ReadOnlyOptions {
   /**
-   * statement_timeout for every statement in the transaction, in ms (default 10 000).
-   * Enforced by PostgreSQL; PGlite (single-threaded wasm) has no timer and ignores it.
+   * statement_timeout for every statement in the transaction, in ms (default 10 000; 0 = none).
+   * PostgreSQL enforces it; PGlite on disk stops an overrunning statement by restarting its worker
+   * (DataSourceError code 'timeout'); in-memory PGlite ignores it (README "Known limits").
    */
   timeoutMs?: number;
 }
@@ -98,7 +99,10 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** PGlite in memory (tests). Ignored when a URL is given. */
   memory?: boolean;
-  /** In-memory PGlite only: start from a dumped data directory instead of initdb (the test helper's fast path). */
+  /**
+   * PGlite: start from a dumped data directory instead of running initdb — in memory, or in a data
+   * directory that holds no database yet (the test helper's fast path). Ignored otherwise.
+   */
   loadDataDir?: Blob;
   /** pg pool size (default 5). */
   poolSize?: number;

@@ -17,6 +17,7 @@ export type DataSourceErrorCode =
   | 'not-found'
   | 'already-exists'
   | 'seed'
+  | 'timeout'
   | 'misuse';
 
 export class DataSourceError extends Error {

@@ -94,6 +94,40 @@ const pglite: TestEngine = {
   },
 };
 
+/**
+ * PGlite with its data directory on disk (a fresh temp folder, removed on close), as the app runs
+ * it: hosted in a worker thread, so statement timeouts hold. Not in testEngines() (it costs a
+ * worker per open); add it where the difference matters.
+ */
+export const pgliteOnDisk: TestEngine = {
+  name: 'pglite-disk',
+  async open(options = {}) {
+    const [loadDataDir, exportsDir, dataDir] = await Promise.all([
+      pgliteTemplate(),
+      exportsDirFor(options),
+      mkdtemp(join(tmpdir(), 'toolrow-pglite-disk-')),
+    ]);
+    const cleanup = async () => {
+      await exportsDir.cleanup();
+      await rm(dataDir, { recursive: true, force: true });
+    };
+    let ds: DataSource;
+    try {
+      ds = await openDataSource({
+        dataDir,
+        loadDataDir,
+        env: {},
+        exportsDir: exportsDir.dir,
+        onClose: cleanup,
+      });
+    } catch (error) {
+      await cleanup();
+      throw error;
+    }
+    return finish(ds, options);
+  },
+};
+
 function postgres(adminUrl: string): TestEngine {
   return {
     name: 'postgres',

@@ -22,8 +22,11 @@ export interface OpenTestOptions {
 }
 
 export interface TestEngine {
-  name: 'pglite' | 'postgres';
-  /** A fresh, migrated data source. PGlite: in memory. PostgreSQL: a new database toolrow_t_<random>. */
+  name: 'pglite' | 'pglite-disk' | 'postgres';
+  /**
+   * A fresh, migrated data source. pglite: in memory. pglite-disk: a temp data directory, PGlite in
+   * a worker thread. postgres: a new database toolrow_t_<random>.
+   */
   open(options?: OpenTestOptions): Promise<DataSource>;
 }
 
@@ -38,4 +41,4 @@ export interface TestEnvironment {
   cleanup(): Promise<void>;
 }
 
-export { createTestEnvironment, TEST_SEED_NOW, testEngines } from './testing-impl.ts';
+export { createTestEnvironment, pgliteOnDisk, TEST_SEED_NOW, testEngines } from './testing-impl.ts';

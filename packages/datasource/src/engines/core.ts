@@ -25,12 +25,21 @@ export interface Lease {
   release(broken?: boolean): void;
 }
 
+export interface LeaseOptions {
+  /**
+   * The lease runs a READ ONLY transaction whose statement_timeout is this many ms (0: none).
+   * PostgreSQL enforces it itself; PGlite has no timer in its thread, so its worker host stops a
+   * statement that overruns by discarding the engine (see pglite-thread.ts).
+   */
+  readOnlyTimeoutMs?: number;
+}
+
 /** What an engine provides; the core builds the Database on top of it. */
 export interface Adapter {
   engine: Engine;
   description: string;
   /** One connection for exclusive use (PGlite: the lock; pg: a pool client). */
-  acquire(): Promise<Lease>;
+  acquire(options?: LeaseOptions): Promise<Lease>;
   /** A statement outside any transaction. */
   query(sql: string, params: readonly unknown[]): Promise<QueryResult<Row>>;
   /**
@@ -38,6 +47,11 @@ export interface Adapter {
    * callers run between batches. pg: the cursor keeps its own client and transaction.
    */
   holdCursors: boolean;
+  /**
+   * How often the engine was restarted under this adapter (PGlite: to stop a runaway read).
+   * Session state — held cursors above all — does not survive a restart.
+   */
+  readonly restarts: number;
   close(): Promise<void>;
 }
 
@@ -47,7 +61,7 @@ const DEFAULT_BATCH = 1000;
 
 let cursorCounter = 0;
 
-function timeoutStatement(timeoutMs: number | undefined, fallback: number): string {
+function timeoutMsOf(timeoutMs: number | undefined, fallback: number): number {
   const value = timeoutMs ?? fallback;
   if (!Number.isInteger(value) || value < 0) {
     throw new DataSourceError(
@@ -55,7 +69,11 @@ function timeoutStatement(timeoutMs: number | undefined, fallback: number): stri
       `timeoutMs must be a whole number of milliseconds ≥ 0, got ${value}.`,
     );
   }
-  return `SET LOCAL statement_timeout = ${value}`;
+  return value;
+}
+
+function timeoutStatement(timeoutMs: number): string {
+  return `SET LOCAL statement_timeout = ${timeoutMs}`;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -133,9 +151,10 @@ export class CoreDatabase implements Database {
     begin: string[],
     fn: (tx: Queryable) => Promise<T>,
     end: 'COMMIT' | 'ROLLBACK',
+    leaseOptions?: LeaseOptions,
   ): Promise<T> {
     this.#check();
-    const lease = await this.#adapter.acquire();
+    const lease = await this.#adapter.acquire(leaseOptions);
     let active = true;
     const tx: Queryable = {
       query: async <R = Row>(sql: string, params: readonly unknown[] = []) => {
@@ -171,12 +190,11 @@ export class CoreDatabase implements Database {
     return this.#withTransaction([beginStatement(options)], fn, 'COMMIT');
   }
 
-  readOnly<T>(fn: (tx: Queryable) => Promise<T>, options: ReadOnlyOptions = {}): Promise<T> {
-    return this.#withTransaction(
-      ['BEGIN READ ONLY', timeoutStatement(options.timeoutMs, DEFAULT_TIMEOUT_MS)],
-      fn,
-      'ROLLBACK',
-    );
+  async readOnly<T>(fn: (tx: Queryable) => Promise<T>, options: ReadOnlyOptions = {}): Promise<T> {
+    const timeoutMs = timeoutMsOf(options.timeoutMs, DEFAULT_TIMEOUT_MS);
+    return this.#withTransaction(['BEGIN READ ONLY', timeoutStatement(timeoutMs)], fn, 'ROLLBACK', {
+      readOnlyTimeoutMs: timeoutMs,
+    });
   }
 
   async readQuery<R = Row>(
@@ -204,7 +222,8 @@ export class CoreDatabase implements Database {
     options: CursorOptions = {},
   ): AsyncIterable<R[]> {
     const batch = positiveInt('batchSize', options.batchSize, DEFAULT_BATCH);
-    const timeout = timeoutStatement(options.timeoutMs, 0);
+    const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
+    const timeout = timeoutStatement(timeoutMs);
     const statement = trimStatement(sql);
     const hold = this.#adapter.holdCursors;
     const adapter = this.#adapter;
@@ -218,7 +237,8 @@ export class CoreDatabase implements Database {
         options.signal?.throwIfAborted();
         if (hold) {
           // Declared WITH HOLD inside a short read-only transaction; FETCHes then take the lock one by one.
-          await withLease(adapter, async (connection) => {
+          const restarts = adapter.restarts;
+          await withLease(adapter, { readOnlyTimeoutMs: timeoutMs }, async (connection) => {
             await connection.query('BEGIN READ ONLY', []);
             try {
               await connection.query(timeout, []);
@@ -229,15 +249,18 @@ export class CoreDatabase implements Database {
               throw error;
             }
           });
-          const closeCursor = () =>
-            withLease(adapter, (connection) => connection.exec(`CLOSE ${name}`)).catch(() => {});
+          const closeCursor = async () => {
+            if (adapter.restarts !== restarts) return;
+            await withLease(adapter, {}, (connection) => connection.exec(`CLOSE ${name}`)).catch(() => {});
+          };
           openCursors.add(closeCursor);
           try {
             while (true) {
               options.signal?.throwIfAborted();
-              const result = await withLease(adapter, (connection) =>
-                connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []),
-              );
+              const result = await withLease(adapter, {}, (connection) => {
+                if (adapter.restarts !== restarts) throw cursorLost();
+                return connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
+              });
               if (first) options.onFields?.(result.fields);
               first = false;
               if (result.rows.length > 0) yield result.rows as R[];
@@ -248,7 +271,7 @@ export class CoreDatabase implements Database {
             await closeCursor();
           }
         }
-        const lease = await adapter.acquire();
+        const lease = await adapter.acquire({ readOnlyTimeoutMs: timeoutMs });
         let broken = false;
         try {
           await lease.connection.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', []);
@@ -286,8 +309,19 @@ export class CoreDatabase implements Database {
   }
 }
 
-async function withLease<T>(adapter: Adapter, fn: (connection: Connection) => Promise<T>): Promise<T> {
-  const lease = await adapter.acquire();
+function cursorLost(): DataSourceError {
+  return new DataSourceError(
+    'connection',
+    'This cursor was lost: the embedded database restarted to stop another query that ran past its timeout, and open cursors do not survive a restart. Start the export or read again.',
+  );
+}
+
+async function withLease<T>(
+  adapter: Adapter,
+  options: LeaseOptions,
+  fn: (connection: Connection) => Promise<T>,
+): Promise<T> {
+  const lease = await adapter.acquire(options);
   try {
     const result = await fn(lease.connection);
     lease.release();

@@ -3,6 +3,7 @@ import type { ConnectionConfig, Database, OpenDatabaseOptions } from '../databas
 import { DataSourceError } from '../errors.ts';
 import { CoreDatabase } from './core.ts';
 import { openPglite } from './pglite.ts';
+import { openPgliteThread } from './pglite-thread.ts';
 import { openPostgres, parsePostgresUrl } from './postgres.ts';
 
 export const DEFAULT_DATA_DIR = '.toolrow';
@@ -51,5 +52,11 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   }
   const dataDirSource = options.dataDir !== undefined ? 'the dataDir option' : 'TOOLROW_DATA_DIR';
   if (!config.dataDir) throw new DataSourceError('config', `${dataDirSource} is empty.`);
-  return new CoreDatabase(await openPglite({ pgdata: join(config.dataDir, 'pgdata'), dataDirSource }));
+  return new CoreDatabase(
+    await openPgliteThread({
+      pgdata: join(config.dataDir, 'pgdata'),
+      dataDirSource,
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    }),
+  );
 }

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import type { QueryResult } from '../database.ts';
 import { DataSourceError } from '../errors.ts';
@@ -13,7 +15,7 @@ export interface PgliteOpenOptions {
   pgdata?: string;
   /** What to name in errors about the directory (e.g. "TOOLROW_DATA_DIR"). */
   dataDirSource: string;
-  /** Start from a dumped data directory (PGlite's dumpDataDir) instead of running initdb. */
+  /** Start from a dumped data directory (PGlite's dumpDataDir) instead of running initdb; ignored when pgdata already holds a database. */
   loadDataDir?: Blob;
 }
 
@@ -22,15 +24,18 @@ export interface PgliteAdapter extends Adapter {
   instance: PGlite;
 }
 
-type WasmModules = Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule'>;
+export type WasmModules = Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule'>;
 // The es2023 lib has no WebAssembly types; Node has the global.
 const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<never> } })
   .WebAssembly;
 
 let wasmModules: Promise<WasmModules> | undefined;
 
-/** Compile the wasm once per process: later instances (tests open many) skip the compile. */
-function compiledModules() {
+/**
+ * Compile the wasm once per process: later instances (tests open many) skip the compile. Compiled
+ * modules can be posted to worker threads, so the worker-hosted engine shares them too.
+ */
+export function compiledModules(): Promise<WasmModules> {
   wasmModules ??= (async (): Promise<WasmModules> => {
     try {
       const { readFile } = await import('node:fs/promises');
@@ -50,7 +55,7 @@ function compiledModules() {
   return wasmModules;
 }
 
-function toResult(result: {
+export function toResult(result: {
   rows: unknown[];
   fields: { name: string; dataTypeID: number }[];
   rowCount?: number;
@@ -63,40 +68,60 @@ function toResult(result: {
   };
 }
 
-export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdapter> {
-  if (options.pgdata) {
-    try {
-      await mkdir(options.pgdata, { recursive: true });
-    } catch (error) {
-      throw new DataSourceError(
-        'config',
-        `Cannot create the PGlite data directory ${options.pgdata}: ${(error as Error).message}. Point ${options.dataDirSource} at a writable directory.`,
-        { cause: error },
-      );
-    }
+/** A loaded dump only fills an empty directory: PGlite refuses to load over an existing cluster. */
+export function hasCluster(pgdata: string): boolean {
+  return existsSync(join(pgdata, 'PG_VERSION'));
+}
+
+export async function makeDataDir(pgdata: string, dataDirSource: string): Promise<void> {
+  try {
+    await mkdir(pgdata, { recursive: true });
+  } catch (error) {
+    throw new DataSourceError(
+      'config',
+      `Cannot create the PGlite data directory ${pgdata}: ${(error as Error).message}. Point ${dataDirSource} at a writable directory.`,
+      { cause: error },
+    );
   }
+}
+
+export function openFailure(
+  error: unknown,
+  pgdata: string | undefined,
+  dataDirSource: string,
+): DataSourceError {
+  const where = pgdata ? `the data directory ${pgdata}` : 'memory';
+  const message = error instanceof Error ? error.message : String(error);
+  return new DataSourceError(
+    'connection',
+    `PGlite could not open a database in ${where}: ${message}.` +
+      (pgdata ? ` Check that ${dataDirSource} points at a Toolrow data directory, or at an empty one.` : ''),
+    { cause: error },
+  );
+}
+
+/**
+ * PGlite in the calling thread. Used for in-memory databases (tests): stopping a runaway statement
+ * means discarding the instance, which would lose an in-memory database, so there is no timer here.
+ * Databases on disk run in a worker thread instead (pglite-thread.ts).
+ */
+export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdapter> {
+  if (options.pgdata) await makeDataDir(options.pgdata, options.dataDirSource);
   const lock: DataDirLock | undefined = options.pgdata
     ? lockDataDir(options.pgdata, options.dataDirSource)
     : undefined;
   let pglite: PGlite;
   try {
+    const load = options.loadDataDir && !(options.pgdata && hasCluster(options.pgdata));
     pglite = await PGlite.create({
       ...(options.pgdata ? { dataDir: options.pgdata } : {}),
-      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      ...(load ? { loadDataDir: options.loadDataDir } : {}),
       ...(await compiledModules()),
       parsers: PARSERS,
     });
   } catch (error) {
     lock?.release();
-    const where = options.pgdata ? `the data directory ${options.pgdata}` : 'memory';
-    throw new DataSourceError(
-      'connection',
-      `PGlite could not open a database in ${where}: ${(error as Error).message}.` +
-        (options.pgdata
-          ? ` Check that ${options.dataDirSource} points at a Toolrow data directory, or at an empty one.`
-          : ''),
-      { cause: error },
-    );
+    throw openFailure(error, options.pgdata, options.dataDirSource);
   }
   const mutex = new Mutex();
   const connection: Connection = {
@@ -110,6 +135,7 @@ export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdap
     engine: 'pglite',
     description: options.pgdata ? `PGlite at ${options.pgdata}` : 'PGlite in memory',
     holdCursors: true,
+    restarts: 0,
     async acquire() {
       const unlock = await mutex.lock();
       return { connection, release: () => unlock() };

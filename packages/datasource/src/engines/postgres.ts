@@ -121,6 +121,7 @@ export async function openPostgres(options: PostgresOpenOptions): Promise<Adapte
     engine: 'postgres',
     description: `PostgreSQL ${where}`,
     holdCursors: false,
+    restarts: 0,
     async acquire() {
       const client = await pool.connect();
       const connection: Connection = {
