@@ -115,7 +115,9 @@ export function describeIssues(
     const fullPath = [...prefix, ...issue.path];
     const path = formatPath(fullPath);
     const here = path === '' ? '(input)' : path;
-    const got = valueAt(input, fullPath);
+    // Issues carry the value they saw when parsed with reportInput (paths into a preprocessed
+    // input, such as a filter in the old form, need not exist in what the caller sent).
+    const got = 'input' in issue ? issue.input : valueAt(input, fullPath);
     switch (issue.code) {
       case 'invalid_type': {
         if (got === undefined && issue.expected !== 'undefined') {

@@ -90,11 +90,33 @@ describe('the registry', () => {
     },
   );
 
-  it('describes the filter shape once, recursively, for models', () => {
-    const schema = inputJsonSchema('countRows') as { $defs?: Record<string, { anyOf?: unknown[] }> };
+  it('describes the filter as a list of conditions and or/and groups, the item defined once', () => {
+    const schema = inputJsonSchema('countRows') as {
+      properties: { filter: { type: string; items: { $ref: string } } };
+      $defs?: Record<string, { anyOf?: { properties?: Record<string, unknown> }[] }>;
+    };
+    expect(schema.properties.filter.type).toBe('array');
     const definitions = Object.values(schema.$defs ?? {});
     expect(definitions).toHaveLength(1);
-    expect(definitions[0]?.anyOf).toHaveLength(4);
+    const branches = definitions[0]?.anyOf?.map((branch) => Object.keys(branch.properties ?? {}).join(','));
+    expect(branches).toEqual(['column,op,value', 'or', 'and']);
+    // No {not: …} node: negation lives in the operators.
+    expect(JSON.stringify(schema)).not.toContain('"not"');
+    expect(JSON.stringify(schema)).toContain('"not_contains"');
+  });
+
+  it('advertises no length bounds a model would never reach (they are still enforced)', () => {
+    for (const name of IMPLEMENTED_TOOLS) {
+      const json = JSON.stringify(inputJsonSchema(name));
+      expect(json, name).not.toMatch(/"(minLength|maxLength|minItems|maxItems)"/);
+      expect(json, name).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    }
+    expect(invalid('describeTable', { table: 'x'.repeat(201) }).message).toMatch(
+      /table: expected at most 200 characters/,
+    );
+    expect(invalid('startExport', { table: 'orders', format: 'csv', columns: [] }).message).toMatch(
+      /columns: expected at least 1 items/,
+    );
   });
 });
 
@@ -110,8 +132,41 @@ describe('input validation', () => {
     ['runQuery', 'select 1', /^\(input\): expected an object, got "select 1"$/],
     [
       'countRows',
+      { table: 'orders', filter: [{ column: 'status', op: 'equals', value: 'paid' }] },
+      /^filter\[0\]\.op: expected one of "eq", "neq", .*, got "equals"$/,
+    ],
+    [
+      'countRows',
+      {
+        table: 'orders',
+        filter: [
+          { column: 'status', op: 'eq', value: 'paid' },
+          {
+            or: [
+              { column: 'a', op: 'eq' },
+              { column: 1, op: 'eq' },
+            ],
+          },
+        ],
+      },
+      /^filter\[1\]\.or\[1\]\.column: expected a string, got the integer 1$/,
+    ],
+    ['countRows', { table: 'orders', filter: [{ or: [] }] }, /^filter\[0\]\.or: expected at least 1 items/],
+    [
+      'countRows',
+      { table: 'orders', filter: 'status = paid' },
+      /^filter: expected an array, got "status = paid"$/,
+    ],
+    [
+      'countRows',
+      { table: 'orders', filter: [{ column: 'status', op: 'eq', value: { paid: true } }] },
+      /^filter\[0\]\.value: /,
+    ],
+    // The old forms are read as the list they stand for, and errors name the list's paths.
+    [
+      'countRows',
       { table: 'orders', filter: { column: 'status', op: 'equals', value: 'paid' } },
-      /^filter\.op: expected one of "eq", "neq"/,
+      /^filter\[0\]\.op: expected one of "eq"/,
     ],
     [
       'countRows',
@@ -124,9 +179,18 @@ describe('input validation', () => {
           ],
         },
       },
-      /^filter\.and\[1\]\.column: expected a string/,
+      /^filter\[1\]\.column: expected a string, got the integer 1$/,
     ],
-    ['countRows', { table: 'orders', filter: { or: [] } }, /^filter\.or: expected at least 1 items/],
+    [
+      'countRows',
+      { table: 'orders', filter: { or: [] } },
+      /^filter\[0\]\.or: expected at least 1 items, got an array$/,
+    ],
+    [
+      'setFilter',
+      { filter: { not: { column: 'status', op: 'contains', value: 'x' }, extra: 1 } },
+      /^filter\[0\]\.(not|extra): unknown field/,
+    ],
     [
       'stageUpdateRows',
       { table: 'orders', updates: [{ key: { id: 1 } }] },

@@ -192,7 +192,7 @@ export function parseToolInput<N extends ImplementedToolName>(
   const schema: z.ZodType = TOOL_IMPLEMENTATIONS[name].inputSchema;
   // MCP clients and models send no arguments at all for tools without fields.
   const input = rawInput === undefined || rawInput === null ? {} : rawInput;
-  const parsed = schema.safeParse(input);
+  const parsed = schema.safeParse(input, { reportInput: true });
   if (parsed.success) return parsed.data as z.output<ToolImplementations[N]['inputSchema']>;
   const issues = describeIssues(parsed.error.issues, input);
   throw new ToolError(

@@ -317,6 +317,71 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
       expect(openedByFilter.openedNewTab).toBe(true);
     });
 
+    it('filters go in and come back out in the list form, so a model can send back what it read', async () => {
+      const view = contextFor(ds, { profile: 'list-form' });
+      const filter = [
+        { column: 'status', op: 'not_in', value: ['cancelled', 'refunded'] },
+        {
+          or: [
+            { column: 'total', op: 'gte', value: 300 },
+            { column: 'note', op: 'not_contains', value: 'x' },
+          ],
+        },
+      ];
+      const opened = await call('openTable', { table: 'orders', filter }, view);
+      expect(opened.tab).toMatchObject({
+        filter,
+        filterText: 'status not in (cancelled, refunded) and (total ≥ 300 or not note contains x)',
+      });
+      // The tab stores the data source's Filter, which the desktop and the server read.
+      const stored = (await ds.app.ui.get('list-form')).tabs[0];
+      expect(stored).toMatchObject({
+        filter: {
+          and: [
+            { column: 'status', op: 'not_in', value: ['cancelled', 'refunded'] },
+            {
+              or: [
+                { column: 'total', op: 'gte', value: 300 },
+                { not: { column: 'note', op: 'contains', value: 'x' } },
+              ],
+            },
+          ],
+        },
+      });
+      const active = await call('getActiveView', {}, view);
+      expect(active.focused).toMatchObject({ filter });
+      // What getActiveView shows is the same view: openTable focuses the tab instead of adding one.
+      const again = await call(
+        'openTable',
+        { table: 'orders', filter: (active.focused as { filter: unknown }).filter },
+        view,
+      );
+      expect(again).toMatchObject({ opened: opened.opened, reusedExistingTab: true });
+      // The old form still works and means the same rows.
+      const counted = await call('countRows', { table: 'orders', filter });
+      const oldForm = await call('countRows', {
+        table: 'orders',
+        filter: stored!.kind === 'table' ? stored!.filter : undefined,
+      });
+      expect(oldForm.count).toBe(counted.count);
+      // An empty list clears, like null.
+      await call('setFilter', { filter: [] }, view);
+      expect((await call('getActiveView', {}, view)).focused).not.toHaveProperty('filter');
+      const error = await toolError(
+        call(
+          'setFilter',
+          {
+            filter: [
+              { column: 'status', op: 'eq', value: 'paid' },
+              { column: 'totl', op: 'gt', value: 1 },
+            ],
+          },
+          view,
+        ),
+      );
+      expect(error.message).toMatch(/^filter\[1\]\.column: Unknown column 'totl'/);
+    });
+
     it('getSelection reads the selected keys', async () => {
       const none = await call('getSelection', {}, contextFor(ds, { profile: 'fresh' }));
       expect(none.count).toBe(0);
@@ -339,7 +404,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
         proposeExport: {
           table: 'orders',
           format: 'csv',
-          filter: { column: 'status', op: 'eq', value: 'paid' },
+          filter: [{ column: 'note', op: 'not_contains', value: 'x' }],
         },
       };
       const uiBefore = await ds.app.ui.get('tester');
@@ -358,6 +423,11 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
       }
       expect(await ds.app.ui.get('tester')).toEqual(uiBefore);
       expect((await ds.app.exportJobs.list({ limit: 1000 })).length).toBe(jobsBefore.length + 1);
+      // A filter sent in the old form comes back in the chip as the list form the twin advertises.
+      const chip = await call('proposeSetFilter', inputs.proposeSetFilter);
+      expect(chip.input).toMatchObject({ filter: [{ column: 'status', op: 'eq', value: 'shipped' }] });
+      const exportChip = await call('proposeExport', inputs.proposeExport);
+      expect(exportChip.label).toBe('Export public.orders where not note contains x as CSV');
       await ds.exports.idle();
       const badChip = await toolError(call('proposeOpenTable', { table: 'ordres' }));
       expect(badChip.code).toBe('not-found');
@@ -471,7 +541,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
     });
 
     it('startExport runs in the background; getExportStatus follows it to the file', async () => {
-      const filter = { column: 'status', op: 'eq', value: 'delivered' };
+      const filter = [{ column: 'status', op: 'eq', value: 'delivered' }];
       const started = await call('startExport', {
         table: 'orders',
         format: 'ndjson',

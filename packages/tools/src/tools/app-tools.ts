@@ -5,7 +5,7 @@ import { boundRows, capList, clipText, modelRow, modelValue } from '../bounds.ts
 import { limitsOf } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
-import { limitField, tableName } from '../schemas.ts';
+import { limitField, positiveInteger, tableName, textField, within } from '../schemas.ts';
 
 /** Parses CSV text (RFC 4180: quotes, doubled quotes, newlines in quotes), stopping after maxRecords. */
 export function parseCsv(text: string, maxRecords: number): { records: string[][]; complete: boolean } {
@@ -83,8 +83,8 @@ function kindOf(name: string, mediaType: string): 'csv' | 'json' | 'text' | 'bin
 
 export const readAttachment = defineTool({
   inputSchema: z.strictObject({
-    name: z.string().min(1).max(300).describe('The attached file\'s name (e.g. "customers.csv") or its id.'),
-    limit: limitField(50, 500, 'rows or lines'),
+    name: textField(300).describe('The attached file\'s name (e.g. "customers.csv") or id.'),
+    limit: limitField(50, 500),
   }),
   async execute(input, ctx) {
     const attachment = await ctx.source.app.attachments.get(input.name, ctx.profile);
@@ -183,7 +183,7 @@ export const readAttachment = defineTool({
 });
 
 export const listSavedSpecs = defineTool({
-  inputSchema: z.strictObject({}).describe('No input.'),
+  inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
     const specs = await ctx.source.app.specs.list();
     const { items, truncated } = capList(specs, limitsOf(ctx).maxRows);
@@ -203,7 +203,7 @@ export const listSavedSpecs = defineTool({
 
 export const getSavedSpec = defineTool({
   inputSchema: z.strictObject({
-    name: z.string().min(1).max(200).describe("The saved spec's name, as listSavedSpecs shows it."),
+    name: textField(200).describe("The saved spec's name, as listSavedSpecs shows it."),
   }),
   async execute(input, ctx) {
     const spec = await ctx.source.app.specs.get(input.name);
@@ -236,7 +236,7 @@ const STAGING_NOTE =
 export const listStagedChanges = defineTool({
   inputSchema: z.strictObject({
     table: tableName.optional().describe('Only changes to this table (default: all).'),
-    limit: limitField(100, 500, 'changes'),
+    limit: limitField(100, 500),
   }),
   async execute(input, ctx) {
     const table =
@@ -260,14 +260,11 @@ export const listStagedChanges = defineTool({
 
 export const diffStagedChanges = defineTool({
   inputSchema: z.strictObject({
-    ids: z
-      .array(z.number().int().positive())
-      .min(1)
-      .max(500)
+    ids: within(z.array(positiveInteger()), 1, 500)
       .optional()
       .describe('Only these change ids (default: all).'),
     table: tableName.optional().describe('Only changes to this table (default: all).'),
-    limit: limitField(50, 500, 'changes'),
+    limit: limitField(50, 500),
   }),
   async execute(input, ctx) {
     const table =
@@ -322,7 +319,7 @@ export function exportSummary(job: ExportJob) {
 
 export const getExportStatus = defineTool({
   inputSchema: z.strictObject({
-    id: z.string().min(1).max(100).describe('The export id that startExport returned.'),
+    id: textField(100).describe('The export id that startExport returned.'),
   }),
   async execute(input, ctx) {
     return exportSummary(await ctx.source.exports.status(input.id));
@@ -331,9 +328,9 @@ export const getExportStatus = defineTool({
 
 export const listAuditLog = defineTool({
   inputSchema: z.strictObject({
-    tool: z.string().min(1).max(100).optional().describe('Only entries for this tool.'),
+    tool: textField(100).optional().describe('Only entries for this tool.'),
     decision: z.enum(AUDIT_DECISIONS).optional().describe('Only entries with this decision.'),
-    limit: limitField(50, 500, 'entries'),
+    limit: limitField(50, 500),
   }),
   async execute(input, ctx) {
     const limit = input.limit ?? 50;

@@ -1,20 +1,23 @@
 // Gated reads by key and filter, the stage tools (staging only, never the table) and exports.
 import type { ToolName } from '@toolrow/catalog';
-import { compileSort, type ExportSource, type StagedChange, validateFilter } from '@toolrow/datasource';
+import type { ExportSource, StagedChange } from '@toolrow/datasource';
 import { z } from 'zod';
 import { modelRow, modelValue } from '../bounds.ts';
 import { limitsOf, type ToolContext } from '../context.ts';
 import { defineProposable, defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
+import { checkFilter, checkSort, toFilter } from '../filter-input.ts';
 import {
   columnName,
   exportFormat,
-  filterSchema,
+  filterField,
   rowKey,
   rowValues,
   sortSchema,
   sqlText,
   tableName,
+  textField,
+  within,
 } from '../schemas.ts';
 import { exportSummary } from './app-tools.ts';
 import { guardSql } from './query-tools.ts';
@@ -51,15 +54,16 @@ export const getRow = defineTool({
 export const countRows = defineTool({
   inputSchema: z.strictObject({
     table: tableName,
-    filter: filterSchema.optional().describe('Count only rows matching this filter (default: all rows).'),
+    filter: filterField('Count only rows matching every item').optional(),
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
-    const count = await ctx.source.rows.count(table.qualifiedName, input.filter);
+    const filter = checkFilter('countRows', table, input.filter);
+    const count = await ctx.source.rows.count(table.qualifiedName, filter);
     return {
       table: table.qualifiedName,
       count,
-      ...(input.filter ? { filter: filterText(input.filter) } : {}),
+      ...(filter ? { filter: filterText(filter) } : {}),
     };
   },
 });
@@ -86,11 +90,9 @@ function stagedResult(table: string, changes: readonly StagedChange[], ctx: Tool
 export const stageInsertRows = defineTool({
   inputSchema: z.strictObject({
     table: tableName,
-    rows: z
-      .array(rowValues)
-      .min(1)
-      .max(1000)
-      .describe('The new rows, each column name → value. Omit columns the database fills (ids, defaults).'),
+    rows: within(z.array(rowValues), 1, 1000).describe(
+      'The new rows, each column name → value. Omit columns the database fills (ids, defaults).',
+    ),
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
@@ -105,16 +107,16 @@ export const stageInsertRows = defineTool({
 export const stageUpdateRows = defineTool({
   inputSchema: z.strictObject({
     table: tableName,
-    updates: z
-      .array(
+    updates: within(
+      z.array(
         z.strictObject({
           key: rowKey,
           values: rowValues.describe('Only the columns to change, column name → new value.'),
         }),
-      )
-      .min(1)
-      .max(1000)
-      .describe('One entry per row: its primary key and the new values.'),
+      ),
+      1,
+      1000,
+    ).describe('One entry per row: its primary key and the new values.'),
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
@@ -129,7 +131,7 @@ export const stageUpdateRows = defineTool({
 export const stageDeleteRows = defineTool({
   inputSchema: z.strictObject({
     table: tableName,
-    keys: z.array(rowKey).min(1).max(1000).describe('Primary keys of the rows to delete.'),
+    keys: within(z.array(rowKey), 1, 1000).describe('Primary keys of the rows to delete.'),
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
@@ -145,24 +147,16 @@ export const stageDeleteRows = defineTool({
 
 const exportInput = z.strictObject({
   table: tableName.optional().describe('Export this table (give table or sql, not both).'),
-  filter: filterSchema.optional().describe('With table: export only matching rows.'),
+  filter: filterField('With table: export only rows matching every item').optional(),
   sort: sortSchema.optional().describe('With table: row order in the file.'),
-  columns: z
-    .array(columnName)
-    .min(1)
-    .max(500)
+  columns: within(z.array(columnName), 1, 500)
     .optional()
     .describe('With table: only these columns (default: all).'),
   sql: sqlText.optional().describe('Export the result of this read-only SELECT instead of a table.'),
   format: exportFormat,
-  path: z
-    .string()
-    .min(1)
-    .max(300)
+  path: textField(300)
     .optional()
-    .describe(
-      'File name inside the exports folder, e.g. "orders-may.csv" (default: generated). Paths outside the folder are refused.',
-    ),
+    .describe('File name in the exports folder, e.g. "orders-may.csv" (default: generated).'),
 });
 
 async function prepareExport(input: z.output<typeof exportInput>, ctx: ToolContext) {
@@ -193,8 +187,8 @@ async function prepareExport(input: z.output<typeof exportInput>, ctx: ToolConte
   }
   const table = await ctx.source.schema.resolveTable(input.table!);
   // Same checks the export engine makes, before anything starts.
-  validateFilter(table, input.filter);
-  compileSort(table, input.sort);
+  checkFilter('startExport', table, input.filter);
+  checkSort('startExport', table, input.sort);
   for (const column of input.columns ?? []) ctx.source.schema.resolveColumn(table, column);
   if (input.path !== undefined) await ctx.source.exports.resolvePath(input.path);
   return { ...input, table: table.qualifiedName };
@@ -205,18 +199,19 @@ export const startExport = defineProposable({
   prepare: prepareExport,
   label(input) {
     const what = input.table
-      ? `${input.table}${input.filter ? ` where ${filterText(input.filter)}` : ''}`
+      ? `${input.table}${input.filter?.length ? ` where ${filterText(toFilter(input.filter))}` : ''}`
       : 'the query result';
     return `Export ${what} as ${input.format.toUpperCase()}${input.path ? ` to ${input.path}` : ''}`;
   },
   async execute(raw, ctx) {
     const input = await prepareExport(raw, ctx);
+    const filter = toFilter(input.filter);
     const source: ExportSource =
       input.sql !== undefined
         ? { sql: input.sql }
         : {
             table: input.table!,
-            ...(input.filter ? { filter: input.filter } : {}),
+            ...(filter ? { filter } : {}),
             ...(input.sort ? { sort: input.sort } : {}),
             ...(input.columns ? { columns: input.columns } : {}),
           };

@@ -262,7 +262,7 @@ export const runQuery = defineTool({
 });
 
 export const listQueryHistory = defineTool({
-  inputSchema: z.strictObject({ limit: limitField(20, 200, 'entries') }),
+  inputSchema: z.strictObject({ limit: limitField(20, 200) }),
   async execute(input, ctx) {
     const limit = input.limit ?? 20;
     const entries = await ctx.source.app.history.list({ limit: limit + 1, profile: ctx.profile });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { capList } from '../bounds.ts';
 import { limitsOf } from '../context.ts';
 import { defineTool } from '../define.ts';
-import { columnName, limitField, tableName } from '../schemas.ts';
+import { columnName, limitField, tableName, textField } from '../schemas.ts';
 
 export function formatBytes(bytes: number): string {
   const units = ['B', 'kB', 'MB', 'GB', 'TB'];
@@ -33,7 +33,7 @@ function foreignKey(fk: ForeignKeyInfo) {
 }
 
 export const listConnections = defineTool({
-  inputSchema: z.strictObject({}).describe('No input.'),
+  inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
     const connections = await ctx.source.app.connections.list();
     return {
@@ -48,11 +48,9 @@ export const listConnections = defineTool({
 });
 
 export const listTables = defineTool({
-  inputSchema: z
-    .strictObject({
-      schema: z.string().min(1).optional().describe('Only tables of this schema (default: every schema).'),
-    })
-    .describe('Optionally narrow to one schema.'),
+  inputSchema: z.strictObject({
+    schema: textField(200).optional().describe('Only tables of this schema (default: all).'),
+  }),
   async execute(input, ctx) {
     const snapshot = await ctx.source.schema.get();
     const tables = snapshot.tables.filter(
@@ -110,12 +108,8 @@ export const describeTable = defineTool({
 
 export const findColumns = defineTool({
   inputSchema: z.strictObject({
-    text: z
-      .string()
-      .min(1)
-      .max(100)
-      .describe('Part of a column name, e.g. "email" or "created". Case-insensitive.'),
-    limit: limitField(50, 500, 'matches'),
+    text: textField(100).describe('Part of a column name, any case, e.g. "email".'),
+    limit: limitField(50, 500),
   }),
   async execute(input, ctx) {
     const matches = await ctx.source.schema.findColumns(input.text);
@@ -138,7 +132,7 @@ export const sampleValues = defineTool({
   inputSchema: z.strictObject({
     table: tableName,
     column: columnName,
-    limit: limitField(20, 100, 'common values'),
+    limit: limitField(20, 100),
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);

@@ -2,21 +2,28 @@
 // each open tool's `prepare` and `label` (see propose.ts) and change nothing.
 import { randomUUID } from 'node:crypto';
 import {
-  compileSort,
   type Filter,
   normalizeKey,
   type RowKey,
   type Sort,
   type Tab,
   type UiState,
-  validateFilter,
 } from '@toolrow/datasource';
 import { z } from 'zod';
 import { capList, clipText, modelValue } from '../bounds.ts';
 import { limitsOf, type ToolContext } from '../context.ts';
 import { defineProposable, defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
-import { filterSchema, rowKey, sortSchema, tableName } from '../schemas.ts';
+import { checkFilter, checkSort, fromFilter, toFilter } from '../filter-input.ts';
+import {
+  filterField,
+  nullableFilterField,
+  rowKey,
+  sortList,
+  sortSchema,
+  tableName,
+  textField,
+} from '../schemas.ts';
 
 const OP_TEXT: Readonly<Record<string, string>> = {
   eq: '=',
@@ -83,7 +90,8 @@ function tabSummary(tab: Tab, focusedTabId: string | null, maxChars: number) {
     return {
       ...base,
       table: tab.table,
-      ...(tab.filter ? { filter: tab.filter, filterText: filterText(tab.filter) } : {}),
+      // In the form the filter tools take, so the model can send it back changed.
+      ...(tab.filter ? { filter: fromFilter(tab.filter), filterText: filterText(tab.filter) } : {}),
       ...(tab.sort && tab.sort.length > 0 ? { sort: tab.sort } : {}),
     };
   }
@@ -129,7 +137,7 @@ const sameJson = (left: unknown, right: unknown) =>
 // ── Silent readers ───────────────────────────────────────────────────────────────────────────
 
 export const getActiveView = defineTool({
-  inputSchema: z.strictObject({}).describe('No input.'),
+  inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
     const state = await ctx.source.app.ui.get(ctx.profile);
     const tab = state.tabs.find((candidate) => candidate.id === state.focusedTabId);
@@ -148,7 +156,7 @@ export const getActiveView = defineTool({
 });
 
 export const getSelection = defineTool({
-  inputSchema: z.strictObject({}).describe('No input.'),
+  inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
     const state = await ctx.source.app.ui.get(ctx.profile);
     const selection = state.selection;
@@ -168,7 +176,7 @@ export const getSelection = defineTool({
 });
 
 export const listOpenTabs = defineTool({
-  inputSchema: z.strictObject({}).describe('No input.'),
+  inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
     const state = await ctx.source.app.ui.get(ctx.profile);
     const maxChars = limitsOf(ctx).maxValueChars;
@@ -183,14 +191,14 @@ export const listOpenTabs = defineTool({
 
 const tableViewInput = z.strictObject({
   table: tableName,
-  filter: filterSchema.optional(),
+  filter: filterField().optional(),
   sort: sortSchema.optional(),
 });
 
 async function prepareTableView(input: z.output<typeof tableViewInput>, ctx: ToolContext) {
   const table = await ctx.source.schema.resolveTable(input.table);
-  validateFilter(table, input.filter);
-  compileSort(table, input.sort);
+  checkFilter('openTable', table, input.filter);
+  checkSort('openTable', table, input.sort);
   return { ...input, table: table.qualifiedName };
 }
 
@@ -198,18 +206,20 @@ export const openTable = defineProposable({
   inputSchema: tableViewInput,
   prepare: prepareTableView,
   label(input) {
-    const filter = filterText(input.filter);
+    const filter = filterText(toFilter(input.filter));
     const sort = sortText(input.sort);
     return `Open ${input.table}${filter ? ` where ${filter}` : ''}${sort ? `, sorted by ${sort}` : ''}`;
   },
   async execute(raw, ctx) {
     const input = await prepareTableView(raw, ctx);
+    const filter = toFilter(input.filter);
+    const sort = input.sort && input.sort.length > 0 ? input.sort : undefined;
     const tab: Tab = {
       id: newTabId(),
       kind: 'table',
       table: input.table,
-      ...(input.filter ? { filter: input.filter } : {}),
-      ...(input.sort ? { sort: input.sort } : {}),
+      ...(filter ? { filter } : {}),
+      ...(sort ? { sort } : {}),
     };
     const result = await addTab(
       ctx,
@@ -217,8 +227,8 @@ export const openTable = defineProposable({
       (existing) =>
         existing.kind === 'table' &&
         existing.table === input.table &&
-        sameJson(existing.filter, input.filter) &&
-        sameJson(existing.sort, input.sort),
+        sameJson(existing.filter, filter) &&
+        sameJson(existing.sort, sort),
     );
     return {
       opened: result.tab.id,
@@ -230,8 +240,8 @@ export const openTable = defineProposable({
 });
 
 const workbenchInput = z.strictObject({
-  sql: z.string().min(1).max(20_000).describe('The SQL to prefill; the user edits and runs it.'),
-  title: z.string().min(1).max(80).optional().describe('Tab title (default: "SQL").'),
+  sql: textField(20_000).describe('The SQL to prefill; the user edits and runs it.'),
+  title: textField(80).optional().describe('Tab title (default: "SQL").'),
 });
 
 async function prepareWorkbench(input: z.output<typeof workbenchInput>) {
@@ -265,17 +275,11 @@ export const openWorkbench = defineProposable({
 const setFilterInput = z.strictObject({
   table: tableName
     .optional()
-    .describe(
-      'The table whose view to filter (default: the focused table tab). Opens a tab for it when none is open.',
-    ),
-  filter: filterSchema
-    .nullable()
-    .optional()
-    .describe('The new filter; null clears it; omit to keep the current one.'),
-  sort: sortSchema
-    .nullable()
-    .optional()
-    .describe('The new sort; null clears it; omit to keep the current one.'),
+    .describe('Table to filter (default: the focused table tab); opens a tab for it if none is open.'),
+  filter: nullableFilterField(
+    'New filter (null clears it, omit keeps it): rows must match every item',
+  ).optional(),
+  sort: sortList.nullable().optional().describe('New sort keys (null clears them, omit keeps them).'),
 });
 
 async function targetTableTab(
@@ -303,8 +307,8 @@ async function prepareSetFilter(input: z.output<typeof setFilterInput>, ctx: Too
     name = tab.table;
   }
   const table = await ctx.source.schema.resolveTable(name);
-  validateFilter(table, input.filter);
-  compileSort(table, input.sort);
+  checkFilter('setFilter', table, input.filter);
+  checkSort('setFilter', table, input.sort);
   return { ...input, table: table.qualifiedName };
 }
 
@@ -313,7 +317,11 @@ export const setFilter = defineProposable({
   prepare: prepareSetFilter,
   label(input) {
     const parts = [
-      input.filter === null ? 'clear the filter' : input.filter ? `filter ${filterText(input.filter)}` : '',
+      input.filter === null || input.filter?.length === 0
+        ? 'clear the filter'
+        : input.filter
+          ? `filter ${filterText(toFilter(input.filter))}`
+          : '',
       input.sort === null ? 'clear the sort' : input.sort ? `sort by ${sortText(input.sort)}` : '',
     ].filter(Boolean);
     return `${input.table}: ${parts.join('; ') || 'keep the view as it is'}`;
@@ -323,7 +331,7 @@ export const setFilter = defineProposable({
     const table = input.table as string;
     const { state, tab } = await targetTableTab(ctx, table);
     const current = tab?.kind === 'table' ? tab : undefined;
-    const filter = input.filter === undefined ? current?.filter : (input.filter ?? undefined);
+    const filter = input.filter === undefined ? current?.filter : toFilter(input.filter);
     const sort = input.sort === undefined ? current?.sort : (input.sort ?? undefined);
     const next: Tab = {
       id: current?.id ?? newTabId(),
