@@ -6,8 +6,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
-import { type DataSource, openDatabase, openDataSource } from '@toolrow/datasource';
-import { TEST_SEED_NOW } from '@toolrow/datasource/testing';
+import { type DataSource, openDataSource } from '@toolrow/datasource';
+import { createTestEnvironment, TEST_SEED_NOW } from '@toolrow/datasource/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
@@ -44,18 +44,9 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'toolrow-call-'));
   env = { TOOLROW_DATA_DIR: dataDir, TOOLROW_EXPORTS_DIR: join(dataDir, 'exports'), DATABASE_URL: '' };
   if (serverUrl) {
-    const name = `toolrow_call_${Math.random().toString(36).slice(2, 10)}`;
-    const admin = await openDatabase({ url: serverUrl });
-    await admin.exec(`CREATE DATABASE ${name}`);
-    await admin.close();
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    env.DATABASE_URL = url.toString();
-    dropDatabase = async () => {
-      const again = await openDatabase({ url: serverUrl });
-      await again.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.close();
-    };
+    const database = await createTestEnvironment('postgres');
+    env.DATABASE_URL = database.env.DATABASE_URL!;
+    dropDatabase = database.cleanup;
   }
   await withSource(async (source) => {
     await source.seed(SEED);

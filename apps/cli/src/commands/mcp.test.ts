@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
-import { type DataSource, openDatabase, openDataSource } from '@toolrow/datasource';
+import { type DataSource, openDataSource } from '@toolrow/datasource';
+import { createTestEnvironment } from '@toolrow/datasource/testing';
 import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsListedAt } from '../../../../packages/mcp-server/test/expected.ts';
@@ -33,18 +34,9 @@ async function withSource<T>(fn: (source: DataSource) => Promise<T>, useEnv = en
 
 beforeAll(async () => {
   if (!serverUrl) return;
-  const name = `toolrow_mcp_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = await openDatabase({ url: serverUrl });
-  await admin.exec(`CREATE DATABASE ${name}`);
-  await admin.close();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const again = await openDatabase({ url: serverUrl });
-    await again.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await again.close();
-  };
+  const database = await createTestEnvironment('postgres');
+  env.DATABASE_URL = database.env.DATABASE_URL!;
+  dropDatabase = database.cleanup;
 });
 
 afterAll(async () => {
