@@ -250,7 +250,8 @@ describe('toolrow call', () => {
         { env: { TOOLROW_DATA_DIR: untouched, DATABASE_URL: '' } },
       );
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/filter\.op: expected one of "eq"/);
+      // Filters are lists now; a lone condition is read as one, and errors name the list path.
+      expect(bad.stderr).toMatch(/filter\[0\]\.op: expected one of "eq"/);
       expect(existsSync(untouched)).toBe(false);
     } finally {
       await rm(dir, { recursive: true, force: true });
