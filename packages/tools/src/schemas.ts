@@ -52,19 +52,22 @@ export const filterCondition = z.strictObject({
     ),
 });
 
-const filterItem: z.ZodType<FilterInputItem> = z.union([
-  filterCondition,
-  z.strictObject({
-    get or() {
-      return within(z.array(filterItem), 1, 50).describe('At least one must hold.');
-    },
-  }),
-  z.strictObject({
-    get and() {
-      return within(z.array(filterItem), 1, 50).describe('All must hold.');
-    },
-  }),
-]) as z.ZodType<FilterInputItem>;
+const filterItem: z.ZodType<FilterInputItem> = z
+  .union([
+    filterCondition,
+    z.strictObject({
+      get or() {
+        return within(z.array(filterItem), 1, 50).describe('At least one must hold.');
+      },
+    }),
+    z.strictObject({
+      get and() {
+        return within(z.array(filterItem), 1, 50).describe('All must hold.');
+      },
+    }),
+  ])
+  // Named, so the JSON Schema reads "#/definitions/filterItem" rather than "__schema0".
+  .meta({ id: 'filterItem' }) as z.ZodType<FilterInputItem>;
 
 const filterList = within(z.array(filterItem), 0, 50);
 

@@ -8,7 +8,6 @@ import { defineProposable, defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { checkFilter, checkSort, toFilter } from '../filter-input.ts';
 import {
-  columnName,
   exportFormat,
   filterField,
   rowKey,
@@ -91,7 +90,7 @@ export const stageInsertRows = defineTool({
   inputSchema: z.strictObject({
     table: tableName,
     rows: within(z.array(rowValues), 1, 1000).describe(
-      'The new rows, each column name → value. Omit columns the database fills (ids, defaults).',
+      'The new rows; omit columns the database fills (ids, defaults).',
     ),
   }),
   async execute(input, ctx) {
@@ -111,12 +110,12 @@ export const stageUpdateRows = defineTool({
       z.array(
         z.strictObject({
           key: rowKey,
-          values: rowValues.describe('Only the columns to change, column name → new value.'),
+          values: rowValues.describe('Only the columns to change: column name → new value.'),
         }),
       ),
       1,
       1000,
-    ).describe('One entry per row: its primary key and the new values.'),
+    ).describe('One entry per row to change.'),
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
@@ -149,7 +148,7 @@ const exportInput = z.strictObject({
   table: tableName.optional().describe('Export this table (give table or sql, not both).'),
   filter: filterField('With table: export only rows matching every item').optional(),
   sort: sortSchema.optional().describe('With table: row order in the file.'),
-  columns: within(z.array(columnName), 1, 500)
+  columns: within(z.array(textField(200)), 1, 500)
     .optional()
     .describe('With table: only these columns (default: all).'),
   sql: sqlText.optional().describe('Export the result of this read-only SELECT instead of a table.'),
