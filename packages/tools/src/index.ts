@@ -16,6 +16,18 @@ export type {
   ToolImplementation,
 } from './define.ts';
 export { describeIssues, type InputIssue, isToolError, ToolError, type ToolErrorCode } from './errors.ts';
+export {
+  FILTER_INPUT_OPS,
+  type FilterInput,
+  type FilterInputCondition,
+  type FilterInputItem,
+  type FilterInputOp,
+  fromFilter,
+  NEGATED_OPS,
+  type NegatedOp,
+  normalizeFilterInput,
+  toFilter,
+} from './filter-input.ts';
 export * from './generated/write-scopes.ts';
 export {
   assertImplementedTool,
