@@ -170,7 +170,7 @@ async function prepareExport(input: z.output<typeof exportInput>, ctx: ToolConte
     );
   }
   if (input.sql !== undefined) {
-    if (input.filter || input.sort || input.columns) {
+    if (input.filter?.length || input.sort?.length || input.columns) {
       throw new ToolError(
         'invalid-input',
         'startExport',
