@@ -72,7 +72,7 @@ const filterItem: z.ZodType<FilterInputItem> = z
 const filterList = within(z.array(filterItem), 0, 50);
 
 const FILTER_EXAMPLE =
-  '[{"column":"status","op":"eq","value":"paid"},{"or":[{"column":"total","op":"gt","value":100},{"column":"vip","op":"eq","value":true}]}]';
+  '[{"column":"status","op":"eq","value":"paid"},{"or":[{"column":"total","op":"gt","value":100},{"column":"shipped_at","op":"is_null"}]}]';
 
 /**
  * The structured filter: a list of conditions and {or}/{and} groups, all of which must hold.
