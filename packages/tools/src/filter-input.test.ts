@@ -146,8 +146,18 @@ describe('filter input, without a database', () => {
     expect(normalizeFilterInput([{ not: { column: 'note', op: 'like', value: '%x' } }])).toEqual([
       { column: 'note', op: 'not_like', value: '%x' },
     ]);
+    expect(normalizeFilterInput(JSON.stringify([paid]))).toEqual([paid]);
+    expect(normalizeFilterInput(` ${JSON.stringify({ not: paid })}`)).toEqual([{ ...paid, op: 'neq' }]);
     // What it does not recognise it leaves for validation to name.
     expect(normalizeFilterInput('status = paid')).toBe('status = paid');
+    expect(normalizeFilterInput('[status = paid]')).toBe('[status = paid]');
+    expect(normalizeFilterInput('"[1]"')).toBe('"[1]"');
+    expect(parseToolInput('countRows', { table: 'orders', filter: JSON.stringify([paid]) }).filter).toEqual([
+      paid,
+    ]);
+    expect(() => parseToolInput('countRows', { table: 'orders', filter: '[status = paid]' })).toThrow(
+      /filter: expected an array, got "\[status = paid\]"/,
+    );
     expect(normalizeFilterInput(null)).toBeNull();
     expect(normalizeFilterInput(undefined)).toBeUndefined();
     expect(normalizeFilterInput([{ not: 5 }])).toEqual([{ not: 5 }]);

@@ -129,9 +129,18 @@ function pushDown(node: unknown, negate: boolean): unknown {
 /**
  * Reads a filter as callers wrote it before the list form (and as the data source stores it):
  * a lone condition, or {and}/{or}/{not} nodes at any depth, is turned into the equivalent list.
- * A list passes through with any {not} inside pushed down. Anything else is returned unchanged.
+ * A list passes through with any {not} inside pushed down; JSON text of any of these is parsed
+ * first. Anything else is returned unchanged.
  */
 export function normalizeFilterInput(value: unknown): unknown {
+  // Smaller models sometimes send a nested argument as JSON text; read it as the JSON it is.
+  if (typeof value === 'string' && /^\s*[[{]/.test(value)) {
+    try {
+      return normalizeFilterInput(JSON.parse(value));
+    } catch {
+      return value;
+    }
+  }
   if (Array.isArray(value)) return value.map((item) => pushDown(item, false));
   if (!isRecord(value)) return value;
   const item = pushDown(value, false);
