@@ -23,7 +23,7 @@ let template: Promise<Blob> | undefined;
  * A migrated, empty PGlite data dir, dumped once and cached in the temp dir: loading it takes
  * ~1 s where initdb takes 3–8 s, and every vitest worker opens its own.
  */
-function pgliteTemplate(): Promise<Blob> {
+export function pgliteTemplate(): Promise<Blob> {
   template ??= (async () => {
     const require = (await import('node:module')).createRequire(import.meta.url);
     const manifest = join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');

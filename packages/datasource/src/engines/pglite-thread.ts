@@ -23,6 +23,10 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
+// The worker inherits the process's Node options, except those that only describe the main entry
+// (`node --input-type=module -e …` would make the worker's own module fail to load).
+const WORKER_EXEC_ARGV = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
+
 export interface PgliteThreadOptions {
   pgdata: string;
   /** What to name in errors about the directory (e.g. "TOOLROW_DATA_DIR"). */
@@ -111,7 +115,7 @@ class WorkerHost {
       ...(loadDataDir ? { loadDataDir } : {}),
     };
     const worker = await new Promise<Worker>((resolve, reject) => {
-      const worker = new Worker(WORKER_URL, { workerData: init });
+      const worker = new Worker(WORKER_URL, { workerData: init, execArgv: WORKER_EXEC_ARGV });
       let started = false;
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') {
