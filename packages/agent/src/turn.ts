@@ -12,9 +12,13 @@ import {
   type ToolName,
 } from '@toolrow/catalog';
 import {
+  asSchema,
+  type FlexibleSchema,
   InvalidToolInputError,
+  jsonSchema,
   type ModelMessage,
   NoSuchToolError,
+  type Schema,
   type Tool,
   type ToolApprovalStatus,
   type ToolSet,
@@ -361,6 +365,23 @@ export const searchToolsInputSchema = z.object({
  * The AI SDK tool set for every row: descriptions from the rows, input schemas from the backend,
  * executes bound to one turn. Without a turn, the tools carry no execute (for cost measurement).
  */
+/**
+ * The input schema as the model gets it: the SDK's conversion minus the `$schema` keyword, which
+ * tells a model nothing and costs ~15 tokens per tool on every request. Validation is unchanged.
+ */
+export function modelInputSchema<T>(schema: FlexibleSchema<T>): Schema<T> {
+  const converted = asSchema(schema);
+  const { validate } = converted;
+  return jsonSchema<T>(
+    () =>
+      Promise.resolve(converted.jsonSchema).then((json) => {
+        const { $schema: _unused, ...rest } = json;
+        return rest;
+      }),
+    validate ? { validate } : {},
+  );
+}
+
 export function buildToolSet(backend: Pick<ToolBackend, 'inputSchema'>, turn?: Turn): ToolSet {
   const tools: Record<string, Tool> = {};
   for (const row of CATALOG_ROWS) {
@@ -369,14 +390,16 @@ export function buildToolSet(backend: Pick<ToolBackend, 'inputSchema'>, turn?: T
       tools[name] = turn
         ? tool({
             description: row.description,
-            inputSchema: searchToolsInputSchema,
+            inputSchema: modelInputSchema(searchToolsInputSchema),
             execute: async ({ query }) => turn.search(query),
           })
-        : tool({ description: row.description, inputSchema: searchToolsInputSchema });
+        : tool({ description: row.description, inputSchema: modelInputSchema(searchToolsInputSchema) });
       continue;
     }
     const executable = name as ExecutableToolName;
-    const inputSchema = backend.inputSchema(executable) as z.ZodType<Record<string, unknown>>;
+    const inputSchema = modelInputSchema(
+      backend.inputSchema(executable) as z.ZodType<Record<string, unknown>>,
+    );
     tools[name] = turn
       ? tool({
           description: rowOf(name).description,
