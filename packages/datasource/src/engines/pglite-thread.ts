@@ -23,9 +23,10 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
-// The worker inherits the process's Node options, except those that only describe the main entry
-// (`node --input-type=module -e …` would make the worker's own module fail to load).
-const WORKER_EXEC_ARGV = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
+// Started from a one-line script that imports the module: a worker started from the file itself
+// refuses some inherited Node options (`node --input-type=module -e …`), and passing a filtered
+// execArgv instead refuses V8 options such as --max-old-space-size.
+const WORKER_BOOT = `import(${JSON.stringify(WORKER_URL.href)});`;
 
 export interface PgliteThreadOptions {
   pgdata: string;
@@ -115,7 +116,7 @@ class WorkerHost {
       ...(loadDataDir ? { loadDataDir } : {}),
     };
     const worker = await new Promise<Worker>((resolve, reject) => {
-      const worker = new Worker(WORKER_URL, { workerData: init, execArgv: WORKER_EXEC_ARGV });
+      const worker = new Worker(WORKER_BOOT, { eval: true, workerData: init });
       let started = false;
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') {
