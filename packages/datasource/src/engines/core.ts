@@ -32,6 +32,8 @@ export interface LeaseOptions {
    * statement that overruns by discarding the engine (see pglite-thread.ts).
    */
   readOnlyTimeoutMs?: number;
+  /** Aborting stops a READ ONLY statement in flight where the engine can only stop it by force (PGlite). */
+  signal?: AbortSignal;
 }
 
 /** What an engine provides; the core builds the Database on top of it. */
@@ -238,7 +240,12 @@ export class CoreDatabase implements Database {
         if (hold) {
           // Declared WITH HOLD inside a short read-only transaction; FETCHes then take the lock one by one.
           const restarts = adapter.restarts;
-          await withLease(adapter, { readOnlyTimeoutMs: timeoutMs }, async (connection) => {
+          // The signal can stop the declaring transaction too: its COMMIT materialises the whole result.
+          const declare = {
+            readOnlyTimeoutMs: timeoutMs,
+            ...(options.signal ? { signal: options.signal } : {}),
+          };
+          await withLease(adapter, declare, async (connection) => {
             await connection.query('BEGIN READ ONLY', []);
             try {
               await connection.query(timeout, []);

@@ -152,6 +152,20 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
     expect(readdirSync(tempDir)).toEqual([]);
   });
 
+  it('cancelling an export stops its query even while the cursor is still being materialised', async () => {
+    const job = await ds.exports.start({
+      source: { sql: 'SELECT a.g AS a, b.g AS b, c.g AS c FROM big a CROSS JOIN big b CROSS JOIN big c' },
+      format: 'csv',
+      actor: 'user',
+    });
+    // The file opens just before the cursor is declared; the declaration then never ends on its own.
+    await vi.waitFor(() => expect(existsSync(job.path)).toBe(true), { timeout: 20_000, interval: 20 });
+    const cancelled = await ds.exports.cancel(job.id);
+    expect(cancelled).toMatchObject({ state: 'cancelled', rowsDone: 0 });
+    expect(existsSync(job.path)).toBe(false);
+    expect((await ds.db.query('SELECT count(*)::int AS n FROM big')).rows).toEqual([{ n: 2000 }]);
+  });
+
   it('survives being stopped again and again, and a later open of the directory finds everything', async () => {
     for (let round = 0; round < 3; round++) {
       await ds.db.query('INSERT INTO big VALUES ($1)', [5000 + round]);

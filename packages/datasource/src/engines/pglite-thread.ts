@@ -84,6 +84,18 @@ interface Pending {
   reject(error: Error): void;
   timeoutMs: number;
   timer?: ReturnType<typeof setTimeout>;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+/** What a stop may be asked for by: the statement's timeout, or its caller's AbortSignal. */
+export interface StopOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason ?? 'aborted'));
 }
 
 /** One worker at a time on the data directory; replaced when a statement is stopped or the worker dies. */
@@ -149,8 +161,15 @@ class WorkerHost {
     const pending = this.#pending.get(message.id);
     if (!pending) return;
     if (message.type === 'armed') {
+      const { signal } = pending;
       if (pending.timeoutMs > 0) {
-        pending.timer = setTimeout(() => this.#stop(message.id), pending.timeoutMs);
+        const error = timeoutError(pending.timeoutMs);
+        pending.timer = setTimeout(() => this.#stop(message.id, error), pending.timeoutMs);
+      }
+      if (signal) {
+        pending.onAbort = () => this.#stop(message.id, abortReason(signal));
+        if (signal.aborted) pending.onAbort();
+        else signal.addEventListener('abort', pending.onAbort, { once: true });
       }
       return;
     }
@@ -160,19 +179,17 @@ class WorkerHost {
   }
 
   #settle(id: number, pending: Pending): void {
-    clearTimeout(pending.timer);
+    disarm(pending);
     this.#pending.delete(id);
     if (this.#pending.size === 0) this.#worker?.unref();
   }
 
-  /** A guarded statement overran: only armed statements get here, and the worker arms only READ ONLY work. */
-  #stop(id: number): void {
+  /** A guarded statement overran or was aborted: only armed statements get here, and the worker arms only READ ONLY work. */
+  #stop(id: number, error: Error): void {
     const pending = this.#pending.get(id);
     const worker = this.#worker;
     if (!pending || !worker) return;
-    this.#replace(worker, (other) =>
-      other === pending ? timeoutError(pending.timeoutMs) : staleTransaction(),
-    );
+    this.#replace(worker, (other) => (other === pending ? error : staleTransaction()));
   }
 
   /** Fail what was in flight, discard the worker and open the data directory in a new one. */
@@ -182,7 +199,7 @@ class WorkerHost {
     const inFlight = [...this.#pending.entries()];
     this.#pending.clear();
     for (const [, pending] of inFlight) {
-      clearTimeout(pending.timer);
+      disarm(pending);
       pending.reject(errorFor(pending));
     }
     const restarted = (async () => {
@@ -203,12 +220,17 @@ class WorkerHost {
 
   async send(
     request: DistributiveOmit<WorkerRequest, 'id'>,
-    timeoutMs = 0,
+    stop: StopOptions = {},
   ): Promise<QueryResult<Row> | null> {
     const worker = await this.#ready;
     const id = ++this.#nextId;
     return new Promise((resolve, reject) => {
-      const pending: Pending = { resolve, reject, timeoutMs };
+      const pending: Pending = {
+        resolve,
+        reject,
+        timeoutMs: stop.timeoutMs ?? 0,
+        ...(stop.signal ? { signal: stop.signal } : {}),
+      };
       try {
         worker.postMessage({ ...request, id } as WorkerRequest);
       } catch (error) {
@@ -245,6 +267,11 @@ class WorkerHost {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+function disarm(pending: Pending): void {
+  clearTimeout(pending.timer);
+  if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
+}
+
 function lostError(detail: string): DataSourceError {
   return new DataSourceError(
     'connection',
@@ -271,8 +298,10 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
     throw openFailure(error, options.pgdata, options.dataDirSource);
   }
   const mutex = new Mutex();
-  const query = async (sql: string, params: readonly unknown[], timeoutMs = 0) =>
-    (await host.send({ op: 'query', sql, params, guarded: timeoutMs > 0 }, timeoutMs)) as QueryResult<Row>;
+  const query = async (sql: string, params: readonly unknown[], stop: StopOptions = {}) => {
+    const guarded = (stop.timeoutMs ?? 0) > 0 || stop.signal !== undefined;
+    return (await host.send({ op: 'query', sql, params, guarded }, stop)) as QueryResult<Row>;
+  };
   return {
     engine: 'pglite',
     description: `PGlite at ${options.pgdata}`,
@@ -283,7 +312,10 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
     async acquire(leaseOptions = {}) {
       const unlock = await mutex.lock();
       const restarts = host.restarts;
-      const timeoutMs = leaseOptions.readOnlyTimeoutMs ?? 0;
+      const stop: StopOptions = {
+        timeoutMs: leaseOptions.readOnlyTimeoutMs ?? 0,
+        ...(leaseOptions.signal ? { signal: leaseOptions.signal } : {}),
+      };
       // After a restart the lease's transaction is gone: a later statement would run outside it.
       const connection: Connection = {
         async query(sql, params) {
@@ -291,7 +323,7 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
             if (/^\s*rollback\s*;?\s*$/i.test(sql)) return EMPTY;
             throw staleTransaction();
           }
-          return query(sql, params, timeoutMs);
+          return query(sql, params, stop);
         },
         async exec(sql) {
           if (host.restarts !== restarts) throw staleTransaction();
