@@ -94,24 +94,24 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
 
   it('never stops a write: a queued read times only its own statement, and a caller who leaves READ ONLY gets no timer', async () => {
     const write = ds.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_sleep(0.4)');
+      await tx.query('SELECT pg_sleep(0.8)');
       await tx.query('INSERT INTO big VALUES (3001)');
     });
-    // Queued behind the write, far past its own 100 ms: waiting for the connection is not running.
-    const read = ds.db.readQuery<{ n: number }>('SELECT count(*)::int AS n FROM big', [], { timeoutMs: 100 });
+    // Queued behind the write, far past its own 300 ms: waiting for the connection is not running.
+    const read = ds.db.readQuery<{ n: number }>('SELECT count(*)::int AS n FROM big', [], { timeoutMs: 300 });
     await write;
     expect((await read).rows).toEqual([{ n: 2001 }]);
 
-    // COMMIT ends the READ ONLY transaction; the write after it outlasts the 50 ms and still finishes.
+    // COMMIT ends the READ ONLY transaction; the write after it outlasts the 200 ms and still finishes.
     const done = await ds.db.readOnly(
       async (tx) => {
         await tx.query('COMMIT');
         await tx.query(
-          'CREATE TABLE slow_write AS SELECT g, pg_sleep(0.001)::text AS s FROM generate_series(1, 300) AS g',
+          'CREATE TABLE slow_write AS SELECT g, pg_sleep(0.002)::text AS s FROM generate_series(1, 300) AS g',
         );
         return 'finished';
       },
-      { timeoutMs: 50 },
+      { timeoutMs: 200 },
     );
     expect(done).toBe('finished');
     expect((await ds.db.query('SELECT count(*)::int AS n FROM slow_write')).rows).toEqual([{ n: 300 }]);
