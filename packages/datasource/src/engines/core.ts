@@ -319,7 +319,7 @@ export class CoreDatabase implements Database {
 function cursorLost(): DataSourceError {
   return new DataSourceError(
     'connection',
-    'This cursor was lost: the embedded database restarted to stop another query that ran past its timeout, and open cursors do not survive a restart. Start the export or read again.',
+    'This cursor was lost: the embedded database restarted (to stop another query at its timeout or on cancel, or after its worker thread died), and open cursors do not survive a restart. Start the export or read again.',
   );
 }
 

@@ -76,6 +76,39 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
     expect(JSON.parse(readFileSync(join(dataDir, 'pgdata.lock'), 'utf8')).pid).toBe(process.pid);
   });
 
+  it('Postgres errors cross the thread with their class and fields, as the in-thread engine raises them', async () => {
+    await other.db.exec('CREATE TABLE big (g int PRIMARY KEY); INSERT INTO big VALUES (1);');
+    const failure = (run: Promise<unknown>) =>
+      run.then(
+        () => ({ message: 'no error' }) as Record<string, unknown>,
+        (error: unknown) => error as Record<string, unknown>,
+      );
+    const failing: [string, unknown[]][] = [
+      ['SELECT nope FROM big', []],
+      ['SELECT 1 / $1::int', [0]],
+      ["SELECT 'x'::int", []],
+      ['INSERT INTO big VALUES (1)', []],
+    ];
+    for (const [sql, params] of failing) {
+      const viaWorker = await failure(ds.db.query(sql, params));
+      const inThread = await failure(other.db.query(sql, params));
+      expect(inThread.message, sql).not.toBe('no error');
+      expect(viaWorker.constructor, sql).toBe(inThread.constructor);
+      for (const field of [
+        'message',
+        'name',
+        'code',
+        'severity',
+        'position',
+        'hint',
+        'detail',
+        'constraint',
+        'routine',
+      ])
+        expect(viaWorker[field], `${sql}: ${field}`).toEqual(inThread[field]);
+    }
+  });
+
   it('a transaction handle is dead after its statement was stopped: nothing runs outside the READ ONLY transaction', async () => {
     const after = await ds.db.readOnly(
       async (tx) => {

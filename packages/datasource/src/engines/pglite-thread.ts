@@ -68,7 +68,7 @@ export function timeoutError(timeoutMs: number): DataSourceError {
 function staleTransaction(): DataSourceError {
   return new DataSourceError(
     'connection',
-    'This transaction ended when the embedded database restarted to stop a statement that ran past its timeout. Start a new transaction.',
+    'This transaction ended when the embedded database restarted (a read was stopped at its timeout or cancelled, or the worker thread died). Start a new transaction.',
   );
 }
 
