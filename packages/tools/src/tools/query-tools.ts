@@ -221,10 +221,20 @@ export const runQuery = defineTool({
         durationMs: Math.round(performance.now() - started),
         error: message,
       });
+      // A statement timeout (PostgreSQL's 57014, or the PGlite worker stopping a runaway read) is
+      // about the query's cost, not its names: say how to make it cheaper.
+      if (isDataSourceError(error, 'timeout') || (error as { code?: unknown } | null)?.code === '57014') {
+        throw new ToolError(
+          'failed',
+          'runQuery',
+          `The query ran longer than ${limits.statementTimeoutMs / 1000} s and was stopped. Make it cheaper: filter with WHERE, join on keys, aggregate or LIMIT early; explainQuery shows the plan.`,
+          { cause: error },
+        );
+      }
       throw new ToolError(
         'failed',
         'runQuery',
-        `The query failed: ${message}. Check table and column names with describeTable, or validateQuery first.`,
+        `The query failed: ${message.replace(/\.$/, '')}. Check table and column names with describeTable, or validateQuery first.`,
         { cause: error },
       );
     }
