@@ -1,6 +1,7 @@
 import { CATALOG_ROWS, DISCOVERABLE_TOOLS, isLoop, LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TUNING_QUERIES } from './queries.ts';
 import { DEFAULT_SCORER_PARAMETERS, SearchIndex, searchCatalog, summaryLine } from './scorer.ts';
 import { splitCamel, stem, terms } from './text.ts';
 
@@ -36,43 +37,8 @@ describe('text', () => {
   });
 });
 
-// Realistic requests and the tool each must rank first. Discoverable tools matter most: the
-// user's wording is how the model finds them.
-const FIRST: readonly [string, string][] = [
-  ['export this as CSV', 'startExport'],
-  ['export the orders table to json', 'startExport'],
-  ['save these rows as a file', 'startExport'],
-  ['dump the table to ndjson', 'startExport'],
-  ['why is this query slow', 'explainQuery'],
-  ['show me the query plan', 'explainQuery'],
-  ['foreign keys', 'describeRelations'],
-  ['how do these tables relate', 'describeRelations'],
-  ['what references customers', 'describeRelations'],
-  ['unused indexes', 'getIndexStats'],
-  ['index sizes on orders', 'getIndexStats'],
-  ['my saved specs', 'listSavedSpecs'],
-  ['what changes are staged', 'listStagedChanges'],
-  ['diff of the staged changes', 'diffStagedChanges'],
-  ['before and after of the pending edits', 'diffStagedChanges'],
-  ['is my export done', 'getExportStatus'],
-  ['export progress', 'getExportStatus'],
-  ['audit log', 'listAuditLog'],
-  ['who approved that', 'listAuditLog'],
-  ['offer an export button', 'proposeExport'],
-  ['suggest a button to export', 'proposeExport'],
-  ['how many orders', 'countRows'],
-  ['sql editor', 'openWorkbench'],
-  ['the attached file', 'readAttachment'],
-  ['delete these rows', 'stageDeleteRows'],
-  ['insert a new customer', 'stageInsertRows'],
-  ['fix the typo in this record', 'stageUpdateRows'],
-  ['filter to last month', 'setFilter'],
-  ['what tables are there', 'listTables'],
-  ['which column holds the email', 'findColumns'],
-];
-
 describe('searchCatalog', () => {
-  it.each(FIRST)('"%s" ranks %s first', (query, expected) => {
+  it.each(TUNING_QUERIES)('"%s" ranks %s first', (query, expected) => {
     expect(searchCatalog(query)[0]?.name).toBe(expected);
   });
 
