@@ -6,6 +6,8 @@ import {
   AUDIT_DECISIONS,
   type AuditEntry,
   type ConnectionInfo,
+  type ConversationMessage,
+  type ConversationSummary,
   DEFAULT_PROFILE,
   type ExportJob,
   type Grant,
@@ -153,6 +155,74 @@ const toToken = (row: Row): McpToken => ({
   revokedAt: dateOrNull(row.revoked_at),
   lastUsedAt: dateOrNull(row.last_used_at),
 });
+
+const toConversationSummary = (row: Row): ConversationSummary => ({
+  id: row.id as string,
+  profile: row.profile as string,
+  title: row.title as string,
+  messageCount: Number(row.message_count),
+  createdAt: date(row.created_at),
+  updatedAt: date(row.updated_at),
+});
+
+/** What a conversation id may be: ids useChat generates and UUIDs fit; nothing needs escaping in a URL. */
+export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+const TITLE_MAX = 80;
+const UNTITLED = 'New conversation';
+// A guard against a runaway history, far above what a chat holds (tool outputs are capped).
+const CONVERSATION_MAX_CHARS = 64 * 1024 * 1024;
+
+/** The first words of the first user message: what the user asked, cut at a word near 80 characters. */
+export function conversationTitle(messages: readonly ConversationMessage[]): string {
+  const first = messages.find((message) => message.role === 'user');
+  const text = (first?.parts ?? [])
+    .map((part) =>
+      part && typeof part === 'object' && (part as { type?: unknown }).type === 'text'
+        ? String((part as { text?: unknown }).text ?? '')
+        : '',
+    )
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!text) return UNTITLED;
+  if (text.length <= TITLE_MAX) return text;
+  const cut = text.slice(0, TITLE_MAX);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > TITLE_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function checkConversationId(id: unknown): string {
+  if (typeof id !== 'string' || !CONVERSATION_ID_PATTERN.test(id)) {
+    throw new DataSourceError(
+      'misuse',
+      `Conversation id ${JSON.stringify(id)} is not allowed: use 1–128 letters, digits, '_' or '-', starting with a letter or digit.`,
+    );
+  }
+  return id;
+}
+
+function checkMessages(messages: unknown): ConversationMessage[] {
+  if (!Array.isArray(messages)) {
+    throw new DataSourceError('misuse', 'messages must be an array of UI messages ({ id, role, parts }).');
+  }
+  messages.forEach((message: unknown, index) => {
+    const m = message as Partial<ConversationMessage> | null;
+    if (
+      !m ||
+      typeof m !== 'object' ||
+      typeof m.id !== 'string' ||
+      !['system', 'user', 'assistant'].includes(m.role as string) ||
+      !Array.isArray(m.parts)
+    ) {
+      throw new DataSourceError(
+        'misuse',
+        `messages[${index}] is not a UI message: it needs a string id, a role (system, user or assistant) and a parts array.`,
+      );
+    }
+  });
+  return messages as ConversationMessage[];
+}
 
 function emptyUi(profile: string): UiState {
   return { profile, tabs: [], focusedTabId: null, selection: null, updatedAt: new Date(0) };
@@ -507,6 +577,66 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
           [connection.name, connection.engine, connection.description],
         );
         return { ...connection, active: connection.name === options.activeConnection.name };
+      },
+    },
+
+    conversations: {
+      async list(options) {
+        const { limit, offset } = limitOf(options);
+        const result = await db.query(
+          `SELECT profile, id, title, message_count, created_at, updated_at FROM ${S}.conversations
+           WHERE profile = $1 ORDER BY touched DESC LIMIT $2 OFFSET $3`,
+          [options?.profile ?? DEFAULT_PROFILE, limit, offset],
+        );
+        return result.rows.map(toConversationSummary);
+      },
+      async get(id, profile = DEFAULT_PROFILE) {
+        const result = await db.query(
+          `SELECT profile, id, title, message_count, created_at, updated_at, messages FROM ${S}.conversations
+           WHERE profile = $1 AND id = $2`,
+          [profile, id],
+        );
+        const row = result.rows[0];
+        if (!row) {
+          throw new DataSourceError(
+            'not-found',
+            `No conversation '${id}' in profile '${profile}'. It may have been deleted; list the conversations to see their ids.`,
+          );
+        }
+        return { ...toConversationSummary(row), messages: row.messages as ConversationMessage[] };
+      },
+      async save(conversation) {
+        const id = checkConversationId(conversation.id);
+        const messages = checkMessages(conversation.messages);
+        const profile = conversation.profile ?? DEFAULT_PROFILE;
+        const title =
+          typeof conversation.title === 'string' && conversation.title.trim()
+            ? conversation.title.trim().slice(0, 200)
+            : conversationTitle(messages);
+        const json = JSON.stringify(messages);
+        if (json.length > CONVERSATION_MAX_CHARS) {
+          throw new DataSourceError(
+            'misuse',
+            `Conversation '${id}' is ${Math.round(json.length / 1024 / 1024)} MB of JSON, over the ${CONVERSATION_MAX_CHARS / 1024 / 1024} MB a conversation may hold. Start a new conversation.`,
+          );
+        }
+        const result = await db.query(
+          `INSERT INTO ${S}.conversations (profile, id, title, messages, message_count)
+           VALUES ($1, $2, $3, $4::json, $5)
+           ON CONFLICT (profile, id) DO UPDATE SET title = EXCLUDED.title, messages = EXCLUDED.messages,
+             message_count = EXCLUDED.message_count, updated_at = now(),
+             touched = nextval('${S}.conversations_touched')
+           RETURNING profile, id, title, message_count, created_at, updated_at`,
+          [profile, id, title, json, messages.length],
+        );
+        return toConversationSummary(result.rows[0]!);
+      },
+      async delete(id, profile = DEFAULT_PROFILE) {
+        const result = await db.query(`DELETE FROM ${S}.conversations WHERE profile = $1 AND id = $2`, [
+          profile,
+          id,
+        ]);
+        return result.rowCount > 0;
       },
     },
 

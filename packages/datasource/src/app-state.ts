@@ -4,6 +4,9 @@ import type {
   AuditDecision,
   AuditEntry,
   ConnectionInfo,
+  Conversation,
+  ConversationMessage,
+  ConversationSummary,
   ExportJob,
   Grant,
   McpToken,
@@ -98,6 +101,25 @@ export interface AppState {
     /** Remembers a connection (no secrets: pass a description, not a password). */
     save(connection: Omit<ConnectionInfo, 'active'>): Promise<ConnectionInfo>;
   };
+  conversations: {
+    /** The profile's conversations (default profile when omitted), most recently saved first; default 50, at most 1000. */
+    list(options?: { profile?: string; limit?: number; offset?: number }): Promise<ConversationSummary[]>;
+    /** One conversation with its messages. Throws DataSourceError 'not-found'. */
+    get(id: string, profile?: string): Promise<Conversation>;
+    /**
+     * Creates the conversation or replaces its messages (the whole list, as the chat holds it).
+     * The title defaults to the first words of the first user message. Throws 'misuse' for an id
+     * that is not 1–128 letters, digits, '_' or '-', or messages that are not UI messages.
+     */
+    save(conversation: {
+      id: string;
+      profile?: string;
+      messages: readonly ConversationMessage[];
+      title?: string;
+    }): Promise<ConversationSummary>;
+    /** False when there was no such conversation. */
+    delete(id: string, profile?: string): Promise<boolean>;
+  };
   tokens: {
     /** Creates a token; the plain token is returned once and only its sha-256 is stored. */
     create(options: {
@@ -113,4 +135,10 @@ export interface AppState {
   };
 }
 
-export { createAppState, digestInput, hashToken } from './app-state-impl.ts';
+export {
+  CONVERSATION_ID_PATTERN,
+  conversationTitle,
+  createAppState,
+  digestInput,
+  hashToken,
+} from './app-state-impl.ts';

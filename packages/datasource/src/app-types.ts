@@ -166,3 +166,32 @@ export interface McpToken {
 export type TokenCheck =
   | { ok: true; token: McpToken }
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked'; token?: McpToken };
+
+// ── Conversations ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * One message of a stored conversation: the AI SDK's UIMessage as the chat holds it (text, tool
+ * parts with their inputs, outputs and approvals, chips, metadata). Stored verbatim as JSON.
+ */
+export interface ConversationMessage {
+  id: string;
+  role: 'system' | 'user' | 'assistant';
+  parts: unknown[];
+  metadata?: unknown;
+}
+
+/** A conversation without its messages, as lists show it. */
+export interface ConversationSummary {
+  id: string;
+  profile: string;
+  /** The first words the user wrote (or the title it was saved with). */
+  title: string;
+  messageCount: number;
+  createdAt: Date;
+  /** When its messages were last saved. */
+  updatedAt: Date;
+}
+
+export interface Conversation extends ConversationSummary {
+  messages: ConversationMessage[];
+}

@@ -1,6 +1,12 @@
 // @toolrow/datasource: the Postgres-dialect data layer. See README.md.
 export type { AppState, ListOptions } from './app-state.ts';
-export { createAppState, digestInput, hashToken } from './app-state.ts';
+export {
+  CONVERSATION_ID_PATTERN,
+  conversationTitle,
+  createAppState,
+  digestInput,
+  hashToken,
+} from './app-state.ts';
 export type { AppStateOptions } from './app-state-impl.ts';
 export * from './app-types.ts';
 export type {

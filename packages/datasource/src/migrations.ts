@@ -137,6 +137,27 @@ ALTER TABLE ${S}.attachments ADD COLUMN seq bigserial;
 ALTER TABLE ${S}.export_jobs ADD COLUMN seq bigserial;
 `,
   },
+  {
+    version: 3,
+    name: 'conversations',
+    // messages is json, not jsonb: stored verbatim (key order kept, \u0000 in a string accepted) and
+    // never queried inside. touched orders "most recent" strictly, as updated_at can tie.
+    sql: `
+CREATE SEQUENCE ${S}.conversations_touched;
+CREATE TABLE ${S}.conversations (
+  profile text NOT NULL,
+  id text NOT NULL,
+  title text NOT NULL,
+  messages json NOT NULL,
+  message_count integer NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  touched bigint NOT NULL DEFAULT nextval('${S}.conversations_touched'),
+  PRIMARY KEY (profile, id)
+);
+CREATE INDEX conversations_recent ON ${S}.conversations (profile, touched DESC);
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.
