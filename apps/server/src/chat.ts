@@ -35,7 +35,7 @@ export function createAgentChat(model: LanguageModel, context: ChatContext): Cha
   });
   return {
     modelId: modelIdOf(model, context.env),
-    streamTurn: (messages, options) => agent.streamTurn(messages as AgentUIMessage[], options),
+    uiMessageStream: (messages, options) => agent.uiMessageStream(messages as AgentUIMessage[], options),
     acceptChip: (chip, options) => agent.acceptChip(chip, options),
   };
 }

@@ -18,8 +18,15 @@ import {
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
 import type { AppStatus, Filter, SortKey, UiState } from '@toolrow/desktop/wire';
 import { checkReadOnlySql, invokeTool, type ToolContext } from '@toolrow/tools';
-import { createUIMessageStream, createUIMessageStreamResponse, type LanguageModel } from 'ai';
+import {
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  type LanguageModel,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
 import { type Context, Hono } from 'hono';
+import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
 import { serveDesktop } from './static.ts';
@@ -40,10 +47,15 @@ import {
 export interface ChatHandler {
   /** The model's id for the status bar. */
   modelId: string;
-  streamTurn(
-    messages: unknown[],
+  /**
+   * The turn as a stream of UI message chunks (what useChat reads). The server streams it to the
+   * browser and saves the conversation when it ends. Throwing before the stream starts (a bad
+   * history) answers the request with a JSON error.
+   */
+  uiMessageStream(
+    messages: UIMessage[],
     options: { profileId: string; abortSignal: AbortSignal },
-  ): Promise<Response>;
+  ): Promise<ReadableStream<UIMessageChunk>>;
   /** Runs a clicked chip's tool as the user (audited as approved by the user). */
   acceptChip?(
     chip: { tool: string; input: unknown; label: string },
@@ -485,13 +497,22 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   }
 
   // ── Chat ──────────────────────────────────────────────────────────────────────────────────
+  // useChat's body: { id, messages, trigger, messageId }. With an id the conversation is saved
+  // when the turn ends (see conversations.ts); without one the turn runs unsaved.
   app.post('/api/chat', async (c) => {
-    const body = await jsonBody<{ messages?: unknown }>(c);
+    const body = await jsonBody<{ id?: unknown; messages?: unknown }>(c);
     if (!Array.isArray(body.messages))
       throw badRequest("'messages' must be the conversation's UI messages (an array).");
+    const conversationId = conversationIdOf(body.id);
     if (!chat) return noModelResponse(chatProblem);
-    return chat.streamTurn(body.messages, { profileId: profile, abortSignal: c.req.raw.signal });
+    const messages = body.messages as UIMessage[];
+    const turn = await chat.uiMessageStream(messages, { profileId: profile, abortSignal: c.req.raw.signal });
+    return createUIMessageStreamResponse({
+      stream: savingStream(turn, { source, profile, conversationId, messages, log }),
+    });
   });
+
+  mountConversationRoutes(app, source, profile);
 
   app.all('/api/*', (c) =>
     c.json({ error: { message: `No API route ${c.req.method} ${c.req.path}.`, code: 'not-found' } }, 404),

@@ -1,6 +1,8 @@
 // The server's HTTP API as the desktop sees it: wire types and one small fetch client.
 // The server (apps/server) maps the data layer onto these shapes; the end-to-end tests hold both ends together.
 
+import type { UIMessage } from 'ai';
+
 export type PermissionMode = 'manual' | 'auto' | 'full-auto';
 
 export const PERMISSION_MODES: readonly { mode: PermissionMode; label: string; hint: string }[] = [
@@ -176,6 +178,21 @@ export interface UiState {
   selection: RowKey[];
 }
 
+/** A saved chat conversation, as the list shows it (newest first). */
+export interface ConversationSummary {
+  id: string;
+  /** The first words the user wrote. */
+  title: string;
+  messageCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Conversation extends ConversationSummary {
+  /** useChat's messages, as they were when the last turn ended. */
+  messages: UIMessage[];
+}
+
 /** A chip a propose tool emitted: nothing happens until the user clicks it. */
 export interface Chip {
   label: string;
@@ -279,6 +296,12 @@ export const api = {
   audit: (limit = 200) => request<{ entries: AuditEntry[] }>('GET', `/api/audit?limit=${limit}`),
   uiState: () => request<UiState>('GET', '/api/ui-state'),
   saveUiState: (state: UiState) => request<UiState>('PUT', '/api/ui-state', state),
+  conversations: (limit = 20) =>
+    request<{ conversations: ConversationSummary[] }>('GET', `/api/conversations?limit=${limit}`),
+  conversation: (id: string) => request<Conversation>('GET', `/api/conversations/${encodeURIComponent(id)}`),
+  // A body, so the request carries the JSON content type the server's guard requires of writes.
+  deleteConversation: (id: string) =>
+    request<{ deleted: string }>('DELETE', `/api/conversations/${encodeURIComponent(id)}`, {}),
   acceptChip: (chip: Chip) =>
     request<{ uiState: UiState; output: unknown }>('POST', '/api/chips/accept', chip),
 };

@@ -1,0 +1,118 @@
+// Conversations: the chat's history per profile, saved when a turn ends and reopened by the desktop.
+import {
+  CONVERSATION_ID_PATTERN,
+  type ConversationSummary,
+  type DataSource,
+  isDataSourceError,
+} from '@toolrow/datasource';
+import type { Conversation, ConversationSummary as WireSummary } from '@toolrow/desktop/wire';
+import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import type { Hono } from 'hono';
+import { badRequest, HttpError } from './errors.ts';
+
+const LIST_DEFAULT = 20;
+const LIST_MAX = 200;
+
+/** A conversation id from a request: absent is null (an unsaved chat); a bad one is a 400. */
+export function conversationIdOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !CONVERSATION_ID_PATTERN.test(value)) {
+    throw badRequest(
+      `Conversation id ${JSON.stringify(value)} is not valid: use 1–128 letters, digits, '_' or '-', starting with a letter or digit.`,
+      "useChat's generated ids and crypto.randomUUID() fit; leave 'id' out to chat without saving.",
+    );
+  }
+  return value;
+}
+
+const toWireSummary = (summary: ConversationSummary): WireSummary => ({
+  id: summary.id,
+  title: summary.title,
+  messageCount: summary.messageCount,
+  createdAt: summary.createdAt.toISOString(),
+  updatedAt: summary.updatedAt.toISOString(),
+});
+
+/** GET /api/conversations, GET and DELETE /api/conversations/:id, for the server's profile. */
+export function mountConversationRoutes(app: Hono, source: DataSource, profile: string): void {
+  app.get('/api/conversations', async (c) => {
+    const raw = c.req.query('limit');
+    const limit = raw === undefined || raw === '' ? LIST_DEFAULT : Number(raw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
+      throw badRequest(`'limit' must be an integer from 1 to ${LIST_MAX} (got ${JSON.stringify(raw)}).`);
+    }
+    const conversations = await source.app.conversations.list({ profile, limit });
+    return c.json({ conversations: conversations.map(toWireSummary) });
+  });
+
+  app.get('/api/conversations/:id', async (c) => {
+    const id = conversationIdOf(c.req.param('id'))!;
+    try {
+      const conversation = await source.app.conversations.get(id, profile);
+      const body: Conversation = {
+        ...toWireSummary(conversation),
+        messages: conversation.messages as UIMessage[],
+      };
+      return c.json(body);
+    } catch (error) {
+      if (isDataSourceError(error) && error.code === 'not-found') throw notFound(id);
+      throw error;
+    }
+  });
+
+  app.delete('/api/conversations/:id', async (c) => {
+    const id = conversationIdOf(c.req.param('id'))!;
+    if (!(await source.app.conversations.delete(id, profile))) throw notFound(id);
+    return c.json({ deleted: id });
+  });
+}
+
+const notFound = (id: string) =>
+  new HttpError(
+    404,
+    'not-found',
+    `There is no conversation '${id}' (it may have been deleted).`,
+    'GET /api/conversations lists the saved ones; a chat turn sent with a new id starts one.',
+  );
+
+/**
+ * The turn's UI message stream, passed through unchanged, saving the conversation when it ends:
+ * the messages the browser sent plus the finished (or stopped) assistant message, with its tool
+ * parts, approvals and chips. A failed save is logged and never breaks the stream.
+ */
+export function savingStream(
+  turn: ReadableStream<UIMessageChunk>,
+  options: {
+    source: DataSource;
+    profile: string;
+    conversationId: string | null;
+    messages: UIMessage[];
+    log: (message: string) => void;
+  },
+): ReadableStream<UIMessageChunk> {
+  const { conversationId } = options;
+  if (conversationId === null) return turn;
+  return createUIMessageStream<UIMessage>({
+    originalMessages: options.messages,
+    execute: ({ writer }) => writer.merge(turn),
+    onError: (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      options.log(`toolrow server: the chat stream of conversation ${conversationId} failed: ${message}`);
+      return `The turn failed: ${message}`;
+    },
+    onEnd: async ({ messages }) => {
+      try {
+        await options.source.app.conversations.save({
+          id: conversationId,
+          profile: options.profile,
+          messages,
+        });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        options.log(
+          `toolrow server: could not save conversation ${conversationId} (the turn itself completed): ${message}`,
+        );
+      }
+    },
+  });
+}
