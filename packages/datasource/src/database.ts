@@ -30,6 +30,13 @@ export interface ReadOnlyOptions {
    * (DataSourceError code 'timeout'); in-memory PGlite ignores it (README "Known limits").
    */
   timeoutMs?: number;
+  /**
+   * Aborting stops the read and fails the call with DataSourceError code 'aborted'; an already
+   * aborted signal runs nothing. PostgreSQL cancels the running statement server-side; on-disk
+   * PGlite stops it by restarting its worker (as at a timeout); in-memory PGlite checks the signal
+   * between statements only (README "Known limits"). A read that has finished is unaffected.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ReadQueryOptions extends ReadOnlyOptions {
@@ -47,7 +54,6 @@ export interface ReadQueryResult<R = Row> {
 export interface CursorOptions extends ReadOnlyOptions {
   /** Rows per FETCH (default 1000). */
   batchSize?: number;
-  signal?: AbortSignal;
   /** Called once with the result's columns, after the first FETCH (also when there are no rows). */
   onFields?: (fields: FieldInfo[]) => void;
 }

@@ -18,6 +18,8 @@ export type DataSourceErrorCode =
   | 'already-exists'
   | 'seed'
   | 'timeout'
+  /** The caller's AbortSignal fired: the read was stopped (or never started). */
+  | 'aborted'
   | 'misuse';
 
 export class DataSourceError extends Error {
@@ -44,6 +46,18 @@ export class UnknownNameError extends DataSourceError {
     this.unknown = unknown;
     this.suggestions = suggestions;
   }
+}
+
+/**
+ * What a read stopped by its caller's AbortSignal fails with. Not the signal's reason: a tool
+ * passes this message to the model, and callers tell it apart by its code.
+ */
+export function abortedError(cause?: unknown): DataSourceError {
+  return new DataSourceError(
+    'aborted',
+    'The query was cancelled because the request was aborted (the user stopped the turn, closed the page, or the client cancelled the call). Nothing was changed; run it again if it is still needed.',
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 export function isDataSourceError(error: unknown, code?: DataSourceErrorCode): error is DataSourceError {

@@ -11,7 +11,7 @@ import {
   type ExportJob,
 } from './app-types.ts';
 import type { Database, FieldInfo } from './database.ts';
-import { DataSourceError } from './errors.ts';
+import { abortedError, DataSourceError } from './errors.ts';
 import type { ExportEngine, ExportRequest } from './exports.ts';
 import { compileFilter, compileSort } from './filters.ts';
 import { tableRef } from './rows-impl.ts';
@@ -198,13 +198,11 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
     );
   }
 
-  async function estimate(sql: string, params: unknown[]): Promise<number | null> {
+  async function estimate(sql: string, params: unknown[], signal?: AbortSignal): Promise<number | null> {
     try {
       const result = await db.readOnly(
         (tx) => tx.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, params),
-        {
-          timeoutMs: 5000,
-        },
+        { timeoutMs: 5000, ...(signal ? { signal } : {}) },
       );
       const raw = result.rows[0]?.['QUERY PLAN'];
       const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: { 'Plan Rows': number } }[];
@@ -216,6 +214,7 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
   }
 
   async function prepare(request: ExportRequest): Promise<{ job: ExportJob; plan: Plan }> {
+    if (request.signal?.aborted) throw abortedError();
     if (!(EXPORT_FORMATS as readonly string[]).includes(request.format)) {
       throw new DataSourceError(
         'export',
@@ -239,7 +238,9 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
         `The file '${relative(root, path)}' exists already in the exports folder. Pick another name or pass overwrite.`,
       );
     }
-    const rowsEstimate = await estimate(planned.sql, planned.params);
+    const rowsEstimate = await estimate(planned.sql, planned.params, request.signal);
+    // The estimate swallows its errors (an export runs without one): an abort must still stop here.
+    if (request.signal?.aborted) throw abortedError();
     const result = await db.query(
       `INSERT INTO ${S}.export_jobs (id, profile, actor, state, format, path, source, rows_estimate)
        VALUES ($1, $2, $3, 'queued', $4, $5, $6::jsonb, $7) RETURNING *`,
@@ -332,9 +333,20 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
     }
   }
 
-  function launch(job: ExportJob, planned: Plan, request: ExportRequest): Promise<void> {
+  function launch(
+    job: ExportJob,
+    planned: Plan,
+    request: ExportRequest,
+    follow?: AbortSignal,
+  ): Promise<void> {
     const controller = new AbortController();
-    const done = execute(job, planned, request, controller.signal).finally(() => running.delete(job.id));
+    const abort = () => controller.abort();
+    follow?.addEventListener('abort', abort, { once: true });
+    if (follow?.aborted) abort();
+    const done = execute(job, planned, request, controller.signal).finally(() => {
+      running.delete(job.id);
+      follow?.removeEventListener('abort', abort);
+    });
     running.set(job.id, { controller, done });
     return done;
   }
@@ -355,7 +367,7 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
     },
     async run(request) {
       const { job, plan: planned } = await prepare(request);
-      await launch(job, planned, request);
+      await launch(job, planned, request, request.signal);
       return status(job.id);
     },
     status,

@@ -28,6 +28,12 @@ export interface ExportRequest {
   profile?: string;
   /** Rows per FETCH (default 2000). */
   batchSize?: number;
+  /**
+   * start: stops the preparation (the plan's row estimate); once start has returned, the job runs
+   * on in the background — stop it with cancel. run: also cancels the job, as cancel does.
+   * Aborted before the job is created: DataSourceError code 'aborted', and no job.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ExportEngine {

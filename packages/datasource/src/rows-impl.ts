@@ -1,7 +1,7 @@
-import type { Database } from './database.ts';
+import type { Database, QueryResult } from './database.ts';
 import { DataSourceError } from './errors.ts';
 import { compileFilter, compileSort } from './filters.ts';
-import type { RowPage, RowReader, SelectRowsOptions } from './rows.ts';
+import type { RowPage, RowReader, RowReadOptions, SelectRowsOptions } from './rows.ts';
 import type { SchemaCache } from './schema-cache.ts';
 import { resolveColumnIn } from './schema-names.ts';
 import type { TableInfo } from './schema-types.ts';
@@ -78,6 +78,18 @@ export function tableRef(table: TableInfo): string {
 }
 
 export function createRowReader(db: Database, schema: SchemaCache): RowReader {
+  // Stoppable reads need a READ ONLY transaction: on-disk PGlite only ever stops read-only work.
+  const read = <R = Row>(
+    sql: string,
+    params: unknown[],
+    options: RowReadOptions = {},
+  ): Promise<QueryResult<R>> => {
+    if (!options.signal && options.timeoutMs === undefined) return db.query<R>(sql, params);
+    return db.readOnly((tx) => tx.query<R>(sql, params), {
+      timeoutMs: options.timeoutMs ?? 0,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  };
   return {
     async select(tableName, options: SelectRowsOptions = {}): Promise<RowPage> {
       const table = await schema.resolveTable(tableName);
@@ -103,25 +115,27 @@ export function createRowReader(db: Database, schema: SchemaCache): RowReader {
       const sql = `SELECT ${columns.map((column) => quoteIdent(column.name)).join(', ')} FROM ${tableRef(table)} WHERE ${where.sql}${
         order ? ` ORDER BY ${order}` : ''
       } LIMIT ${limit + 1} OFFSET ${offset}`;
-      const result = await db.query(sql, where.params);
+      const result = await read(sql, where.params, options);
       const hasMore = result.rows.length > limit;
       return { table, columns, rows: hasMore ? result.rows.slice(0, limit) : result.rows, hasMore };
     },
-    async count(tableName, filter) {
+    async count(tableName, filter, options) {
       const table = await schema.resolveTable(tableName);
       const where = compileFilter(table, filter);
-      const result = await db.query<{ n: number | string }>(
+      const result = await read<{ n: number | string }>(
         `SELECT count(*) AS n FROM ${tableRef(table)} WHERE ${where.sql}`,
         where.params,
+        options,
       );
       return Number(result.rows[0]!.n);
     },
-    async get(tableName, key): Promise<Row | undefined> {
+    async get(tableName, key, options): Promise<Row | undefined> {
       const table = await schema.resolveTable(tableName);
       const condition = keyCondition(table, normalizeKey(table, key));
-      const result = await db.query(
+      const result = await read(
         `SELECT * FROM ${tableRef(table)} WHERE ${condition.sql}`,
         condition.params,
+        options,
       );
       return result.rows[0];
     },

@@ -2,7 +2,18 @@ import type { Filter, Sort } from './filter-types.ts';
 import type { ColumnInfo, TableInfo } from './schema-types.ts';
 import type { Row, RowKey } from './types.ts';
 
-export interface SelectRowsOptions {
+/**
+ * For reads a caller may stop (the tools pass their call's signal): with either field the read
+ * runs in a READ ONLY transaction, like Database.readOnly, and an abort fails it with
+ * DataSourceError code 'aborted'. Without them it is a plain statement, as before.
+ */
+export interface RowReadOptions {
+  signal?: AbortSignal;
+  /** statement_timeout in ms (default 0: none). */
+  timeoutMs?: number;
+}
+
+export interface SelectRowsOptions extends RowReadOptions {
   filter?: Filter;
   sort?: Sort[];
   /** Default 100, at most 10 000. */
@@ -25,9 +36,9 @@ export interface RowReader {
   /** A page of rows (the server's table grid). Sorts by primary key when no sort is given, so pages are stable. */
   select(table: string, options?: SelectRowsOptions): Promise<RowPage>;
   /** Exact count of the rows matching the filter. */
-  count(table: string, filter?: Filter): Promise<number>;
+  count(table: string, filter?: Filter, options?: RowReadOptions): Promise<number>;
   /** One row by primary key (`{ id: 5 }`, or a bare 5 for a one-column key); undefined when absent. */
-  get(table: string, key: RowKey | unknown): Promise<Row | undefined>;
+  get(table: string, key: RowKey | unknown, options?: RowReadOptions): Promise<Row | undefined>;
 }
 
 export { createRowReader, normalizeKey } from './rows-impl.ts';

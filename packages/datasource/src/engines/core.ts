@@ -10,7 +10,7 @@ import type {
   ReadQueryResult,
   TransactionOptions,
 } from '../database.ts';
-import { DataSourceError } from '../errors.ts';
+import { abortedError, DataSourceError, isDataSourceError } from '../errors.ts';
 import type { Engine, Row } from '../types.ts';
 
 /** One physical connection as the core sees it. */
@@ -32,7 +32,11 @@ export interface LeaseOptions {
    * statement that overruns by discarding the engine (see pglite-thread.ts).
    */
   readOnlyTimeoutMs?: number;
-  /** Aborting stops a READ ONLY statement in flight where the engine can only stop it by force (PGlite). */
+  /**
+   * Aborting stops the READ ONLY statement in flight: pg cancels it server-side; on-disk PGlite
+   * restarts its worker. The core checks the signal between statements itself, so an engine only
+   * has to stop what is running (in-memory PGlite cannot, and ignores it).
+   */
   signal?: AbortSignal;
 }
 
@@ -153,11 +157,17 @@ export class CoreDatabase implements Database {
     begin: string[],
     fn: (tx: Queryable) => Promise<T>,
     end: 'COMMIT' | 'ROLLBACK',
-    leaseOptions?: LeaseOptions,
+    leaseOptions: LeaseOptions = {},
   ): Promise<T> {
     this.#check();
-    const lease = await this.#adapter.acquire(leaseOptions);
+    const { signal } = leaseOptions;
+    const lease = await acquire(this.#adapter, leaseOptions);
     let active = true;
+    // Between statements the signal is checked here, on every engine; the adapter stops the one running.
+    const run = (sql: string, params: readonly unknown[]) => {
+      if (signal?.aborted) throw abortedError();
+      return lease.connection.query(sql, params);
+    };
     const tx: Queryable = {
       query: async <R = Row>(sql: string, params: readonly unknown[] = []) => {
         if (!active)
@@ -165,12 +175,12 @@ export class CoreDatabase implements Database {
             'misuse',
             'This transaction handle was used after its transaction ended.',
           );
-        return (await lease.connection.query(sql, params)) as QueryResult<R>;
+        return (await run(sql, params)) as QueryResult<R>;
       },
     };
     let broken = false;
     try {
-      for (const statement of begin) await lease.connection.query(statement, []);
+      for (const statement of begin) await run(statement, []);
       const result = await this.#inTransaction.run(true, () => fn(tx));
       active = false;
       await lease.connection.query(end, []);
@@ -182,7 +192,7 @@ export class CoreDatabase implements Database {
       } catch {
         broken = true;
       }
-      throw error;
+      throw signal?.aborted ? asAborted(error) : error;
     } finally {
       lease.release(broken);
     }
@@ -196,6 +206,7 @@ export class CoreDatabase implements Database {
     const timeoutMs = timeoutMsOf(options.timeoutMs, DEFAULT_TIMEOUT_MS);
     return this.#withTransaction(['BEGIN READ ONLY', timeoutStatement(timeoutMs)], fn, 'ROLLBACK', {
       readOnlyTimeoutMs: timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   }
 
@@ -231,78 +242,86 @@ export class CoreDatabase implements Database {
     const adapter = this.#adapter;
     const openCursors = this.#openCursors;
     const check = () => this.#check();
-    return {
-      async *[Symbol.asyncIterator]() {
-        check();
-        const name = `toolrow_cursor_${++cursorCounter}`;
-        let first = true;
-        options.signal?.throwIfAborted();
-        if (hold) {
-          // Declared WITH HOLD inside a short read-only transaction; FETCHes then take the lock one by one.
-          const restarts = adapter.restarts;
-          // The signal can stop the declaring transaction too: its COMMIT materialises the whole result.
-          const declare = {
-            readOnlyTimeoutMs: timeoutMs,
-            ...(options.signal ? { signal: options.signal } : {}),
-          };
-          await withLease(adapter, declare, async (connection) => {
-            await connection.query('BEGIN READ ONLY', []);
-            try {
-              await connection.query(timeout, []);
-              await connection.query(`DECLARE ${name} NO SCROLL CURSOR WITH HOLD FOR ${statement}`, params);
-              await connection.query('COMMIT', []);
-            } catch (error) {
-              await connection.query('ROLLBACK', []).catch(() => {});
-              throw error;
-            }
-          });
-          const closeCursor = async () => {
-            if (adapter.restarts !== restarts) return;
-            await withLease(adapter, {}, (connection) => connection.exec(`CLOSE ${name}`)).catch(() => {});
-          };
-          openCursors.add(closeCursor);
+    const { signal } = options;
+    const throwIfAborted = () => {
+      if (signal?.aborted) throw abortedError();
+    };
+    async function* batches(): AsyncGenerator<R[]> {
+      check();
+      const name = `toolrow_cursor_${++cursorCounter}`;
+      let first = true;
+      throwIfAborted();
+      if (hold) {
+        // Declared WITH HOLD inside a short read-only transaction; FETCHes then take the lock one by one.
+        const restarts = adapter.restarts;
+        // The signal can stop the declaring transaction too: its COMMIT materialises the whole result.
+        const declare = { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) };
+        await withLease(adapter, declare, async (connection) => {
+          await connection.query('BEGIN READ ONLY', []);
           try {
-            while (true) {
-              options.signal?.throwIfAborted();
-              const result = await withLease(adapter, {}, (connection) => {
-                if (adapter.restarts !== restarts) throw cursorLost();
-                return connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
-              });
-              if (first) options.onFields?.(result.fields);
-              first = false;
-              if (result.rows.length > 0) yield result.rows as R[];
-              if (result.rows.length < batch) return;
-            }
-          } finally {
-            openCursors.delete(closeCursor);
-            await closeCursor();
+            await connection.query(timeout, []);
+            await connection.query(`DECLARE ${name} NO SCROLL CURSOR WITH HOLD FOR ${statement}`, params);
+            await connection.query('COMMIT', []);
+          } catch (error) {
+            await connection.query('ROLLBACK', []).catch(() => {});
+            throw error;
           }
-        }
-        const lease = await adapter.acquire({ readOnlyTimeoutMs: timeoutMs });
-        let broken = false;
+        });
+        const closeCursor = async () => {
+          if (adapter.restarts !== restarts) return;
+          await withLease(adapter, {}, (connection) => connection.exec(`CLOSE ${name}`)).catch(() => {});
+        };
+        openCursors.add(closeCursor);
         try {
-          await lease.connection.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', []);
-          await lease.connection.query(timeout, []);
-          await lease.connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
           while (true) {
-            options.signal?.throwIfAborted();
-            const result = await lease.connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
+            throwIfAborted();
+            const result = await withLease(adapter, {}, (connection) => {
+              if (adapter.restarts !== restarts) throw cursorLost();
+              return connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
+            });
             if (first) options.onFields?.(result.fields);
             first = false;
             if (result.rows.length > 0) yield result.rows as R[];
             if (result.rows.length < batch) return;
           }
-        } catch (error) {
-          broken = true;
-          throw error;
         } finally {
-          try {
-            await lease.connection.query('ROLLBACK', []);
-            broken = false;
-          } catch {
-            broken = true;
-          }
-          lease.release(broken);
+          openCursors.delete(closeCursor);
+          await closeCursor();
+        }
+      }
+      const lease = await acquire(adapter, { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) });
+      let broken = false;
+      try {
+        await lease.connection.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', []);
+        await lease.connection.query(timeout, []);
+        await lease.connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
+        while (true) {
+          throwIfAborted();
+          const result = await lease.connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
+          if (first) options.onFields?.(result.fields);
+          first = false;
+          if (result.rows.length > 0) yield result.rows as R[];
+          if (result.rows.length < batch) return;
+        }
+      } catch (error) {
+        broken = true;
+        throw error;
+      } finally {
+        try {
+          await lease.connection.query('ROLLBACK', []);
+          broken = false;
+        } catch {
+          broken = true;
+        }
+        lease.release(broken);
+      }
+    }
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          yield* batches();
+        } catch (error) {
+          throw signal?.aborted ? asAborted(error) : error;
         }
       },
     };
@@ -323,12 +342,51 @@ function cursorLost(): DataSourceError {
   );
 }
 
+function asAborted(error: unknown): DataSourceError {
+  return isDataSourceError(error, 'aborted') ? error : abortedError(error);
+}
+
+/**
+ * A lease, unless the signal fires first (waiting for PGlite's lock or a pool client): then
+ * nothing runs, and a lease that arrives later goes straight back.
+ */
+function acquire(adapter: Adapter, options: LeaseOptions): Promise<Lease> {
+  const { signal } = options;
+  if (!signal) return adapter.acquire(options);
+  if (signal.aborted) return Promise.reject(abortedError());
+  const pending = adapter.acquire(options);
+  return new Promise<Lease>((resolve, reject) => {
+    let settled = false;
+    const onAbort = () => {
+      settled = true;
+      reject(abortedError());
+      pending.then(
+        (lease) => lease.release(),
+        () => {},
+      );
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (lease) => {
+        if (settled) return;
+        signal.removeEventListener('abort', onAbort);
+        resolve(lease);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 async function withLease<T>(
   adapter: Adapter,
   options: LeaseOptions,
   fn: (connection: Connection) => Promise<T>,
 ): Promise<T> {
-  const lease = await adapter.acquire(options);
+  const lease = await acquire(adapter, options);
   try {
     const result = await fn(lease.connection);
     lease.release();

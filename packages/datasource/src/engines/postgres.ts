@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { QueryResult } from '../database.ts';
 import { DataSourceError } from '../errors.ts';
@@ -88,6 +89,38 @@ function explainConnectError(error: unknown, where: string, source: string): Dat
   }
 }
 
+function plainConnection(client: pg.PoolClient): Connection {
+  return {
+    query: async (sql, params) => toResult(await client.query(sql, params as unknown[])),
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+  };
+}
+
+/**
+ * Cancels until the statement ends. A cancel that reaches the backend before it has read the
+ * statement (sent a moment before the abort) is ignored by Postgres, so one is not enough. If no
+ * cancel can be sent, the statement runs on to its statement_timeout.
+ */
+async function stopStatement(statement: Promise<unknown>, cancel: () => Promise<void>): Promise<void> {
+  let ended = false;
+  const end = statement.then(
+    () => {
+      ended = true;
+    },
+    () => {
+      ended = true;
+    },
+  );
+  while (!ended) {
+    await cancel().catch(() => {});
+    await Promise.race([end, sleep(RECANCEL_MS)]);
+  }
+}
+
+const RECANCEL_MS = 200;
+
 function toResult(result: pg.QueryResult): QueryResult<Row> {
   return {
     rows: result.rows as Row[],
@@ -99,15 +132,36 @@ function toResult(result: pg.QueryResult): QueryResult<Row> {
 export async function openPostgres(options: PostgresOpenOptions): Promise<Adapter> {
   const url = parsePostgresUrl(options.url, options.source);
   const where = describeUrl(url);
-  const pool = new pg.Pool({
+  const max = options.poolSize ?? 5;
+  const clientConfig = {
     connectionString: options.url,
-    max: options.poolSize ?? 5,
     connectionTimeoutMillis: 10_000,
-    idleTimeoutMillis: 30_000,
     // Same clock for both engines: PGlite runs in UTC.
     options: '-c TimeZone=UTC',
     types: TYPES,
-  });
+  };
+  const pool = new pg.Pool({ ...clientConfig, max, idleTimeoutMillis: 30_000 });
+
+  /**
+   * Stops the statement a backend is running (an aborted read). From a spare pool client, or from
+   * a connection of its own when every client is busy — perhaps with reads being aborted too.
+   */
+  async function cancelBackend(pid: number): Promise<void> {
+    const sql = 'SELECT pg_cancel_backend($1)';
+    if (pool.idleCount > 0 || pool.totalCount < max) {
+      await pool.query(sql, [pid]);
+      return;
+    }
+    const client = new pg.Client(clientConfig);
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query(sql, [pid]);
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
   // An idle client that dies (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   try {
@@ -122,15 +176,51 @@ export async function openPostgres(options: PostgresOpenOptions): Promise<Adapte
     description: `PostgreSQL ${where}`,
     holdCursors: false,
     restarts: 0,
-    async acquire() {
+    async acquire(leaseOptions = {}) {
       const client = await pool.connect();
+      const { signal } = leaseOptions;
+      // Aborted before it got the client: the core runs nothing on it, so there is nothing to cancel.
+      if (!signal || signal.aborted) {
+        return {
+          connection: plainConnection(client),
+          release: (broken) => client.release(broken === true),
+        };
+      }
+      let running: Promise<unknown> | undefined;
       const connection: Connection = {
-        query: async (sql, params) => toResult(await client.query(sql, params as unknown[])),
+        async query(sql, params) {
+          const statement = client.query(sql, params as unknown[]);
+          running = statement;
+          try {
+            return toResult(await statement);
+          } finally {
+            if (running === statement) running = undefined;
+          }
+        },
         exec: async (sql) => {
           await client.query(sql);
         },
       };
-      return { connection, release: (broken) => client.release(broken === true) };
+      // pg's Client has the backend's pid from the startup handshake (BackendKeyData).
+      const pid = (client as unknown as { processID: number }).processID;
+      let cancelling: Promise<void> | undefined;
+      const onAbort = () => {
+        // Between statements there is nothing to stop: the core runs no further statement.
+        if (running) cancelling = stopStatement(running, () => cancelBackend(pid));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      return {
+        connection,
+        release(broken) {
+          signal.removeEventListener('abort', onAbort);
+          if (!cancelling) {
+            client.release(broken === true);
+            return;
+          }
+          // A cancel that lands late would stop another caller's statement: this backend is never reused.
+          void cancelling.then(() => client.release(true));
+        },
+      };
     },
     query: async (sql, params) => toResult(await pool.query(sql, params as unknown[])),
     close: () => pool.end(),
