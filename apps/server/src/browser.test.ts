@@ -32,6 +32,9 @@ async function withApp<T>(
   fn: (page: Page, app: TestServer, errors: string[]) => Promise<T>,
 ): Promise<T> {
   await source.app.ui.update('default', { tabs: [], focusedTabId: null, selection: null });
+  // The app reopens the last saved conversation: each test starts from none.
+  for (const conversation of await source.app.conversations.list({ limit: 1000 }))
+    await source.app.conversations.delete(conversation.id);
   const app = await startTestServer(source, options);
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
@@ -215,5 +218,67 @@ describe('the desktop bundle in Chromium', () => {
     } finally {
       await source.app.profiles.setMode('default', 'manual');
     }
+  });
+
+  it('a conversation survives a reload; New starts another; History switches and deletes', async () => {
+    const model = scriptedModel([
+      [{ text: 'The orders table has every order since last year.' }],
+      [{ text: 'Customers live in the customers table.' }],
+    ]);
+    await withApp({ model }, async (page, _app, errors) => {
+      const message = page.getByLabel('Message');
+      const idle = () => page.getByRole('button', { name: 'Send' }).count();
+      await message.fill('what is in orders?');
+      await message.press('Enter');
+      await expect
+        .poll(() => page.getByTestId('assistant-message').last().textContent(), { timeout: 15_000 })
+        .toContain('every order since last year');
+      // The stream ends after the server saved the turn; then the input is idle again.
+      await expect.poll(idle).toBe(1);
+
+      await page.reload();
+      await expect
+        .poll(() => page.locator('.msg.user .bubble').allTextContents())
+        .toEqual(['what is in orders?']);
+      expect(await page.getByTestId('assistant-message').textContent()).toContain(
+        'every order since last year',
+      );
+      expect(await page.getByTestId('token-pill').count()).toBe(1);
+
+      // New: an empty chat; its first turn is a second saved conversation.
+      await page.getByRole('button', { name: 'New conversation' }).click();
+      expect(await page.getByTestId('assistant-message').count()).toBe(0);
+      await message.fill('where are the customers?');
+      await message.press('Enter');
+      await expect
+        .poll(() => page.getByTestId('assistant-message').last().textContent(), { timeout: 15_000 })
+        .toContain('customers table');
+      await expect.poll(idle).toBe(1);
+
+      // History, by keyboard: newest first, the open one marked; Enter on the older one opens it.
+      await page.getByRole('button', { name: 'Conversation history' }).click();
+      const items = page.getByTestId('conversation-item');
+      await expect
+        .poll(() => items.locator('.conv-title').allTextContents())
+        .toEqual(['where are the customers?', 'what is in orders?']);
+      expect(await items.first().locator('.conv-open').getAttribute('aria-current')).toBe('true');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await expect
+        .poll(() => page.locator('.msg.user .bubble').allTextContents())
+        .toEqual(['what is in orders?']);
+      expect(await page.getByTestId('conversation-list').count()).toBe(0);
+
+      // Delete the other one: × asks, Delete confirms; it leaves the list and the database.
+      await page.getByRole('button', { name: 'Conversation history' }).click();
+      await page.getByRole('button', { name: 'Delete the conversation “where are the customers?”' }).click();
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await expect.poll(() => items.locator('.conv-title').allTextContents()).toEqual(['what is in orders?']);
+      expect((await source.app.conversations.list()).map((conversation) => conversation.title)).toEqual([
+        'what is in orders?',
+      ]);
+      expect(await page.locator('.msg.user .bubble').allTextContents()).toEqual(['what is in orders?']);
+      expect(errors).toEqual([]);
+    });
   });
 });

@@ -2,15 +2,24 @@ import { useChat } from '@ai-sdk/react';
 import {
   DefaultChatTransport,
   type DynamicToolUIPart,
+  generateId,
   getToolName,
   isToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
   type ToolUIPart,
   type UIMessage,
 } from 'ai';
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { type AppStatus, type Chip, PERMISSION_MODES, type PermissionMode } from './api.ts';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import {
+  type AppStatus,
+  api,
+  type Chip,
+  type ConversationSummary,
+  PERMISSION_MODES,
+  type PermissionMode,
+} from './api.ts';
 import { chipOf, formatUsage, summarizeInput, usageOf } from './chat-parts.ts';
+import { formatAgo } from './format.ts';
 import { ErrorBox, ToolBadges } from './widgets.tsx';
 
 export interface ChatPanelProps {
@@ -26,14 +35,138 @@ export interface ChatPanelProps {
 
 type ToolPart = ToolUIPart | DynamicToolUIPart;
 
+/** How many saved conversations the History list shows. */
+const RECENT = 20;
+
+interface OpenConversation {
+  id: string;
+  /** The messages the chat starts from (stored ones, or none for a new conversation). */
+  messages: UIMessage[];
+}
+
+const fresh = (): OpenConversation => ({ id: generateId(), messages: [] });
+
+/**
+ * The chat sidebar. The server saves a conversation when each turn ends; on load this reopens the
+ * most recent one, and History switches between recent ones. Each conversation is its own useChat
+ * (keyed by id), so switching never mixes two histories.
+ */
 export function ChatPanel(props: ChatPanelProps) {
-  const [draft, setDraft] = useState('');
-  const transport = useMemo(() => new DefaultChatTransport({ api: '/api/chat' }), []);
-  const { messages, sendMessage, status, error, stop, addToolApprovalResponse, setMessages, clearError } =
-    useChat({
-      transport,
-      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  const [current, setCurrent] = useState<OpenConversation | null>(null);
+  const [recent, setRecent] = useState<ConversationSummary[]>([]);
+  const [problem, setProblem] = useState<unknown>(null);
+
+  const refresh = useCallback(
+    () =>
+      api
+        .conversations(RECENT)
+        .then((result) => {
+          setRecent(result.conversations);
+          return result.conversations;
+        })
+        .catch((error: unknown) => {
+          setProblem(error);
+          return [] as ConversationSummary[];
+        }),
+    [],
+  );
+
+  const open = useCallback((id: string) => {
+    setProblem(null);
+    return api
+      .conversation(id)
+      .then((conversation) => setCurrent({ id: conversation.id, messages: conversation.messages }))
+      .catch((error: unknown) => setProblem(error));
+  }, []);
+
+  useEffect(() => {
+    let cancelled = false;
+    void refresh().then(async (list) => {
+      if (cancelled) return;
+      const latest = list[0];
+      if (latest) await open(latest.id);
+      // Nothing saved yet, or the latest could not be loaded (the error shows): start afresh.
+      setCurrent((state) => state ?? fresh());
     });
+    return () => {
+      cancelled = true;
+    };
+  }, [refresh, open]);
+
+  const settled = useRef(props.onTurnSettled);
+  settled.current = props.onTurnSettled;
+  const onTurnSettled = useCallback(() => {
+    settled.current();
+    void refresh();
+  }, [refresh]);
+
+  const remove = useCallback(
+    (id: string) => {
+      setProblem(null);
+      api
+        .deleteConversation(id)
+        .then(() => {
+          setCurrent((state) => (state?.id === id ? fresh() : state));
+          return refresh();
+        })
+        .catch((error: unknown) => setProblem(error));
+    },
+    [refresh],
+  );
+
+  if (!current) {
+    return (
+      <aside className="chat" aria-label="Chat with the agent" aria-busy="true">
+        <div className="chat-head">
+          <span className="title">Agent</span>
+        </div>
+        <div className="chat-log">
+          <div className="faint">Opening your last conversation…</div>
+        </div>
+      </aside>
+    );
+  }
+  return (
+    <ChatSession
+      key={current.id}
+      {...props}
+      conversationId={current.id}
+      initialMessages={current.messages}
+      recent={recent}
+      problem={problem}
+      onTurnSettled={onTurnSettled}
+      onOpen={(id) => void open(id)}
+      onNew={() => {
+        setProblem(null);
+        setCurrent(fresh());
+      }}
+      onDelete={remove}
+    />
+  );
+}
+
+interface ChatSessionProps extends ChatPanelProps {
+  conversationId: string;
+  initialMessages: UIMessage[];
+  recent: ConversationSummary[];
+  /** A conversation could not be listed, loaded or deleted: shown, with the server's hint. */
+  problem: unknown;
+  onOpen: (id: string) => void;
+  onNew: () => void;
+  onDelete: (id: string) => void;
+}
+
+function ChatSession(props: ChatSessionProps) {
+  const [draft, setDraft] = useState('');
+  const [historyOpen, setHistoryOpen] = useState(false);
+  const historyButton = useRef<HTMLButtonElement>(null);
+  const transport = useMemo(() => new DefaultChatTransport({ api: '/api/chat' }), []);
+  const { messages, sendMessage, status, error, stop, addToolApprovalResponse } = useChat({
+    id: props.conversationId,
+    messages: props.initialMessages,
+    transport,
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  });
   const log = useRef<HTMLDivElement>(null);
   const busy = status === 'submitted' || status === 'streaming';
 
@@ -77,18 +210,45 @@ export function ChatPanel(props: ChatPanelProps) {
           ))}
         </div>
         <button
+          ref={historyButton}
           type="button"
           className="btn small ghost"
-          title="Start a new conversation"
+          aria-label="Conversation history"
+          title="Your recent conversations"
+          aria-expanded={historyOpen}
+          aria-controls="conversation-list"
+          onClick={() => setHistoryOpen((value) => !value)}
+        >
+          History
+        </button>
+        <button
+          type="button"
+          className="btn small ghost"
+          aria-label="New conversation"
+          title="Start a new conversation (this one stays in History)"
           disabled={busy || messages.length === 0}
-          onClick={() => {
-            setMessages([]);
-            clearError();
-          }}
+          onClick={props.onNew}
         >
           New
         </button>
       </div>
+      {historyOpen ? (
+        <ConversationList
+          recent={props.recent}
+          currentId={props.conversationId}
+          busy={busy}
+          onOpen={(id) => {
+            setHistoryOpen(false);
+            if (id !== props.conversationId) props.onOpen(id);
+          }}
+          onDelete={props.onDelete}
+          onClose={() => {
+            setHistoryOpen(false);
+            historyButton.current?.focus();
+          }}
+        />
+      ) : null}
+      {props.problem ? <ErrorBox error={props.problem} /> : null}
       {props.status && !props.status.model.configured ? (
         <div className="notice" data-testid="no-model">
           No model is configured, so the agent cannot answer yet. {props.status.model.hint}
@@ -161,6 +321,104 @@ export function ChatPanel(props: ChatPanelProps) {
         </div>
       </form>
     </aside>
+  );
+}
+
+/** The recent conversations: Enter opens one, arrows move, Escape closes; delete asks once more. */
+function ConversationList(props: {
+  recent: ConversationSummary[];
+  currentId: string;
+  busy: boolean;
+  onOpen: (id: string) => void;
+  onDelete: (id: string) => void;
+  onClose: () => void;
+}) {
+  const list = useRef<HTMLUListElement>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  useEffect(() => {
+    const buttons = list.current?.querySelectorAll<HTMLButtonElement>('button.conv-open:not(:disabled)');
+    const current = list.current?.querySelector<HTMLButtonElement>('button.conv-open[aria-current="true"]');
+    (current ?? buttons?.[0])?.focus();
+  }, []);
+  const move = (event: React.KeyboardEvent, step: number) => {
+    const buttons = [...(list.current?.querySelectorAll<HTMLButtonElement>('button.conv-open') ?? [])];
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    const next = buttons[Math.min(buttons.length - 1, Math.max(0, at + step))];
+    if (next) {
+      event.preventDefault();
+      next.focus();
+    }
+  };
+  return (
+    <div className="conv-list" id="conversation-list" data-testid="conversation-list">
+      {props.recent.length === 0 ? (
+        <div className="faint">No saved conversations yet: each one is kept when the agent answers.</div>
+      ) : (
+        <ul
+          ref={list}
+          aria-label="Recent conversations"
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') {
+              event.preventDefault();
+              props.onClose();
+            } else if (event.key === 'ArrowDown') move(event, 1);
+            else if (event.key === 'ArrowUp') move(event, -1);
+          }}
+        >
+          {props.recent.map((conversation) => {
+            const isCurrent = conversation.id === props.currentId;
+            return (
+              <li key={conversation.id} data-testid="conversation-item">
+                <button
+                  type="button"
+                  className="conv-open"
+                  aria-current={isCurrent}
+                  disabled={props.busy && !isCurrent}
+                  title={props.busy ? 'Wait for the answer (or stop it) to switch' : conversation.title}
+                  onClick={() => props.onOpen(conversation.id)}
+                >
+                  <span className="conv-title">{conversation.title}</span>
+                  <span className="faint">
+                    {formatAgo(conversation.updatedAt)} · {conversation.messageCount}{' '}
+                    {conversation.messageCount === 1 ? 'message' : 'messages'}
+                  </span>
+                </button>
+                {confirming === conversation.id ? (
+                  <button
+                    type="button"
+                    className="btn small danger"
+                    disabled={props.busy && isCurrent}
+                    onBlur={() => setConfirming(null)}
+                    onClick={() => {
+                      setConfirming(null);
+                      props.onDelete(conversation.id);
+                    }}
+                  >
+                    Delete
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    className="btn small ghost"
+                    aria-label={`Delete the conversation “${conversation.title}”`}
+                    title="Delete this conversation"
+                    disabled={props.busy && isCurrent}
+                    onClick={(event) => {
+                      setConfirming(conversation.id);
+                      // The confirm button replaces this one: keep the focus on it.
+                      const item = event.currentTarget.parentElement;
+                      setTimeout(() => item?.querySelector<HTMLButtonElement>('button.danger')?.focus(), 0);
+                    }}
+                  >
+                    ×
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
   );
 }
 
