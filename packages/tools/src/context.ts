@@ -12,10 +12,18 @@ export interface ToolContext {
   profile: string;
   /** Who is calling: 'user', 'agent', or 'mcp:<token name>'. Recorded on staged changes, history and exports. */
   actor: Actor;
-  /** Cancels the call; reads check it between steps. */
+  /**
+   * Cancels the call (the user stopped the turn, the MCP client cancelled): every table read gets
+   * it, so a running statement is stopped too, and the call fails with ToolError 'aborted'.
+   */
   signal?: AbortSignal;
   /** Overrides of the output caps (rows, value length, output size, statement timeout). */
   limits?: Partial<ToolLimits>;
+}
+
+/** `{ signal }` when the call has one: spread into a data-source read's options. */
+export function signalOf(ctx: ToolContext): { signal?: AbortSignal } {
+  return ctx.signal ? { signal: ctx.signal } : {};
 }
 
 export function limitsOf(ctx: ToolContext): ToolLimits {

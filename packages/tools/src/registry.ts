@@ -173,6 +173,7 @@ const DATASOURCE_CODES: Readonly<Record<string, ToolErrorCode>> = {
   'invalid-key': 'invalid-input',
   'invalid-change': 'invalid-input',
   'export-path': 'refused',
+  aborted: 'aborted',
 };
 
 /** Any error from a tool as a ToolError whose message a model can act on. */

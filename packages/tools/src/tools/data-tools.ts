@@ -3,7 +3,7 @@ import type { ToolName } from '@toolrow/catalog';
 import type { ExportSource, StagedChange } from '@toolrow/datasource';
 import { z } from 'zod';
 import { modelRow, modelValue } from '../bounds.ts';
-import { limitsOf, type ToolContext } from '../context.ts';
+import { limitsOf, signalOf, type ToolContext } from '../context.ts';
 import { defineProposable, defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { checkFilter, checkSort, toFilter } from '../filter-input.ts';
@@ -38,7 +38,7 @@ export const getRow = defineTool({
   inputSchema: z.strictObject({ table: tableName, key: rowKey }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
-    const row = await ctx.source.rows.get(table.qualifiedName, input.key);
+    const row = await ctx.source.rows.get(table.qualifiedName, input.key, signalOf(ctx));
     if (row === undefined) {
       throw new ToolError(
         'not-found',
@@ -58,7 +58,7 @@ export const countRows = defineTool({
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
     const filter = checkFilter('countRows', table, input.filter);
-    const count = await ctx.source.rows.count(table.qualifiedName, filter);
+    const count = await ctx.source.rows.count(table.qualifiedName, filter, signalOf(ctx));
     return {
       table: table.qualifiedName,
       count,
@@ -220,6 +220,8 @@ export const startExport = defineProposable({
       ...(input.path ? { path: input.path } : {}),
       actor: ctx.actor,
       profile: ctx.profile,
+      // Stops the preparation only: once started, the export is a background job the user cancels.
+      ...signalOf(ctx),
     });
     return {
       ...exportSummary(job),

@@ -135,6 +135,17 @@ function throwIfAborted(tool: string, ctx: ToolContext): void {
   if (ctx.signal?.aborted) throw new ToolError('aborted', tool, `${tool} was cancelled before it finished.`);
 }
 
+/** The read options every tool read takes: its timeout and the call's signal. */
+export function readOptions(ctx: ToolContext): { timeoutMs: number; signal?: AbortSignal } {
+  return { timeoutMs: limitsOf(ctx).statementTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+}
+
+/** A read stopped because the call was aborted: not the query's fault, so not 'failed'. */
+function abortedRead(tool: string, error: unknown): ToolError | undefined {
+  if (!isDataSourceError(error, 'aborted')) return undefined;
+  return new ToolError('aborted', tool, error.message, { cause: error });
+}
+
 export const validateQuery = defineTool({
   inputSchema: z.strictObject({ sql: sqlText }),
   async execute(input, ctx) {
@@ -150,10 +161,10 @@ export const validateQuery = defineTool({
     if (problems.length > 0) return { ok: false as const, problems };
     // Planning (no ANALYZE: nothing runs) catches what the cache cannot: types, functions, ambiguity.
     try {
-      await ctx.source.db.readOnly((tx) => tx.query(`EXPLAIN ${statement.statement}\n`), {
-        timeoutMs: limitsOf(ctx).statementTimeoutMs,
-      });
+      await ctx.source.db.readOnly((tx) => tx.query(`EXPLAIN ${statement.statement}\n`), readOptions(ctx));
     } catch (error) {
+      const aborted = abortedRead('validateQuery', error);
+      if (aborted) throw aborted;
       return { ok: false as const, problems: [`PostgreSQL rejects it: ${databaseMessage(error)}`] };
     }
     return { ok: true as const, tables: tables.map((table) => table.qualifiedName) };
@@ -170,10 +181,12 @@ export const explainQuery = defineTool({
     try {
       const result = await ctx.source.db.readOnly(
         (tx) => tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS true) ${statement.statement}\n`),
-        { timeoutMs: limitsOf(ctx).statementTimeoutMs },
+        readOptions(ctx),
       );
       lines = result.rows.map((row) => row['QUERY PLAN']);
     } catch (error) {
+      const aborted = abortedRead('explainQuery', error);
+      if (aborted) throw aborted;
       throw new ToolError(
         'failed',
         'explainQuery',
@@ -207,10 +220,7 @@ export const runQuery = defineTool({
     const started = performance.now();
     let result: ReadQueryResult;
     try {
-      result = await ctx.source.db.readQuery(statement.statement, [], {
-        maxRows,
-        timeoutMs: limits.statementTimeoutMs,
-      });
+      result = await ctx.source.db.readQuery(statement.statement, [], { maxRows, ...readOptions(ctx) });
     } catch (error) {
       const message = databaseMessage(error);
       await ctx.source.app.history.add({
@@ -221,6 +231,8 @@ export const runQuery = defineTool({
         durationMs: Math.round(performance.now() - started),
         error: message,
       });
+      const aborted = abortedRead('runQuery', error);
+      if (aborted) throw aborted;
       // A statement timeout (PostgreSQL's 57014, or the PGlite worker stopping a runaway read) is
       // about the query's cost, not its names: say how to make it cheaper.
       if (isDataSourceError(error, 'timeout') || (error as { code?: unknown } | null)?.code === '57014') {

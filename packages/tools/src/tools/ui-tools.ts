@@ -11,7 +11,7 @@ import {
 } from '@toolrow/datasource';
 import { z } from 'zod';
 import { capList, clipText, modelValue } from '../bounds.ts';
-import { limitsOf, type ToolContext } from '../context.ts';
+import { limitsOf, signalOf, type ToolContext } from '../context.ts';
 import { defineProposable, defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { checkFilter, checkSort, fromFilter, toFilter } from '../filter-input.ts';
@@ -371,7 +371,7 @@ export const openRow = defineProposable({
   async execute(raw, ctx) {
     const input = await prepareOpenRow(raw, ctx);
     const key = input.key as RowKey;
-    const row = await ctx.source.rows.get(input.table, key);
+    const row = await ctx.source.rows.get(input.table, key, signalOf(ctx));
     if (row === undefined) {
       throw new ToolError(
         'not-found',
