@@ -4,6 +4,7 @@ import { type DataSource, openDataSource, type SeedProgress } from '@toolrow/dat
 import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
 import type { LanguageModel } from 'ai';
+import { loadApprovalSecret } from './approval-secret.ts';
 import { type MountedMcp, mountMcp } from './mcp.ts';
 import { createToolrowServer, type ToolrowServer } from './server.ts';
 
@@ -82,9 +83,11 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       });
     }
 
+    // Kept beside the data, so approvals pending in saved conversations survive a restart.
+    const approvalSecret = env.TOOLROW_APPROVAL_SECRET || (await loadApprovalSecret(source.dataDir));
     const server = await createToolrowServer({
       source,
-      env,
+      env: { ...env, TOOLROW_APPROVAL_SECRET: approvalSecret },
       ...(options.model !== undefined ? { model: options.model } : {}),
       mcp: mcp?.mount ?? null,
       log: (message) => err(`${message}\n`),

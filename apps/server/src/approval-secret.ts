@@ -1,0 +1,45 @@
+// The secret that signs the agent's approval requests. A random one per process would make a
+// pending approval in a saved conversation unanswerable after a restart, so `npm start` keeps one
+// beside the data (unless TOOLROW_APPROVAL_SECRET gives one).
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const APPROVAL_SECRET_FILE = 'approval-secret';
+
+const MIN_LENGTH = 32;
+
+/** Reads `<dir>/approval-secret`, creating it (owner-only, 256 random bits) when missing or too short. */
+export async function loadApprovalSecret(dir: string): Promise<string> {
+  const file = join(dir, APPROVAL_SECRET_FILE);
+  const existing = await readSecret(file);
+  if (existing) return existing;
+  await mkdir(dir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    // 'wx' when there is none: of two processes starting at once, one writes and both read it.
+    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: existing === null ? 'wx' : 'w' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new Error(
+        `Could not write the approval secret to ${file}: ${(error as Error).message}. Make the folder writable, or set TOOLROW_APPROVAL_SECRET.`,
+        { cause: error },
+      );
+    }
+  }
+  return (await readSecret(file)) || secret;
+}
+
+/** The secret, '' when the file is there but unusable, null when there is no file. */
+async function readSecret(file: string): Promise<string | null> {
+  try {
+    const text = (await readFile(file, 'utf8')).trim();
+    return text.length >= MIN_LENGTH ? text : '';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new Error(
+      `Could not read the approval secret at ${file}: ${(error as Error).message}. Fix its permissions, or set TOOLROW_APPROVAL_SECRET.`,
+      { cause: error },
+    );
+  }
+}
