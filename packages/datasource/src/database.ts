@@ -101,10 +101,23 @@ export interface OpenDatabaseOptions {
   cwd?: string;
   /** A postgres:// URL; wins over DATABASE_URL. */
   url?: string;
+  /** What errors call the url option (default "the url option"), e.g. "TOOLROW_STATE_URL". */
+  urlSource?: string;
   /** The Toolrow data directory (PGlite keeps its database in <dataDir>/pgdata); wins over TOOLROW_DATA_DIR. */
   dataDir?: string;
   /** PGlite in memory (tests). Ignored when a URL is given. */
   memory?: boolean;
+  /**
+   * PGlite: the cluster directory itself (default <dataDir>/pgdata); errors name it as `pgdataSource`.
+   * Ignored when a URL is given or DATABASE_URL is read.
+   */
+  pgdata?: string;
+  pgdataSource?: string;
+  /**
+   * On-disk PGlite runs in a worker thread (default true), so a runaway read can be stopped. A
+   * store that only runs its own short statements can stay in the calling thread.
+   */
+  worker?: boolean;
   /**
    * PGlite: start from a dumped data directory instead of running initdb — in memory, or in a data
    * directory that holds no database yet (the test helper's fast path). Ignored otherwise.

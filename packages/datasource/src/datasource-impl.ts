@@ -1,50 +1,46 @@
-import { mkdir } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
-import { createAppState } from './app-state-impl.ts';
+import { createChangeWriter } from './changes-impl.ts';
+import type { WriterInfo } from './changes.ts';
+import type { Database } from './database.ts';
 import type { DataSource, OpenDataSourceOptions } from './datasource.ts';
 import { openDatabase, resolveConnectionConfig } from './engines/open.ts';
-import { createExportEngine } from './exports-impl.ts';
-import { migrate } from './migrations.ts';
+import { describeUrl, parsePostgresUrl } from './engines/postgres.ts';
 import { createRowReader } from './rows-impl.ts';
 import { createSchemaCache } from './schema-load.ts';
 import { seedSampleShop } from './seed.ts';
-import { createStaging } from './staging-impl.ts';
 
 /** Hooks run after the connection closes (the test helper drops its database here). */
 export interface InternalOpenOptions extends OpenDataSourceOptions {
   onClose?: () => Promise<void>;
 }
 
-/** Opens the database the environment names, runs the migrations and wires every part. */
+/** Opens the user's data the environment names and wires every part. Creates nothing in it. */
 export async function openDataSource(options: InternalOpenOptions = {}): Promise<DataSource> {
   const env = options.env ?? process.env;
   const config = resolveConnectionConfig(options);
+  const commitUrl = options.commitUrl ?? (env.TOOLROW_COMMIT_URL?.trim() || undefined);
+  const commitSource = options.commitUrl !== undefined ? 'option' : 'TOOLROW_COMMIT_URL';
+  if (commitUrl !== undefined) parsePostgresUrl(commitUrl, commitSource === 'option' ? 'the commitUrl option' : 'TOOLROW_COMMIT_URL');
   const db = await openDatabase(options);
   try {
-    if (options.migrate !== false) await migrate(db);
-    const exportsOption = options.exportsDir ?? (env.TOOLROW_EXPORTS_DIR?.trim() || undefined);
-    const exportsDir = exportsOption
-      ? isAbsolute(exportsOption)
-        ? exportsOption
-        : resolve(options.cwd ?? process.cwd(), exportsOption)
-      : join(config.dataDir, 'exports');
-    await mkdir(exportsDir, { recursive: true });
     const schema = createSchemaCache(db);
-    const activeConnection = {
-      name: options.connectionName ?? 'default',
-      engine: db.engine,
-      description: db.description,
-    };
-    const app = createAppState(db, { activeConnection });
-    const exports = createExportEngine(db, schema, exportsDir);
+    const ownWriter = commitUrl !== undefined && config.engine === 'postgres';
+    const writer: WriterInfo = ownWriter
+      ? { description: `PostgreSQL ${describeUrl(new URL(commitUrl))}`, source: commitSource }
+      : { description: db.description, source: config.engine === 'postgres' ? config.source === 'option' ? 'option' : 'DATABASE_URL' : 'embedded' };
+    const changes = createChangeWriter({
+      db,
+      schema,
+      writer,
+      ownsWriter: ownWriter,
+      openWriter: async (): Promise<Database> =>
+        ownWriter ? openDatabase({ url: commitUrl, env: {}, poolSize: 1 }) : db,
+    });
     let closing: Promise<void> | undefined;
     const ds: DataSource = {
       db,
-      app,
       schema,
       rows: createRowReader(db, schema),
-      staging: createStaging(db, schema),
-      exports,
+      changes,
       dataDir: config.dataDir,
       async seed(seedOptions) {
         const result = await seedSampleShop(db, seedOptions);
@@ -53,7 +49,7 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
       },
       close() {
         closing ??= (async () => {
-          await exports.idle();
+          await changes.close();
           await db.close();
           await options.onClose?.();
         })();

@@ -18,6 +18,8 @@ export type DataSourceErrorCode =
   | 'already-exists'
   | 'seed'
   | 'timeout'
+  /** The connection lacks a privilege the operation needs (e.g. a commit through a SELECT-only user). */
+  | 'permission'
   /** The caller's AbortSignal fired: the read was stopped (or never started). */
   | 'aborted'
   | 'misuse';

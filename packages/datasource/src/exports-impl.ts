@@ -2,25 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { lstat, mkdir, realpath, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { toExportJob } from './app-state-impl.ts';
-import {
-  APP_SCHEMA,
-  DEFAULT_PROFILE,
-  EXPORT_FORMATS,
-  type ExportFormat,
-  type ExportJob,
-} from './app-types.ts';
 import type { Database, FieldInfo } from './database.ts';
 import { abortedError, DataSourceError } from './errors.ts';
-import type { ExportEngine, ExportRequest } from './exports.ts';
+import {
+  EXPORT_FORMATS,
+  type ExportEngine,
+  type ExportFormat,
+  type ExportJob,
+  type ExportJobStore,
+  type ExportRequest,
+} from './exports.ts';
 import { compileFilter, compileSort } from './filters.ts';
 import { tableRef } from './rows-impl.ts';
 import type { SchemaCache } from './schema-cache.ts';
 import { resolveColumnIn } from './schema-names.ts';
 import { quoteIdent } from './sql.ts';
-import { isActor, type Row } from './types.ts';
+import { DEFAULT_PROFILE, isActor, type Row } from './types.ts';
 
-const S = APP_SCHEMA;
 const DEFAULT_BATCH = 2000;
 const PROGRESS_EVERY_MS = 250;
 
@@ -154,7 +152,12 @@ interface Plan {
   source: Record<string, unknown>;
 }
 
-export function createExportEngine(db: Database, schema: SchemaCache, dir: string): ExportEngine {
+export function createExportEngine(
+  db: Database,
+  schema: SchemaCache,
+  dir: string,
+  jobs: ExportJobStore,
+): ExportEngine {
   const root = resolve(dir);
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
@@ -241,20 +244,16 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
     const rowsEstimate = await estimate(planned.sql, planned.params, request.signal);
     // The estimate swallows its errors (an export runs without one): an abort must still stop here.
     if (request.signal?.aborted) throw abortedError();
-    const result = await db.query(
-      `INSERT INTO ${S}.export_jobs (id, profile, actor, state, format, path, source, rows_estimate)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6::jsonb, $7) RETURNING *`,
-      [
-        id,
-        request.profile ?? DEFAULT_PROFILE,
-        request.actor,
-        request.format,
-        path,
-        JSON.stringify(planned.source),
-        rowsEstimate,
-      ],
-    );
-    return { job: toExportJob(result.rows[0]!), plan: planned };
+    const job = await jobs.create({
+      id,
+      profile: request.profile ?? DEFAULT_PROFILE,
+      actor: request.actor,
+      format: request.format,
+      path,
+      source: planned.source,
+      rowsEstimate,
+    });
+    return { job, plan: planned };
   }
 
   async function execute(
@@ -263,19 +262,11 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
     request: ExportRequest,
     signal: AbortSignal,
   ): Promise<void> {
-    const progress = (rowsDone: number, bytes: number) =>
-      db.query(`UPDATE ${S}.export_jobs SET rows_done = $2, bytes_written = $3 WHERE id = $1`, [
-        job.id,
-        rowsDone,
-        bytes,
-      ]);
+    const progress = (rowsDone: number, bytes: number) => jobs.progress(job.id, rowsDone, bytes);
     let stream: WriteStream | undefined;
     let rowsDone = 0;
     try {
-      await db.query(
-        `UPDATE ${S}.export_jobs SET state = 'running', started_at = now() WHERE id = $1 AND state = 'queued'`,
-        [job.id],
-      );
+      await jobs.markRunning(job.id);
       await mkdir(dirname(job.path), { recursive: true });
       // The directories now exist: check again that none of them is a link out.
       await resolveExportPath(root, relative(root, job.path));
@@ -310,10 +301,12 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
       if (!headerWritten) await write(stream, out.header(fields));
       await write(stream, out.footer());
       await closeStream(stream);
-      await db.query(
-        `UPDATE ${S}.export_jobs SET state = 'done', rows_done = $2, bytes_written = $3, finished_at = now(), error = NULL WHERE id = $1`,
-        [job.id, rowsDone, stream.bytesWritten],
-      );
+      await jobs.finish(job.id, {
+        state: 'done',
+        rowsDone,
+        bytesWritten: stream.bytesWritten,
+        error: null,
+      });
     } catch (error) {
       if (stream && !stream.closed)
         await new Promise<void>((done) => stream!.destroy() && stream!.once('close', () => done()));
@@ -322,14 +315,10 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
       const message = cancelled
         ? 'cancelled; the partial file was removed'
         : `${(error as Error).message}${stream ? '; the partial file was removed' : ''}`;
-      if (!db.closed) {
-        await db
-          .query(
-            `UPDATE ${S}.export_jobs SET state = $2, rows_done = $3, error = $4, finished_at = now() WHERE id = $1`,
-            [job.id, cancelled ? 'cancelled' : 'failed', rowsDone, message],
-          )
-          .catch(() => {});
-      }
+      // The store may be closing with the process; the file is gone either way.
+      await jobs
+        .finish(job.id, { state: cancelled ? 'cancelled' : 'failed', rowsDone, error: message })
+        .catch(() => {});
     }
   }
 
@@ -351,11 +340,7 @@ export function createExportEngine(db: Database, schema: SchemaCache, dir: strin
     return done;
   }
 
-  const status = async (id: string): Promise<ExportJob> => {
-    const result = await db.query(`SELECT * FROM ${S}.export_jobs WHERE id = $1`, [id]);
-    if (!result.rows[0]) throw new DataSourceError('not-found', `No export job with id '${id}'.`);
-    return toExportJob(result.rows[0]);
-  };
+  const status = (id: string): Promise<ExportJob> => jobs.get(id);
 
   return {
     dir: root,

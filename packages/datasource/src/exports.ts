@@ -1,6 +1,46 @@
-import type { ExportFormat, ExportJob } from './app-types.ts';
 import type { Filter, Sort } from './filter-types.ts';
 import type { Actor } from './types.ts';
+
+export const EXPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export type ExportState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export interface ExportJob {
+  id: string;
+  profile: string;
+  actor: Actor;
+  state: ExportState;
+  format: ExportFormat;
+  /** Absolute path of the file, always inside the exports folder. */
+  path: string;
+  /** What is exported: { table, filter?, sort?, columns? } or { sql }. */
+  source: Record<string, unknown>;
+  rowsDone: number;
+  /** Rows expected (planner estimate or count); null when unknown. */
+  rowsEstimate: number | null;
+  bytesWritten: number;
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/**
+ * Where the engine records its jobs. The export itself reads the user's data; its job records are
+ * Toolrow's own state, kept elsewhere (@toolrow/state implements this over its store).
+ */
+export interface ExportJobStore {
+  create(job: Pick<ExportJob, 'id' | 'profile' | 'actor' | 'format' | 'path' | 'source' | 'rowsEstimate'>): Promise<ExportJob>;
+  /** queued → running (a no-op when the job is no longer queued). */
+  markRunning(id: string): Promise<void>;
+  progress(id: string, rowsDone: number, bytesWritten: number): Promise<void>;
+  finish(
+    id: string,
+    outcome: { state: 'done' | 'failed' | 'cancelled'; rowsDone: number; bytesWritten?: number; error: string | null },
+  ): Promise<void>;
+  /** Throws DataSourceError 'not-found'. */
+  get(id: string): Promise<ExportJob>;
+}
 
 /** What to export: a table (optionally filtered/sorted/narrowed), or one read-only SELECT. */
 export type ExportSource =

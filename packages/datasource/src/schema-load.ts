@@ -1,10 +1,9 @@
-import { APP_SCHEMA } from './app-types.ts';
 import type { Database, Queryable } from './database.ts';
 import type { ColumnMatch, RefreshOptions, SchemaCache } from './schema-cache.ts';
 import { resolveColumnIn, resolveTableIn } from './schema-names.ts';
 import type { ColumnInfo, ForeignKeyInfo, IndexInfo, SchemaSnapshot, TableInfo } from './schema-types.ts';
 import { quoteQualified } from './sql.ts';
-import type { Row } from './types.ts';
+import { APP_SCHEMA, type Row } from './types.ts';
 
 const EXCLUDED = `n.nspname NOT IN ('pg_catalog', 'information_schema', '${APP_SCHEMA}')
   AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'`;

@@ -3,56 +3,65 @@ import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import type { Database } from './database.ts';
 import type { DataSource } from './datasource.ts';
 import { openDataSource } from './datasource-impl.ts';
 import { CoreDatabase } from './engines/core.ts';
 import { openPglite } from './engines/pglite.ts';
 import { describeUrl, parsePostgresUrl } from './engines/postgres.ts';
-import { MIGRATIONS, migrate } from './migrations.ts';
 import type { SeedOptions } from './seed-types.ts';
-import type { OpenTestOptions, TestEngine, TestEnvironment } from './testing.ts';
+import type { OpenTestOptions, TestDatabase, TestEngine } from './testing.ts';
 
 /** The "now" test seeds pin, so dates in seeded data are the same on every run. */
 export const TEST_SEED_NOW = new Date('2026-06-01T00:00:00Z');
 
 const DEFAULT_TEST_ORDERS = 200;
 
-let template: Promise<Blob> | undefined;
+const snapshots = new Map<string, Promise<Blob>>();
 
 /**
- * A migrated, empty PGlite data dir, dumped once and cached in the temp dir: loading it takes
- * ~1 s where initdb takes 3–8 s, and every vitest worker opens its own.
+ * A PGlite data dir prepared once (`prepare` runs on a fresh cluster), dumped and cached in the
+ * temp dir under `name` + `version` + the PGlite version: loading it takes ~1 s where initdb
+ * takes 3–8 s, and every vitest worker opens its own. Change `version` when `prepare` changes.
  */
-export function pgliteTemplate(): Promise<Blob> {
-  template ??= (async () => {
-    const require = (await import('node:module')).createRequire(import.meta.url);
-    const manifest = join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');
-    const version = (JSON.parse(await readFile(manifest, 'utf8')) as { version: string }).version;
-    const hash = createHash('sha256')
-      .update(version)
-      .update(JSON.stringify(MIGRATIONS))
-      .digest('hex')
-      .slice(0, 16);
-    const file = join(tmpdir(), `toolrow-pglite-template-${hash}.tar`);
-    try {
-      return new Blob([await readFile(file)]);
-    } catch {
-      // Not cached yet: build it below.
-    }
-    const adapter = await openPglite({ dataDirSource: 'memory' });
-    const db = new CoreDatabase(adapter);
-    await migrate(db);
-    const dump = await adapter.instance.dumpDataDir('none');
-    await db.close();
-    const bytes = new Uint8Array(await dump.arrayBuffer());
-    // Write then rename: parallel workers never read a half-written template.
-    const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    await writeFile(partial, bytes);
-    await rename(partial, file);
-    return new Blob([bytes]);
-  })();
-  return template;
+export function pgliteSnapshot(
+  name: string,
+  version: string,
+  prepare: (db: Database) => Promise<void> = async () => {},
+): Promise<Blob> {
+  const key = `${name}:${version}`;
+  let snapshot = snapshots.get(key);
+  if (!snapshot) {
+    snapshot = (async () => {
+      const require = (await import('node:module')).createRequire(import.meta.url);
+      const manifest = join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');
+      const pgliteVersion = (JSON.parse(await readFile(manifest, 'utf8')) as { version: string }).version;
+      const hash = createHash('sha256').update(pgliteVersion).update(key).digest('hex').slice(0, 16);
+      const file = join(tmpdir(), `toolrow-pglite-${name}-${hash}.tar`);
+      try {
+        return new Blob([await readFile(file)]);
+      } catch {
+        // Not cached yet: build it below.
+      }
+      const adapter = await openPglite({ dataDirSource: 'memory' });
+      const db = new CoreDatabase(adapter);
+      await prepare(db);
+      const dump = await adapter.instance.dumpDataDir('none');
+      await db.close();
+      const bytes = new Uint8Array(await dump.arrayBuffer());
+      // Write then rename: parallel workers never read a half-written snapshot.
+      const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      await writeFile(partial, bytes);
+      await rename(partial, file);
+      return new Blob([bytes]);
+    })();
+    snapshots.set(key, snapshot);
+  }
+  return snapshot;
 }
+
+/** An empty cluster: what a user's embedded database starts as. */
+const emptyCluster = () => pgliteSnapshot('empty', '1');
 
 function seedOptions(seed: OpenTestOptions['seed']): SeedOptions | undefined {
   if (!seed) return undefined;
@@ -71,25 +80,10 @@ async function finish(ds: DataSource, options: OpenTestOptions): Promise<DataSou
   }
 }
 
-async function exportsDirFor(
-  options: OpenTestOptions,
-): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  if (options.exportsDir) return { dir: options.exportsDir, cleanup: async () => {} };
-  const dir = await mkdtemp(join(tmpdir(), 'toolrow-exports-'));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
-
 const pglite: TestEngine = {
   name: 'pglite',
   async open(options = {}) {
-    const [loadDataDir, exportsDir] = await Promise.all([pgliteTemplate(), exportsDirFor(options)]);
-    const ds = await openDataSource({
-      memory: true,
-      loadDataDir,
-      env: {},
-      exportsDir: exportsDir.dir,
-      onClose: exportsDir.cleanup,
-    });
+    const ds = await openDataSource({ memory: true, loadDataDir: await emptyCluster(), env: {} });
     return finish(ds, options);
   },
 };
@@ -102,24 +96,14 @@ const pglite: TestEngine = {
 export const pgliteOnDisk: TestEngine = {
   name: 'pglite-disk',
   async open(options = {}) {
-    const [loadDataDir, exportsDir, dataDir] = await Promise.all([
-      pgliteTemplate(),
-      exportsDirFor(options),
+    const [loadDataDir, dataDir] = await Promise.all([
+      emptyCluster(),
       mkdtemp(join(tmpdir(), 'toolrow-pglite-disk-')),
     ]);
-    const cleanup = async () => {
-      await exportsDir.cleanup();
-      await rm(dataDir, { recursive: true, force: true });
-    };
+    const cleanup = () => rm(dataDir, { recursive: true, force: true });
     let ds: DataSource;
     try {
-      ds = await openDataSource({
-        dataDir,
-        loadDataDir,
-        env: {},
-        exportsDir: exportsDir.dir,
-        onClose: cleanup,
-      });
+      ds = await openDataSource({ dataDir, loadDataDir, env: {}, onClose: cleanup });
     } catch (error) {
       await cleanup();
       throw error;
@@ -128,51 +112,55 @@ export const pgliteOnDisk: TestEngine = {
   },
 };
 
+/**
+ * A new database on the PostgreSQL server `adminUrl` names (a role that may CREATE DATABASE),
+ * named `<prefix><random>`; drop() removes it, forcing out any session still on it.
+ */
+export async function createTestDatabase(
+  adminUrl: string,
+  prefix = 'toolrow_t_',
+): Promise<TestDatabase> {
+  const url = parsePostgresUrl(adminUrl, 'TOOLROW_TEST_DATABASE_URL');
+  const name = `${prefix}${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (error) {
+    throw new Error(
+      `The PostgreSQL test server at ${describeUrl(url)} (TOOLROW_TEST_DATABASE_URL) could not create a test database: ${(error as Error).message}. Check that the server runs and the role may CREATE DATABASE.`,
+      { cause: error },
+    );
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const testUrl = new URL(adminUrl);
+  testUrl.pathname = `/${name}`;
+  return {
+    name,
+    url: testUrl.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
 function postgres(adminUrl: string): TestEngine {
   return {
     name: 'postgres',
     async open(options = {}) {
-      const url = parsePostgresUrl(adminUrl, 'TOOLROW_TEST_DATABASE_URL');
-      const name = `toolrow_t_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: adminUrl });
-      try {
-        await admin.connect();
-        await admin.query(`CREATE DATABASE ${name}`);
-      } catch (error) {
-        throw new Error(
-          `The PostgreSQL test server at ${describeUrl(url)} (TOOLROW_TEST_DATABASE_URL) could not create a test database: ${(error as Error).message}. Check that the server runs and the role may CREATE DATABASE.`,
-          { cause: error },
-        );
-      } finally {
-        await admin.end().catch(() => {});
-      }
-      const dropDatabase = async () => {
-        const client = new pg.Client({ connectionString: adminUrl });
-        await client.connect();
-        try {
-          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        } finally {
-          await client.end();
-        }
-      };
-      const testUrl = new URL(adminUrl);
-      testUrl.pathname = `/${name}`;
-      const exportsDir = await exportsDirFor(options);
+      const database = await createTestDatabase(adminUrl);
       let ds: DataSource;
       try {
-        ds = await openDataSource({
-          url: testUrl.toString(),
-          env: {},
-          poolSize: 4,
-          exportsDir: exportsDir.dir,
-          onClose: async () => {
-            await exportsDir.cleanup();
-            await dropDatabase();
-          },
-        });
+        ds = await openDataSource({ url: database.url, env: {}, poolSize: 4, onClose: database.drop });
       } catch (error) {
-        await exportsDir.cleanup();
-        await dropDatabase().catch(() => {});
+        await database.drop().catch(() => {});
         throw error;
       }
       return finish(ds, options);
@@ -183,11 +171,16 @@ function postgres(adminUrl: string): TestEngine {
 const missingPostgres: TestEngine = {
   name: 'postgres',
   async open() {
-    throw new Error(
-      'CI=true but TOOLROW_TEST_DATABASE_URL is not set: the PostgreSQL half of the suite must run in CI. Export TOOLROW_TEST_DATABASE_URL=postgres://user:password@127.0.0.1:5432/db (a role that may CREATE DATABASE).',
-    );
+    throw missingPostgresError();
   },
 };
+
+/** What a suite that must run on PostgreSQL in CI says when the server is not configured. */
+export function missingPostgresError(): Error {
+  return new Error(
+    'CI=true but TOOLROW_TEST_DATABASE_URL is not set: the PostgreSQL half of the suite must run in CI. Export TOOLROW_TEST_DATABASE_URL=postgres://user:password@127.0.0.1:5432/db (a role that may CREATE DATABASE).',
+  );
+}
 
 /**
  * The engines to run a suite on: PGlite always; PostgreSQL when TOOLROW_TEST_DATABASE_URL is set
@@ -198,57 +191,4 @@ export function testEngines(env: Readonly<Record<string, string | undefined>> = 
   if (url) return [pglite, postgres(url)];
   if (env.CI === 'true' || env.CI === '1') return [pglite, missingPostgres];
   return [pglite];
-}
-
-/**
- * A fresh database reachable through environment variables, for code that opens its own
- * connection from the environment (CLI commands, servers): PostgreSQL → DATABASE_URL of a new
- * database; PGlite → TOOLROW_DATA_DIR of a new temp folder. cleanup() drops / deletes it.
- */
-export async function createTestEnvironment(
-  name: 'pglite' | 'postgres',
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): Promise<TestEnvironment> {
-  const cwd = await mkdtemp(join(tmpdir(), 'toolrow-env-'));
-  const removeDir = () => rm(cwd, { recursive: true, force: true });
-  if (name === 'pglite') {
-    return {
-      name,
-      cwd,
-      env: { DATABASE_URL: '', TOOLROW_DATA_DIR: join(cwd, '.toolrow') },
-      cleanup: removeDir,
-    };
-  }
-  const adminUrl = env.TOOLROW_TEST_DATABASE_URL?.trim();
-  if (!adminUrl) {
-    await removeDir();
-    throw new Error(
-      "createTestEnvironment('postgres') needs TOOLROW_TEST_DATABASE_URL (a role that may CREATE DATABASE).",
-    );
-  }
-  const database = `toolrow_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${database}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  return {
-    name,
-    cwd,
-    env: { DATABASE_URL: url.toString(), TOOLROW_DATA_DIR: join(cwd, '.toolrow') },
-    async cleanup() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-      await removeDir();
-    },
-  };
 }

@@ -13,3 +13,13 @@ export type Engine = 'pglite' | 'postgres';
 export function isActor(value: string): value is Actor {
   return value === 'user' || value === 'agent' || (value.startsWith('mcp:') && value.length > 4);
 }
+
+/** The profile used when none is named. */
+export const DEFAULT_PROFILE = 'default';
+
+/**
+ * The schema Toolrow's own state lives in, in its own store (@toolrow/state), never in the user's
+ * database. Earlier versions created it in the user's database; where it is found there it is
+ * never listed or read as the user's data.
+ */
+export const APP_SCHEMA = 'toolrow_app';

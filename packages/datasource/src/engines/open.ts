@@ -20,7 +20,7 @@ export function resolveConnectionConfig(options: OpenDatabaseOptions = {}): Conn
   const env = options.env ?? process.env;
   const dataDir = resolveDataDir(options);
   if (options.url !== undefined) {
-    parsePostgresUrl(options.url, 'the url option');
+    parsePostgresUrl(options.url, options.urlSource ?? 'the url option');
     return { engine: 'postgres', url: options.url, dataDir, source: 'option' };
   }
   const fromEnv = env.DATABASE_URL?.trim();
@@ -37,7 +37,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   if (config.engine === 'postgres') {
     const adapter = await openPostgres({
       url: config.url,
-      source: config.source === 'option' ? 'the url option' : 'DATABASE_URL',
+      source: config.source === 'option' ? (options.urlSource ?? 'the url option') : 'DATABASE_URL',
       ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
     });
     return new CoreDatabase(adapter);
@@ -50,13 +50,15 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       }),
     );
   }
-  const dataDirSource = options.dataDir !== undefined ? 'the dataDir option' : 'TOOLROW_DATA_DIR';
+  const dataDirSource =
+    options.pgdataSource ?? (options.dataDir !== undefined ? 'the dataDir option' : 'TOOLROW_DATA_DIR');
   if (!config.dataDir) throw new DataSourceError('config', `${dataDirSource} is empty.`);
+  const engineOptions = {
+    pgdata: options.pgdata ?? join(config.dataDir, 'pgdata'),
+    dataDirSource,
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  };
   return new CoreDatabase(
-    await openPgliteThread({
-      pgdata: join(config.dataDir, 'pgdata'),
-      dataDirSource,
-      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-    }),
+    options.worker === false ? await openPglite(engineOptions) : await openPgliteThread(engineOptions),
   );
 }

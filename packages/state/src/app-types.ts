@@ -1,11 +1,4 @@
-import type { Filter, Sort } from './filter-types.ts';
-import type { Actor, Engine, RowKey } from './types.ts';
-
-/** The schema that holds Toolrow's own state, in the same database as the user's tables. */
-export const APP_SCHEMA = 'toolrow_app';
-
-/** The profile used when none is named. */
-export const DEFAULT_PROFILE = 'default';
+import type { Actor, Engine, Filter, RowKey, Sort } from '@toolrow/datasource';
 
 // ── Profiles and the ladder's memory ─────────────────────────────────────────────────────────
 
@@ -99,32 +92,6 @@ export interface AuditEntry {
   /** A short free-text reason ("remembered grant", "mode full-auto", …). */
   detail: string | null;
   createdAt: Date;
-}
-
-// ── Export jobs ──────────────────────────────────────────────────────────────────────────────
-
-export const EXPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-export type ExportState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
-
-export interface ExportJob {
-  id: string;
-  profile: string;
-  actor: Actor;
-  state: ExportState;
-  format: ExportFormat;
-  /** Absolute path of the file, always inside the exports folder. */
-  path: string;
-  /** What is exported: { table, filter?, sort?, columns? } or { sql }. */
-  source: Record<string, unknown>;
-  rowsDone: number;
-  /** Rows expected (planner estimate or count); null when unknown. */
-  rowsEstimate: number | null;
-  bytesWritten: number;
-  error: string | null;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
 }
 
 // ── Attachments, connections, MCP tokens ─────────────────────────────────────────────────────

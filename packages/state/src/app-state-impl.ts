@@ -1,15 +1,24 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AppState, ListOptions } from './app-state.ts';
 import {
+  type Actor,
   APP_SCHEMA,
+  DataSourceError,
+  type Database,
+  DEFAULT_PROFILE,
+  didYouMean,
+  type ExportJob,
+  isActor,
+  nearestNames,
+  type Row,
+} from '@toolrow/datasource';
+import {
   type Attachment,
   AUDIT_DECISIONS,
   type AuditEntry,
   type ConnectionInfo,
   type ConversationMessage,
   type ConversationSummary,
-  DEFAULT_PROFILE,
-  type ExportJob,
   type Grant,
   type McpToken,
   PERMISSION_MODES,
@@ -19,10 +28,6 @@ import {
   type SavedSpec,
   type UiState,
 } from './app-types.ts';
-import type { Database } from './database.ts';
-import { DataSourceError } from './errors.ts';
-import { didYouMean, nearestNames } from './sql.ts';
-import { type Actor, isActor, type Row } from './types.ts';
 
 const S = APP_SCHEMA;
 

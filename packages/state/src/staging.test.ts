@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DataSource } from './datasource.ts';
-import { isDataSourceError } from './errors.ts';
-import { testEngines } from './testing.ts';
+import type { DataSource } from '@toolrow/datasource';
+import type { ToolrowState } from './state.ts';
+import type { Toolrow } from './toolrow.ts';
+import { isDataSourceError } from '@toolrow/datasource';
+import { testStores } from './testing.ts';
 
 interface Account {
   id: number;
@@ -16,25 +18,28 @@ const BASE: Account[] = Array.from({ length: 8 }, (_, index) => ({
   balance: 100 * (index + 1),
 }));
 
-describe.each(testEngines())('staging on $name', ({ open }) => {
-  let ds: DataSource;
+describe.each(testStores())('staging on $name', ({ open }) => {
+  let toolrow: Toolrow;
+  let source: DataSource;
+  let state: ToolrowState;
 
   async function resetAccounts(rows: Account[] = BASE): Promise<void> {
-    await ds.staging.discard();
-    await ds.db.query('DELETE FROM accounts');
-    await ds.db.query(
+    await state.staging.discard();
+    await source.db.query('DELETE FROM accounts');
+    await source.db.query(
       'INSERT INTO accounts (id, owner, balance) SELECT * FROM unnest($1::int[], $2::text[], $3::int[])',
       [rows.map((row) => row.id), rows.map((row) => row.owner), rows.map((row) => row.balance)],
     );
   }
 
   async function accounts(): Promise<Account[]> {
-    return (await ds.db.query<Account>('SELECT id, owner, balance FROM accounts ORDER BY id')).rows;
+    return (await source.db.query<Account>('SELECT id, owner, balance FROM accounts ORDER BY id')).rows;
   }
 
   beforeAll(async () => {
-    ds = await open();
-    await ds.db.exec(`
+    toolrow = await open();
+    ({ source, state } = toolrow);
+    await source.db.exec(`
       CREATE TABLE accounts (id int PRIMARY KEY, owner text NOT NULL, balance int NOT NULL DEFAULT 0 CHECK (balance >= 0),
         amount numeric(12,2), tags text[], meta jsonb, seen_at timestamptz);
       CREATE TABLE lines (order_id int, line int, qty int NOT NULL, PRIMARY KEY (order_id, line));
@@ -43,13 +48,13 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
       CREATE VIEW rich AS SELECT * FROM accounts WHERE balance > 500;
       INSERT INTO lines VALUES (1, 1, 5), (1, 2, 7);
       INSERT INTO loose VALUES (1, 'x');`);
-    await ds.schema.refresh();
+    await source.schema.refresh();
   }, 60_000);
-  afterAll(() => ds.close());
+  afterAll(() => toolrow.close());
   beforeEach(() => resetAccounts());
 
   it('stages an update with the row as it was; values are canonical; the table is untouched until commit', async () => {
-    const [change] = await ds.staging.stageUpdate(
+    const [change] = await state.staging.stageUpdate(
       'accounts',
       [
         {
@@ -81,7 +86,7 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
       profile: 'p1',
     });
     expect(await accounts()).toEqual(BASE);
-    const [diff] = await ds.staging.diff();
+    const [diff] = await state.staging.diff();
     const byColumn = Object.fromEntries(
       diff!.columns.map((column) => [column.column, [column.before, column.after]]),
     );
@@ -92,13 +97,13 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
       balance: [300, 350],
       seen_at: [null, '2026-01-02T03:04:05+00:00'],
     });
-    const result = await ds.staging.commit();
+    const result = await state.staging.commit();
     expect(result).toEqual({
       ok: true,
       applied: { insert: 0, update: 1, delete: 0 },
       changeIds: [change!.id],
     });
-    const row = (await ds.db.query('SELECT balance, amount, tags, meta, seen_at FROM accounts WHERE id = 3'))
+    const row = (await source.db.query('SELECT balance, amount, tags, meta, seen_at FROM accounts WHERE id = 3'))
       .rows[0];
     expect(row).toEqual({
       balance: 350,
@@ -107,60 +112,60 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
       meta: { nested: [1, { x: true }] },
       seen_at: new Date('2026-01-02T03:04:05Z'),
     });
-    expect(await ds.staging.list()).toEqual([]);
+    expect(await state.staging.list()).toEqual([]);
   });
 
   it('refuses bad changes up front with messages that say how to fix them', async () => {
     const meta = { actor: 'agent' as const };
     const cases: [() => Promise<unknown>, RegExp][] = [
       [
-        () => ds.staging.stageUpdate('accounts', [{ key: 999, values: { owner: 'x' } }], meta),
+        () => state.staging.stageUpdate('accounts', [{ key: 999, values: { owner: 'x' } }], meta),
         /no row of 'public\.accounts' has the key \{"id":999\}/,
       ],
       [
-        () => ds.staging.stageUpdate('accounts', [{ key: 1, values: { balanse: 1 } }], meta),
+        () => state.staging.stageUpdate('accounts', [{ key: 1, values: { balanse: 1 } }], meta),
         /Unknown column 'balanse'.*Did you mean 'balance'/,
       ],
       [
-        () => ds.staging.stageUpdate('accounts', [{ key: 1, values: { id: 2 } }], meta),
+        () => state.staging.stageUpdate('accounts', [{ key: 1, values: { id: 2 } }], meta),
         /part of the primary key and cannot be updated/,
       ],
       [
-        () => ds.staging.stageUpdate('accounts', [{ key: 1, values: { balance: 'lots' } }], meta),
+        () => state.staging.stageUpdate('accounts', [{ key: 1, values: { balance: 'lots' } }], meta),
         /updates\[0\]\.values: invalid input syntax for type integer/,
       ],
-      [() => ds.staging.stageUpdate('accounts', [{ key: 1, values: {} }], meta), /no columns given/],
+      [() => state.staging.stageUpdate('accounts', [{ key: 1, values: {} }], meta), /no columns given/],
       [
-        () => ds.staging.stageInsert('accounts', [{ id: 50 }], meta),
+        () => state.staging.stageInsert('accounts', [{ id: 50 }], meta),
         /'owner' is required \(NOT NULL without a default\)/,
       ],
-      [() => ds.staging.stageInsert('accounts', [], meta), /at least one row/],
+      [() => state.staging.stageInsert('accounts', [], meta), /at least one row/],
       [
-        () => ds.staging.stageInsert('rich', [{ id: 1, owner: 'x' }], meta),
+        () => state.staging.stageInsert('rich', [{ id: 1, owner: 'x' }], meta),
         /'public\.rich' is a view; only tables can be changed/,
       ],
-      [() => ds.staging.stageDelete('loose', [1], meta), /has no primary key/],
-      [() => ds.staging.stageDelete('lines', [1], meta), /must be \{ order_id: …, line: … \}/],
-      [() => ds.staging.stageDelete('lines', [{ order_id: 1 }], meta), /lacks line/],
+      [() => state.staging.stageDelete('loose', [1], meta), /has no primary key/],
+      [() => state.staging.stageDelete('lines', [1], meta), /must be \{ order_id: …, line: … \}/],
+      [() => state.staging.stageDelete('lines', [{ order_id: 1 }], meta), /lacks line/],
       [
-        () => ds.staging.stageDelete('acounts', [1], meta),
+        () => state.staging.stageDelete('acounts', [1], meta),
         /Unknown table 'acounts'\. Did you mean 'public\.accounts'/,
       ],
-      [() => ds.staging.stageDelete('accounts', [1], { actor: 'robot' as 'agent' }), /needs an actor/],
+      [() => state.staging.stageDelete('accounts', [1], { actor: 'robot' as 'agent' }), /needs an actor/],
     ];
     for (const [attempt, message] of cases) await expect(attempt()).rejects.toThrow(message);
-    expect(await ds.staging.list()).toEqual([]);
+    expect(await state.staging.list()).toEqual([]);
     expect(await accounts()).toEqual(BASE);
   });
 
   it('commits inserts, updates and deletes (composite keys, identity columns) in one go', async () => {
     const meta = { actor: 'mcp:claude' as const };
-    await ds.staging.stageInsert('accounts', [{ id: 9, owner: 'new' }], meta);
-    await ds.staging.stageInsert('serial_rows', [{ label: 'first' }, { label: 'second' }], meta);
-    await ds.staging.stageUpdate('lines', [{ key: { order_id: 1, line: 2 }, values: { qty: 70 } }], meta);
-    await ds.staging.stageDelete('lines', [{ order_id: 1, line: 1 }], meta);
-    await ds.staging.stageDelete('accounts', [2], meta);
-    const listed = await ds.staging.list();
+    await state.staging.stageInsert('accounts', [{ id: 9, owner: 'new' }], meta);
+    await state.staging.stageInsert('serial_rows', [{ label: 'first' }, { label: 'second' }], meta);
+    await state.staging.stageUpdate('lines', [{ key: { order_id: 1, line: 2 }, values: { qty: 70 } }], meta);
+    await state.staging.stageDelete('lines', [{ order_id: 1, line: 1 }], meta);
+    await state.staging.stageDelete('accounts', [2], meta);
+    const listed = await state.staging.list();
     expect(listed.map((change) => [change.kind, change.table, change.key, change.stagedBy])).toEqual([
       ['insert', 'public.accounts', { id: 9 }, 'mcp:claude'],
       ['insert', 'public.serial_rows', null, 'mcp:claude'],
@@ -169,40 +174,40 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
       ['delete', 'public.lines', { order_id: 1, line: 1 }, 'mcp:claude'],
       ['delete', 'public.accounts', { id: 2 }, 'mcp:claude'],
     ]);
-    expect((await ds.staging.list({ table: 'lines' })).length).toBe(2);
-    const result = await ds.staging.commit();
+    expect((await state.staging.list({ table: 'lines' })).length).toBe(2);
+    const result = await state.staging.commit();
     expect(result).toMatchObject({ ok: true, applied: { insert: 3, update: 1, delete: 2 } });
-    expect((await ds.db.query('SELECT * FROM lines ORDER BY line')).rows).toEqual([
+    expect((await source.db.query('SELECT * FROM lines ORDER BY line')).rows).toEqual([
       { order_id: 1, line: 2, qty: 70 },
     ]);
-    expect((await ds.db.query('SELECT label FROM serial_rows ORDER BY id')).rows).toEqual([
+    expect((await source.db.query('SELECT label FROM serial_rows ORDER BY id')).rows).toEqual([
       { label: 'first' },
       { label: 'second' },
     ]);
     expect((await accounts()).map((row) => row.id)).toEqual([1, 3, 4, 5, 6, 7, 8, 9]);
-    expect((await ds.schema.resolveTable('lines')).columns).toHaveLength(3);
+    expect((await source.schema.resolveTable('lines')).columns).toHaveLength(3);
   });
 
   it('commits only the selected ids; discard drops by id or all', async () => {
-    const [first] = await ds.staging.stageUpdate('accounts', [{ key: 1, values: { owner: 'one' } }], {
+    const [first] = await state.staging.stageUpdate('accounts', [{ key: 1, values: { owner: 'one' } }], {
       actor: 'agent',
     });
-    const [second] = await ds.staging.stageUpdate('accounts', [{ key: 2, values: { owner: 'two' } }], {
+    const [second] = await state.staging.stageUpdate('accounts', [{ key: 2, values: { owner: 'two' } }], {
       actor: 'agent',
     });
-    const [third] = await ds.staging.stageUpdate('accounts', [{ key: 3, values: { owner: 'three' } }], {
+    const [third] = await state.staging.stageUpdate('accounts', [{ key: 3, values: { owner: 'three' } }], {
       actor: 'agent',
     });
-    expect(await ds.staging.commit({ ids: [second!.id] })).toMatchObject({
+    expect(await state.staging.commit({ ids: [second!.id] })).toMatchObject({
       ok: true,
       changeIds: [second!.id],
     });
     expect((await accounts()).map((row) => row.owner).slice(0, 3)).toEqual(['owner 1', 'two', 'owner 3']);
-    expect(await ds.staging.discard({ ids: [first!.id] })).toBe(1);
-    expect((await ds.staging.list()).map((change) => change.id)).toEqual([third!.id]);
-    expect(await ds.staging.discard()).toBe(1);
-    expect(await ds.staging.list()).toEqual([]);
-    expect(await ds.staging.commit()).toEqual({
+    expect(await state.staging.discard({ ids: [first!.id] })).toBe(1);
+    expect((await state.staging.list()).map((change) => change.id)).toEqual([third!.id]);
+    expect(await state.staging.discard()).toBe(1);
+    expect(await state.staging.list()).toEqual([]);
+    expect(await state.staging.commit()).toEqual({
       ok: true,
       applied: { insert: 0, update: 0, delete: 0 },
       changeIds: [],
@@ -210,16 +215,16 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
   });
 
   it('a conflicting row blocks the whole commit and is reported by table, key and columns', async () => {
-    await ds.staging.stageUpdate('accounts', [{ key: 1, values: { owner: 'mine' } }], { actor: 'agent' });
-    await ds.staging.stageUpdate('accounts', [{ key: 2, values: { owner: 'mine too' } }], { actor: 'agent' });
-    await ds.staging.stageDelete('accounts', [3], { actor: 'agent' });
-    await ds.staging.stageInsert('accounts', [{ id: 20, owner: 'fresh' }], { actor: 'agent' });
+    await state.staging.stageUpdate('accounts', [{ key: 1, values: { owner: 'mine' } }], { actor: 'agent' });
+    await state.staging.stageUpdate('accounts', [{ key: 2, values: { owner: 'mine too' } }], { actor: 'agent' });
+    await state.staging.stageDelete('accounts', [3], { actor: 'agent' });
+    await state.staging.stageInsert('accounts', [{ id: 20, owner: 'fresh' }], { actor: 'agent' });
     // Someone else edits row 2, deletes row 3 and takes id 20 meanwhile.
-    await ds.db.query("UPDATE accounts SET balance = balance + 1, owner = 'theirs' WHERE id = 2");
-    await ds.db.query('DELETE FROM accounts WHERE id = 3');
-    await ds.db.query("INSERT INTO accounts (id, owner) VALUES (20, 'taken')");
+    await source.db.query("UPDATE accounts SET balance = balance + 1, owner = 'theirs' WHERE id = 2");
+    await source.db.query('DELETE FROM accounts WHERE id = 3');
+    await source.db.query("INSERT INTO accounts (id, owner) VALUES (20, 'taken')");
     const before = await accounts();
-    const result = await ds.staging.commit();
+    const result = await state.staging.commit();
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(
@@ -236,15 +241,15 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
     ]);
     expect(result.conflicts[0]!.current).toMatchObject({ id: 2, owner: 'theirs' });
     expect(await accounts()).toEqual(before);
-    expect(await ds.staging.list()).toHaveLength(4);
+    expect(await state.staging.list()).toHaveLength(4);
   });
 
   it('a change the database rejects at commit applies nothing and names the change', async () => {
-    await ds.staging.stageUpdate('accounts', [{ key: 1, values: { owner: 'fine' } }], { actor: 'agent' });
-    const [bad] = await ds.staging.stageUpdate('accounts', [{ key: 2, values: { balance: -5 } }], {
+    await state.staging.stageUpdate('accounts', [{ key: 1, values: { owner: 'fine' } }], { actor: 'agent' });
+    const [bad] = await state.staging.stageUpdate('accounts', [{ key: 2, values: { balance: -5 } }], {
       actor: 'agent',
     });
-    const error = await ds.staging.commit().catch((e) => e);
+    const error = await state.staging.commit().catch((e) => e);
     expect(isDataSourceError(error, 'invalid-change')).toBe(true);
     expect(error.message).toMatch(
       new RegExp(
@@ -284,17 +289,17 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
       if (touched.has(op.id)) continue;
       touched.add(op.id);
       if (op.kind === 'update') {
-        await ds.staging.stageUpdate(
+        await state.staging.stageUpdate(
           'accounts',
           [{ key: op.id, values: { owner: op.owner, balance: op.balance } }],
           { actor: 'agent' },
         );
         model.set(op.id, { id: op.id, owner: op.owner, balance: op.balance });
       } else if (op.kind === 'delete') {
-        await ds.staging.stageDelete('accounts', [op.id], { actor: 'agent' });
+        await state.staging.stageDelete('accounts', [op.id], { actor: 'agent' });
         model.delete(op.id);
       } else {
-        await ds.staging.stageInsert('accounts', [{ id: op.id, owner: op.owner, balance: op.balance }], {
+        await state.staging.stageInsert('accounts', [{ id: op.id, owner: op.owner, balance: op.balance }], {
           actor: 'agent',
         });
         model.set(op.id, { id: op.id, owner: op.owner, balance: op.balance });
@@ -310,11 +315,11 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
         await resetAccounts();
         const { staged, model } = await stageOps(ops);
         expect(await accounts()).toEqual(BASE);
-        const result = await ds.staging.commit();
+        const result = await state.staging.commit();
         expect(result.ok).toBe(true);
         expect(await accounts()).toEqual([...model.values()].sort((a, b) => a.id - b.id));
         expect(result.ok && result.changeIds.length).toBe(staged.length);
-        expect(await ds.staging.list()).toEqual([]);
+        expect(await state.staging.list()).toEqual([]);
       }),
       { numRuns: 15 },
     );
@@ -341,19 +346,19 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
           for (const step of meddling) {
             if (step.kind === 'bump') {
               if (
-                (await ds.db.query('UPDATE accounts SET balance = balance + 1 WHERE id = $1', [step.id]))
+                (await source.db.query('UPDATE accounts SET balance = balance + 1 WHERE id = $1', [step.id]))
                   .rowCount > 0
               )
                 changedIds.add(step.id);
             } else if (step.kind === 'same') {
               // Writing the same values is not a change.
-              await ds.db.query('UPDATE accounts SET owner = owner WHERE id = $1', [step.id]);
+              await source.db.query('UPDATE accounts SET owner = owner WHERE id = $1', [step.id]);
             } else if (step.kind === 'remove') {
-              if ((await ds.db.query('DELETE FROM accounts WHERE id = $1', [step.id])).rowCount > 0)
+              if ((await source.db.query('DELETE FROM accounts WHERE id = $1', [step.id])).rowCount > 0)
                 changedIds.add(step.id);
             } else if (
               (
-                await ds.db.query(
+                await source.db.query(
                   "INSERT INTO accounts (id, owner) VALUES ($1, 'theirs') ON CONFLICT DO NOTHING",
                   [step.id],
                 )
@@ -364,7 +369,7 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
           }
           const expectedConflicts = staged.filter((op) => changedIds.has(op.id)).map((op) => op.id);
           const before = await accounts();
-          const result = await ds.staging.commit();
+          const result = await state.staging.commit();
           if (expectedConflicts.length === 0) {
             expect(result.ok).toBe(true);
           } else {
@@ -373,7 +378,7 @@ describe.each(testEngines())('staging on $name', ({ open }) => {
               expectedConflicts,
             );
             expect(await accounts()).toEqual(before);
-            expect(await ds.staging.list()).toHaveLength(staged.length);
+            expect(await state.staging.list()).toHaveLength(staged.length);
           }
         },
       ),

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestInput, hashToken } from './app-state.ts';
-import { APP_SCHEMA, type Tab } from './app-types.ts';
-import type { DataSource } from './datasource.ts';
+import { APP_SCHEMA } from '@toolrow/datasource';
+import type { Tab } from './app-types.ts';
+import type { ToolrowState } from './state.ts';
+import type { Toolrow } from './toolrow.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
-import { testEngines } from './testing.ts';
+import { testStores } from './testing.ts';
 
 describe('digestInput', () => {
   it('is the sha-256 of canonical JSON: key order does not matter, values do', () => {
@@ -17,42 +19,44 @@ describe('digestInput', () => {
   });
 });
 
-describe.each(testEngines())('app state on $name', ({ open }) => {
-  let ds: DataSource;
+describe.each(testStores())('app state on $name', ({ open }) => {
+  let toolrow: Toolrow;
+  let state: ToolrowState;
   beforeAll(async () => {
-    ds = await open();
+    toolrow = await open();
+    ({ state } = toolrow);
   }, 60_000);
-  afterAll(() => ds.close());
+  afterAll(() => toolrow.close());
 
   it('migrations are recorded, and running them again applies nothing', async () => {
-    const { rows } = await ds.db.query(
+    const { rows } = await state.db.query(
       `SELECT version, name FROM ${APP_SCHEMA}.schema_migrations ORDER BY version`,
     );
     expect(rows).toEqual(
       MIGRATIONS.map((migration) => ({ version: migration.version, name: migration.name })),
     );
-    expect(await migrate(ds.db)).toEqual([]);
+    expect(await migrate(state.db)).toEqual([]);
   });
 
   it('a new migration applies once; a database newer than the code is refused', async () => {
     const next = { version: 1000, name: 'test table', sql: `CREATE TABLE ${APP_SCHEMA}.test_extra (id int)` };
-    expect(await migrate(ds.db, [...MIGRATIONS, next])).toEqual([1000]);
-    expect(await migrate(ds.db, [...MIGRATIONS, next])).toEqual([]);
-    await expect(migrate(ds.db)).rejects.toThrow(
+    expect(await migrate(state.db, [...MIGRATIONS, next])).toEqual([1000]);
+    expect(await migrate(state.db, [...MIGRATIONS, next])).toEqual([]);
+    await expect(migrate(state.db)).rejects.toThrow(
       new RegExp(
         `version 1000, newer than this Toolrow knows \\(${MIGRATIONS.at(-1)!.version}\\)\\. Upgrade Toolrow`,
       ),
     );
-    await ds.db.exec(
+    await state.db.exec(
       `DROP TABLE ${APP_SCHEMA}.test_extra; DELETE FROM ${APP_SCHEMA}.schema_migrations WHERE version = 1000;`,
     );
     const broken = { version: 1001, name: 'broken', sql: 'CREATE TABLE nope (' };
-    await expect(migrate(ds.db, [...MIGRATIONS, broken])).rejects.toThrow(
+    await expect(migrate(state.db, [...MIGRATIONS, broken])).rejects.toThrow(
       /App-state migration 1001 \(broken\) failed/,
     );
     expect(
       (
-        await ds.db.query(
+        await state.db.query(
           `SELECT count(*)::int AS n FROM ${APP_SCHEMA}.schema_migrations WHERE version = 1001`,
         )
       ).rows,
@@ -60,39 +64,39 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
   });
 
   it('profiles: created on demand in manual mode; modes and remembered grants', async () => {
-    const profile = await ds.app.profiles.ensure('alice');
+    const profile = await state.profiles.ensure('alice');
     expect(profile).toMatchObject({ name: 'alice', mode: 'manual' });
-    expect((await ds.app.profiles.setMode('alice', 'auto')).mode).toBe('auto');
-    await expect(ds.app.profiles.setMode('alice', 'yolo' as 'auto')).rejects.toThrow(
+    expect((await state.profiles.setMode('alice', 'auto')).mode).toBe('auto');
+    await expect(state.profiles.setMode('alice', 'yolo' as 'auto')).rejects.toThrow(
       /manual, auto, full-auto/,
     );
-    expect(await ds.app.profiles.hasGrant('alice', 'runQuery', 'public.orders')).toBe(false);
-    await ds.app.profiles.addGrant({
+    expect(await state.profiles.hasGrant('alice', 'runQuery', 'public.orders')).toBe(false);
+    await state.profiles.addGrant({
       profile: 'alice',
       tool: 'runQuery',
       table: 'public.orders',
       grantedBy: 'user',
     });
-    await ds.app.profiles.addGrant({ profile: 'alice', tool: 'countRows', table: '*', grantedBy: 'user' });
-    expect(await ds.app.profiles.hasGrant('alice', 'runQuery', 'public.orders')).toBe(true);
-    expect(await ds.app.profiles.hasGrant('alice', 'runQuery', 'public.customers')).toBe(false);
-    expect(await ds.app.profiles.hasGrant('alice', 'countRows', 'public.customers')).toBe(true);
-    expect(await ds.app.profiles.hasGrant('bob', 'runQuery', 'public.orders')).toBe(false);
-    expect((await ds.app.profiles.grants('alice')).map((grant) => `${grant.tool}:${grant.table}`)).toEqual([
+    await state.profiles.addGrant({ profile: 'alice', tool: 'countRows', table: '*', grantedBy: 'user' });
+    expect(await state.profiles.hasGrant('alice', 'runQuery', 'public.orders')).toBe(true);
+    expect(await state.profiles.hasGrant('alice', 'runQuery', 'public.customers')).toBe(false);
+    expect(await state.profiles.hasGrant('alice', 'countRows', 'public.customers')).toBe(true);
+    expect(await state.profiles.hasGrant('bob', 'runQuery', 'public.orders')).toBe(false);
+    expect((await state.profiles.grants('alice')).map((grant) => `${grant.tool}:${grant.table}`)).toEqual([
       'countRows:*',
       'runQuery:public.orders',
     ]);
     await expect(
-      ds.app.profiles.addGrant({ profile: 'alice', tool: 'x', table: 't', grantedBy: 'someone' as 'user' }),
+      state.profiles.addGrant({ profile: 'alice', tool: 'x', table: 't', grantedBy: 'someone' as 'user' }),
     ).rejects.toThrow(/'user', 'agent' or 'mcp:<token name>'/);
-    expect(await ds.app.profiles.revokeGrants('alice', 'runQuery')).toBe(1);
-    expect(await ds.app.profiles.revokeGrants('alice')).toBe(1);
-    expect(await ds.app.profiles.grants('alice')).toEqual([]);
-    expect((await ds.app.profiles.list()).map((item) => item.name)).toContain('alice');
+    expect(await state.profiles.revokeGrants('alice', 'runQuery')).toBe(1);
+    expect(await state.profiles.revokeGrants('alice')).toBe(1);
+    expect(await state.profiles.grants('alice')).toEqual([]);
+    expect((await state.profiles.list()).map((item) => item.name)).toContain('alice');
   });
 
   it('UI state per profile: tabs, focus and selection; closing a tab drops its focus and selection', async () => {
-    expect(await ds.app.ui.get('ui-test')).toMatchObject({ tabs: [], focusedTabId: null, selection: null });
+    expect(await state.ui.get('ui-test')).toMatchObject({ tabs: [], focusedTabId: null, selection: null });
     const tabs: Tab[] = [
       {
         id: 't1',
@@ -104,29 +108,29 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
       { id: 't2', kind: 'workbench', sql: 'select 1' },
       { id: 't3', kind: 'row', table: 'public.orders', key: { id: 5 } },
     ];
-    await ds.app.ui.update('ui-test', { tabs, focusedTabId: 't1' });
-    await ds.app.ui.update('ui-test', {
+    await state.ui.update('ui-test', { tabs, focusedTabId: 't1' });
+    await state.ui.update('ui-test', {
       selection: { tabId: 't1', table: 'public.orders', keys: [{ id: 1 }, { id: 2 }] },
     });
-    const state = await ds.app.ui.get('ui-test');
-    expect(state.tabs).toEqual(tabs);
-    expect(state.focusedTabId).toBe('t1');
-    expect(state.selection?.keys).toEqual([{ id: 1 }, { id: 2 }]);
-    expect((await ds.app.ui.get('other')).tabs).toEqual([]);
-    await expect(ds.app.ui.update('ui-test', { focusedTabId: 'nope' })).rejects.toThrow(
+    const ui = await state.ui.get('ui-test');
+    expect(ui.tabs).toEqual(tabs);
+    expect(ui.focusedTabId).toBe('t1');
+    expect(ui.selection?.keys).toEqual([{ id: 1 }, { id: 2 }]);
+    expect((await state.ui.get('other')).tabs).toEqual([]);
+    await expect(state.ui.update('ui-test', { focusedTabId: 'nope' })).rejects.toThrow(
       /'nope' is not an open tab; open tabs: t1, t2, t3/,
     );
-    await expect(ds.app.ui.update('ui-test', { tabs: [tabs[0]!, tabs[0]!] })).rejects.toThrow(
+    await expect(state.ui.update('ui-test', { tabs: [tabs[0]!, tabs[0]!] })).rejects.toThrow(
       /Two tabs share the id 't1'/,
     );
-    const closed = await ds.app.ui.update('ui-test', { tabs: tabs.slice(1) });
+    const closed = await state.ui.update('ui-test', { tabs: tabs.slice(1) });
     expect(closed.focusedTabId).toBeNull();
     expect(closed.selection).toBeNull();
   });
 
   it('saved specs: save replaces by name; get names the specs there are when missing', async () => {
-    await ds.app.specs.save({ name: 'paid orders', kind: 'view', spec: { table: 'orders' } });
-    const saved = await ds.app.specs.save({
+    await state.specs.save({ name: 'paid orders', kind: 'view', spec: { table: 'orders' } });
+    const saved = await state.specs.save({
       name: 'paid orders',
       kind: 'view',
       description: 'v2',
@@ -137,16 +141,16 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
       description: 'v2',
       spec: { table: 'orders', sort: [] },
     });
-    expect((await ds.app.specs.list()).map((spec) => spec.name)).toEqual(['paid orders']);
-    await expect(ds.app.specs.get('paid order')).rejects.toThrow(
+    expect((await state.specs.list()).map((spec) => spec.name)).toEqual(['paid orders']);
+    await expect(state.specs.get('paid order')).rejects.toThrow(
       /No saved spec named 'paid order'\. Did you mean 'paid orders'\?/,
     );
-    expect(await ds.app.specs.delete('paid orders')).toBe(true);
-    expect(await ds.app.specs.delete('paid orders')).toBe(false);
+    expect(await state.specs.delete('paid orders')).toBe(true);
+    expect(await state.specs.delete('paid orders')).toBe(false);
   });
 
   it('query history and audit log: newest first, filtered, input only as a digest', async () => {
-    await ds.app.history.add({
+    await state.history.add({
       profile: 'h',
       actor: 'agent',
       sql: 'select 1',
@@ -154,7 +158,7 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
       durationMs: 3,
       error: null,
     });
-    await ds.app.history.add({
+    await state.history.add({
       profile: 'h',
       actor: 'mcp:claude',
       sql: 'select 2',
@@ -162,7 +166,7 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
       durationMs: null,
       error: 'boom',
     });
-    await ds.app.history.add({
+    await state.history.add({
       profile: 'other',
       actor: 'user',
       sql: 'select 3',
@@ -171,15 +175,15 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
       error: null,
     });
     expect(
-      (await ds.app.history.list({ profile: 'h' })).map((entry) => [entry.sql, entry.actor, entry.error]),
+      (await state.history.list({ profile: 'h' })).map((entry) => [entry.sql, entry.actor, entry.error]),
     ).toEqual([
       ['select 2', 'mcp:claude', 'boom'],
       ['select 1', 'agent', null],
     ]);
-    expect(await ds.app.history.list({ profile: 'h', limit: 1 })).toHaveLength(1);
+    expect(await state.history.list({ profile: 'h', limit: 1 })).toHaveLength(1);
 
     const input = { sql: 'select secret from vault' };
-    const entry = await ds.app.audit.record({
+    const entry = await state.audit.record({
       tool: 'runQuery',
       input,
       decision: 'asked',
@@ -187,7 +191,7 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
       profile: 'h',
       table: 'public.vault',
     });
-    await ds.app.audit.record({
+    await state.audit.record({
       tool: 'runQuery',
       input,
       decision: 'approved',
@@ -195,7 +199,7 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
       profile: 'h',
       detail: 'clicked allow',
     });
-    await ds.app.audit.record({
+    await state.audit.record({
       tool: 'startExport',
       input: {},
       decision: 'denied',
@@ -203,18 +207,18 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
       profile: 'h',
     });
     expect(entry.inputDigest).toBe(digestInput(input));
-    const stored = JSON.stringify((await ds.db.query(`SELECT * FROM ${APP_SCHEMA}.audit_log`)).rows);
+    const stored = JSON.stringify((await state.db.query(`SELECT * FROM ${APP_SCHEMA}.audit_log`)).rows);
     expect(stored).not.toContain('secret from vault');
-    expect((await ds.app.audit.list({ profile: 'h' })).map((item) => item.decision)).toEqual([
+    expect((await state.audit.list({ profile: 'h' })).map((item) => item.decision)).toEqual([
       'denied',
       'approved',
       'asked',
     ]);
     expect(
-      (await ds.app.audit.list({ tool: 'runQuery', decision: 'approved' })).map((item) => item.detail),
+      (await state.audit.list({ tool: 'runQuery', decision: 'approved' })).map((item) => item.detail),
     ).toEqual(['clicked allow']);
     await expect(
-      ds.app.audit.record({
+      state.audit.record({
         tool: 'x',
         input: {},
         decision: 'maybe' as 'auto',
@@ -226,47 +230,47 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
 
   it('attachments keep name, media type and exact bytes; found by id or newest of a name', async () => {
     const bytes = new Uint8Array([0, 1, 2, 250, 255]);
-    const first = await ds.app.attachments.add({
+    const first = await state.attachments.add({
       name: 'data.bin',
       mediaType: 'application/octet-stream',
       content: bytes,
     });
     expect(first.sizeBytes).toBe(5);
-    await ds.app.attachments.add({ name: 'notes.txt', mediaType: 'text/plain', content: 'old' });
-    await ds.app.attachments.add({ name: 'notes.txt', mediaType: 'text/plain', content: 'héllo' });
-    expect([...(await ds.app.attachments.get(first.id)).content]).toEqual([...bytes]);
-    expect(new TextDecoder().decode((await ds.app.attachments.get('notes.txt')).content)).toBe('héllo');
-    await expect(ds.app.attachments.get('note.txt')).rejects.toThrow(
+    await state.attachments.add({ name: 'notes.txt', mediaType: 'text/plain', content: 'old' });
+    await state.attachments.add({ name: 'notes.txt', mediaType: 'text/plain', content: 'héllo' });
+    expect([...(await state.attachments.get(first.id)).content]).toEqual([...bytes]);
+    expect(new TextDecoder().decode((await state.attachments.get('notes.txt')).content)).toBe('héllo');
+    await expect(state.attachments.get('note.txt')).rejects.toThrow(
       /No attachment 'note\.txt'\. Did you mean 'notes\.txt'\?/,
     );
-    expect((await ds.app.attachments.list()).map((item) => item.name).sort()).toEqual([
+    expect((await state.attachments.list()).map((item) => item.name).sort()).toEqual([
       'data.bin',
       'notes.txt',
       'notes.txt',
     ]);
-    expect(await ds.app.attachments.delete(first.id)).toBe(true);
+    expect(await state.attachments.delete(first.id)).toBe(true);
   });
 
-  it('connections: the active one is listed without secrets; saving a password is refused', async () => {
-    const list = await ds.app.connections.list();
+  it('connections: the user\'s data is the active one, listed without secrets; saving a password is refused', async () => {
+    const list = await state.connections.list();
     expect(list[0]).toEqual({
       name: 'default',
-      engine: ds.db.engine,
-      description: ds.db.description,
+      engine: toolrow.source.db.engine,
+      description: toolrow.source.db.description,
       active: true,
     });
     expect(JSON.stringify(list)).not.toMatch(/:[^@/\s]+@/);
-    await ds.app.connections.save({
+    await state.connections.save({
       name: 'warehouse',
       engine: 'postgres',
       description: 'PostgreSQL me@wh:5432/dw',
     });
-    expect((await ds.app.connections.list()).map((item) => [item.name, item.active])).toEqual([
+    expect((await state.connections.list()).map((item) => [item.name, item.active])).toEqual([
       ['default', true],
       ['warehouse', false],
     ]);
     await expect(
-      ds.app.connections.save({
+      state.connections.save({
         name: 'leaky',
         engine: 'postgres',
         description: 'postgres://me:hunter2@wh/dw',
@@ -275,46 +279,46 @@ describe.each(testEngines())('app state on $name', ({ open }) => {
   });
 
   it('MCP tokens: only the sha-256 is stored; verify tells unknown, expired and revoked apart', async () => {
-    const { token, record } = await ds.app.tokens.create({
+    const { token, record } = await state.tokens.create({
       name: 'claude-desktop',
       scope: 'tables:readonly',
     });
     expect(token).toMatch(/^trw_[A-Za-z0-9_-]{43}$/);
     expect(record.tokenHash).toBe(hashToken(token));
-    const stored = JSON.stringify((await ds.db.query(`SELECT * FROM ${APP_SCHEMA}.mcp_tokens`)).rows);
+    const stored = JSON.stringify((await state.db.query(`SELECT * FROM ${APP_SCHEMA}.mcp_tokens`)).rows);
     expect(stored).not.toContain(token);
-    const valid = await ds.app.tokens.verify(token);
+    const valid = await state.tokens.verify(token);
     expect(valid.ok).toBe(true);
     expect(valid.ok && valid.token.lastUsedAt).toBeInstanceOf(Date);
-    expect(await ds.app.tokens.verify(`${token}x`)).toEqual({ ok: false, reason: 'unknown' });
-    expect(await ds.app.tokens.verify('')).toEqual({ ok: false, reason: 'unknown' });
-    await expect(ds.app.tokens.create({ name: 'claude-desktop', scope: 'tables:full' })).rejects.toThrow(
+    expect(await state.tokens.verify(`${token}x`)).toEqual({ ok: false, reason: 'unknown' });
+    expect(await state.tokens.verify('')).toEqual({ ok: false, reason: 'unknown' });
+    await expect(state.tokens.create({ name: 'claude-desktop', scope: 'tables:full' })).rejects.toThrow(
       /exists already/,
     );
-    await expect(ds.app.tokens.create({ name: 'bad name!', scope: 'tables:full' })).rejects.toThrow(
+    await expect(state.tokens.create({ name: 'bad name!', scope: 'tables:full' })).rejects.toThrow(
       /not allowed/,
     );
     await expect(
-      ds.app.tokens.create({ name: 'past', scope: 'tables:full', expiresAt: new Date(Date.now() - 1000) }),
+      state.tokens.create({ name: 'past', scope: 'tables:full', expiresAt: new Date(Date.now() - 1000) }),
     ).rejects.toThrow(/in the past/);
 
-    const short = await ds.app.tokens.create({
+    const short = await state.tokens.create({
       name: 'short',
       scope: 'tables:staged',
       expiresAt: new Date(Date.now() + 60_000),
     });
-    await ds.db.query(
+    await state.db.query(
       `UPDATE ${APP_SCHEMA}.mcp_tokens SET expires_at = now() - interval '1 second' WHERE name = 'short'`,
     );
-    expect(await ds.app.tokens.verify(short.token)).toMatchObject({ ok: false, reason: 'expired' });
+    expect(await state.tokens.verify(short.token)).toMatchObject({ ok: false, reason: 'expired' });
 
-    expect(await ds.app.tokens.revoke('claude-desktop')).toBe(true);
-    expect(await ds.app.tokens.revoke('claude-desktop')).toBe(false);
-    expect(await ds.app.tokens.verify(token)).toMatchObject({ ok: false, reason: 'revoked' });
+    expect(await state.tokens.revoke('claude-desktop')).toBe(true);
+    expect(await state.tokens.revoke('claude-desktop')).toBe(false);
+    expect(await state.tokens.verify(token)).toMatchObject({ ok: false, reason: 'revoked' });
     // The name is free again once revoked.
-    const again = await ds.app.tokens.create({ name: 'claude-desktop', scope: 'tables:readonly' });
-    expect((await ds.app.tokens.verify(again.token)).ok).toBe(true);
-    expect((await ds.app.tokens.list()).map((item) => [item.name, item.revokedAt !== null])).toEqual([
+    const again = await state.tokens.create({ name: 'claude-desktop', scope: 'tables:readonly' });
+    expect((await state.tokens.verify(again.token)).ok).toBe(true);
+    expect((await state.tokens.list()).map((item) => [item.name, item.revokedAt !== null])).toEqual([
       ['claude-desktop', true],
       ['short', false],
       ['claude-desktop', false],

@@ -7,7 +7,6 @@ import type {
   Conversation,
   ConversationMessage,
   ConversationSummary,
-  ExportJob,
   Grant,
   McpToken,
   PermissionMode,
@@ -17,7 +16,7 @@ import type {
   TokenCheck,
   UiState,
 } from './app-types.ts';
-import type { Actor } from './types.ts';
+import type { Actor, ExportJob } from '@toolrow/datasource';
 
 export interface ListOptions {
   /** Newest first; default 50, at most 1000. */

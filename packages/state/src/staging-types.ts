@@ -1,6 +1,4 @@
-import type { Actor, Row, RowKey } from './types.ts';
-
-export type ChangeKind = 'insert' | 'update' | 'delete';
+import type { Actor, ChangeKind, Row, RowKey, StagingConflict } from '@toolrow/datasource';
 
 /** One staged change: recorded by the stage tools, applied only when the user commits. */
 export interface StagedChange {
@@ -36,20 +34,14 @@ export interface StageMeta {
   profile?: string;
 }
 
-export interface StagingConflict {
-  changeId: number;
-  table: string;
-  key: RowKey | null;
-  /** changed: the row differs from when it was staged; missing: it was deleted; exists: an insert's key is taken. */
-  reason: 'changed' | 'missing' | 'exists';
-  /** The row now (changed / exists). */
-  current: Row | null;
-  /** Columns that differ from the staged snapshot (changed). */
-  changedColumns: string[];
+export interface AppliedCounts {
+  insert: number;
+  update: number;
+  delete: number;
 }
 
 export type CommitResult =
-  | { ok: true; applied: { insert: number; update: number; delete: number }; changeIds: number[] }
+  | { ok: true; applied: AppliedCounts; changeIds: number[] }
   | { ok: false; conflicts: StagingConflict[] };
 
 export interface StagingFilter {
@@ -57,4 +49,6 @@ export interface StagingFilter {
   ids?: number[];
   table?: string;
   profile?: string;
+  /** Only changes staged by this actor (what an MCP client may see of the staging area). */
+  stagedBy?: Actor;
 }

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONVERSATION_ID_PATTERN, conversationTitle } from './app-state.ts';
-import { APP_SCHEMA, type ConversationMessage } from './app-types.ts';
-import type { DataSource } from './datasource.ts';
+import { APP_SCHEMA } from '@toolrow/datasource';
+import type { ConversationMessage } from './app-types.ts';
+import type { ToolrowState } from './state.ts';
+import type { Toolrow } from './toolrow.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
-import { testEngines } from './testing.ts';
+import { testStores } from './testing.ts';
 
 const user = (id: string, text: string): ConversationMessage => ({
   id,
@@ -75,16 +77,18 @@ describe('conversationTitle', () => {
   });
 });
 
-describe.each(testEngines())('conversations on $name', ({ open }) => {
-  let ds: DataSource;
+describe.each(testStores())('conversations on $name', ({ open }) => {
+  let toolrow: Toolrow;
+  let state: ToolrowState;
   beforeAll(async () => {
-    ds = await open();
+    toolrow = await open();
+    ({ state } = toolrow);
   }, 60_000);
-  afterAll(() => ds.close());
+  afterAll(() => toolrow.close());
 
   it('save then get returns the messages verbatim; list shows the title and count without them', async () => {
     const messages = [user('u1', 'show me the paid orders'), assistant('a1')];
-    const saved = await ds.app.conversations.save({ id: 'conv-1', messages });
+    const saved = await state.conversations.save({ id: 'conv-1', messages });
     expect(saved).toMatchObject({
       id: 'conv-1',
       profile: 'default',
@@ -92,61 +96,61 @@ describe.each(testEngines())('conversations on $name', ({ open }) => {
       messageCount: 2,
     });
     expect(saved.createdAt).toBeInstanceOf(Date);
-    const loaded = await ds.app.conversations.get('conv-1');
+    const loaded = await state.conversations.get('conv-1');
     expect(loaded.messages).toEqual(messages);
     expect(JSON.stringify(loaded.messages)).toBe(JSON.stringify(messages));
-    const [listed] = await ds.app.conversations.list();
+    const [listed] = await state.conversations.list();
     expect(listed).toEqual(saved);
     expect(listed).not.toHaveProperty('messages');
   });
 
   it('save replaces the messages, keeps createdAt, and moves the conversation to the top', async () => {
     const profile = 'replace';
-    const first = await ds.app.conversations.save({ id: 'a', profile, messages: [user('1', 'alpha')] });
-    await ds.app.conversations.save({ id: 'b', profile, messages: [user('1', 'beta')] });
-    await ds.app.conversations.save({ id: 'c', profile, messages: [user('1', 'gamma')] });
-    expect((await ds.app.conversations.list({ profile })).map((c) => c.id)).toEqual(['c', 'b', 'a']);
+    const first = await state.conversations.save({ id: 'a', profile, messages: [user('1', 'alpha')] });
+    await state.conversations.save({ id: 'b', profile, messages: [user('1', 'beta')] });
+    await state.conversations.save({ id: 'c', profile, messages: [user('1', 'gamma')] });
+    expect((await state.conversations.list({ profile })).map((c) => c.id)).toEqual(['c', 'b', 'a']);
     const longer = [user('1', 'alpha'), assistant('2'), user('3', 'and then?')];
-    const again = await ds.app.conversations.save({ id: 'a', profile, messages: longer });
+    const again = await state.conversations.save({ id: 'a', profile, messages: longer });
     expect(again.createdAt).toEqual(first.createdAt);
     expect(again.updatedAt.getTime()).toBeGreaterThanOrEqual(first.updatedAt.getTime());
     expect(again.messageCount).toBe(3);
-    expect((await ds.app.conversations.get('a', profile)).messages).toEqual(longer);
-    expect((await ds.app.conversations.list({ profile })).map((c) => c.id)).toEqual(['a', 'c', 'b']);
-    expect((await ds.app.conversations.list({ profile, limit: 1, offset: 1 })).map((c) => c.id)).toEqual([
+    expect((await state.conversations.get('a', profile)).messages).toEqual(longer);
+    expect((await state.conversations.list({ profile })).map((c) => c.id)).toEqual(['a', 'c', 'b']);
+    expect((await state.conversations.list({ profile, limit: 1, offset: 1 })).map((c) => c.id)).toEqual([
       'c',
     ]);
     // Saving the same list twice in a row still counts as the newest save.
-    await ds.app.conversations.save({ id: 'b', profile, messages: [user('1', 'beta')] });
-    await ds.app.conversations.save({ id: 'c', profile, messages: [user('1', 'gamma')] });
-    expect((await ds.app.conversations.list({ profile }))[0]?.id).toBe('c');
+    await state.conversations.save({ id: 'b', profile, messages: [user('1', 'beta')] });
+    await state.conversations.save({ id: 'c', profile, messages: [user('1', 'gamma')] });
+    expect((await state.conversations.list({ profile }))[0]?.id).toBe('c');
   });
 
   it('profiles are separate: the same id is two conversations; get and delete stay in their profile', async () => {
-    await ds.app.conversations.save({ id: 'shared', profile: 'p1', messages: [user('1', 'from p1')] });
-    await ds.app.conversations.save({ id: 'shared', profile: 'p2', messages: [user('1', 'from p2')] });
-    expect((await ds.app.conversations.get('shared', 'p1')).title).toBe('from p1');
-    expect((await ds.app.conversations.get('shared', 'p2')).title).toBe('from p2');
-    await expect(ds.app.conversations.get('shared', 'p3')).rejects.toThrow(
+    await state.conversations.save({ id: 'shared', profile: 'p1', messages: [user('1', 'from p1')] });
+    await state.conversations.save({ id: 'shared', profile: 'p2', messages: [user('1', 'from p2')] });
+    expect((await state.conversations.get('shared', 'p1')).title).toBe('from p1');
+    expect((await state.conversations.get('shared', 'p2')).title).toBe('from p2');
+    await expect(state.conversations.get('shared', 'p3')).rejects.toThrow(
       /No conversation 'shared' in profile 'p3'\. It may have been deleted; list the conversations/,
     );
-    expect(await ds.app.conversations.delete('shared', 'p1')).toBe(true);
-    expect(await ds.app.conversations.delete('shared', 'p1')).toBe(false);
-    expect((await ds.app.conversations.get('shared', 'p2')).title).toBe('from p2');
-    expect(await ds.app.conversations.list({ profile: 'p1' })).toEqual([]);
+    expect(await state.conversations.delete('shared', 'p1')).toBe(true);
+    expect(await state.conversations.delete('shared', 'p1')).toBe(false);
+    expect((await state.conversations.get('shared', 'p2')).title).toBe('from p2');
+    expect(await state.conversations.list({ profile: 'p1' })).toEqual([]);
   });
 
   it('an explicit title wins over the first words; an untitled one says so', async () => {
-    const titled = await ds.app.conversations.save({
+    const titled = await state.conversations.save({
       id: 'titled',
       profile: 'titles',
       title: '  Quarterly review  ',
       messages: [user('1', 'hello')],
     });
     expect(titled.title).toBe('Quarterly review');
-    const empty = await ds.app.conversations.save({ id: 'empty', profile: 'titles', messages: [] });
+    const empty = await state.conversations.save({ id: 'empty', profile: 'titles', messages: [] });
     expect(empty).toMatchObject({ title: 'New conversation', messageCount: 0 });
-    expect((await ds.app.conversations.get('empty', 'titles')).messages).toEqual([]);
+    expect((await state.conversations.get('empty', 'titles')).messages).toEqual([]);
   });
 
   it('ids: exactly the pattern is accepted (property), anything else is refused before touching the table', async () => {
@@ -154,26 +158,26 @@ describe.each(testEngines())('conversations on $name', ({ open }) => {
     const valid = fc.stringMatching(CONVERSATION_ID_PATTERN);
     await fc.assert(
       fc.asyncProperty(valid, async (id) => {
-        await ds.app.conversations.save({ id, profile, messages: [user('1', id)] });
-        const loaded = await ds.app.conversations.get(id, profile);
+        await state.conversations.save({ id, profile, messages: [user('1', id)] });
+        const loaded = await state.conversations.get(id, profile);
         expect([loaded.id, loaded.messages]).toEqual([id, [user('1', id)]]);
       }),
       { numRuns: 40 },
     );
-    const before = (await ds.app.conversations.list({ profile, limit: 1000 })).length;
+    const before = (await state.conversations.list({ profile, limit: 1000 })).length;
     const invalid = fc.string({ maxLength: 140 }).filter((id) => !CONVERSATION_ID_PATTERN.test(id));
     await fc.assert(
       fc.asyncProperty(invalid, async (id) => {
-        await expect(ds.app.conversations.save({ id, profile, messages: [] })).rejects.toThrow(
+        await expect(state.conversations.save({ id, profile, messages: [] })).rejects.toThrow(
           /is not allowed: use 1–128 letters, digits, '_' or '-'/,
         );
       }),
       { numRuns: 60 },
     );
     for (const id of ['', '-lead', '_lead', 'a/b', 'a b', '../x', 'x'.repeat(129), 'é', 'a\nb']) {
-      await expect(ds.app.conversations.save({ id, profile, messages: [] })).rejects.toThrow(/not allowed/);
+      await expect(state.conversations.save({ id, profile, messages: [] })).rejects.toThrow(/not allowed/);
     }
-    expect((await ds.app.conversations.list({ profile, limit: 1000 })).length).toBe(before);
+    expect((await state.conversations.list({ profile, limit: 1000 })).length).toBe(before);
   });
 
   it('messages that are not UI messages are refused, naming the first bad one', async () => {
@@ -186,21 +190,21 @@ describe.each(testEngines())('conversations on $name', ({ open }) => {
     ];
     for (const [messages, error] of bad) {
       await expect(
-        ds.app.conversations.save({ id: 'bad', messages: messages as ConversationMessage[] }),
+        state.conversations.save({ id: 'bad', messages: messages as ConversationMessage[] }),
       ).rejects.toThrow(error);
     }
-    await expect(ds.app.conversations.get('bad')).rejects.toThrow(/No conversation 'bad'/);
+    await expect(state.conversations.get('bad')).rejects.toThrow(/No conversation 'bad'/);
   });
 
   it('a database at the previous version gains conversations with its other state intact', async () => {
     const version = MIGRATIONS.find((migration) => migration.name === 'conversations')!.version;
-    await ds.app.profiles.setMode('upgrader', 'auto');
-    await ds.db.exec(`DROP TABLE ${APP_SCHEMA}.conversations; DROP SEQUENCE ${APP_SCHEMA}.conversations_touched;
+    await state.profiles.setMode('upgrader', 'auto');
+    await state.db.exec(`DROP TABLE ${APP_SCHEMA}.conversations; DROP SEQUENCE ${APP_SCHEMA}.conversations_touched;
 DELETE FROM ${APP_SCHEMA}.schema_migrations WHERE version = ${version};`);
-    expect(await migrate(ds.db)).toEqual([version]);
-    expect((await ds.app.profiles.ensure('upgrader')).mode).toBe('auto');
-    expect(await ds.app.conversations.list()).toEqual([]);
-    await ds.app.conversations.save({ id: 'after-upgrade', messages: [user('1', 'works')] });
-    expect((await ds.app.conversations.get('after-upgrade')).title).toBe('works');
+    expect(await migrate(state.db)).toEqual([version]);
+    expect((await state.profiles.ensure('upgrader')).mode).toBe('auto');
+    expect(await state.conversations.list()).toEqual([]);
+    await state.conversations.save({ id: 'after-upgrade', messages: [user('1', 'works')] });
+    expect((await state.conversations.get('after-upgrade')).title).toBe('works');
   });
 });

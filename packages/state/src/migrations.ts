@@ -1,6 +1,4 @@
-import { APP_SCHEMA } from './app-types.ts';
-import type { Database } from './database.ts';
-import { DataSourceError } from './errors.ts';
+import { APP_SCHEMA, DataSourceError, type Database } from '@toolrow/datasource';
 
 export interface Migration {
   version: number;
@@ -156,6 +154,27 @@ CREATE TABLE ${S}.conversations (
   PRIMARY KEY (profile, id)
 );
 CREATE INDEX conversations_recent ON ${S}.conversations (profile, touched DESC);
+`,
+  },
+  {
+    version: 4,
+    name: 'commits recorded apart from the data',
+    // The staging area no longer shares a database with the tables it changes. A commit records its
+    // write transaction's id before applying, so a commit whose process died after the data's
+    // COMMIT is recognised as applied (pg_xact_status) instead of being applied again.
+    sql: `
+CREATE TABLE ${S}.commits (
+  id bigserial PRIMARY KEY,
+  xid text,
+  state text NOT NULL CHECK (state IN ('applying', 'applied', 'failed')),
+  committed_by text NOT NULL,
+  applied jsonb,
+  error text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  finished_at timestamptz
+);
+CREATE INDEX commits_applying ON ${S}.commits (id) WHERE state = 'applying';
+ALTER TABLE ${S}.staged_changes ADD COLUMN commit_id bigint REFERENCES ${S}.commits(id);
 `,
   },
 ];

@@ -1,0 +1,87 @@
+import type { TableInfo } from './schema-types.ts';
+import type { Row, RowKey } from './types.ts';
+
+export type ChangeKind = 'insert' | 'update' | 'delete';
+
+/**
+ * One change to apply to a table, as the staging area recorded it. Keys and row images travel as
+ * JSON text from the database that produced them to the one that checks them, never through JS
+ * numbers: a bigint or numeric(30,10) survives exactly, so "unchanged since staging" is exact.
+ */
+export interface ChangeToApply {
+  /** The staging area's id for the change (named in errors and conflicts). */
+  id: number;
+  kind: ChangeKind;
+  schema: string;
+  table: string;
+  /** JSON text of the primary key; null for an insert whose key the database assigns. */
+  keyJson: string | null;
+  /** JSON text of the whole row when it was staged (update/delete); null for an insert. */
+  beforeJson: string | null;
+  /** JSON text of the new values (insert: the row; update: the changed columns); null for a delete. */
+  valuesJson: string | null;
+}
+
+export interface StagingConflict {
+  changeId: number;
+  table: string;
+  key: RowKey | null;
+  /** changed: the row differs from when it was staged; missing: it was deleted; exists: an insert's key is taken. */
+  reason: 'changed' | 'missing' | 'exists';
+  /** The row now (changed / exists). */
+  current: Row | null;
+  /** Columns that differ from the staged snapshot (changed). */
+  changedColumns: string[];
+}
+
+export type ApplyResult =
+  | { ok: true; applied: { insert: number; update: number; delete: number } }
+  | { ok: false; conflicts: StagingConflict[] };
+
+export interface ApplyOptions {
+  /**
+   * Called inside the write transaction, before anything is changed, with its transaction id
+   * (pg_current_xact_id). The staging area records it first: if the process dies after COMMIT but
+   * before the staging area hears of it, transactionStatus tells what happened, so a commit is
+   * never applied twice nor reported as a conflict with itself. Throwing rolls everything back.
+   */
+  onTransaction?: (xid: string) => Promise<void>;
+}
+
+/** What a transaction id's outcome is, as the database remembers it. */
+export type TransactionStatus = 'committed' | 'aborted' | 'in progress' | 'unknown';
+
+/** Where commits are written: the same connection, or TOOLROW_COMMIT_URL's. */
+export interface WriterInfo {
+  /** Where it points, without secrets. */
+  description: string;
+  source: 'embedded' | 'DATABASE_URL' | 'TOOLROW_COMMIT_URL' | 'option';
+}
+
+/**
+ * The data side of staging: reading a row as it is now, converting values to the column types,
+ * and applying changes in one write transaction after checking each row is as it was staged.
+ * Nothing here knows where staged changes are kept.
+ */
+export interface ChangeWriter {
+  readonly writer: WriterInfo;
+  /** JSON text of the row with this key as it is now, or null when there is none. Read-only. */
+  currentRowJson(table: TableInfo, key: RowKey): Promise<string | null>;
+  /**
+   * The values as Postgres stores them in the table's column types, as JSON text (read-only):
+   * type errors surface at staging time, and what is stored is canonical.
+   */
+  canonicalJson(table: TableInfo, values: Row): Promise<string>;
+  /**
+   * Applies the changes, in order, in one transaction on the writer connection. Each row is locked
+   * and compared with its staged image first; on any conflict nothing is applied and every
+   * conflicting change is reported. A connection without the rights to write fails with
+   * DataSourceError 'permission' naming the table and TOOLROW_COMMIT_URL.
+   */
+  apply(changes: readonly ChangeToApply[], options?: ApplyOptions): Promise<ApplyResult>;
+  /** The outcome of a write transaction this writer started (see ApplyOptions.onTransaction). */
+  transactionStatus(xid: string): Promise<TransactionStatus>;
+  close(): Promise<void>;
+}
+
+export { createChangeWriter } from './changes-impl.ts';

@@ -1,0 +1,22 @@
+// @toolrow/state: Toolrow's own state, in a store of its own (never the user's database). See README.md.
+export type { AppState, ListOptions } from './app-state.ts';
+export {
+  CONVERSATION_ID_PATTERN,
+  conversationTitle,
+  createAppState,
+  digestInput,
+  hashToken,
+} from './app-state.ts';
+export type { AppStateOptions } from './app-state-impl.ts';
+export * from './app-types.ts';
+export { MIGRATIONS, type Migration, migrate } from './migrations.ts';
+export type { Staging } from './staging.ts';
+export { createStaging } from './staging.ts';
+export type { CommitPoint, StagingOptions } from './staging-impl.ts';
+export type * from './staging-types.ts';
+export type { OpenStateOptions, ToolrowState } from './state.ts';
+export { openState } from './state.ts';
+export type { OpenToolrowOptions, Toolrow } from './toolrow.ts';
+export { openToolrow } from './toolrow.ts';
+// Profiles and actors are named by the state too; one definition, in the data layer.
+export { type Actor, DEFAULT_PROFILE, isActor } from '@toolrow/datasource';

@@ -1,0 +1,478 @@
+import {
+  type Actor,
+  APP_SCHEMA,
+  type ChangeToApply,
+  type DataSource,
+  DataSourceError,
+  type Database,
+  DEFAULT_PROFILE,
+  isActor,
+  normalizeKey,
+  type Queryable,
+  type Row,
+  type RowKey,
+  resolveColumnIn,
+  type TableInfo,
+} from '@toolrow/datasource';
+import type { Staging } from './staging.ts';
+import type {
+  AppliedCounts,
+  ChangeDiff,
+  ColumnDiff,
+  CommitResult,
+  StagedChange,
+  StageMeta,
+  StagingFilter,
+} from './staging-types.ts';
+
+const S = APP_SCHEMA;
+const MAX_ROWS_PER_CALL = 1000;
+
+function toChange(row: Row): StagedChange {
+  return {
+    id: Number(row.id),
+    kind: row.kind as StagedChange['kind'],
+    table: `${row.table_schema}.${row.table_name}`,
+    key: (row.row_key as RowKey | null) ?? null,
+    before: (row.before as Row | null) ?? null,
+    values: (row.values as Row | null) ?? null,
+    stagedBy: row.staged_by as Actor,
+    profile: row.profile as string,
+    createdAt: row.created_at instanceof Date ? row.created_at : new Date(String(row.created_at)),
+  };
+}
+
+function checkMeta(meta: StageMeta): { actor: Actor; profile: string } {
+  if (!meta || !isActor(meta.actor)) {
+    throw new DataSourceError(
+      'misuse',
+      `Staging needs an actor: 'user', 'agent' or 'mcp:<token name>', got '${meta?.actor}'.`,
+    );
+  }
+  return { actor: meta.actor, profile: meta.profile ?? DEFAULT_PROFILE };
+}
+
+function checkStageable(table: TableInfo): void {
+  if (table.kind !== 'table' && table.kind !== 'partitioned table') {
+    throw new DataSourceError(
+      'invalid-change',
+      `'${table.qualifiedName}' is a ${table.kind}; only tables can be changed.`,
+    );
+  }
+}
+
+function checkCount(items: unknown, what: string): asserts items is unknown[] {
+  if (!Array.isArray(items) || items.length === 0) {
+    throw new DataSourceError(
+      'invalid-change',
+      `Give at least one ${what} (an array), got ${JSON.stringify(items)?.slice(0, 80)}.`,
+    );
+  }
+  if (items.length > MAX_ROWS_PER_CALL) {
+    throw new DataSourceError(
+      'invalid-change',
+      `At most ${MAX_ROWS_PER_CALL} ${what}s per call, got ${items.length}.`,
+    );
+  }
+}
+
+/** Maps the given column names to the table's real names; every value must be JSON. */
+function normalizeValues(table: TableInfo, values: unknown, where: string, forUpdate: boolean): Row {
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+    throw new DataSourceError(
+      'invalid-change',
+      `${where}: expected an object of column → value, got ${JSON.stringify(values)?.slice(0, 80)}.`,
+    );
+  }
+  const entries = Object.entries(values as Row);
+  if (entries.length === 0) throw new DataSourceError('invalid-change', `${where}: no columns given.`);
+  const result: Row = {};
+  for (const [name, value] of entries) {
+    const column = resolveColumnIn(table, name);
+    if (forUpdate && column.primaryKey) {
+      throw new DataSourceError(
+        'invalid-change',
+        `${where}: '${column.name}' is part of the primary key and cannot be updated; stage a delete and an insert instead.`,
+      );
+    }
+    if (
+      value === undefined ||
+      typeof value === 'function' ||
+      typeof value === 'symbol' ||
+      typeof value === 'bigint'
+    ) {
+      throw new DataSourceError(
+        'invalid-change',
+        `${where}: column '${column.name}' needs a JSON value, got ${typeof value}.`,
+      );
+    }
+    result[column.name] = value;
+  }
+  return result;
+}
+
+function describeKey(key: RowKey | null): string {
+  return key ? JSON.stringify(key) : '(new row)';
+}
+
+function wrapStageError(error: unknown, where: string): never {
+  if (error instanceof DataSourceError) throw error;
+  throw new DataSourceError('invalid-change', `${where}: ${(error as Error).message}.`, { cause: error });
+}
+
+/** Points in a commit where a test can stop the process (see StagingOptions.faults). */
+export type CommitPoint = 'claimed' | 'transaction-recorded' | 'data-committed';
+
+export interface StagingOptions {
+  /** Test hook: called at each CommitPoint; a test kills the process there to prove recovery. */
+  faults?: (point: CommitPoint) => void | Promise<void>;
+}
+
+interface Selected {
+  where: string;
+  params: unknown[];
+}
+
+function selection(filter: StagingFilter | undefined, table: TableInfo | undefined): Selected {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter?.ids) {
+    params.push(filter.ids.map(Number));
+    parts.push(`id = ANY($${params.length}::int8[])`);
+  }
+  if (table) {
+    params.push(table.schema, table.name);
+    parts.push(`table_schema = $${params.length - 1} AND table_name = $${params.length}`);
+  }
+  if (filter?.profile) {
+    params.push(filter.profile);
+    parts.push(`profile = $${params.length}`);
+  }
+  if (filter?.stagedBy) {
+    params.push(filter.stagedBy);
+    parts.push(`staged_by = $${params.length}`);
+  }
+  return { where: parts.length > 0 ? parts.join(' AND ') : 'TRUE', params };
+}
+
+const INSERT_CHANGE = `INSERT INTO ${S}.staged_changes (kind, table_schema, table_name, row_key, before, "values", staged_by, profile)
+  VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8) RETURNING *`;
+
+/** The primary-key columns of a row image, as JSON text (computed in SQL: numbers stay exact). */
+async function keyOf(tx: Queryable, rowJson: string, table: TableInfo): Promise<string | null> {
+  const result = await tx.query<{ key: string | null }>(
+    `SELECT (SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each($1::jsonb) AS e
+             WHERE e.key = ANY($2::text[]))::text AS key`,
+    [rowJson, table.primaryKey],
+  );
+  return result.rows[0]?.key ?? null;
+}
+
+/**
+ * The staging area: changes are recorded in Toolrow's own store (`db`), checked against and
+ * applied to the user's data (`source`) only when the user commits.
+ */
+export function createStaging(db: Database, source: DataSource, options: StagingOptions = {}): Staging {
+  const fault = async (point: CommitPoint) => {
+    await options.faults?.(point);
+  };
+
+  async function tableFor(name: string): Promise<TableInfo> {
+    const table = await source.schema.resolveTable(name);
+    checkStageable(table);
+    return table;
+  }
+
+  async function tableFilterOf(filter: StagingFilter | undefined): Promise<TableInfo | undefined> {
+    if (!filter?.table) return undefined;
+    return source.schema.resolveTable(filter.table);
+  }
+
+  /**
+   * Settles commits a process left behind (it died, or lost its connection, mid-commit): one whose
+   * write transaction committed is recorded as applied and its changes leave the staging area; one
+   * that never wrote, or rolled back, frees its changes. Returns the ids still undecided.
+   */
+  async function recover(): Promise<number[]> {
+    const open = await db.query<{ id: string; xid: string | null }>(
+      `SELECT id, xid FROM ${S}.commits WHERE state = 'applying' ORDER BY id`,
+    );
+    const undecided: number[] = [];
+    for (const row of open.rows) {
+      const id = Number(row.id);
+      const status = row.xid === null ? 'aborted' : await source.changes.transactionStatus(row.xid);
+      if (status === 'committed') await settle(id, 'applied', null, 'recognised as applied after an interrupted commit');
+      else if (status === 'aborted') await settle(id, 'failed', null, 'interrupted before it was applied; nothing was written');
+      else undecided.push(id);
+    }
+    return undecided;
+  }
+
+  async function settle(
+    id: number,
+    outcome: 'applied' | 'failed',
+    applied: AppliedCounts | null,
+    error: string | null,
+  ): Promise<number[]> {
+    return db.transaction(async (tx) => {
+      const claimed = await tx.query<{ id: string }>(
+        `SELECT id FROM ${S}.staged_changes WHERE commit_id = $1 ORDER BY id FOR UPDATE`,
+        [id],
+      );
+      if (outcome === 'applied') {
+        await tx.query(`DELETE FROM ${S}.staged_changes WHERE commit_id = $1`, [id]);
+      } else {
+        await tx.query(`UPDATE ${S}.staged_changes SET commit_id = NULL WHERE commit_id = $1`, [id]);
+      }
+      await tx.query(
+        `UPDATE ${S}.commits SET state = $2, applied = $3::jsonb, error = $4, finished_at = now() WHERE id = $1`,
+        [id, outcome, applied === null ? null : JSON.stringify(applied), error],
+      );
+      return claimed.rows.map((row) => Number(row.id));
+    });
+  }
+
+  async function unsettled(): Promise<never> {
+    throw new DataSourceError(
+      'connection',
+      'A commit is still being applied, or its outcome cannot be read from the database yet (another process is committing, or the connection to the data was lost during COMMIT). It will be recognised when the database answers, and never applied twice: run the command again in a moment.',
+    );
+  }
+
+  async function list(filter?: StagingFilter): Promise<StagedChange[]> {
+    await recover();
+    const { where, params } = selection(filter, await tableFilterOf(filter));
+    const result = await db.query(`SELECT * FROM ${S}.staged_changes WHERE ${where} ORDER BY id`, params);
+    return result.rows.map(toChange);
+  }
+
+  function wrapCanonical(table: TableInfo, values: Row, where: string): Promise<string> {
+    return source.changes.canonicalJson(table, values).catch((error) => wrapStageError(error, where));
+  }
+
+  async function imageOf(table: TableInfo, key: RowKey, where: string): Promise<string> {
+    const before = await source.changes.currentRowJson(table, key).catch((error) => wrapStageError(error, where));
+    if (before === null) {
+      throw new DataSourceError(
+        'row-not-found',
+        `${where}: no row of '${table.qualifiedName}' has the key ${JSON.stringify(key)}. Nothing was staged.`,
+      );
+    }
+    return before;
+  }
+
+  const staging: Staging = {
+    async stageInsert(tableName, rows, meta) {
+      const { actor, profile } = checkMeta(meta);
+      const table = await tableFor(tableName);
+      checkCount(rows, 'row');
+      const required = table.columns.filter(
+        (column) => !column.nullable && column.default === null && !column.generated,
+      );
+      const normalized = rows.map((row, index) => {
+        const where = `rows[${index}]`;
+        const values = normalizeValues(table, row, where, false);
+        const missing = required.filter(
+          (column) => values[column.name] === undefined || values[column.name] === null,
+        );
+        if (missing.length > 0) {
+          throw new DataSourceError(
+            'invalid-change',
+            `${where}: ${missing.map((column) => `'${column.name}'`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} required (NOT NULL without a default) in '${table.qualifiedName}'.`,
+          );
+        }
+        return values;
+      });
+      const stored: string[] = [];
+      for (const [index, values] of normalized.entries()) stored.push(await wrapCanonical(table, values, `rows[${index}]`));
+      return db.transaction(async (tx) => {
+        const changes: StagedChange[] = [];
+        for (const valuesJson of stored) {
+          const key = table.primaryKey.length > 0 ? await keyOf(tx, valuesJson, table) : null;
+          const complete = key !== null && table.primaryKey.every((column) => {
+            const value = (JSON.parse(key) as Row)[column];
+            return value !== undefined && value !== null;
+          });
+          const result = await tx.query(INSERT_CHANGE, [
+            'insert',
+            table.schema,
+            table.name,
+            complete ? key : null,
+            null,
+            valuesJson,
+            actor,
+            profile,
+          ]);
+          changes.push(toChange(result.rows[0]!));
+        }
+        return changes;
+      });
+    },
+
+    async stageUpdate(tableName, updates, meta) {
+      const { actor, profile } = checkMeta(meta);
+      const table = await tableFor(tableName);
+      checkCount(updates, 'update');
+      const prepared = updates.map((update, index) => {
+        const where = `updates[${index}]`;
+        if (typeof update !== 'object' || update === null) {
+          throw new DataSourceError('invalid-change', `${where}: expected { key, values }.`);
+        }
+        return {
+          key: normalizeKey(table, update.key),
+          values: normalizeValues(table, update.values, `${where}.values`, true),
+          where,
+        };
+      });
+      const read: { valuesJson: string; before: string }[] = [];
+      for (const { key, values, where } of prepared) {
+        read.push({
+          valuesJson: await wrapCanonical(table, values, `${where}.values`),
+          before: await imageOf(table, key, `${where}.key`),
+        });
+      }
+      return db.transaction(async (tx) => {
+        const changes: StagedChange[] = [];
+        for (const { valuesJson, before } of read) {
+          const result = await tx.query(INSERT_CHANGE, [
+            'update',
+            table.schema,
+            table.name,
+            await keyOf(tx, before, table),
+            before,
+            valuesJson,
+            actor,
+            profile,
+          ]);
+          changes.push(toChange(result.rows[0]!));
+        }
+        return changes;
+      });
+    },
+
+    async stageDelete(tableName, keys, meta) {
+      const { actor, profile } = checkMeta(meta);
+      const table = await tableFor(tableName);
+      checkCount(keys, 'key');
+      const normalized = keys.map((key) => normalizeKey(table, key));
+      const images: string[] = [];
+      for (const [index, key] of normalized.entries()) images.push(await imageOf(table, key, `keys[${index}]`));
+      return db.transaction(async (tx) => {
+        const changes: StagedChange[] = [];
+        for (const before of images) {
+          const result = await tx.query(INSERT_CHANGE, [
+            'delete',
+            table.schema,
+            table.name,
+            await keyOf(tx, before, table),
+            before,
+            null,
+            actor,
+            profile,
+          ]);
+          changes.push(toChange(result.rows[0]!));
+        }
+        return changes;
+      });
+    },
+
+    list,
+
+    async diff(filter) {
+      const changes = await list(filter);
+      return changes.map((change): ChangeDiff => {
+        const columns: ColumnDiff[] = [];
+        if (change.kind === 'insert') {
+          for (const [column, after] of Object.entries(change.values ?? {}))
+            columns.push({ column, before: undefined, after });
+        } else if (change.kind === 'delete') {
+          for (const [column, before] of Object.entries(change.before ?? {}))
+            columns.push({ column, before, after: undefined });
+        } else {
+          for (const [column, after] of Object.entries(change.values ?? {})) {
+            const before = change.before?.[column];
+            if (JSON.stringify(before) !== JSON.stringify(after)) columns.push({ column, before, after });
+          }
+        }
+        return { change, columns };
+      });
+    },
+
+    async commit(filter): Promise<CommitResult> {
+      if ((await recover()).length > 0) return unsettled();
+      const tableFilter = await tableFilterOf(filter);
+      const { where, params } = selection(filter, tableFilter);
+      // Claim the changes: a second commit running at the same time skips what this one took.
+      const claim = await db.transaction(async (tx) => {
+        const rows = (
+          await tx.query(
+            `SELECT *, row_key::text AS key_json, before::text AS before_json, "values"::text AS values_json
+             FROM ${S}.staged_changes WHERE ${where} AND commit_id IS NULL ORDER BY id FOR UPDATE`,
+            params,
+          )
+        ).rows;
+        if (rows.length === 0) return null;
+        const id = Number(
+          (
+            await tx.query<{ id: string }>(
+              `INSERT INTO ${S}.commits (state, committed_by) VALUES ('applying', 'user') RETURNING id`,
+            )
+          ).rows[0]!.id,
+        );
+        await tx.query(`UPDATE ${S}.staged_changes SET commit_id = $1 WHERE id = ANY($2::int8[])`, [
+          id,
+          rows.map((row) => Number(row.id)),
+        ]);
+        return { id, rows };
+      });
+      if (!claim) return { ok: true, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] };
+      await fault('claimed');
+      const changes: ChangeToApply[] = claim.rows.map((row) => ({
+        id: Number(row.id),
+        kind: row.kind as ChangeToApply['kind'],
+        schema: row.table_schema as string,
+        table: row.table_name as string,
+        keyJson: (row.key_json as string | null) ?? null,
+        beforeJson: (row.before_json as string | null) ?? null,
+        valuesJson: (row.values_json as string | null) ?? null,
+      }));
+      let result: Awaited<ReturnType<DataSource['changes']['apply']>>;
+      try {
+        result = await source.changes.apply(changes, {
+          onTransaction: async (xid) => {
+            await db.query(`UPDATE ${S}.commits SET xid = $2 WHERE id = $1`, [claim.id, xid]);
+            await fault('transaction-recorded');
+          },
+        });
+      } catch (error) {
+        // Errors inside the write transaction roll it back; a lost COMMIT is decided by the database.
+        const undecided = await recover().catch(() => [claim.id]);
+        if (undecided.includes(claim.id)) return unsettled();
+        const settled = await db.query<{ state: string; applied: AppliedCounts | null }>(
+          `SELECT state, applied FROM ${S}.commits WHERE id = $1`,
+          [claim.id],
+        );
+        if (settled.rows[0]?.state === 'applied') {
+          return { ok: true, applied: settled.rows[0].applied ?? { insert: 0, update: 0, delete: 0 }, changeIds: changes.map((change) => change.id) };
+        }
+        await db.query(`UPDATE ${S}.commits SET error = $2 WHERE id = $1`, [claim.id, (error as Error).message]);
+        throw error;
+      }
+      await fault('data-committed');
+      if (!result.ok) {
+        await settle(claim.id, 'failed', null, 'conflicts');
+        return { ok: false, conflicts: result.conflicts };
+      }
+      const changeIds = await settle(claim.id, 'applied', result.applied, null);
+      return { ok: true, applied: result.applied, changeIds };
+    },
+
+    async discard(filter) {
+      await recover();
+      const { where, params } = selection(filter, await tableFilterOf(filter));
+      return (await db.query(`DELETE FROM ${S}.staged_changes WHERE ${where} AND commit_id IS NULL`, params))
+        .rowCount;
+    },
+  };
+  return staging;
+}

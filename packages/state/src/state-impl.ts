@@ -1,0 +1,126 @@
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { createExportEngine, DataSourceError, type Database, openDatabase } from '@toolrow/datasource';
+import { createAppState } from './app-state-impl.ts';
+import { createExportJobStore } from './export-jobs.ts';
+import { migrate } from './migrations.ts';
+import { createStaging } from './staging-impl.ts';
+import type { OpenStateOptions, ToolrowState } from './state.ts';
+
+const DEFAULT_DATA_DIR = '.toolrow';
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1', '']);
+
+function absolute(dir: string, cwd: string): string {
+  return isAbsolute(dir) ? dir : resolve(cwd, dir);
+}
+
+/** host:port/database of a postgres URL, loopback names folded together; undefined when unparsable. */
+function databaseIdentity(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    const host = LOOPBACK.has(url.hostname) ? 'loopback' : url.hostname.toLowerCase();
+    return `${host}:${url.port || '5432'}${decodeURIComponent(url.pathname)}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens (and migrates) Toolrow's own store, and wires the staging area and exports to `source`. */
+export async function openState(options: OpenStateOptions): Promise<ToolrowState> {
+  return wireState(await openStateStore(options), options);
+}
+
+export interface StateStore {
+  db: Database;
+  dataDir: string;
+  exportsDir: string;
+}
+
+/** The store alone, migrated: what openToolrow opens while the user's data opens beside it. */
+export async function openStateStore(options: Omit<OpenStateOptions, 'source'>): Promise<StateStore> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const dataDir = absolute(options.dataDir ?? (env.TOOLROW_DATA_DIR?.trim() || DEFAULT_DATA_DIR), cwd);
+  const url = options.url ?? (env.TOOLROW_STATE_URL?.trim() || undefined);
+  const urlSource = options.url !== undefined ? 'the url option' : 'TOOLROW_STATE_URL';
+  if (url !== undefined) {
+    const state = databaseIdentity(url);
+    for (const name of ['DATABASE_URL', 'TOOLROW_COMMIT_URL'] as const) {
+      if (state !== undefined && state === databaseIdentity(env[name]?.trim())) {
+        throw new DataSourceError(
+          'config',
+          `${urlSource} points at the same database as ${name} (${state.replace(/^loopback/, 'localhost')}). Toolrow keeps its own state (tokens, audit log, conversations, staging) apart from your data: give it a database of its own (e.g. createdb toolrow_state and point ${urlSource} there), or unset ${urlSource} to keep it embedded in ${join(dataDir, 'state')}.`,
+        );
+      }
+    }
+  }
+  let db: Database;
+  if (url !== undefined) {
+    db = await openDatabase({ url, urlSource, env: {}, poolSize: 3 });
+  } else if (options.memory) {
+    db = await openDatabase({
+      memory: true,
+      env: {},
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
+  } else {
+    // Its own short statements only: no worker thread is needed to stop a runaway read.
+    db = await openDatabase({
+      env: {},
+      dataDir,
+      pgdata: join(dataDir, 'state'),
+      pgdataSource: "TOOLROW_DATA_DIR (Toolrow's state)",
+      worker: false,
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
+  }
+  try {
+    if (options.migrate !== false) await migrate(db);
+    const exportsOption = options.exportsDir ?? (env.TOOLROW_EXPORTS_DIR?.trim() || undefined);
+    const exportsDir = exportsOption ? absolute(exportsOption, cwd) : join(dataDir, 'exports');
+    await mkdir(exportsDir, { recursive: true });
+    return { db, dataDir, exportsDir };
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** Builds the state handle over an open store and the user's data. */
+export function wireState(store: StateStore, options: OpenStateOptions): ToolrowState {
+  const { db, dataDir, exportsDir } = store;
+  {
+    const { source } = options;
+    const app = createAppState(db, {
+      activeConnection: {
+        name: options.connectionName ?? 'default',
+        engine: source.db.engine,
+        description: source.db.description,
+      },
+    });
+    const exports = createExportEngine(
+      source.db,
+      source.schema,
+      exportsDir,
+      createExportJobStore(db, (id) => app.exportJobs.get(id)),
+    );
+    let closing: Promise<void> | undefined;
+    return {
+      ...app,
+      db,
+      staging: createStaging(db, source, options.staging),
+      exports,
+      description: db.description,
+      dataDir,
+      close() {
+        closing ??= (async () => {
+          await exports.idle();
+          await db.close();
+          await options.onClose?.();
+        })();
+        return closing;
+      },
+    };
+  }
+}

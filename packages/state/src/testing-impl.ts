@@ -1,0 +1,173 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DataSource } from '@toolrow/datasource';
+import {
+  createTestDatabase,
+  missingPostgresError,
+  pgliteOnDisk,
+  pgliteSnapshot,
+  testEngines,
+} from '@toolrow/datasource/testing';
+import { MIGRATIONS, migrate } from './migrations.ts';
+import { openState } from './state-impl.ts';
+import type { OpenStateOptions, ToolrowState } from './state.ts';
+import type { OpenTestOptions, StoreEngine, TestEnvironment } from './testing.ts';
+import type { Toolrow } from './toolrow.ts';
+
+/** A migrated, empty state store, dumped once (see pgliteSnapshot). */
+export function stateSnapshot(): Promise<Blob> {
+  return pgliteSnapshot('state', JSON.stringify(MIGRATIONS), async (db) => {
+    await migrate(db);
+  });
+}
+
+function compose(source: DataSource, state: ToolrowState): Toolrow {
+  let closing: Promise<void> | undefined;
+  return {
+    source,
+    state,
+    close() {
+      closing ??= (async () => {
+        try {
+          await state.close();
+        } finally {
+          await source.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+async function exportsDirFor(options: OpenTestOptions): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  if (options.exportsDir) return { dir: options.exportsDir, cleanup: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), 'toolrow-exports-'));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Opens the state over `source` (closing the source when that fails). */
+async function withState(
+  source: DataSource,
+  options: OpenTestOptions,
+  store: Omit<OpenStateOptions, 'source' | 'exportsDir' | 'onClose'>,
+  cleanup: () => Promise<void> = async () => {},
+): Promise<Toolrow> {
+  const exportsDir = await exportsDirFor(options);
+  try {
+    const state = await openState({
+      ...store,
+      source,
+      env: {},
+      exportsDir: exportsDir.dir,
+      ...(options.staging ? { staging: options.staging } : {}),
+      onClose: async () => {
+        await exportsDir.cleanup();
+        await cleanup();
+      },
+    });
+    return compose(source, state);
+  } catch (error) {
+    await exportsDir.cleanup();
+    await cleanup().catch(() => {});
+    await source.close();
+    throw error;
+  }
+}
+
+function dataOptions(options: OpenTestOptions) {
+  return options.seed === undefined ? {} : { seed: options.seed };
+}
+
+const [pgliteData] = testEngines({});
+
+const pglite: StoreEngine = {
+  name: 'pglite',
+  async open(options = {}) {
+    const [source, snapshot] = await Promise.all([pgliteData!.open(dataOptions(options)), stateSnapshot()]);
+    return withState(source, options, { memory: true, loadDataDir: snapshot });
+  },
+};
+
+/** Data and state on disk in one temp data dir, as the app runs them (the data in its worker thread). */
+export const pgliteOnDiskStores: StoreEngine = {
+  name: 'pglite-disk',
+  async open(options = {}) {
+    const [source, snapshot] = await Promise.all([pgliteOnDisk.open(dataOptions(options)), stateSnapshot()]);
+    return withState(source, options, { dataDir: source.dataDir, loadDataDir: snapshot });
+  },
+};
+
+function postgres(adminUrl: string): StoreEngine {
+  const data = testEngines({ TOOLROW_TEST_DATABASE_URL: adminUrl })[1]!;
+  return {
+    name: 'postgres',
+    async open(options = {}) {
+      const [source, database] = await Promise.all([
+        data.open(dataOptions(options)),
+        createTestDatabase(adminUrl, 'toolrow_s_'),
+      ]);
+      return withState(source, options, { url: database.url }, database.drop);
+    },
+  };
+}
+
+/**
+ * The configurations to run a suite on: PGlite always; PostgreSQL (data and state each in a
+ * database of their own) when TOOLROW_TEST_DATABASE_URL is set, failing loudly in CI without it.
+ */
+export function testStores(env: Readonly<Record<string, string | undefined>> = process.env): StoreEngine[] {
+  const url = env.TOOLROW_TEST_DATABASE_URL?.trim();
+  if (url) return [pglite, postgres(url)];
+  if (env.CI === 'true' || env.CI === '1')
+    return [
+      pglite,
+      {
+        name: 'postgres',
+        open: () => Promise.reject(missingPostgresError()),
+      },
+    ];
+  return [pglite];
+}
+
+/**
+ * A fresh configuration reachable through environment variables, for code that opens its own
+ * (CLI commands, servers): PGlite → TOOLROW_DATA_DIR of a new temp folder; PostgreSQL →
+ * DATABASE_URL and TOOLROW_STATE_URL of two new databases. cleanup() drops / deletes them.
+ */
+export async function createTestEnvironment(
+  name: 'pglite' | 'postgres',
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<TestEnvironment> {
+  const cwd = await mkdtemp(join(tmpdir(), 'toolrow-env-'));
+  const removeDir = () => rm(cwd, { recursive: true, force: true });
+  const dataDir = join(cwd, '.toolrow');
+  if (name === 'pglite') {
+    return {
+      name,
+      cwd,
+      env: { DATABASE_URL: '', TOOLROW_STATE_URL: '', TOOLROW_DATA_DIR: dataDir },
+      cleanup: removeDir,
+    };
+  }
+  const adminUrl = env.TOOLROW_TEST_DATABASE_URL?.trim();
+  if (!adminUrl) {
+    await removeDir();
+    throw new Error(
+      "createTestEnvironment('postgres') needs TOOLROW_TEST_DATABASE_URL (a role that may CREATE DATABASE).",
+    );
+  }
+  const [data, state] = await Promise.all([
+    createTestDatabase(adminUrl),
+    createTestDatabase(adminUrl, 'toolrow_s_'),
+  ]);
+  return {
+    name,
+    cwd,
+    env: { DATABASE_URL: data.url, TOOLROW_STATE_URL: state.url, TOOLROW_DATA_DIR: dataDir },
+    async cleanup() {
+      await Promise.all([data.drop(), state.drop()]);
+      await removeDir();
+    },
+  };
+}

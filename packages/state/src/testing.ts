@@ -1,0 +1,50 @@
+/**
+ * Test helper for every package above the data layer: the user's data and a state store, fresh
+ * per open(), on PGlite (both in memory, always) and on PostgreSQL (two databases of their own on
+ * the server TOOLROW_TEST_DATABASE_URL names, dropped on close). No test-runner imports here.
+ *
+ *   import { testStores } from '@toolrow/state/testing';
+ *   describe.each(testStores())('$name', ({ open }) => {
+ *     let toolrow: Toolrow;
+ *     beforeAll(async () => { toolrow = await open({ seed: true }); });
+ *     afterAll(() => toolrow.close());
+ *   });
+ */
+import type { OpenTestOptions as DataTestOptions } from '@toolrow/datasource/testing';
+import type { StagingOptions } from './staging-impl.ts';
+import type { Toolrow } from './toolrow.ts';
+
+export interface OpenTestOptions extends DataTestOptions {
+  /** Exports folder (default: a fresh temp dir, removed on close). */
+  exportsDir?: string;
+  /** Test hooks of the staging area. */
+  staging?: StagingOptions;
+}
+
+export interface StoreEngine {
+  name: 'pglite' | 'pglite-disk' | 'postgres';
+  /** The user's data (seeded when asked) and an empty, migrated state store. */
+  open(options?: OpenTestOptions): Promise<Toolrow>;
+}
+
+/** A fresh configuration reachable through environment variables, for code that opens its own (CLI, servers). */
+export interface TestEnvironment {
+  name: 'pglite' | 'postgres';
+  /**
+   * Pass to the code under test. PGlite: TOOLROW_DATA_DIR (data and state embedded there, DATABASE_URL
+   * and TOOLROW_STATE_URL empty). PostgreSQL: DATABASE_URL and TOOLROW_STATE_URL of two new databases.
+   */
+  env: Record<string, string>;
+  /** A fresh temp folder to run in (holds the data dir and exports). */
+  cwd: string;
+  /** Drops the databases / deletes the folder. */
+  cleanup(): Promise<void>;
+}
+
+export {
+  createTestEnvironment,
+  pgliteOnDiskStores,
+  stateSnapshot,
+  testStores,
+} from './testing-impl.ts';
+export { TEST_SEED_NOW } from '@toolrow/datasource/testing';
