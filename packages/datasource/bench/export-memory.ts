@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDataSource } from '../src/index.ts';
+import { createExportEngine, createMemoryExportJobStore, openDataSource } from '../src/index.ts';
 
 const SIZES = [10_000, 1_000_000];
 const SAMPLE_MS = 5;
@@ -30,10 +30,13 @@ interface Measurement {
 
 type Target = { engine: 'pglite'; dataDir: string } | { engine: 'postgres'; url: string };
 
-function openTarget(target: Target, exportsDir: string) {
-  return target.engine === 'pglite'
-    ? openDataSource({ env: {}, dataDir: target.dataDir, exportsDir })
-    : openDataSource({ env: {}, url: target.url, exportsDir });
+async function openTarget(target: Target, exportsDir: string) {
+  const ds = await (target.engine === 'pglite'
+    ? openDataSource({ env: {}, dataDir: target.dataDir })
+    : openDataSource({ env: {}, url: target.url }));
+  // Job records in memory: this measures the export itself, not the state store.
+  const exports = createExportEngine(ds.db, ds.schema, exportsDir, createMemoryExportJobStore());
+  return Object.assign(ds, { exports });
 }
 
 async function child(target: Target, rows: number, repeat: number, exportsDir: string): Promise<void> {

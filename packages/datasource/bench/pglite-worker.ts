@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CoreDatabase } from '../src/engines/core.ts';
 import { openPglite } from '../src/engines/pglite.ts';
 import { openPgliteThread } from '../src/engines/pglite-thread.ts';
-import { pgliteTemplate } from '../src/testing-impl.ts';
+import { pgliteSnapshot } from '../src/testing-impl.ts';
 
 const ROUNDS = 7;
 
@@ -60,7 +60,7 @@ async function timePerCall(db: CoreDatabase, workload: Workload): Promise<number
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'toolrow-bench-worker-'));
   try {
-    const loadDataDir = await pgliteTemplate();
+    const loadDataDir = await pgliteSnapshot('empty', '1');
     const inThread = new CoreDatabase(
       await openPglite({ pgdata: join(work, 'in-thread'), dataDirSource: 'bench', loadDataDir }),
     );

@@ -3,13 +3,17 @@
 // in-memory PGlite checks the signal between statements. Real engines; no timing assertions: the
 // runaway statements below never end by themselves, so a test that finishes was stopped.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './database.ts';
 import type { DataSource } from './datasource.ts';
 import { DataSourceError } from './errors.ts';
-import { createTestEnvironment, pgliteOnDisk, testEngines } from './testing.ts';
+import { createExportEngine, createMemoryExportJobStore } from './exports.ts';
+import { createTestDatabase, pgliteOnDisk, testEngines } from './testing.ts';
 
 /** A statement no machine finishes (2.7e10 rows, all in memory, no disk). */
 const RUNAWAY =
@@ -90,9 +94,8 @@ describe.each(stoppable)('an aborted read in flight on $name', ({ name, open }) 
     expect(next.rows).toEqual([{ n: 41 }]);
     // Writes too: an aborted read leaves no transaction or lock behind.
     await ds.db.transaction((tx) => tx.query('UPDATE orders SET status = status WHERE id = 1'));
-    const spec = `after-abort-${randomBytes(4).toString('hex')}`;
-    await ds.app.specs.save({ name: spec, kind: 'query', spec: { sql: 'select 1' } });
-    expect((await ds.app.specs.get(spec)).spec).toEqual({ sql: 'select 1' });
+    const table = `after_abort_${randomBytes(4).toString('hex')}`;
+    await ds.db.exec(`CREATE TABLE ${table} (id int); DROP TABLE ${table};`);
   });
 
   it('a statement aborted right after it was sent is stopped, not left to its timeout', async () => {
@@ -150,15 +153,16 @@ describe.each([...testEngines(), pgliteOnDisk])('abort and reads on $name', ({ o
       }
     })();
     expect((await failure(batches)).code).toBe('aborted');
-    const jobs = (await ds.app.exportJobs.list()).length;
+    const jobs = createMemoryExportJobStore();
+    const created = vi.spyOn(jobs, 'create');
+    const exportsDir = await mkdtemp(join(tmpdir(), 'toolrow-exports-'));
+    const exports = createExportEngine(ds.db, ds.schema, exportsDir, jobs);
     expect(
-      (
-        await failure(
-          ds.exports.start({ source: { table: 'orders' }, format: 'csv', actor: 'agent', signal }),
-        )
-      ).code,
+      (await failure(exports.start({ source: { table: 'orders' }, format: 'csv', actor: 'agent', signal })))
+        .code,
     ).toBe('aborted');
-    expect((await ds.app.exportJobs.list()).length).toBe(jobs);
+    expect(created).not.toHaveBeenCalled();
+    await rm(exportsDir, { recursive: true, force: true });
   });
 
   it('an abort between statements stops before the next one and rolls the transaction back', async () => {
@@ -246,8 +250,8 @@ describe.each(testEngines().filter((engine) => engine.name === 'postgres'))(
   'an aborted read on $name when every pool client is busy',
   () => {
     it('is cancelled from a connection of its own', async () => {
-      const environment = await createTestEnvironment('postgres');
-      const url = environment.env.DATABASE_URL!;
+      const database = await createTestDatabase(process.env.TOOLROW_TEST_DATABASE_URL!);
+      const url = database.url;
       const db = await openDatabase({ url, poolSize: 1 });
       const watcher = new pg.Client({ connectionString: url });
       await watcher.connect();
@@ -268,7 +272,7 @@ describe.each(testEngines().filter((engine) => engine.name === 'postgres'))(
       } finally {
         await watcher.end();
         await db.close();
-        await environment.cleanup();
+        await database.drop();
       }
     });
   },

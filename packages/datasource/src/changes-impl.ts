@@ -160,7 +160,8 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
             `DELETE FROM ${tableRef(table)} AS t USING ${keyRecord(table, '$1')} WHERE ${keyJoin(table, 't')}`,
             [change.keyJson],
           );
-    if (result.rowCount === 0) throw new Error('the row is gone (an earlier change in this commit deleted it)');
+    if (result.rowCount === 0)
+      throw new Error('the row is gone (an earlier change in this commit deleted it)');
   }
 
   return {
@@ -190,14 +191,17 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
       if (changes.length === 0) return { ok: true, applied };
       // A table staged against may be newer than the cache: reload once if one is unknown.
       let snapshot = (await schema.get()).tables;
-      if (changes.some((change) => !snapshot.some((t) => t.schema === change.schema && t.name === change.table))) {
+      if (
+        changes.some((change) => !snapshot.some((t) => t.schema === change.schema && t.name === change.table))
+      ) {
         snapshot = (await schema.refresh()).tables;
       }
       const target = await writerDb();
       try {
         const result = await target.transaction(async (tx) => {
           await checkPrivileges(tx, changes);
-          const xid = (await tx.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid')).rows[0]!.xid;
+          const xid = (await tx.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid')).rows[0]!
+            .xid;
           await applyOptions.onTransaction?.(xid);
           const tables = new Map<number, TableInfo>();
           const conflicts: StagingConflict[] = [];
@@ -214,7 +218,11 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
               await applyOne(tx, change, tables.get(change.id)!);
             } catch (error) {
               if ((error as { code?: string }).code === '42501') {
-                throw permissionError(quoteQualified(change.schema, change.table), PRIVILEGE[change.kind], error);
+                throw permissionError(
+                  quoteQualified(change.schema, change.table),
+                  PRIVILEGE[change.kind],
+                  error,
+                );
               }
               throw new DataSourceError(
                 'invalid-change',

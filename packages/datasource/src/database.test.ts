@@ -126,18 +126,19 @@ describe('PGlite data directory', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('keeps the database in <TOOLROW_DATA_DIR>/pgdata across opens, with exports beside it', async () => {
+  it('keeps the database in <TOOLROW_DATA_DIR>/pgdata across opens, and creates nothing of its own in it', async () => {
     const first = await openDataSource({ env: { TOOLROW_DATA_DIR: dir } });
     expect(first.db.engine).toBe('pglite');
     expect(first.db.description).toBe(`PGlite at ${join(dir, 'pgdata')}`);
-    expect(first.exports.dir).toBe(join(dir, 'exports'));
     await first.db.exec('CREATE TABLE kept (id int PRIMARY KEY, note text)');
     await first.db.query('INSERT INTO kept VALUES (1, $1)', ['still here']);
-    await first.app.specs.save({ name: 'mine', kind: 'query', spec: { sql: 'select 1' } });
     await first.close();
     const second = await openDataSource({ env: { TOOLROW_DATA_DIR: dir } });
     expect((await second.db.query('SELECT note FROM kept')).rows).toEqual([{ note: 'still here' }]);
-    expect((await second.app.specs.get('mine')).spec).toEqual({ sql: 'select 1' });
+    const schemas = await second.db.query<{ name: string }>(
+      "SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'toolrow%'",
+    );
+    expect(schemas.rows).toEqual([]);
     await second.close();
   }, 90_000);
 });

@@ -1,5 +1,5 @@
-import { createChangeWriter } from './changes-impl.ts';
 import type { WriterInfo } from './changes.ts';
+import { createChangeWriter } from './changes-impl.ts';
 import type { Database } from './database.ts';
 import type { DataSource, OpenDataSourceOptions } from './datasource.ts';
 import { openDatabase, resolveConnectionConfig } from './engines/open.ts';
@@ -19,14 +19,23 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
   const config = resolveConnectionConfig(options);
   const commitUrl = options.commitUrl ?? (env.TOOLROW_COMMIT_URL?.trim() || undefined);
   const commitSource = options.commitUrl !== undefined ? 'option' : 'TOOLROW_COMMIT_URL';
-  if (commitUrl !== undefined) parsePostgresUrl(commitUrl, commitSource === 'option' ? 'the commitUrl option' : 'TOOLROW_COMMIT_URL');
+  if (commitUrl !== undefined)
+    parsePostgresUrl(commitUrl, commitSource === 'option' ? 'the commitUrl option' : 'TOOLROW_COMMIT_URL');
   const db = await openDatabase(options);
   try {
     const schema = createSchemaCache(db);
     const ownWriter = commitUrl !== undefined && config.engine === 'postgres';
     const writer: WriterInfo = ownWriter
       ? { description: `PostgreSQL ${describeUrl(new URL(commitUrl))}`, source: commitSource }
-      : { description: db.description, source: config.engine === 'postgres' ? config.source === 'option' ? 'option' : 'DATABASE_URL' : 'embedded' };
+      : {
+          description: db.description,
+          source:
+            config.engine === 'postgres'
+              ? config.source === 'option'
+                ? 'option'
+                : 'DATABASE_URL'
+              : 'embedded',
+        };
     const changes = createChangeWriter({
       db,
       schema,

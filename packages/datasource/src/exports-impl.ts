@@ -369,3 +369,51 @@ export function createExportEngine(
     },
   };
 }
+
+/**
+ * Export jobs kept in this process only: for an export engine used without Toolrow's state store
+ * (scripts, benchmarks, the data layer's own tests). The app records its jobs in @toolrow/state.
+ */
+export function createMemoryExportJobStore(): ExportJobStore {
+  const jobs = new Map<string, ExportJob>();
+  const update = (id: string, patch: Partial<ExportJob>) => {
+    const job = jobs.get(id);
+    if (job) jobs.set(id, { ...job, ...patch });
+  };
+  return {
+    async create(job) {
+      const created: ExportJob = {
+        ...job,
+        state: 'queued',
+        rowsDone: 0,
+        bytesWritten: 0,
+        error: null,
+        createdAt: new Date(),
+        startedAt: null,
+        finishedAt: null,
+      };
+      jobs.set(job.id, created);
+      return { ...created };
+    },
+    async markRunning(id) {
+      if (jobs.get(id)?.state === 'queued') update(id, { state: 'running', startedAt: new Date() });
+    },
+    async progress(id, rowsDone, bytesWritten) {
+      update(id, { rowsDone, bytesWritten });
+    },
+    async finish(id, outcome) {
+      update(id, {
+        state: outcome.state,
+        rowsDone: outcome.rowsDone,
+        ...(outcome.bytesWritten !== undefined ? { bytesWritten: outcome.bytesWritten } : {}),
+        error: outcome.error,
+        finishedAt: new Date(),
+      });
+    },
+    async get(id) {
+      const job = jobs.get(id);
+      if (!job) throw new DataSourceError('not-found', `No export job with id '${id}'.`);
+      return { ...job };
+    },
+  };
+}

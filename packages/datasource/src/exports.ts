@@ -30,13 +30,20 @@ export interface ExportJob {
  * Toolrow's own state, kept elsewhere (@toolrow/state implements this over its store).
  */
 export interface ExportJobStore {
-  create(job: Pick<ExportJob, 'id' | 'profile' | 'actor' | 'format' | 'path' | 'source' | 'rowsEstimate'>): Promise<ExportJob>;
+  create(
+    job: Pick<ExportJob, 'id' | 'profile' | 'actor' | 'format' | 'path' | 'source' | 'rowsEstimate'>,
+  ): Promise<ExportJob>;
   /** queued → running (a no-op when the job is no longer queued). */
   markRunning(id: string): Promise<void>;
   progress(id: string, rowsDone: number, bytesWritten: number): Promise<void>;
   finish(
     id: string,
-    outcome: { state: 'done' | 'failed' | 'cancelled'; rowsDone: number; bytesWritten?: number; error: string | null },
+    outcome: {
+      state: 'done' | 'failed' | 'cancelled';
+      rowsDone: number;
+      bytesWritten?: number;
+      error: string | null;
+    },
   ): Promise<void>;
   /** Throws DataSourceError 'not-found'. */
   get(id: string): Promise<ExportJob>;
@@ -93,4 +100,4 @@ export interface ExportEngine {
   idle(): Promise<void>;
 }
 
-export { createExportEngine, resolveExportPath } from './exports-impl.ts';
+export { createExportEngine, createMemoryExportJobStore, resolveExportPath } from './exports-impl.ts';

@@ -36,7 +36,12 @@ export type {
   ExportSource,
   ExportState,
 } from './exports.ts';
-export { createExportEngine, EXPORT_FORMATS, resolveExportPath } from './exports.ts';
+export {
+  createExportEngine,
+  createMemoryExportJobStore,
+  EXPORT_FORMATS,
+  resolveExportPath,
+} from './exports.ts';
 export * from './filter-types.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
 export type { RowPage, RowReader, SelectRowsOptions } from './rows.ts';

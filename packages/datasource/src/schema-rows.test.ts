@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_SCHEMA } from './app-types.ts';
 import type { DataSource } from './datasource.ts';
 import { UnknownNameError } from './errors.ts';
 import { ORDER_STATUSES, SAMPLE_TABLES } from './seed.ts';
 import { quoteIdent } from './sql.ts';
 import { TEST_SEED_NOW, testEngines } from './testing.ts';
+import { APP_SCHEMA } from './types.ts';
 
 const HOSTILE_TABLE = 'we"ird; DROP TABLE orders; --';
 const HOSTILE_COLUMN = `va"l') OR 1=1 --`;

@@ -116,10 +116,7 @@ export const pgliteOnDisk: TestEngine = {
  * A new database on the PostgreSQL server `adminUrl` names (a role that may CREATE DATABASE),
  * named `<prefix><random>`; drop() removes it, forcing out any session still on it.
  */
-export async function createTestDatabase(
-  adminUrl: string,
-  prefix = 'toolrow_t_',
-): Promise<TestDatabase> {
+export async function createTestDatabase(adminUrl: string, prefix = 'toolrow_t_'): Promise<TestDatabase> {
   const url = parsePostgresUrl(adminUrl, 'TOOLROW_TEST_DATABASE_URL');
   const name = `${prefix}${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });

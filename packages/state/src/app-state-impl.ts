@@ -1,10 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { AppState, ListOptions } from './app-state.ts';
 import {
   type Actor,
   APP_SCHEMA,
-  DataSourceError,
   type Database,
+  DataSourceError,
   DEFAULT_PROFILE,
   didYouMean,
   type ExportJob,
@@ -12,6 +11,7 @@ import {
   nearestNames,
   type Row,
 } from '@toolrow/datasource';
+import type { AppState, ListOptions } from './app-state.ts';
 import {
   type Attachment,
   AUDIT_DECISIONS,

@@ -1,11 +1,11 @@
+import { APP_SCHEMA } from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestInput, hashToken } from './app-state.ts';
-import { APP_SCHEMA } from '@toolrow/datasource';
 import type { Tab } from './app-types.ts';
-import type { ToolrowState } from './state.ts';
-import type { Toolrow } from './toolrow.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
+import type { ToolrowState } from './state.ts';
 import { testStores } from './testing.ts';
+import type { Toolrow } from './toolrow.ts';
 
 describe('digestInput', () => {
   it('is the sha-256 of canonical JSON: key order does not matter, values do', () => {
@@ -251,7 +251,7 @@ describe.each(testStores())('app state on $name', ({ open }) => {
     expect(await state.attachments.delete(first.id)).toBe(true);
   });
 
-  it('connections: the user\'s data is the active one, listed without secrets; saving a password is refused', async () => {
+  it("connections: the user's data is the active one, listed without secrets; saving a password is refused", async () => {
     const list = await state.connections.list();
     expect(list[0]).toEqual({
       name: 'default',

@@ -1,3 +1,4 @@
+import type { Actor, ExportJob } from '@toolrow/datasource';
 import type {
   Attachment,
   AttachmentWithContent,
@@ -16,7 +17,6 @@ import type {
   TokenCheck,
   UiState,
 } from './app-types.ts';
-import type { Actor, ExportJob } from '@toolrow/datasource';
 
 export interface ListOptions {
   /** Newest first; default 50, at most 1000. */

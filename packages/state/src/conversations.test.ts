@@ -1,12 +1,12 @@
+import { APP_SCHEMA } from '@toolrow/datasource';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONVERSATION_ID_PATTERN, conversationTitle } from './app-state.ts';
-import { APP_SCHEMA } from '@toolrow/datasource';
 import type { ConversationMessage } from './app-types.ts';
-import type { ToolrowState } from './state.ts';
-import type { Toolrow } from './toolrow.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
+import type { ToolrowState } from './state.ts';
 import { testStores } from './testing.ts';
+import type { Toolrow } from './toolrow.ts';
 
 const user = (id: string, text: string): ConversationMessage => ({
   id,

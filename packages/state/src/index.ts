@@ -1,4 +1,7 @@
 // @toolrow/state: Toolrow's own state, in a store of its own (never the user's database). See README.md.
+
+// Profiles and actors are named by the state too; one definition, in the data layer.
+export { type Actor, DEFAULT_PROFILE, isActor } from '@toolrow/datasource';
 export type { AppState, ListOptions } from './app-state.ts';
 export {
   CONVERSATION_ID_PATTERN,
@@ -18,5 +21,3 @@ export type { OpenStateOptions, ToolrowState } from './state.ts';
 export { openState } from './state.ts';
 export type { OpenToolrowOptions, Toolrow } from './toolrow.ts';
 export { openToolrow } from './toolrow.ts';
-// Profiles and actors are named by the state too; one definition, in the data layer.
-export { type Actor, DEFAULT_PROFILE, isActor } from '@toolrow/datasource';

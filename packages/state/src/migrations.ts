@@ -1,4 +1,4 @@
-import { APP_SCHEMA, DataSourceError, type Database } from '@toolrow/datasource';
+import { APP_SCHEMA, type Database, DataSourceError } from '@toolrow/datasource';
 
 export interface Migration {
   version: number;

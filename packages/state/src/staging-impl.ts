@@ -2,9 +2,9 @@ import {
   type Actor,
   APP_SCHEMA,
   type ChangeToApply,
+  type Database,
   type DataSource,
   DataSourceError,
-  type Database,
   DEFAULT_PROFILE,
   isActor,
   normalizeKey,
@@ -201,8 +201,10 @@ export function createStaging(db: Database, source: DataSource, options: Staging
     for (const row of open.rows) {
       const id = Number(row.id);
       const status = row.xid === null ? 'aborted' : await source.changes.transactionStatus(row.xid);
-      if (status === 'committed') await settle(id, 'applied', null, 'recognised as applied after an interrupted commit');
-      else if (status === 'aborted') await settle(id, 'failed', null, 'interrupted before it was applied; nothing was written');
+      if (status === 'committed')
+        await settle(id, 'applied', null, 'recognised as applied after an interrupted commit');
+      else if (status === 'aborted')
+        await settle(id, 'failed', null, 'interrupted before it was applied; nothing was written');
       else undecided.push(id);
     }
     return undecided;
@@ -251,7 +253,9 @@ export function createStaging(db: Database, source: DataSource, options: Staging
   }
 
   async function imageOf(table: TableInfo, key: RowKey, where: string): Promise<string> {
-    const before = await source.changes.currentRowJson(table, key).catch((error) => wrapStageError(error, where));
+    const before = await source.changes
+      .currentRowJson(table, key)
+      .catch((error) => wrapStageError(error, where));
     if (before === null) {
       throw new DataSourceError(
         'row-not-found',
@@ -284,15 +288,18 @@ export function createStaging(db: Database, source: DataSource, options: Staging
         return values;
       });
       const stored: string[] = [];
-      for (const [index, values] of normalized.entries()) stored.push(await wrapCanonical(table, values, `rows[${index}]`));
+      for (const [index, values] of normalized.entries())
+        stored.push(await wrapCanonical(table, values, `rows[${index}]`));
       return db.transaction(async (tx) => {
         const changes: StagedChange[] = [];
         for (const valuesJson of stored) {
           const key = table.primaryKey.length > 0 ? await keyOf(tx, valuesJson, table) : null;
-          const complete = key !== null && table.primaryKey.every((column) => {
-            const value = (JSON.parse(key) as Row)[column];
-            return value !== undefined && value !== null;
-          });
+          const complete =
+            key !== null &&
+            table.primaryKey.every((column) => {
+              const value = (JSON.parse(key) as Row)[column];
+              return value !== undefined && value !== null;
+            });
           const result = await tx.query(INSERT_CHANGE, [
             'insert',
             table.schema,
@@ -356,7 +363,8 @@ export function createStaging(db: Database, source: DataSource, options: Staging
       checkCount(keys, 'key');
       const normalized = keys.map((key) => normalizeKey(table, key));
       const images: string[] = [];
-      for (const [index, key] of normalized.entries()) images.push(await imageOf(table, key, `keys[${index}]`));
+      for (const [index, key] of normalized.entries())
+        images.push(await imageOf(table, key, `keys[${index}]`));
       return db.transaction(async (tx) => {
         const changes: StagedChange[] = [];
         for (const before of images) {
@@ -453,9 +461,16 @@ export function createStaging(db: Database, source: DataSource, options: Staging
           [claim.id],
         );
         if (settled.rows[0]?.state === 'applied') {
-          return { ok: true, applied: settled.rows[0].applied ?? { insert: 0, update: 0, delete: 0 }, changeIds: changes.map((change) => change.id) };
+          return {
+            ok: true,
+            applied: settled.rows[0].applied ?? { insert: 0, update: 0, delete: 0 },
+            changeIds: changes.map((change) => change.id),
+          };
         }
-        await db.query(`UPDATE ${S}.commits SET error = $2 WHERE id = $1`, [claim.id, (error as Error).message]);
+        await db.query(`UPDATE ${S}.commits SET error = $2 WHERE id = $1`, [
+          claim.id,
+          (error as Error).message,
+        ]);
         throw error;
       }
       await fault('data-committed');

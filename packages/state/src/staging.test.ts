@@ -1,10 +1,10 @@
+import type { DataSource } from '@toolrow/datasource';
+import { isDataSourceError } from '@toolrow/datasource';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DataSource } from '@toolrow/datasource';
 import type { ToolrowState } from './state.ts';
-import type { Toolrow } from './toolrow.ts';
-import { isDataSourceError } from '@toolrow/datasource';
 import { testStores } from './testing.ts';
+import type { Toolrow } from './toolrow.ts';
 
 interface Account {
   id: number;
@@ -103,8 +103,9 @@ describe.each(testStores())('staging on $name', ({ open }) => {
       applied: { insert: 0, update: 1, delete: 0 },
       changeIds: [change!.id],
     });
-    const row = (await source.db.query('SELECT balance, amount, tags, meta, seen_at FROM accounts WHERE id = 3'))
-      .rows[0];
+    const row = (
+      await source.db.query('SELECT balance, amount, tags, meta, seen_at FROM accounts WHERE id = 3')
+    ).rows[0];
     expect(row).toEqual({
       balance: 350,
       amount: '12.50',
@@ -216,7 +217,9 @@ describe.each(testStores())('staging on $name', ({ open }) => {
 
   it('a conflicting row blocks the whole commit and is reported by table, key and columns', async () => {
     await state.staging.stageUpdate('accounts', [{ key: 1, values: { owner: 'mine' } }], { actor: 'agent' });
-    await state.staging.stageUpdate('accounts', [{ key: 2, values: { owner: 'mine too' } }], { actor: 'agent' });
+    await state.staging.stageUpdate('accounts', [{ key: 2, values: { owner: 'mine too' } }], {
+      actor: 'agent',
+    });
     await state.staging.stageDelete('accounts', [3], { actor: 'agent' });
     await state.staging.stageInsert('accounts', [{ id: 20, owner: 'fresh' }], { actor: 'agent' });
     // Someone else edits row 2, deletes row 3 and takes id 20 meanwhile.

@@ -1,5 +1,5 @@
-import type { ChangeDiff, CommitResult, StagedChange, StageMeta, StagingFilter } from './staging-types.ts';
 import type { Row, RowKey } from '@toolrow/datasource';
+import type { ChangeDiff, CommitResult, StagedChange, StageMeta, StagingFilter } from './staging-types.ts';
 
 /**
  * The staging area. The stage* methods are what the agent and MCP clients reach (through the stage

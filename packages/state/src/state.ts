@@ -1,4 +1,4 @@
-import type { DataSource, Database, ExportEngine } from '@toolrow/datasource';
+import type { Database, DataSource, ExportEngine } from '@toolrow/datasource';
 import type { AppState } from './app-state.ts';
 import type { Staging } from './staging.ts';
 import type { StagingOptions } from './staging-impl.ts';

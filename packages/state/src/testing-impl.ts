@@ -10,8 +10,8 @@ import {
   testEngines,
 } from '@toolrow/datasource/testing';
 import { MIGRATIONS, migrate } from './migrations.ts';
-import { openState } from './state-impl.ts';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
+import { openState } from './state-impl.ts';
 import type { OpenTestOptions, StoreEngine, TestEnvironment } from './testing.ts';
 import type { Toolrow } from './toolrow.ts';
 
@@ -40,7 +40,9 @@ function compose(source: DataSource, state: ToolrowState): Toolrow {
   };
 }
 
-async function exportsDirFor(options: OpenTestOptions): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+async function exportsDirFor(
+  options: OpenTestOptions,
+): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   if (options.exportsDir) return { dir: options.exportsDir, cleanup: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'toolrow-exports-'));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };

@@ -41,10 +41,10 @@ export interface TestEnvironment {
   cleanup(): Promise<void>;
 }
 
+export { TEST_SEED_NOW } from '@toolrow/datasource/testing';
 export {
   createTestEnvironment,
   pgliteOnDiskStores,
   stateSnapshot,
   testStores,
 } from './testing-impl.ts';
-export { TEST_SEED_NOW } from '@toolrow/datasource/testing';

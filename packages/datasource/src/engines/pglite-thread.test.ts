@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DataSource } from '../datasource.ts';
 import { openDataSource } from '../datasource-impl.ts';
 import { DataSourceError } from '../errors.ts';
+import { createExportEngine, createMemoryExportJobStore, type ExportEngine } from '../exports.ts';
 import { testEngines } from '../testing.ts';
-import { pgliteTemplate } from '../testing-impl.ts';
+import { pgliteSnapshot } from '../testing-impl.ts';
 
 // 2000³ rows: no machine finishes this; only the timeout ends it.
 const RUNAWAY = 'SELECT count(*) FROM big a CROSS JOIN big b CROSS JOIN big c';
@@ -21,9 +22,10 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
     openDataSource({
       env: {},
       dataDir,
-      loadDataDir: await pgliteTemplate(),
-      exportsDir: join(dataDir, 'exports'),
+      loadDataDir: await pgliteSnapshot('empty', '1'),
     });
+  const exportsOf = (source: DataSource): ExportEngine =>
+    createExportEngine(source.db, source.schema, join(dataDir, 'exports'), createMemoryExportJobStore());
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'toolrow-runaway-'));
@@ -31,7 +33,7 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
     await ds.db.exec(
       'CREATE TABLE big (g int PRIMARY KEY); INSERT INTO big SELECT generate_series(1, 2000);',
     );
-    await ds.app.specs.save({ name: 'kept', kind: 'query', spec: { sql: 'select 1' } });
+    await ds.db.exec("CREATE TABLE kept (note text); INSERT INTO kept VALUES ('select 1');");
   });
   afterAll(async () => {
     await Promise.all([ds?.close(), other?.close()]);
@@ -68,7 +70,7 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
 
     // The next calls wait for the reopened engine: same data, same app state, writes work.
     expect((await ds.db.query('SELECT count(*)::int AS n FROM big')).rows).toEqual([{ n: 2000 }]);
-    expect((await ds.app.specs.get('kept')).spec).toEqual({ sql: 'select 1' });
+    expect((await ds.db.query('SELECT note FROM kept')).rows).toEqual([{ note: 'select 1' }]);
     await ds.db.transaction((tx) => tx.query('INSERT INTO big VALUES (2001)'));
     expect((await ds.db.readQuery('SELECT max(g) AS m FROM big')).rows).toEqual([{ m: 2001 }]);
     await ds.db.query('DELETE FROM big WHERE g > 2000');
@@ -186,14 +188,15 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
   });
 
   it('cancelling an export stops its query even while the cursor is still being materialised', async () => {
-    const job = await ds.exports.start({
+    const exports = exportsOf(ds);
+    const job = await exports.start({
       source: { sql: 'SELECT a.g AS a, b.g AS b, c.g AS c FROM big a CROSS JOIN big b CROSS JOIN big c' },
       format: 'csv',
       actor: 'user',
     });
     // The file opens just before the cursor is declared; the declaration then never ends on its own.
     await vi.waitFor(() => expect(existsSync(job.path)).toBe(true), { timeout: 20_000, interval: 20 });
-    const cancelled = await ds.exports.cancel(job.id);
+    const cancelled = await exports.cancel(job.id);
     expect(cancelled).toMatchObject({ state: 'cancelled', rowsDone: 0 });
     expect(existsSync(job.path)).toBe(false);
     expect((await ds.db.query('SELECT count(*)::int AS n FROM big')).rows).toEqual([{ n: 2000 }]);
@@ -211,7 +214,7 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
     expect((await ds.db.query('SELECT count(*)::int AS n FROM big WHERE g >= 5000')).rows).toEqual([
       { n: 3 },
     ]);
-    expect((await ds.app.specs.get('kept')).spec).toEqual({ sql: 'select 1' });
+    expect((await ds.db.query('SELECT note FROM kept')).rows).toEqual([{ note: 'select 1' }]);
   });
 
   it('does not keep an idle process alive: a script that never calls close() still exits', async () => {
