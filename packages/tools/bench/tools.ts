@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDataSource } from '@toolrow/datasource';
+import { openToolrow } from '@toolrow/state';
 import { invokeTool } from '../src/registry.ts';
 import { checkReadOnlySql } from '../src/sql-guard.ts';
 
@@ -59,10 +59,11 @@ async function heapGrowth(fn: () => Promise<unknown>): Promise<number> {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'toolrow-tools-bench-'));
-const source = await openDataSource({ memory: true, dataDir: dir, env: {} });
+const toolrow = await openToolrow({ dataDir: dir, env: {}, data: { memory: true }, state: { memory: true } });
+const { source, state } = toolrow;
 try {
   await source.seed({ orders: ORDERS, now: new Date('2026-06-01T00:00:00Z') });
-  const ctx = { source, profile: 'bench', actor: 'agent' as const };
+  const ctx = { source, state, profile: 'bench', actor: 'agent' as const };
 
   const [roundTrip, guard] = await paired(
     ROUNDS,
@@ -102,6 +103,6 @@ try {
     `db.query of the whole table         ${ratio(uncappedHeap / smallHeap)} a 50-row runQuery's heap (what the cap saves)`,
   );
 } finally {
-  await source.close();
+  await toolrow.close();
   await rm(dir, { recursive: true, force: true });
 }

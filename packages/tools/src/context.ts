@@ -1,4 +1,5 @@
 import type { Actor, DataSource } from '@toolrow/datasource';
+import type { ToolrowState } from '@toolrow/state';
 import { DEFAULT_LIMITS, type ToolLimits } from './bounds.ts';
 
 /**
@@ -6,8 +7,10 @@ import { DEFAULT_LIMITS, type ToolLimits } from './bounds.ts';
  * data source once and builds one context per call or per conversation.
  */
 export interface ToolContext {
-  /** The open data source: database, schema cache, app state, row reader, staging, exports. */
+  /** The user's data: the connection, schema cache, row reader. */
   source: DataSource;
+  /** Toolrow's own state: UI state, specs, history, audit, attachments, the staging area, exports. */
+  state: ToolrowState;
   /** The profile whose UI state, history and attachments the tools read and write. */
   profile: string;
   /** Who is calling: 'user', 'agent', or 'mcp:<token name>'. Recorded on staged changes, history and exports. */
@@ -32,5 +35,5 @@ export function limitsOf(ctx: ToolContext): ToolLimits {
 
 /** The exports folder of the context's data source (absolute). */
 export function exportsDirOf(ctx: ToolContext): string {
-  return ctx.source.exports.dir;
+  return ctx.state.exports.dir;
 }

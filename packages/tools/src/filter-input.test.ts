@@ -6,7 +6,8 @@ import {
   type FilterCondition,
   type TableInfo,
 } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from './errors.ts';
@@ -217,20 +218,20 @@ describe('filter input, without a database', () => {
   });
 });
 
-describe.each(testEngines())('filter input on $name', ({ open }) => {
-  let ds: DataSource;
+describe.each(testStores())('filter input on $name', ({ open }) => {
+  let ds: Toolrow;
   let orders: TableInfo;
   const ctx = () => contextFor(ds);
-  const count = (filter: Filter | undefined) => ds.rows.count('public.orders', filter);
+  const count = (filter: Filter | undefined) => ds.source.rows.count('public.orders', filter);
 
   beforeAll(async () => {
     ds = await open({ seed: { orders: 300 } });
     // Some notes, so text operators meet NULLs and values on a nullable column.
-    await ds.db.query(
+    await ds.source.db.query(
       `UPDATE orders SET note = CASE WHEN id % 3 = 0 THEN 'gift wrap' WHEN id % 3 = 1 THEN 'Paid twice' END`,
     );
-    await ds.schema.refresh({ analyze: true });
-    orders = await ds.schema.resolveTable('orders');
+    await ds.source.schema.refresh({ analyze: true });
+    orders = await ds.source.schema.resolveTable('orders');
   }, 120_000);
   afterAll(async () => {
     await ds?.close();

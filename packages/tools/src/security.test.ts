@@ -2,7 +2,8 @@
 import { lstat, mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DataSource } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from './errors.ts';
@@ -21,13 +22,13 @@ async function toolError(promise: Promise<unknown>, what = ''): Promise<ToolErro
   throw new Error(`the call succeeded ${what}`);
 }
 
-describe.each(testEngines())('security boundaries on $name', ({ open }) => {
-  let ds: DataSource;
+describe.each(testStores())('security boundaries on $name', ({ open }) => {
+  let ds: Toolrow;
   let before: Record<string, string>;
 
   beforeAll(async () => {
     ds = await open({ seed: { orders: 120 } });
-    before = await dataFingerprint(ds);
+    before = await dataFingerprint(ds.source);
   }, 120_000);
   afterAll(async () => {
     await ds?.close();
@@ -48,7 +49,7 @@ describe.each(testEngines())('security boundaries on $name', ({ open }) => {
       }),
       { numRuns: 150 },
     );
-    expect(await dataFingerprint(ds)).toEqual(before);
+    expect(await dataFingerprint(ds.source)).toEqual(before);
   });
 
   it('PostgreSQL itself refuses the write forms the guard would let through (READ ONLY transaction)', async () => {
@@ -56,11 +57,11 @@ describe.each(testEngines())('security boundaries on $name', ({ open }) => {
     await fc.assert(
       fc.asyncProperty(writeForms(), async (sql) => {
         await expect(checkReadOnlySql(sql)).rejects.toThrow();
-        await expect(ds.db.readQuery(sql, [], { maxRows: 5 })).rejects.toThrow();
+        await expect(ds.source.db.readQuery(sql, [], { maxRows: 5 })).rejects.toThrow();
       }),
       { numRuns: 100 },
     );
-    expect(await dataFingerprint(ds)).toEqual(before);
+    expect(await dataFingerprint(ds.source)).toEqual(before);
   });
 
   it('every stage tool stages and leaves every table untouched', async () => {
@@ -78,19 +79,19 @@ describe.each(testEngines())('security boundaries on $name', ({ open }) => {
       },
       stageDeleteRows: { table: 'orders', keys: [second] },
     };
-    const stagedBefore = (await ds.staging.list()).length;
+    const stagedBefore = (await ds.state.staging.list()).length;
     for (const tool of WRITE_SCOPE_TOOLS.staging) {
       const output = (await invokeTool(tool, inputs[tool], ctx)) as { staged: number };
       expect(output.staged, tool).toBeGreaterThan(0);
     }
-    expect((await ds.staging.list()).length).toBe(stagedBefore + WRITE_SCOPE_TOOLS.staging.length);
-    expect(await dataFingerprint(ds)).toEqual(before);
-    await ds.staging.discard();
+    expect((await ds.state.staging.list()).length).toBe(stagedBefore + WRITE_SCOPE_TOOLS.staging.length);
+    expect(await dataFingerprint(ds.source)).toEqual(before);
+    await ds.state.staging.discard();
   });
 
   it('startExport refuses every path outside the exports folder and writes nothing', async () => {
     const ctx = contextFor(ds);
-    const dir = ds.exports.dir;
+    const dir = ds.state.exports.dir;
     await mkdir(dir, { recursive: true });
     await symlink('/tmp', join(dir, 'escape')).catch(() => undefined);
     const outside = [
@@ -116,7 +117,7 @@ describe.each(testEngines())('security boundaries on $name', ({ open }) => {
       );
       expect(['refused', 'invalid-input'], `${JSON.stringify(path)}: ${error.message}`).toContain(error.code);
     }
-    await ds.exports.idle();
+    await ds.state.exports.idle();
     expect(await readdir(dir)).toEqual(listingBefore);
     expect((await lstat(join(dir, 'escape'))).isSymbolicLink()).toBe(true);
   });

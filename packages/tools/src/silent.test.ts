@@ -3,7 +3,8 @@
 // parts throw; the database itself takes only EXPLAIN without ANALYZE (planning runs nothing).
 import { SILENT_TOOLS, type SilentToolName } from '@toolrow/catalog';
 import type { DataSource, Queryable } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow, ToolrowState } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeTool } from './registry.ts';
 import { contextFor } from './test-fixtures.ts';
@@ -25,14 +26,14 @@ function onlyMethods<T extends object>(target: T, part: string, allowed: readonl
 
 const PLAN_ONLY = /^\s*EXPLAIN\b(?![^;]*\bANALY[SZ]E\b)/i;
 
-/** The data source as a silent tool may see it. */
-function silentView(source: DataSource): DataSource {
+/** The user's data and Toolrow's state as a silent tool may see them. */
+function silentView({ source, state }: Toolrow): { source: DataSource; state: ToolrowState } {
   const planner = (tx: Queryable): Queryable => ({
     query: (sql, params) =>
       PLAN_ONLY.test(sql) ? tx.query(sql, params) : forbidden(`the database with ${sql.slice(0, 40)}`),
   });
   const db = onlyMethods(source.db, 'db', ['readOnly']);
-  return {
+  const data: DataSource = {
     ...source,
     db: new Proxy(db, {
       get(object, property, receiver) {
@@ -44,40 +45,47 @@ function silentView(source: DataSource): DataSource {
       },
     }),
     rows: onlyMethods(source.rows, 'rows', []),
-    staging: onlyMethods(source.staging, 'staging', ['list', 'diff']),
-    exports: onlyMethods(source.exports, 'exports', ['status', 'resolvePath']),
+    changes: onlyMethods(source.changes, 'changes', []),
     seed: () => forbidden('seed'),
     close: source.close.bind(source),
   };
+  return {
+    source: data,
+    state: {
+      ...state,
+      staging: onlyMethods(state.staging, 'staging', ['list', 'diff']),
+      exports: onlyMethods(state.exports, 'exports', ['status', 'resolvePath']),
+    },
+  };
 }
 
-describe.each(testEngines())('silent tools on $name', ({ open }) => {
-  let ds: DataSource;
+describe.each(testStores())('silent tools on $name', ({ open }) => {
+  let ds: Toolrow;
   let exportId = '';
 
   beforeAll(async () => {
     ds = await open({ seed: { orders: 60 } });
-    await ds.schema.get();
+    await ds.source.schema.get();
     // Something for every reader to find.
-    await ds.app.attachments.add({
+    await ds.state.attachments.add({
       profile: 'silent',
       name: 'notes.txt',
       mediaType: 'text/plain',
       content: 'a\nb',
     });
-    await ds.app.specs.save({ name: 'all orders', kind: 'query', spec: { sql: 'select * from orders' } });
-    await ds.staging.stageUpdate('orders', [{ key: 1, values: { note: 'x' } }], {
+    await ds.state.specs.save({ name: 'all orders', kind: 'query', spec: { sql: 'select * from orders' } });
+    await ds.state.staging.stageUpdate('orders', [{ key: 1, values: { note: 'x' } }], {
       actor: 'agent',
       profile: 'silent',
     });
-    await ds.app.audit.record({
+    await ds.state.audit.record({
       tool: 'runQuery',
       input: {},
       decision: 'auto',
       decidedBy: 'agent',
       profile: 'silent',
     });
-    await ds.app.history.add({
+    await ds.state.history.add({
       profile: 'silent',
       actor: 'agent',
       sql: 'select 1',
@@ -85,11 +93,15 @@ describe.each(testEngines())('silent tools on $name', ({ open }) => {
       durationMs: 1,
       error: null,
     });
-    const job = await ds.exports.start({ source: { table: 'customers' }, format: 'csv', actor: 'user' });
-    await ds.exports.idle();
+    const job = await ds.state.exports.start({
+      source: { table: 'customers' },
+      format: 'csv',
+      actor: 'user',
+    });
+    await ds.state.exports.idle();
     exportId = job.id;
     const tab = { id: 't1', kind: 'table' as const, table: 'public.orders' };
-    await ds.app.ui.update('silent', {
+    await ds.state.ui.update('silent', {
       tabs: [tab],
       focusedTabId: 't1',
       selection: { tabId: 't1', table: 'public.orders', keys: [{ id: 1 }] },
@@ -142,7 +154,7 @@ describe.each(testEngines())('silent tools on $name', ({ open }) => {
     await expect(invokeTool('runQuery', { sql: 'select 1' }, ctx)).rejects.toThrow(
       /silent tool reached db\.readQuery/,
     );
-    await expect(view.db.readOnly((tx) => tx.query('explain analyze select 1'))).rejects.toThrow(
+    await expect(view.source.db.readOnly((tx) => tx.query('explain analyze select 1'))).rejects.toThrow(
       /silent tool reached the database/,
     );
   });

@@ -1,10 +1,14 @@
 // Test-only helpers shared by this package's tests (not exported from index.ts).
 import type { DataSource } from '@toolrow/datasource';
+import type { ToolrowState } from '@toolrow/state';
 import fc from 'fast-check';
 import type { ToolContext } from './context.ts';
 
-export function contextFor(source: DataSource, overrides: Partial<ToolContext> = {}): ToolContext {
-  return { source, profile: 'default', actor: 'agent', ...overrides };
+export function contextFor(
+  stores: { source: DataSource; state: ToolrowState },
+  overrides: Partial<ToolContext> = {},
+): ToolContext {
+  return { source: stores.source, state: stores.state, profile: 'default', actor: 'agent', ...overrides };
 }
 
 /** A fingerprint of every row of every user table: equal fingerprints mean no table data changed. */

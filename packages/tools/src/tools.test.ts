@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
 import { type DataSource, ORDER_STATUSES } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolContext } from './context.ts';
 import type { ImplementedToolName } from './define.ts';
@@ -22,8 +23,8 @@ async function toolError(promise: Promise<unknown>): Promise<ToolError> {
   throw new Error('the call succeeded');
 }
 
-describe.each(testEngines())('tools on $name', ({ open }) => {
-  let ds: DataSource;
+describe.each(testStores())('tools on $name', ({ open }) => {
+  let ds: Toolrow;
   let ctx: ToolContext;
   const called = new Set<string>();
   const call = <N extends ImplementedToolName>(
@@ -37,9 +38,9 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
 
   beforeAll(async () => {
     ds = await open({ seed: { orders: 200 } });
-    await ds.schema.refresh({ analyze: true });
+    await ds.source.schema.refresh({ analyze: true });
     ctx = contextFor(ds, { profile: 'tester' });
-    await ds.app.profiles.ensure('tester');
+    await ds.state.profiles.ensure('tester');
   }, 120_000);
   afterAll(async () => {
     await ds?.close();
@@ -334,7 +335,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
         filterText: 'status not in (cancelled, refunded) and (total ≥ 300 or not note contains x)',
       });
       // The tab stores the data source's Filter, which the desktop and the server read.
-      const stored = (await ds.app.ui.get('list-form')).tabs[0];
+      const stored = (await ds.state.ui.get('list-form')).tabs[0];
       expect(stored).toMatchObject({
         filter: {
           and: [
@@ -385,9 +386,9 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
     it('getSelection reads the selected keys', async () => {
       const none = await call('getSelection', {}, contextFor(ds, { profile: 'fresh' }));
       expect(none.count).toBe(0);
-      const state = await ds.app.ui.get('tester');
+      const state = await ds.state.ui.get('tester');
       const tab = state.tabs.find((candidate) => candidate.kind === 'table')!;
-      await ds.app.ui.update('tester', {
+      await ds.state.ui.update('tester', {
         selection: { tabId: tab.id, table: 'public.orders', keys: [{ id: 1 }, { id: 2 }] },
       });
       const out = await call('getSelection', {});
@@ -407,8 +408,8 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
           filter: [{ column: 'note', op: 'not_contains', value: 'x' }],
         },
       };
-      const uiBefore = await ds.app.ui.get('tester');
-      const jobsBefore = await ds.app.exportJobs.list({ limit: 1000 });
+      const uiBefore = await ds.state.ui.get('tester');
+      const jobsBefore = await ds.state.exportJobs.list({ limit: 1000 });
       for (const [propose, twin] of Object.entries(PROPOSE_TWINS) as [
         ProposeToolName,
         ImplementedToolName,
@@ -421,14 +422,14 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
           invokeTool(twin, chip.input, contextFor(ds, { profile: 'chip-clicks' })),
         ).resolves.toBeDefined();
       }
-      expect(await ds.app.ui.get('tester')).toEqual(uiBefore);
-      expect((await ds.app.exportJobs.list({ limit: 1000 })).length).toBe(jobsBefore.length + 1);
+      expect(await ds.state.ui.get('tester')).toEqual(uiBefore);
+      expect((await ds.state.exportJobs.list({ limit: 1000 })).length).toBe(jobsBefore.length + 1);
       // A filter sent in the old form comes back in the chip as the list form the twin advertises.
       const chip = await call('proposeSetFilter', inputs.proposeSetFilter);
       expect(chip.input).toMatchObject({ filter: [{ column: 'status', op: 'eq', value: 'shipped' }] });
       const exportChip = await call('proposeExport', inputs.proposeExport);
       expect(exportChip.label).toBe('Export public.orders where not note contains x as CSV');
-      await ds.exports.idle();
+      await ds.state.exports.idle();
       const badChip = await toolError(call('proposeOpenTable', { table: 'ordres' }));
       expect(badChip.code).toBe('not-found');
     });
@@ -436,31 +437,31 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
 
   describe('app state tools', () => {
     it('readAttachment reads CSV, JSON, NDJSON and text, and refuses binary', async () => {
-      await ds.app.attachments.add({
+      await ds.state.attachments.add({
         profile: 'tester',
         name: 'people.csv',
         mediaType: 'text/csv',
         content: 'name,city\n"Doe, Jane",Oslo\nBo,"Rio ""de"" Janeiro"\n',
       });
-      await ds.app.attachments.add({
+      await ds.state.attachments.add({
         profile: 'tester',
         name: 'items.json',
         mediaType: 'application/json',
         content: JSON.stringify([{ a: 1 }, { a: 2 }, { a: 3 }]),
       });
-      await ds.app.attachments.add({
+      await ds.state.attachments.add({
         profile: 'tester',
         name: 'log.ndjson',
         mediaType: 'application/x-ndjson',
         content: '{"n":1}\n{"n":2}\n',
       });
-      await ds.app.attachments.add({
+      await ds.state.attachments.add({
         profile: 'tester',
         name: 'notes.txt',
         mediaType: 'text/plain',
         content: 'one\ntwo\nthree',
       });
-      await ds.app.attachments.add({
+      await ds.state.attachments.add({
         profile: 'tester',
         name: 'image.png',
         mediaType: 'image/png',
@@ -495,7 +496,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
     });
 
     it('listSavedSpecs and getSavedSpec read what the user saved', async () => {
-      await ds.app.specs.save({
+      await ds.state.specs.save({
         name: 'paid orders',
         kind: 'view',
         spec: { table: 'public.orders', filter: { column: 'status', op: 'eq', value: 'paid' } },
@@ -510,7 +511,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
     });
 
     it('stage tools stage; listStagedChanges and diffStagedChanges show them; the table is unchanged', async () => {
-      const before = await dataFingerprint(ds);
+      const before = await dataFingerprint(ds.source);
       const { rows } = await call('runQuery', {
         sql: "select id, status from orders where status <> 'refunded' order by id limit 2",
       });
@@ -532,12 +533,12 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
       const diff = await call('diffStagedChanges', { table: 'orders' });
       const update = diff.diffs.find((entry) => entry.kind === 'update')!;
       expect(update.columns).toEqual([{ column: 'status', before: a!.status, after: 'refunded' }]);
-      expect(await dataFingerprint(ds)).toEqual(before);
+      expect(await dataFingerprint(ds.source)).toEqual(before);
       const badColumn = await toolError(
         call('stageUpdateRows', { table: 'orders', updates: [{ key: a!.id, values: { stauts: 'x' } }] }),
       );
       expect(badColumn.message).toMatch(/status/);
-      await ds.staging.discard();
+      await ds.state.staging.discard();
     });
 
     it('startExport runs in the background; getExportStatus follows it to the file', async () => {
@@ -549,7 +550,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
         path: 'delivered.ndjson',
       });
       expect(started.note).toMatch(/getExportStatus/);
-      await ds.exports.idle();
+      await ds.state.exports.idle();
       const status = await call('getExportStatus', { id: started.id });
       expect(status.state).toBe('done');
       const delivered = await call('countRows', { table: 'orders', filter });
@@ -562,7 +563,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
         sql: 'select id, total from orders where total > 100',
         format: 'csv',
       });
-      await ds.exports.idle();
+      await ds.state.exports.idle();
       const done = await call('getExportStatus', { id: fromSql.id });
       expect(done.state).toBe('done');
       expect(existsSync(done.path)).toBe(true);
@@ -571,7 +572,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
     });
 
     it('listAuditLog lists recorded decisions, filtered', async () => {
-      await ds.app.audit.record({
+      await ds.state.audit.record({
         tool: 'runQuery',
         input: { sql: 'select 1' },
         decision: 'approved',
@@ -579,7 +580,7 @@ describe.each(testEngines())('tools on $name', ({ open }) => {
         profile: 'tester',
         table: 'public.orders',
       });
-      await ds.app.audit.record({
+      await ds.state.audit.record({
         tool: 'startExport',
         input: {},
         decision: 'denied',

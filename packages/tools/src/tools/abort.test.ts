@@ -2,7 +2,8 @@
 // table read and fails with ToolError 'aborted', on the real engines. The runaway statement never
 // ends by itself: a test that finishes was stopped by the abort.
 import type { DataSource } from '@toolrow/datasource';
-import { pgliteOnDisk, testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow, ToolrowState } from '@toolrow/state';
+import { pgliteOnDiskStores, testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isToolError, type ToolError } from '../errors.ts';
 import { invokeTool } from '../registry.ts';
@@ -21,14 +22,17 @@ async function toolFailure(run: Promise<unknown>): Promise<ToolError> {
   return error as ToolError;
 }
 
-const stoppable = [...testEngines().filter((engine) => engine.name === 'postgres'), pgliteOnDisk];
+const stoppable = [...testStores().filter((engine) => engine.name === 'postgres'), pgliteOnDiskStores];
 
 describe.each(stoppable)('runQuery aborted mid-flight on $name', ({ name, open }) => {
+  let toolrow: Toolrow;
   let source: DataSource;
+  let state: ToolrowState;
   beforeAll(async () => {
-    source = await open({ seed: { orders: 40 } });
+    toolrow = await open({ seed: { orders: 40 } });
+    ({ source, state } = toolrow);
   });
-  afterAll(() => source?.close());
+  afterAll(() => toolrow?.close());
 
   const activeStatements = async (like = '%') =>
     (
@@ -43,7 +47,7 @@ describe.each(stoppable)('runQuery aborted mid-flight on $name', ({ name, open }
     const before = await dataFingerprint(source);
     const controller = new AbortController();
     // A timeout far beyond the abort: only the abort can end this call in time.
-    const ctx = contextFor(source, { signal: controller.signal, limits: { statementTimeoutMs: 45_000 } });
+    const ctx = contextFor(toolrow, { signal: controller.signal, limits: { statementTimeoutMs: 45_000 } });
     const call = toolFailure(invokeTool('runQuery', { sql: RUNAWAY }, ctx));
     if (name === 'postgres') await expect.poll(() => activeStatements('FETCH FORWARD%')).toBe(1);
     else await new Promise((resolve) => setTimeout(resolve, 500));
@@ -53,25 +57,28 @@ describe.each(stoppable)('runQuery aborted mid-flight on $name', ({ name, open }
     expect(error.tool).toBe('runQuery');
     expect(error.message).toMatch(ABORTED);
     if (name === 'postgres') expect(await activeStatements()).toBe(0);
-    const [entry] = await source.app.history.list({ limit: 1, profile: 'default' });
+    const [entry] = await state.history.list({ limit: 1, profile: 'default' });
     expect(entry).toMatchObject({ sql: RUNAWAY, rowCount: null, error: expect.stringMatching(ABORTED) });
 
     const after = await invokeTool(
       'runQuery',
       { sql: 'SELECT count(*)::int AS n FROM orders' },
-      contextFor(source, { signal: new AbortController().signal }),
+      contextFor(toolrow, { signal: new AbortController().signal }),
     );
     expect(after.rows).toEqual([{ n: 40 }]);
     expect(await dataFingerprint(source)).toEqual(before);
   });
 });
 
-describe.each(testEngines())('tool reads aborted after the call started on $name', ({ open }) => {
+describe.each(testStores())('tool reads aborted after the call started on $name', ({ open }) => {
+  let toolrow: Toolrow;
   let source: DataSource;
+  let state: ToolrowState;
   beforeAll(async () => {
-    source = await open({ seed: { orders: 30 } });
+    toolrow = await open({ seed: { orders: 30 } });
+    ({ source, state } = toolrow);
   });
-  afterAll(() => source?.close());
+  afterAll(() => toolrow?.close());
 
   // Each reads table data; aborted once the call is under way, the read is never sent.
   const calls: [string, Record<string, unknown>][] = [
@@ -85,27 +92,27 @@ describe.each(testEngines())('tool reads aborted after the call started on $name
   ];
 
   it.each(calls)('%s fails with code aborted and changes nothing', async (tool, input) => {
-    const jobs = (await source.app.exportJobs.list()).length;
-    const tabs = (await source.app.ui.get('default')).tabs.length;
+    const jobs = (await state.exportJobs.list()).length;
+    const tabs = (await state.ui.get('default')).tabs.length;
     const controller = new AbortController();
-    const call = toolFailure(invokeTool(tool, input, contextFor(source, { signal: controller.signal })));
+    const call = toolFailure(invokeTool(tool, input, contextFor(toolrow, { signal: controller.signal })));
     controller.abort();
     const error = await call;
     expect(error.code).toBe('aborted');
     expect(error.tool).toBe(tool);
     expect(error.message).toMatch(/cancelled/);
-    expect((await source.app.exportJobs.list()).length).toBe(jobs);
-    expect((await source.app.ui.get('default')).tabs.length).toBe(tabs);
+    expect((await state.exportJobs.list()).length).toBe(jobs);
+    expect((await state.ui.get('default')).tabs.length).toBe(tabs);
   });
 
   it('a call that finished keeps its result when its signal fires afterwards', async () => {
     const controller = new AbortController();
-    const ctx = contextFor(source, { signal: controller.signal });
+    const ctx = contextFor(toolrow, { signal: controller.signal });
     const count = await invokeTool('countRows', { table: 'orders' }, ctx);
     const row = await invokeTool('getRow', { table: 'orders', key: 3 }, ctx);
     controller.abort();
     expect(count.count).toBe(30);
     expect(row.row).toMatchObject({ id: 3 });
-    expect((await invokeTool('countRows', { table: 'orders' }, contextFor(source))).count).toBe(30);
+    expect((await invokeTool('countRows', { table: 'orders' }, contextFor(toolrow))).count).toBe(30);
   });
 });

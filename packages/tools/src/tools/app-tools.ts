@@ -1,5 +1,6 @@
 // Silent tools over app state: attachments, saved specs, staging (read only), exports, audit log.
-import { AUDIT_DECISIONS, type ExportJob, type StagedChange } from '@toolrow/datasource';
+import type { ExportJob } from '@toolrow/datasource';
+import { AUDIT_DECISIONS, type StagedChange } from '@toolrow/state';
 import { z } from 'zod';
 import { boundRows, capList, clipText, modelRow, modelValue } from '../bounds.ts';
 import { limitsOf } from '../context.ts';
@@ -87,7 +88,7 @@ export const readAttachment = defineTool({
     limit: limitField(50, 500),
   }),
   async execute(input, ctx) {
-    const attachment = await ctx.source.app.attachments.get(input.name, ctx.profile);
+    const attachment = await ctx.state.attachments.get(input.name, ctx.profile);
     const limits = limitsOf(ctx);
     const limit = input.limit ?? limits.defaultRows;
     const header = {
@@ -185,7 +186,7 @@ export const readAttachment = defineTool({
 export const listSavedSpecs = defineTool({
   inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
-    const specs = await ctx.source.app.specs.list();
+    const specs = await ctx.state.specs.list();
     const { items, truncated } = capList(specs, limitsOf(ctx).maxRows);
     return {
       specs: items.map((spec) => ({
@@ -206,7 +207,7 @@ export const getSavedSpec = defineTool({
     name: textField(200).describe("The saved spec's name, as listSavedSpecs shows it."),
   }),
   async execute(input, ctx) {
-    const spec = await ctx.source.app.specs.get(input.name);
+    const spec = await ctx.state.specs.get(input.name);
     return {
       name: spec.name,
       kind: spec.kind,
@@ -243,7 +244,7 @@ export const listStagedChanges = defineTool({
       input.table === undefined
         ? undefined
         : (await ctx.source.schema.resolveTable(input.table)).qualifiedName;
-    const changes = await ctx.source.staging.list(table === undefined ? {} : { table });
+    const changes = await ctx.state.staging.list(table === undefined ? {} : { table });
     const limits = limitsOf(ctx);
     const { items, truncated } = capList(changes, input.limit ?? 100);
     const counts = { insert: 0, update: 0, delete: 0 };
@@ -271,7 +272,7 @@ export const diffStagedChanges = defineTool({
       input.table === undefined
         ? undefined
         : (await ctx.source.schema.resolveTable(input.table)).qualifiedName;
-    const diffs = await ctx.source.staging.diff({
+    const diffs = await ctx.state.staging.diff({
       ...(input.ids ? { ids: input.ids } : {}),
       ...(table ? { table } : {}),
     });
@@ -322,7 +323,7 @@ export const getExportStatus = defineTool({
     id: textField(100).describe('The export id that startExport returned.'),
   }),
   async execute(input, ctx) {
-    return exportSummary(await ctx.source.exports.status(input.id));
+    return exportSummary(await ctx.state.exports.status(input.id));
   },
 });
 
@@ -334,7 +335,7 @@ export const listAuditLog = defineTool({
   }),
   async execute(input, ctx) {
     const limit = input.limit ?? 50;
-    const entries = await ctx.source.app.audit.list({
+    const entries = await ctx.state.audit.list({
       limit: limit + 1,
       ...(input.tool ? { tool: input.tool } : {}),
       ...(input.decision ? { decision: input.decision } : {}),

@@ -1,6 +1,7 @@
 // Gated reads by key and filter, the stage tools (staging only, never the table) and exports.
 import type { ToolName } from '@toolrow/catalog';
-import type { ExportSource, StagedChange } from '@toolrow/datasource';
+import type { ExportSource } from '@toolrow/datasource';
+import type { StagedChange } from '@toolrow/state';
 import { z } from 'zod';
 import { modelRow, modelValue } from '../bounds.ts';
 import { limitsOf, signalOf, type ToolContext } from '../context.ts';
@@ -95,7 +96,7 @@ export const stageInsertRows = defineTool({
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
-    const changes = await ctx.source.staging.stageInsert(table.qualifiedName, input.rows, {
+    const changes = await ctx.state.staging.stageInsert(table.qualifiedName, input.rows, {
       actor: ctx.actor,
       profile: ctx.profile,
     });
@@ -119,7 +120,7 @@ export const stageUpdateRows = defineTool({
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
-    const changes = await ctx.source.staging.stageUpdate(table.qualifiedName, input.updates, {
+    const changes = await ctx.state.staging.stageUpdate(table.qualifiedName, input.updates, {
       actor: ctx.actor,
       profile: ctx.profile,
     });
@@ -134,7 +135,7 @@ export const stageDeleteRows = defineTool({
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
-    const changes = await ctx.source.staging.stageDelete(table.qualifiedName, input.keys, {
+    const changes = await ctx.state.staging.stageDelete(table.qualifiedName, input.keys, {
       actor: ctx.actor,
       profile: ctx.profile,
     });
@@ -181,7 +182,7 @@ async function prepareExport(input: z.output<typeof exportInput>, ctx: ToolConte
       );
     }
     const statement = await guardSql('startExport', input.sql);
-    if (input.path !== undefined) await ctx.source.exports.resolvePath(input.path);
+    if (input.path !== undefined) await ctx.state.exports.resolvePath(input.path);
     return { ...input, sql: statement.statement };
   }
   const table = await ctx.source.schema.resolveTable(input.table!);
@@ -189,7 +190,7 @@ async function prepareExport(input: z.output<typeof exportInput>, ctx: ToolConte
   checkFilter('startExport', table, input.filter);
   checkSort('startExport', table, input.sort);
   for (const column of input.columns ?? []) ctx.source.schema.resolveColumn(table, column);
-  if (input.path !== undefined) await ctx.source.exports.resolvePath(input.path);
+  if (input.path !== undefined) await ctx.state.exports.resolvePath(input.path);
   return { ...input, table: table.qualifiedName };
 }
 
@@ -214,7 +215,7 @@ export const startExport = defineProposable({
             ...(input.sort ? { sort: input.sort } : {}),
             ...(input.columns ? { columns: input.columns } : {}),
           };
-    const job = await ctx.source.exports.start({
+    const job = await ctx.state.exports.start({
       source,
       format: input.format,
       ...(input.path ? { path: input.path } : {}),

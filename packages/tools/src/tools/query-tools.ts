@@ -223,7 +223,7 @@ export const runQuery = defineTool({
       result = await ctx.source.db.readQuery(statement.statement, [], { maxRows, ...readOptions(ctx) });
     } catch (error) {
       const message = databaseMessage(error);
-      await ctx.source.app.history.add({
+      await ctx.state.history.add({
         profile: ctx.profile,
         actor: ctx.actor,
         sql: statement.statement,
@@ -251,7 +251,7 @@ export const runQuery = defineTool({
       );
     }
     const durationMs = Math.round(performance.now() - started);
-    await ctx.source.app.history.add({
+    await ctx.state.history.add({
       profile: ctx.profile,
       actor: ctx.actor,
       sql: statement.statement,
@@ -287,7 +287,7 @@ export const listQueryHistory = defineTool({
   inputSchema: z.strictObject({ limit: limitField(20, 200) }),
   async execute(input, ctx) {
     const limit = input.limit ?? 20;
-    const entries = await ctx.source.app.history.list({ limit: limit + 1, profile: ctx.profile });
+    const entries = await ctx.state.history.list({ limit: limit + 1, profile: ctx.profile });
     const maxChars = limitsOf(ctx).maxValueChars * 4;
     return {
       entries: entries.slice(0, limit).map((entry) => ({

@@ -35,7 +35,7 @@ function foreignKey(fk: ForeignKeyInfo) {
 export const listConnections = defineTool({
   inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
-    const connections = await ctx.source.app.connections.list();
+    const connections = await ctx.state.connections.list();
     return {
       connections: connections.map((connection) => ({
         name: connection.name,

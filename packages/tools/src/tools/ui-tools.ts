@@ -1,14 +1,8 @@
 // UI state: the silent readers and the open tools (which change tabs now). Propose twins reuse
 // each open tool's `prepare` and `label` (see propose.ts) and change nothing.
 import { randomUUID } from 'node:crypto';
-import {
-  type Filter,
-  normalizeKey,
-  type RowKey,
-  type Sort,
-  type Tab,
-  type UiState,
-} from '@toolrow/datasource';
+import { type Filter, normalizeKey, type RowKey, type Sort } from '@toolrow/datasource';
+import type { Tab, UiState } from '@toolrow/state';
 import { z } from 'zod';
 import { capList, clipText, modelValue } from '../bounds.ts';
 import { limitsOf, signalOf, type ToolContext } from '../context.ts';
@@ -104,13 +98,13 @@ async function addTab(
   tab: Tab,
   reuse: (existing: Tab) => boolean,
 ): Promise<{ state: UiState; tab: Tab; reused: boolean }> {
-  const state = await ctx.source.app.ui.get(ctx.profile);
+  const state = await ctx.state.ui.get(ctx.profile);
   const existing = state.tabs.find(reuse);
   if (existing) {
-    const next = await ctx.source.app.ui.update(ctx.profile, { focusedTabId: existing.id });
+    const next = await ctx.state.ui.update(ctx.profile, { focusedTabId: existing.id });
     return { state: next, tab: existing, reused: true };
   }
-  const next = await ctx.source.app.ui.update(ctx.profile, {
+  const next = await ctx.state.ui.update(ctx.profile, {
     tabs: [...state.tabs, tab],
     focusedTabId: tab.id,
   });
@@ -139,7 +133,7 @@ const sameJson = (left: unknown, right: unknown) =>
 export const getActiveView = defineTool({
   inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
-    const state = await ctx.source.app.ui.get(ctx.profile);
+    const state = await ctx.state.ui.get(ctx.profile);
     const tab = state.tabs.find((candidate) => candidate.id === state.focusedTabId);
     if (!tab) {
       return {
@@ -158,7 +152,7 @@ export const getActiveView = defineTool({
 export const getSelection = defineTool({
   inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
-    const state = await ctx.source.app.ui.get(ctx.profile);
+    const state = await ctx.state.ui.get(ctx.profile);
     const selection = state.selection;
     if (!selection || selection.keys.length === 0) {
       return { table: null, keys: [], count: 0, truncated: false, note: 'The user has no rows selected.' };
@@ -178,7 +172,7 @@ export const getSelection = defineTool({
 export const listOpenTabs = defineTool({
   inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
-    const state = await ctx.source.app.ui.get(ctx.profile);
+    const state = await ctx.state.ui.get(ctx.profile);
     const maxChars = limitsOf(ctx).maxValueChars;
     return {
       tabs: state.tabs.map((tab) => tabSummary(tab, state.focusedTabId, maxChars)),
@@ -286,7 +280,7 @@ async function targetTableTab(
   ctx: ToolContext,
   table: string | undefined,
 ): Promise<{ state: UiState; tab: Tab | undefined }> {
-  const state = await ctx.source.app.ui.get(ctx.profile);
+  const state = await ctx.state.ui.get(ctx.profile);
   const focused = state.tabs.find((tab) => tab.id === state.focusedTabId);
   if (table === undefined) return { state, tab: focused?.kind === 'table' ? focused : undefined };
   if (focused?.kind === 'table' && focused.table === table) return { state, tab: focused };
@@ -344,7 +338,7 @@ export const setFilter = defineProposable({
     const tabs = current
       ? state.tabs.map((existing) => (existing.id === current.id ? next : existing))
       : [...state.tabs, next];
-    const updated = await ctx.source.app.ui.update(ctx.profile, { tabs, focusedTabId: next.id });
+    const updated = await ctx.state.ui.update(ctx.profile, { tabs, focusedTabId: next.id });
     return {
       tab: tabSummary(next, updated.focusedTabId, limitsOf(ctx).maxValueChars),
       openedNewTab: !current,
