@@ -3,7 +3,8 @@
 // server and on-disk PGlite (in-memory PGlite checks the signal between statements only). The
 // query never ends by itself, so a test that finishes was stopped by the abort.
 import type { DataSource } from '@toolrow/datasource';
-import { pgliteOnDisk, testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow } from '@toolrow/state';
+import { pgliteOnDiskStores, testStores } from '@toolrow/state/testing';
 import type { ModelMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from './agent.ts';
@@ -14,10 +15,10 @@ const RUNAWAY =
   'SELECT count(*) AS n FROM generate_series(1, 3000) a, generate_series(1, 3000) b, generate_series(1, 3000) c';
 const ABORTED = /^The query was cancelled because the request was aborted/;
 
-const engines = [...testEngines().filter((engine) => engine.name === 'postgres'), pgliteOnDisk];
+const engines = [...testStores().filter((engine) => engine.name === 'postgres'), pgliteOnDiskStores];
 
 describe.each(engines)('a stopped turn on $name', ({ name, open }) => {
-  let ds: DataSource;
+  let ds: Toolrow;
   beforeAll(async () => {
     ds = await open({ seed: { orders: 20 } });
   });
@@ -26,7 +27,7 @@ describe.each(engines)('a stopped turn on $name', ({ name, open }) => {
   /** Statements running in this test's own (fresh) database, besides the asking one. */
   const running = async (like = '%') =>
     (
-      await ds.db.query(
+      await ds.source.db.query(
         `SELECT pid FROM pg_stat_activity
           WHERE state = 'active' AND datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1`,
         [like],
@@ -35,12 +36,12 @@ describe.each(engines)('a stopped turn on $name', ({ name, open }) => {
 
   it('stops the runQuery it was running: nothing is left running, the history says why, the next turn works', async () => {
     const profile = 'stopper';
-    await ds.app.profiles.ensure(profile);
-    await ds.app.profiles.setMode(profile, 'full-auto');
+    await ds.state.profiles.ensure(profile);
+    await ds.state.profiles.setMode(profile, 'full-auto');
     const agent = createAgent({
       model: scriptedModel([[{ tool: 'runQuery', input: { sql: RUNAWAY }, id: 'slow' }]]),
       backend: toolsBackend(ds, { limits: { statementTimeoutMs: 45_000 } }),
-      store: appStateGateStore(ds),
+      store: appStateGateStore(ds.state),
     });
     const controller = new AbortController();
     const history: ModelMessage[] = [{ role: 'user', content: 'count every triple' }];
@@ -57,7 +58,7 @@ describe.each(engines)('a stopped turn on $name', ({ name, open }) => {
     expect('error' in outcome && (outcome.error as Error).name).toBe('AbortError');
     if (name === 'postgres') await expect.poll(() => running()).toBe(0);
     await expect
-      .poll(async () => (await ds.app.history.list({ limit: 1, profile }))[0])
+      .poll(async () => (await ds.state.history.list({ limit: 1, profile }))[0])
       .toMatchObject({ sql: RUNAWAY, rowCount: null, error: expect.stringMatching(ABORTED) });
 
     const next = createAgent({
@@ -66,7 +67,7 @@ describe.each(engines)('a stopped turn on $name', ({ name, open }) => {
         [{ text: '20 orders' }],
       ]),
       backend: toolsBackend(ds),
-      store: appStateGateStore(ds),
+      store: appStateGateStore(ds.state),
     });
     const after = await next.runTurn([{ role: 'user', content: 'how many orders?' }], { profileId: profile });
     expect(after.toolErrors).toEqual([]);

@@ -2,7 +2,8 @@
 // PostgreSQL when TOOLROW_TEST_DATABASE_URL is set). Only the model is scripted.
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { DataSource } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import type { ModelMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, approvalResponse, createAgent } from './agent.ts';
@@ -23,8 +24,8 @@ function toolOutputs(prompt: LanguageModelV4Prompt): Map<string, { type: string;
   return outputs;
 }
 
-describe.each(testEngines())('agent on $name', ({ open }) => {
-  let ds: DataSource;
+describe.each(testStores())('agent on $name', ({ open }) => {
+  let ds: Toolrow;
   let profile = 0;
 
   beforeAll(async () => {
@@ -37,20 +38,20 @@ describe.each(testEngines())('agent on $name', ({ open }) => {
   /** A fresh profile in the given mode, and an agent over the real backend and app state. */
   async function setup(mode: PermissionMode, steps: readonly ScriptedStep[]) {
     const name = `agent-${++profile}`;
-    await ds.app.profiles.ensure(name);
-    await ds.app.profiles.setMode(name, mode);
+    await ds.state.profiles.ensure(name);
+    await ds.state.profiles.setMode(name, mode);
     const model = scriptedModel(steps);
     const agent: Agent = createAgent({
       model,
       backend: toolsBackend(ds),
-      store: appStateGateStore(ds),
+      store: appStateGateStore(ds.state),
       approvalSecret: SECRET,
     });
     return { name, model, agent };
   }
 
   async function audit(name: string) {
-    return (await ds.app.audit.list({ profile: name })).reverse().map((entry) => ({
+    return (await ds.state.audit.list({ profile: name })).reverse().map((entry) => ({
       tool: entry.tool,
       decision: entry.decision,
       decidedBy: entry.decidedBy,
@@ -98,7 +99,7 @@ describe.each(testEngines())('agent on $name', ({ open }) => {
     );
     const again = await setup('auto', [[{ text: 'counted' }]]);
     const second = await again.agent.runTurn(history, { profileId: name });
-    expect((await ds.app.profiles.grants(name)).map((grant) => [grant.tool, grant.table])).toEqual([
+    expect((await ds.state.profiles.grants(name)).map((grant) => [grant.tool, grant.table])).toEqual([
       ['countRows', 'public.orders'],
     ]);
 
@@ -118,7 +119,7 @@ describe.each(testEngines())('agent on $name', ({ open }) => {
   });
 
   it('Full Auto: a stage tool only stages; the table is untouched and nothing can commit', async () => {
-    const before = await ds.rows.get('orders', { id: 1 });
+    const before = await ds.source.rows.get('orders', { id: 1 });
     const { name, agent } = await setup('full-auto', [
       [
         {
@@ -131,14 +132,14 @@ describe.each(testEngines())('agent on $name', ({ open }) => {
     ]);
     const result = await agent.runTurn([user('cancel order 1')], { profileId: name });
     expect(result.toolResults.map((entry) => entry.toolName)).toEqual(['stageUpdateRows']);
-    expect(await ds.rows.get('orders', { id: 1 })).toEqual(before);
-    const staged = await ds.staging.list();
+    expect(await ds.source.rows.get('orders', { id: 1 })).toEqual(before);
+    const staged = await ds.state.staging.list();
     expect(staged.some((change) => change.table.endsWith('orders') && change.kind === 'update')).toBe(true);
     expect(Object.keys(agent.tools).some((tool) => /commit|discard/i.test(tool))).toBe(false);
     expect(await audit(name)).toEqual([
       { tool: 'stageUpdateRows', decision: 'auto', decidedBy: 'agent', table: 'public.orders' },
     ]);
-    await ds.staging.discard();
+    await ds.state.staging.discard();
   });
 
   it('Manual: a denied stage tool stages nothing and the denial is audited', async () => {
@@ -153,7 +154,7 @@ describe.each(testEngines())('agent on $name', ({ open }) => {
     );
     const after = await setup('manual', [[{ text: 'not deleted' }]]);
     await after.agent.runTurn(history, { profileId: name });
-    expect(await ds.staging.list()).toEqual([]);
+    expect(await ds.state.staging.list()).toEqual([]);
     expect((await audit(name)).map((entry) => [entry.tool, entry.decision, entry.decidedBy])).toEqual([
       ['stageDeleteRows', 'asked', 'agent'],
       ['stageDeleteRows', 'denied', 'user'],
@@ -171,10 +172,10 @@ describe.each(testEngines())('agent on $name', ({ open }) => {
       tool: string;
     };
     expect(chip).toMatchObject({ kind: 'chip', tool: 'openTable' });
-    expect((await ds.app.ui.get(name)).tabs).toEqual([]);
+    expect((await ds.state.ui.get(name)).tabs).toEqual([]);
 
     await agent.acceptChip(chip, { profileId: name });
-    expect((await ds.app.ui.get(name)).tabs.map((tab) => tab.kind)).toEqual(['table']);
+    expect((await ds.state.ui.get(name)).tabs.map((tab) => tab.kind)).toEqual(['table']);
     expect((await audit(name)).map((entry) => [entry.tool, entry.decision, entry.decidedBy])).toEqual([
       ['proposeOpenTable', 'auto', 'agent'],
       ['openTable', 'approved', 'user'],
@@ -190,7 +191,7 @@ describe.each(testEngines())('agent on $name', ({ open }) => {
     const result = await agent.runTurn([user('export orders as csv')], { profileId: name });
     expect(toolOutputs(model.doGenerateCalls[2]!.prompt).get('x1')?.type).toBe('json');
     expect(result.toolResults.map((entry) => entry.toolName)).toEqual(['searchTools', 'startExport']);
-    const jobs = await ds.app.exportJobs.list({ profile: name });
+    const jobs = await ds.state.exportJobs.list({ profile: name });
     expect(jobs.map((job) => job.format)).toEqual(['csv']);
   });
 

@@ -1,9 +1,9 @@
 import type { ToolName } from '@toolrow/catalog';
-import type { Actor, AuditDecision } from '@toolrow/datasource';
+import type { Actor, AuditDecision } from '@toolrow/state';
 
-export type { AuditDecision } from '@toolrow/datasource';
+export type { AuditDecision } from '@toolrow/state';
 // The digest the app-state audit log stores: one definition, in the data layer.
-export { digestInput as inputDigest } from '@toolrow/datasource';
+export { digestInput as inputDigest } from '@toolrow/state';
 
 /** Who made a decision: the user at a prompt, the agent under the profile's mode, or an MCP client. */
 export type DecidedBy = Actor;

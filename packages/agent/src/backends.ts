@@ -1,5 +1,6 @@
-// The production adapters: tools from @toolrow/tools over a DataSource, gate state in its app state.
+// The production adapters: tools from @toolrow/tools over the user's data, gate state in Toolrow's state.
 import type { DataSource } from '@toolrow/datasource';
+import type { ToolrowState } from '@toolrow/state';
 import {
   invokeTool,
   isToolError,
@@ -16,13 +17,15 @@ export const toolSchemas: Pick<ToolBackend, 'inputSchema'> = {
   inputSchema: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
 };
 
-/** Runs the real tool implementations over an open data source. */
+/** Runs the real tool implementations over the user's data and Toolrow's state. */
 export function toolsBackend(
-  source: DataSource,
+  stores: { source: DataSource; state: ToolrowState },
   options: { limits?: Partial<ToolLimits> } = {},
 ): ToolBackend {
+  const { source, state } = stores;
   const context = (profile: string, actor: ToolContext['actor'], signal?: AbortSignal): ToolContext => ({
     source,
+    state,
     profile,
     actor,
     ...(signal ? { signal } : {}),
@@ -45,9 +48,8 @@ export function toolsBackend(
   };
 }
 
-/** Permissions, grants and the audit log in the data source's app state (schema toolrow_app). */
-export function appStateGateStore(source: DataSource): GateStore {
-  const app = source.app;
+/** Permissions, grants and the audit log in Toolrow's state. */
+export function appStateGateStore(app: ToolrowState): GateStore {
   return {
     async permissions(profileId) {
       const profile = await app.profiles.ensure(profileId);

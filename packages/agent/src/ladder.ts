@@ -1,5 +1,5 @@
 import type { ToolAccess } from '@toolrow/catalog';
-import { PERMISSION_MODES, type PermissionMode } from '@toolrow/datasource';
+import { PERMISSION_MODES, type PermissionMode } from '@toolrow/state';
 
 // The modes live with the profiles in app state; the ladder reads them from there.
 export { PERMISSION_MODES, type PermissionMode };

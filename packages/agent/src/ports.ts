@@ -1,5 +1,5 @@
 // The two things the agent needs from the rest of Toolrow, as small interfaces: the tool
-// implementations (@toolrow/tools) and the app-state store (@toolrow/datasource). Tests can pass
+// implementations (@toolrow/tools) and the state store (@toolrow/state). Tests can pass
 // scripted versions; production passes the adapters in backends.ts.
 import type { LoopToolName, ToolName } from '@toolrow/catalog';
 import type { z } from 'zod';
