@@ -6,7 +6,7 @@
 //   tools/call authenticated, scope gate, fresh server, one scripted tool run.
 // Reported as ratios to the baseline, so the numbers mean the same on any machine.
 
-import type { McpToken } from '@toolrow/datasource';
+import type { McpToken } from '@toolrow/state';
 import { TOOL_IMPLEMENTATIONS } from '@toolrow/tools';
 import type { McpBackend } from '../src/backend.ts';
 import { createMcpHttpHandler, serveMcpHttp } from '../src/http.ts';

@@ -1,6 +1,6 @@
 // The seam between the MCP server and the rest of Toolrow: the tool implementations, the gating
 // record (audit log) and nothing else. createToolrowBackend wires it to @toolrow/tools and
-// @toolrow/datasource; tests can pass any object of this shape.
+// @toolrow/datasource and @toolrow/state; tests can pass any object of this shape.
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { ToolName } from '@toolrow/catalog';
 import type { McpToolName } from './generated/mcp-scopes.ts';

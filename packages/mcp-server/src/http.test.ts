@@ -1,6 +1,6 @@
 import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated } from '@toolrow/catalog';
-import type { McpToken } from '@toolrow/datasource';
+import type { McpToken } from '@toolrow/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { rowsListedAt } from '../test/expected.ts';

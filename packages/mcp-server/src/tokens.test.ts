@@ -1,5 +1,6 @@
 import type { DataSource } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow, ToolrowState } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveStdioPrincipal } from './stdio.ts';
 import { createToken, createTokenVerifier, parseTtl, principalOf } from './tokens.ts';
@@ -24,30 +25,33 @@ describe('parseTtl', () => {
   );
 });
 
-describe.each(testEngines())('$name: tokens in the app state', ({ open }) => {
+describe.each(testStores())('$name: tokens in the app state', ({ open }) => {
+  let toolrow: Toolrow;
   let source: DataSource;
+  let state: ToolrowState;
   beforeAll(async () => {
-    source = await open();
+    toolrow = await open();
+    ({ source, state } = toolrow);
   });
-  afterAll(() => source?.close());
+  afterAll(() => toolrow?.close());
 
   it('names tokens mcp-<n> by default, skipping taken names, and keeps one live token per name', async () => {
-    const first = await createToken(source.app.tokens, { scope: 'tables:readonly' });
-    const second = await createToken(source.app.tokens, { scope: 'tables:readonly' });
+    const first = await createToken(state.tokens, { scope: 'tables:readonly' });
+    const second = await createToken(state.tokens, { scope: 'tables:readonly' });
     expect([first.name, second.name]).toEqual(['mcp-1', 'mcp-2']);
-    await expect(createToken(source.app.tokens, { scope: 'tables:full', name: 'mcp-1' })).rejects.toThrow(
+    await expect(createToken(state.tokens, { scope: 'tables:full', name: 'mcp-1' })).rejects.toThrow(
       "A token named 'mcp-1' already exists",
     );
-    expect(await source.app.tokens.revoke('mcp-1')).toBe(true);
-    const again = await createToken(source.app.tokens, { scope: 'tables:full', name: 'mcp-1' });
+    expect(await state.tokens.revoke('mcp-1')).toBe(true);
+    const again = await createToken(state.tokens, { scope: 'tables:full', name: 'mcp-1' });
     expect(again.scope).toBe('tables:full');
-    expect((await createToken(source.app.tokens, { scope: 'tables:readonly' })).name).toBe('mcp-3');
+    expect((await createToken(state.tokens, { scope: 'tables:readonly' })).name).toBe('mcp-3');
   });
 
   it.each(['', ' spaces ', 'a/b', 'quote"d', '-dash-first', 'x'.repeat(65)])(
     'refuses the name %j',
     async (name) => {
-      await expect(createToken(source.app.tokens, { scope: 'tables:readonly', name })).rejects.toThrow(
+      await expect(createToken(state.tokens, { scope: 'tables:readonly', name })).rejects.toThrow(
         /Bad token name/,
       );
     },
@@ -55,14 +59,14 @@ describe.each(testEngines())('$name: tokens in the app state', ({ open }) => {
 
   it('sets the expiry from the lifetime, or none for never', async () => {
     const now = new Date();
-    const day = await createToken(source.app.tokens, {
+    const day = await createToken(state.tokens, {
       scope: 'tables:staged',
       name: 'day',
       ttlMs: 86_400_000,
       now,
     });
     expect(day.expiresAt?.getTime()).toBe(now.getTime() + 86_400_000);
-    const forever = await createToken(source.app.tokens, {
+    const forever = await createToken(state.tokens, {
       scope: 'tables:staged',
       name: 'forever',
       ttlMs: null,
@@ -71,19 +75,19 @@ describe.each(testEngines())('$name: tokens in the app state', ({ open }) => {
   });
 
   it('verifies into AuthInfo carrying the token name and every scope the token implies', async () => {
-    const { token } = await createToken(source.app.tokens, { scope: 'tables:staged', name: 'verify-me' });
-    const info = await createTokenVerifier(source.app.tokens).verifyAccessToken(token);
+    const { token } = await createToken(state.tokens, { scope: 'tables:staged', name: 'verify-me' });
+    const info = await createTokenVerifier(state.tokens).verifyAccessToken(token);
     expect(info.clientId).toBe('verify-me');
     expect(info.scopes).toEqual(['tables:readonly', 'tables:staged']);
     expect(principalOf(info)).toEqual({ name: 'verify-me', scope: 'tables:staged' });
     expect(info.expiresAt).toBeGreaterThan(Date.now() / 1000);
-    await expect(createTokenVerifier(source.app.tokens).verifyAccessToken(`${token}x`)).rejects.toThrow(
+    await expect(createTokenVerifier(state.tokens).verifyAccessToken(`${token}x`)).rejects.toThrow(
       /Unknown token/,
     );
   });
 
   it('resolves a stdio principal from --scope, TOOLROW_MCP_SCOPE or the default, and from TOOLROW_MCP_TOKEN', async () => {
-    const tokens = source.app.tokens;
+    const tokens = state.tokens;
     expect(await resolveStdioPrincipal({ env: {}, tokens })).toEqual({
       name: 'stdio',
       scope: 'tables:readonly',

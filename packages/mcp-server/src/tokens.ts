@@ -1,4 +1,4 @@
-// Bearer tokens for MCP clients. The app state (@toolrow/datasource) makes them, shows them once and
+// Bearer tokens for MCP clients. Toolrow's state (@toolrow/state) makes them, shows them once and
 // keeps only their sha-256; this module adds lifetimes, default names and the SDK's verifier.
 import {
   type AuthInfo,
@@ -6,14 +6,14 @@ import {
   OAuthErrorCode,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
-import type { AppState, McpToken } from '@toolrow/datasource';
+import type { AppState, McpToken } from '@toolrow/state';
 import type { McpScope } from './generated/mcp-scopes.ts';
 import { impliedScopes, isMcpScope } from './scopes.ts';
 
 /** Tokens expire after this unless `--ttl` says otherwise. */
 export const DEFAULT_TOKEN_TTL = '30d';
 
-/** The app state's MCP tokens: made there, shown once, stored as sha-256 (DataSource.app.tokens). */
+/** The app state's MCP tokens: made there, shown once, stored as sha-256 (ToolrowState.tokens). */
 export type McpTokenStore = AppState['tokens'];
 
 const TTL_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

@@ -1,8 +1,9 @@
-// The production backend: the tool registry of @toolrow/tools running over an open
-// @toolrow/datasource handle, with every decision written through the agent's audit store, so
+// The production backend: the tool registry of @toolrow/tools running over the user's data and
+// Toolrow's state, with every decision written through the agent's audit store, so
 // the log reads the same whoever decided.
 import { appStateGateStore } from '@toolrow/agent';
 import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
+import type { ToolrowState } from '@toolrow/state';
 import {
   parseToolInput,
   TOOL_IMPLEMENTATIONS,
@@ -14,14 +15,15 @@ import type { McpBackend } from './backend.ts';
 
 export interface ToolrowBackendOptions {
   source: DataSource;
+  state: ToolrowState;
   /** The profile whose tabs, selection and history the tools use (default 'default'). */
   profile?: string;
 }
 
 export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend {
   const profile = options.profile ?? DEFAULT_PROFILE;
-  const { source } = options;
-  const gate = appStateGateStore(source);
+  const { source, state } = options;
+  const gate = appStateGateStore(state);
   return {
     inputSchemaOf: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
     parseInput: (name, rawInput) => parseToolInput(name, rawInput),
@@ -31,6 +33,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
       try {
         return await implementation.execute(input, {
           source,
+          state,
           profile,
           actor: call.actor,
           signal: call.signal,
@@ -40,7 +43,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
       }
     },
     async audit(record) {
-      const tables = await tablesOfCall(record.input, { source, profile, actor: record.decidedBy });
+      const tables = await tablesOfCall(record.input, { source, state, profile, actor: record.decidedBy });
       await gate.appendAudit({
         tool: record.tool,
         input: record.input,

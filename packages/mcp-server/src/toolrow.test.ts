@@ -3,7 +3,8 @@
 import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
 import type { DataSource } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
+import type { Toolrow, ToolrowState } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsListedAt } from '../test/expected.ts';
 import { auditOf, createWidgets, stateOf, validInputs, WIDGETS } from '../test/fixture.ts';
@@ -17,38 +18,41 @@ import { createToolrowBackend } from './toolrow-backend.ts';
 const ROWS = CATALOG_ROWS.map((row) => ({ name: row.name as ToolName, row }));
 const nameOf = (scope: McpScope) => `client-${scope.split(':')[1]}`;
 
-describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
+describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
+  let toolrow: Toolrow;
   let source: DataSource;
+  let state: ToolrowState;
   let server: RunningMcpHttp;
   let inputs: Record<ToolName, unknown>;
   const tokens = {} as Record<McpScope | 'expired' | 'revoked', string>;
 
   beforeAll(async () => {
-    source = await open();
+    toolrow = await open();
+    ({ source, state } = toolrow);
     // The app state refuses an expiry in the past, so this token is made to lapse during set-up.
-    const expiring = await createToken(source.app.tokens, {
+    const expiring = await createToken(state.tokens, {
       scope: 'tables:full',
       name: 'old',
       ttlMs: 1_000,
     });
     tokens.expired = expiring.token;
-    await createWidgets(source);
-    const job = await source.exports.run({ source: { table: WIDGETS }, format: 'csv', actor: 'user' });
+    await createWidgets(toolrow);
+    const job = await state.exports.run({ source: { table: WIDGETS }, format: 'csv', actor: 'user' });
     inputs = validInputs(job.id);
     server = await serveMcpHttp(
-      createMcpHttpHandler({ backend: createToolrowBackend({ source }), tokens: source.app.tokens }),
+      createMcpHttpHandler({ backend: createToolrowBackend({ source, state }), tokens: state.tokens }),
       0,
     );
     for (const scope of MCP_SCOPES)
-      tokens[scope] = (await createToken(source.app.tokens, { scope, name: nameOf(scope) })).token;
-    tokens.revoked = (await createToken(source.app.tokens, { scope: 'tables:full', name: 'gone' })).token;
-    expect(await source.app.tokens.revoke('gone')).toBe(true);
+      tokens[scope] = (await createToken(state.tokens, { scope, name: nameOf(scope) })).token;
+    tokens.revoked = (await createToken(state.tokens, { scope: 'tables:full', name: 'gone' })).token;
+    expect(await state.tokens.revoke('gone')).toBe(true);
     const lapse = (expiring.expiresAt as Date).getTime() - Date.now() + 50;
     if (lapse > 0) await new Promise((resolve) => setTimeout(resolve, lapse));
   }, 60_000);
   afterAll(async () => {
     await server?.close();
-    await source?.close();
+    await toolrow?.close();
   });
 
   it('pins the counts: readonly lists 22, staged 30, full 35, and none an excluded row', () => {
@@ -65,21 +69,21 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
     });
 
     it.each(ROWS)('call $name → 401 with resource_metadata, nothing ran', async ({ name }) => {
-      const before = await stateOf(source);
-      const auditBefore = await auditOf(source);
+      const before = await stateOf(toolrow);
+      const auditBefore = await auditOf(toolrow);
       const response = await rawToolCall(server.url, name);
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(
         /^Bearer error="invalid_token", .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
       );
-      expect(await stateOf(source)).toEqual(before);
-      expect(await auditOf(source)).toEqual(auditBefore);
+      expect(await stateOf(toolrow)).toEqual(before);
+      expect(await auditOf(toolrow)).toEqual(auditBefore);
     });
   });
 
   for (const kind of ['expired', 'revoked'] as const) {
     it(`refuses a ${kind} token with 401 saying so, for every row, and nothing runs`, async () => {
-      const before = await stateOf(source);
+      const before = await stateOf(toolrow);
       for (const { name } of ROWS) {
         const response = await rawToolCall(server.url, name, tokens[kind]);
         expect(response.status).toBe(401);
@@ -89,7 +93,7 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
         expect(challenge).toContain('resource_metadata=');
       }
       await expect(connectHttp(server.url, tokens[kind])).rejects.toThrow();
-      expect(await stateOf(source)).toEqual(before);
+      expect(await stateOf(toolrow)).toEqual(before);
     });
   }
 
@@ -128,10 +132,10 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
       });
 
       it.each(ROWS)('call $name', async ({ name, row }) => {
-        const before = await stateOf(source);
-        const auditBefore = await auditOf(source);
+        const before = await stateOf(toolrow);
+        const auditBefore = await auditOf(toolrow);
         const lastId = Math.max(0, ...auditBefore.map((entry) => entry.id));
-        const newAudit = async () => (await auditOf(source)).filter((entry) => entry.id > lastId);
+        const newAudit = async () => (await auditOf(toolrow)).filter((entry) => entry.id > lastId);
         const actor = `mcp:${nameOf(scope)}`;
 
         if (rowsListedAt(scope).includes(name)) {
@@ -142,7 +146,7 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
               ? [expect.objectContaining({ tool: name, decision: 'auto', decidedBy: actor })]
               : [],
           );
-          const after = await stateOf(source);
+          const after = await stateOf(toolrow);
           // Whatever ran, the table itself only changes when the user commits.
           expect(after.table).toEqual(before.table);
           if (row.writes === 'staging') expect(after.staged.length).toBe(before.staged.length + 1);
@@ -171,7 +175,7 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
             `needs scope tables:${row.mcp}`,
           );
         }
-        expect(await stateOf(source)).toEqual(before);
+        expect(await stateOf(toolrow)).toEqual(before);
         expect(await newAudit()).toEqual([
           expect.objectContaining({ tool: name, decision: 'denied', decidedBy: actor }),
         ]);
@@ -190,7 +194,7 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
     } finally {
       await client.close();
     }
-    const staged = (await source.staging.list()).filter(
+    const staged = (await state.staging.list()).filter(
       (change) => change.stagedBy === 'mcp:client-staged' && change.key?.id === 2,
     );
     expect(staged.map((change) => ({ kind: change.kind, values: change.values }))).toContainEqual({
@@ -201,7 +205,7 @@ describe.each(testEngines())('$name: MCP over HTTP, real tools', ({ open }) => {
       (await source.db.query<{ name: string }>(`SELECT name FROM public.${WIDGETS} WHERE id = 2`)).rows[0]
         ?.name;
     expect(await read()).toBe('nut');
-    const committed = await source.staging.commit({ ids: staged.map((change) => change.id) });
+    const committed = await state.staging.commit({ ids: staged.map((change) => change.id) });
     expect(committed.ok).toBe(true);
     expect(await read()).toBe('hex nut');
   });

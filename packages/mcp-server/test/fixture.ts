@@ -1,17 +1,18 @@
 // A small real table, valid inputs for every tool, and a snapshot of everything a tool can change,
 // for the real-database suites (toolrow.test.ts here, mcp.test.ts in apps/cli).
 import type { ToolName } from '@toolrow/catalog';
-import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
+import { DEFAULT_PROFILE } from '@toolrow/datasource';
+import type { Toolrow } from '@toolrow/state';
 
 export const WIDGETS = 'widgets';
 
-export async function createWidgets(source: DataSource): Promise<void> {
+export async function createWidgets({ source, state }: Toolrow): Promise<void> {
   await source.db.exec(`
     CREATE TABLE public.${WIDGETS} (id integer PRIMARY KEY, name text NOT NULL, qty integer NOT NULL);
     INSERT INTO public.${WIDGETS} VALUES (1, 'bolt', 10), (2, 'nut', 20), (3, 'gear', 3);
     ANALYZE public.${WIDGETS};
   `);
-  await source.app.specs.save({ name: 'big-widgets', kind: 'view', spec: { table: WIDGETS } });
+  await state.specs.save({ name: 'big-widgets', kind: 'view', spec: { table: WIDGETS } });
   await source.schema.refresh();
 }
 
@@ -67,13 +68,13 @@ export function validInputs(exportId: string): Record<ToolName, unknown> {
 }
 
 /** Everything a tool call could change, apart from the audit log (compared on its own). */
-export async function stateOf(source: DataSource) {
+export async function stateOf({ source, state }: Toolrow) {
   const [table, staged, ui, exportsJobs, history] = await Promise.all([
     source.db.query(`SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`),
-    source.staging.list(),
-    source.app.ui.get(DEFAULT_PROFILE),
-    source.app.exportJobs.list(),
-    source.app.history.list(),
+    state.staging.list(),
+    state.ui.get(DEFAULT_PROFILE),
+    state.exportJobs.list(),
+    state.history.list(),
   ]);
   return {
     table: table.rows,
@@ -85,8 +86,8 @@ export async function stateOf(source: DataSource) {
   };
 }
 
-export async function auditOf(source: DataSource) {
-  return (await source.app.audit.list({ limit: 10_000 })).map((entry) => ({
+export async function auditOf({ state }: Toolrow) {
+  return (await state.audit.list({ limit: 10_000 })).map((entry) => ({
     tool: entry.tool,
     decision: entry.decision,
     decidedBy: entry.decidedBy,
