@@ -18,8 +18,9 @@ function median(values: number[]): number {
 
 async function main() {
   await ensureBundle();
-  const source = await openSeededSource(50_000);
-  const app = await startTestServer(source);
+  const toolrow = await openSeededSource(50_000);
+  const { source, state } = toolrow;
+  const app = await startTestServer(toolrow);
   const browser = await launchBrowser();
   try {
     const orders = await source.rows.count('orders');
@@ -58,7 +59,7 @@ async function main() {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const tab = await context.newPage();
     const measure = async (table: string) => {
-      await source.app.ui.update('default', { tabs: [], focusedTabId: null, selection: null });
+      await state.ui.update('default', { tabs: [], focusedTabId: null, selection: null });
       await tab.goto(`${app.url}/`);
       await tab
         .getByRole('navigation', { name: 'Tables and panels' })
@@ -113,7 +114,7 @@ async function main() {
   } finally {
     await browser.close();
     await app.close();
-    await source.close();
+    await toolrow.close();
   }
 }
 

@@ -20,7 +20,8 @@ async function main() {
   log('Building the desktop bundle if needed…');
   await ensureBundle();
   log(`Seeding ${ORDERS} orders in memory…`);
-  const source = await openSeededSource(ORDERS);
+  const toolrow = await openSeededSource(ORDERS);
+  const { source, state } = toolrow;
   const lastMonth: Filter = {
     and: [
       { column: 'status', op: 'eq', value: 'cancelled' },
@@ -42,8 +43,8 @@ async function main() {
       },
     ],
   ]);
-  await source.app.profiles.setMode('default', 'manual');
-  const app = await startTestServer(source, {
+  await state.profiles.setMode('default', 'manual');
+  const app = await startTestServer(toolrow, {
     model,
     env: { TOOLROW_MODEL: 'bedrock:anthropic.claude-haiku-4-5 (scripted)' },
   });
@@ -84,7 +85,7 @@ async function main() {
     await shot('table-and-chat');
 
     // 3. Staged edits and their review.
-    await source.staging.stageUpdate(
+    await state.staging.stageUpdate(
       'orders',
       [
         { key: { id: 17 }, values: { status: 'shipped', shipped_at: '2026-11-14T09:30:00Z' } },
@@ -92,7 +93,7 @@ async function main() {
       ],
       { actor: 'agent', profile: 'default' },
     );
-    await source.staging.stageDelete('order_items', [{ id: 3 }], { actor: 'user', profile: 'default' });
+    await state.staging.stageDelete('order_items', [{ id: 3 }], { actor: 'user', profile: 'default' });
     await page.getByRole('button', { name: /^Staging/ }).click();
     await page.getByTestId('staged-change').first().waitFor();
     await shot('staging');
@@ -141,7 +142,7 @@ async function main() {
   } finally {
     await browser.close();
     await app.close();
-    await source.close();
+    await toolrow.close();
   }
 }
 

@@ -1,7 +1,6 @@
 // The HTTP API over a real socket and a real database: the sample shop on PGlite, and on
 // PostgreSQL when TOOLROW_TEST_DATABASE_URL is set (CI sets it).
 import type { DataSource } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
 import type {
   AppStatus,
   ExportJob,
@@ -10,21 +9,26 @@ import type {
   TableInfo,
   UiState,
 } from '@toolrow/desktop/wire';
+import type { Toolrow, ToolrowState } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestServer, type TestServer } from './test-support.ts';
 
-describe.each(testEngines())('the API on $name', ({ name, open }) => {
+describe.each(testStores())('the API on $name', ({ name, open }) => {
+  let toolrow: Toolrow;
   let source: DataSource;
+  let state: ToolrowState;
   let app: TestServer;
 
   beforeAll(async () => {
-    source = await open({ seed: { orders: 1500 } });
-    app = await startTestServer(source, { desktopDir: null });
+    toolrow = await open({ seed: { orders: 1500 } });
+    ({ source, state } = toolrow);
+    app = await startTestServer(toolrow, { desktopDir: null });
   }, 180_000);
 
   afterAll(async () => {
     await app?.close();
-    await source?.close();
+    await toolrow?.close();
   });
 
   async function raw(path: string, init: RequestInit = {}) {
@@ -51,7 +55,7 @@ describe.each(testEngines())('the API on $name', ({ name, open }) => {
       expect(await api(app.url, '/api/profile', { method: 'PUT', body: { mode: 'auto' } })).toEqual({
         mode: 'auto',
       });
-      expect((await source.app.profiles.ensure('default')).mode).toBe('auto');
+      expect((await state.profiles.ensure('default')).mode).toBe('auto');
       const refused = await raw('/api/profile', {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
@@ -279,7 +283,7 @@ describe.each(testEngines())('the API on $name', ({ name, open }) => {
 
   describe('UI state, chips, audit', () => {
     it('stores the tabs the desktop sends and returns them', async () => {
-      const state: UiState = {
+      const ui: UiState = {
         tabs: [
           {
             id: 'a',
@@ -293,9 +297,9 @@ describe.each(testEngines())('the API on $name', ({ name, open }) => {
         focusedTabId: 'a',
         selection: [{ id: 1 }],
       };
-      expect(await api<UiState>(app.url, '/api/ui-state', { method: 'PUT', body: state })).toEqual(state);
-      expect(await api<UiState>(app.url, '/api/ui-state')).toEqual(state);
-      const stored = await source.app.ui.get('default');
+      expect(await api<UiState>(app.url, '/api/ui-state', { method: 'PUT', body: ui })).toEqual(ui);
+      expect(await api<UiState>(app.url, '/api/ui-state')).toEqual(ui);
+      const stored = await state.ui.get('default');
       expect(stored.selection).toEqual({ tabId: 'a', table: 'public.orders', keys: [{ id: 1 }] });
     });
 
@@ -305,7 +309,7 @@ describe.each(testEngines())('the API on $name', ({ name, open }) => {
       });
       const focused = result.uiState.tabs.find((tab) => tab.id === result.uiState.focusedTabId);
       expect(focused).toMatchObject({ kind: 'table', table: 'public.customers' });
-      const [entry] = await source.app.audit.list({ limit: 1 });
+      const [entry] = await state.audit.list({ limit: 1 });
       expect(entry).toMatchObject({ tool: 'openTable', decision: 'approved', decidedBy: 'user' });
 
       for (const tool of ['stageDeleteRows', 'runQuery', 'proposeOpenTable', 'searchTools']) {
@@ -366,7 +370,7 @@ describe.each(testEngines())('the API on $name', ({ name, open }) => {
       });
       expect(rebinding.status).toBe(403);
       expect(
-        (await source.staging.list()).filter((change) => JSON.stringify(change.key) === '{"id":9}'),
+        (await state.staging.list()).filter((change) => JSON.stringify(change.key) === '{"id":9}'),
       ).toEqual([]);
     });
   });

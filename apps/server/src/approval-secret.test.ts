@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readUIChunks, scriptedModel } from '@toolrow/agent/testing';
-import { pgliteOnDisk } from '@toolrow/datasource/testing';
 import type { Conversation } from '@toolrow/desktop/wire';
+import { pgliteOnDiskStores } from '@toolrow/state/testing';
 import type { UIMessage } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APPROVAL_SECRET_FILE, loadApprovalSecret } from './approval-secret.ts';
@@ -44,8 +44,8 @@ describe('loadApprovalSecret', () => {
 
 describe('npm start twice over one database', () => {
   it('an approval pending in a saved conversation is answerable after the restart', async () => {
-    const source = await pgliteOnDisk.open({ seed: { orders: 40 } });
-    const options = { env: {}, out: () => {}, err: () => {}, cwd: dir, port: 0, build: false, source };
+    const toolrow = await pgliteOnDiskStores.open({ seed: { orders: 40 } });
+    const options = { env: {}, out: () => {}, err: () => {}, cwd: dir, port: 0, build: false, toolrow };
     const send = async (url: string, messages: UIMessage[]) => {
       const response = await fetch(`${url}/api/chat`, {
         method: 'POST',
@@ -65,7 +65,7 @@ describe('npm start twice over one database', () => {
       } finally {
         await first.close();
       }
-      expect((await stat(join(source.dataDir, APPROVAL_SECRET_FILE))).isFile()).toBe(true);
+      expect((await stat(join(toolrow.state.dataDir, APPROVAL_SECRET_FILE))).isFile()).toBe(true);
 
       // A new server and agent: only the secret file carries over.
       const second = await startApp({ ...options, model: scriptedModel([[{ text: 'Counted.' }]]) });
@@ -82,12 +82,12 @@ describe('npm start twice over one database', () => {
         const done = await api<Conversation>(second.url, '/api/conversations/restart');
         const ran = toolPart(done.messages[1]!);
         expect(ran.state).toBe('output-available');
-        expect(ran.output).toMatchObject({ count: await source.rows.count('orders') });
+        expect(ran.output).toMatchObject({ count: await toolrow.source.rows.count('orders') });
       } finally {
         await second.close();
       }
     } finally {
-      await source.close();
+      await toolrow.close();
     }
   }, 120_000);
 });

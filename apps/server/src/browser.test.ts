@@ -2,7 +2,7 @@
 // language model is scripted (MockLanguageModelV4 through @toolrow/agent/testing).
 
 import { scriptedModel } from '@toolrow/agent/testing';
-import type { DataSource } from '@toolrow/datasource';
+import type { Toolrow } from '@toolrow/state';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -14,28 +14,28 @@ import {
   type TestServer,
 } from './test-support.ts';
 
-let source: DataSource;
+let toolrow: Toolrow;
 let browser: Browser;
 
 beforeAll(async () => {
   await ensureBundle();
-  [source, browser] = await Promise.all([openSeededSource(3000), launchBrowser()]);
+  [toolrow, browser] = await Promise.all([openSeededSource(3000), launchBrowser()]);
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  await source?.close();
+  await toolrow?.close();
 });
 
 async function withApp<T>(
   options: Parameters<typeof startTestServer>[1],
   fn: (page: Page, app: TestServer, errors: string[]) => Promise<T>,
 ): Promise<T> {
-  await source.app.ui.update('default', { tabs: [], focusedTabId: null, selection: null });
+  await toolrow.state.ui.update('default', { tabs: [], focusedTabId: null, selection: null });
   // The app reopens the last saved conversation: each test starts from none.
-  for (const conversation of await source.app.conversations.list({ limit: 1000 }))
-    await source.app.conversations.delete(conversation.id);
-  const app = await startTestServer(source, options);
+  for (const conversation of await toolrow.state.conversations.list({ limit: 1000 }))
+    await toolrow.state.conversations.delete(conversation.id);
+  const app = await startTestServer(toolrow, options);
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   const errors = collectPageErrors(page);
@@ -85,7 +85,7 @@ describe('the desktop bundle in Chromium', () => {
       await nav(page)
         .getByRole('button', { name: /^orders/ })
         .click();
-      const total = await source.rows.count('orders');
+      const total = await toolrow.source.rows.count('orders');
       await expect
         .poll(() => page.getByTestId('row-count').textContent())
         .toBe(`${total.toLocaleString('en-US')} rows`);
@@ -96,7 +96,11 @@ describe('the desktop bundle in Chromium', () => {
       await page.getByLabel('Filter operator').selectOption('eq');
       await page.getByLabel('Filter value').fill('cancelled');
       await page.getByLabel('Filter value').press('Enter');
-      const cancelled = await source.rows.count('orders', { column: 'status', op: 'eq', value: 'cancelled' });
+      const cancelled = await toolrow.source.rows.count('orders', {
+        column: 'status',
+        op: 'eq',
+        value: 'cancelled',
+      });
       await expect
         .poll(() => page.getByTestId('row-count').textContent())
         .toBe(`${cancelled.toLocaleString('en-US')} ${cancelled === 1 ? 'row' : 'rows'}`);
@@ -114,7 +118,9 @@ describe('the desktop bundle in Chromium', () => {
       await page.getByLabel('Edit status').fill('refunded');
       await page.getByLabel('Edit status').press('Enter');
       await expect.poll(() => page.getByTestId('staged-count').textContent()).toBe('1');
-      expect(((await source.rows.get('orders', { id })) as { status: string }).status).toBe('cancelled');
+      expect(((await toolrow.source.rows.get('orders', { id })) as { status: string }).status).toBe(
+        'cancelled',
+      );
 
       // Review: the diff reads before → after; commit applies it.
       await nav(page)
@@ -127,7 +133,9 @@ describe('the desktop bundle in Chromium', () => {
       expect(await change.locator('.key').textContent()).toBe(`id=${id}`);
       await page.getByRole('button', { name: 'Commit all' }).click();
       await expect.poll(() => change.count()).toBe(0);
-      expect(((await source.rows.get('orders', { id })) as { status: string }).status).toBe('refunded');
+      expect(((await toolrow.source.rows.get('orders', { id })) as { status: string }).status).toBe(
+        'refunded',
+      );
       expect(errors).toEqual([]);
     });
   });
@@ -144,24 +152,24 @@ describe('the desktop bundle in Chromium', () => {
       await expect.poll(() => chip.count(), { timeout: 15_000 }).toBe(1);
       expect(await chip.textContent()).toContain('customers');
       // Nothing opened before the click.
-      expect((await source.app.ui.get('default')).tabs).toEqual([]);
+      expect((await toolrow.state.ui.get('default')).tabs).toEqual([]);
       await expect.poll(() => page.getByTestId('token-pill').count()).toBe(1);
       expect(await page.getByTestId('token-pill').textContent()).toMatch(/\d+ in · \d+ out/);
 
       await chip.click();
       await expect.poll(() => page.getByRole('tab', { selected: true }).textContent()).toContain('customers');
-      const total = await source.rows.count('customers');
+      const total = await toolrow.source.rows.count('customers');
       await expect
         .poll(() => page.getByTestId('row-count').textContent())
         .toBe(`${total.toLocaleString('en-US')} rows`);
-      const [audit] = await source.app.audit.list({ limit: 1 });
+      const [audit] = await toolrow.state.audit.list({ limit: 1 });
       expect(audit).toMatchObject({ tool: 'openTable', decision: 'approved', decidedBy: 'user' });
       expect(errors).toEqual([]);
     });
   });
 
   it('under Manual, a gated tool asks first and a denial is respected', async () => {
-    await source.app.profiles.setMode('default', 'manual');
+    await toolrow.state.profiles.setMode('default', 'manual');
     const model = scriptedModel([
       [{ tool: 'openTable', input: { table: 'products' } }],
       [{ text: 'Understood: I left the products table closed.' }],
@@ -183,9 +191,9 @@ describe('the desktop bundle in Chromium', () => {
       const call = page.locator('[data-testid=tool-call][data-tool=openTable]');
       expect(await call.getAttribute('data-state')).toBe('output-denied');
       // The tool never ran: no tab, and the audit log has the ask and the denial.
-      expect((await source.app.ui.get('default')).tabs).toEqual([]);
+      expect((await toolrow.state.ui.get('default')).tabs).toEqual([]);
       expect(await page.getByRole('tab').count()).toBe(0);
-      const audit = await source.app.audit.list({ limit: 5, tool: 'openTable' });
+      const audit = await toolrow.state.audit.list({ limit: 5, tool: 'openTable' });
       expect(audit.map((entry) => entry.decision)).toEqual(expect.arrayContaining(['asked', 'denied']));
       expect(audit.find((entry) => entry.decision === 'denied')?.decidedBy).toBe('user');
       expect(errors).toEqual([]);
@@ -193,7 +201,7 @@ describe('the desktop bundle in Chromium', () => {
   });
 
   it('under Full Auto, an open tool runs and the app shows the tab it opened', async () => {
-    await source.app.profiles.setMode('default', 'full-auto');
+    await toolrow.state.profiles.setMode('default', 'full-auto');
     const model = scriptedModel([
       [{ tool: 'openTable', input: { table: 'products', sort: [{ column: 'price', direction: 'desc' }] } }],
       [{ text: 'Opened products, most expensive first.' }],
@@ -211,12 +219,12 @@ describe('the desktop bundle in Chromium', () => {
         expect(await page.getByTestId('approval').count()).toBe(0);
         const header = page.locator('.grid-head [role=columnheader][aria-sort=descending]');
         await expect.poll(() => header.textContent()).toContain('price');
-        const [audit] = await source.app.audit.list({ limit: 1, tool: 'openTable' });
+        const [audit] = await toolrow.state.audit.list({ limit: 1, tool: 'openTable' });
         expect(audit).toMatchObject({ decision: 'auto', decidedBy: 'agent' });
         expect(errors).toEqual([]);
       });
     } finally {
-      await source.app.profiles.setMode('default', 'manual');
+      await toolrow.state.profiles.setMode('default', 'manual');
     }
   });
 
@@ -274,7 +282,7 @@ describe('the desktop bundle in Chromium', () => {
       await page.getByRole('button', { name: 'Delete the conversation “where are the customers?”' }).click();
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       await expect.poll(() => items.locator('.conv-title').allTextContents()).toEqual(['what is in orders?']);
-      expect((await source.app.conversations.list()).map((conversation) => conversation.title)).toEqual([
+      expect((await toolrow.state.conversations.list()).map((conversation) => conversation.title)).toEqual([
         'what is in orders?',
       ]);
       expect(await page.locator('.msg.user .bubble').allTextContents()).toEqual(['what is in orders?']);

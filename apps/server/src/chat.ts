@@ -28,8 +28,8 @@ export function modelIdOf(
 export function createAgentChat(model: LanguageModel, context: ChatContext): ChatHandler {
   const agent = createAgent({
     model,
-    backend: toolsBackend(context.source),
-    store: appStateGateStore(context.source),
+    backend: toolsBackend(context),
+    store: appStateGateStore(context.state),
     // A stable secret keeps approvals that were pending across a server restart answerable.
     ...(context.env.TOOLROW_APPROVAL_SECRET ? { approvalSecret: context.env.TOOLROW_APPROVAL_SECRET } : {}),
   });

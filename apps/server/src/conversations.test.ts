@@ -9,8 +9,9 @@ import {
   scriptedModel,
 } from '@toolrow/agent/testing';
 import { APP_SCHEMA, type DataSource } from '@toolrow/datasource';
-import { testEngines } from '@toolrow/datasource/testing';
 import type { Conversation, ConversationSummary } from '@toolrow/desktop/wire';
+import type { Toolrow, ToolrowState } from '@toolrow/state';
+import { testStores } from '@toolrow/state/testing';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { api, startTestServer, type TestServer } from './test-support.ts';
@@ -44,31 +45,34 @@ function answer(message: UIMessage, toolCallId: string, approved: boolean): UIMe
   return copy;
 }
 
-describe.each(testEngines())('conversations on $name', ({ open }) => {
+describe.each(testStores())('conversations on $name', ({ open }) => {
+  let toolrow: Toolrow;
   let source: DataSource;
+  let state: ToolrowState;
   let app: TestServer | undefined;
   let logs: string[];
 
   beforeAll(async () => {
-    source = await open({ seed: { orders: 300 } });
+    toolrow = await open({ seed: { orders: 300 } });
+    ({ source, state } = toolrow);
   }, 180_000);
 
   afterAll(async () => {
     await app?.close();
-    await source?.close();
+    await toolrow?.close();
   });
 
   beforeEach(async () => {
     await app?.close();
     app = undefined;
     logs = [];
-    await source.app.profiles.setMode('default', 'manual');
-    for (const conversation of await source.app.conversations.list({ limit: 1000 }))
-      await source.app.conversations.delete(conversation.id);
+    await state.profiles.setMode('default', 'manual');
+    for (const conversation of await state.conversations.list({ limit: 1000 }))
+      await state.conversations.delete(conversation.id);
   });
 
   async function serve(steps: readonly ScriptedStep[]) {
-    app = await startTestServer(source, {
+    app = await startTestServer(toolrow, {
       model: scriptedModel(steps),
       desktopDir: null,
       log: (message) => logs.push(message),
@@ -178,14 +182,14 @@ describe.each(testEngines())('conversations on $name', ({ open }) => {
 
   it('a failed save is logged and the turn still completes', async () => {
     const server = await serve([[{ text: 'Hello there.' }]]);
-    await source.db.exec(`ALTER TABLE ${APP_SCHEMA}.conversations RENAME TO conversations_away`);
+    await state.db.exec(`ALTER TABLE ${APP_SCHEMA}.conversations RENAME TO conversations_away`);
     try {
       const { chunks, assistant } = await turn(server, 'conv-lost', [uiUser('u1', 'hi')]);
       expect(finished(chunks)).toBe(true);
       expect(chunks.some((chunk) => chunk.type === 'error')).toBe(false);
       expect(assistant.parts).toContainEqual(expect.objectContaining({ type: 'text', text: 'Hello there.' }));
     } finally {
-      await source.db.exec(`ALTER TABLE ${APP_SCHEMA}.conversations_away RENAME TO conversations`);
+      await state.db.exec(`ALTER TABLE ${APP_SCHEMA}.conversations_away RENAME TO conversations`);
     }
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatch(

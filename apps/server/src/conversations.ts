@@ -1,11 +1,7 @@
 // Conversations: the chat's history per profile, saved when a turn ends and reopened by the desktop.
-import {
-  CONVERSATION_ID_PATTERN,
-  type ConversationSummary,
-  type DataSource,
-  isDataSourceError,
-} from '@toolrow/datasource';
+import { isDataSourceError } from '@toolrow/datasource';
 import type { Conversation, ConversationSummary as WireSummary } from '@toolrow/desktop/wire';
+import { CONVERSATION_ID_PATTERN, type ConversationSummary, type ToolrowState } from '@toolrow/state';
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { Hono } from 'hono';
 import { badRequest, HttpError } from './errors.ts';
@@ -34,21 +30,21 @@ const toWireSummary = (summary: ConversationSummary): WireSummary => ({
 });
 
 /** GET /api/conversations, GET and DELETE /api/conversations/:id, for the server's profile. */
-export function mountConversationRoutes(app: Hono, source: DataSource, profile: string): void {
+export function mountConversationRoutes(app: Hono, state: ToolrowState, profile: string): void {
   app.get('/api/conversations', async (c) => {
     const raw = c.req.query('limit');
     const limit = raw === undefined || raw === '' ? LIST_DEFAULT : Number(raw);
     if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
       throw badRequest(`'limit' must be an integer from 1 to ${LIST_MAX} (got ${JSON.stringify(raw)}).`);
     }
-    const conversations = await source.app.conversations.list({ profile, limit });
+    const conversations = await state.conversations.list({ profile, limit });
     return c.json({ conversations: conversations.map(toWireSummary) });
   });
 
   app.get('/api/conversations/:id', async (c) => {
     const id = conversationIdOf(c.req.param('id'))!;
     try {
-      const conversation = await source.app.conversations.get(id, profile);
+      const conversation = await state.conversations.get(id, profile);
       const body: Conversation = {
         ...toWireSummary(conversation),
         messages: conversation.messages as UIMessage[],
@@ -62,7 +58,7 @@ export function mountConversationRoutes(app: Hono, source: DataSource, profile: 
 
   app.delete('/api/conversations/:id', async (c) => {
     const id = conversationIdOf(c.req.param('id'))!;
-    if (!(await source.app.conversations.delete(id, profile))) throw notFound(id);
+    if (!(await state.conversations.delete(id, profile))) throw notFound(id);
     return c.json({ deleted: id });
   });
 }
@@ -83,7 +79,7 @@ const notFound = (id: string) =>
 export function savingStream(
   turn: ReadableStream<UIMessageChunk>,
   options: {
-    source: DataSource;
+    state: ToolrowState;
     profile: string;
     conversationId: string | null;
     messages: UIMessage[];
@@ -102,7 +98,7 @@ export function savingStream(
     },
     onEnd: async ({ messages }) => {
       try {
-        await options.source.app.conversations.save({
+        await options.state.conversations.save({
           id: conversationId,
           profile: options.profile,
           messages,

@@ -9,10 +9,12 @@ import {
   parseScope,
   renderClientConfig,
 } from '@toolrow/mcp-server';
+import type { ToolrowState } from '@toolrow/state';
 import type { McpMount } from './server.ts';
 
 export interface McpOptions {
   source: DataSource;
+  state: ToolrowState;
   profile?: string;
   /** The scope this run's token holds (default tables:staged: reads, chips and staging, nothing immediate). */
   scope?: string;
@@ -37,15 +39,16 @@ export interface MountedMcp {
 export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
   const scope = parseScope(options.scope ?? 'tables:staged');
   const name = options.tokenName ?? 'toolrow-app';
-  await options.source.app.tokens.revoke(name);
-  const created = await createToken(options.source.app.tokens, { scope, name, ttlMs: null });
+  await options.state.tokens.revoke(name);
+  const created = await createToken(options.state.tokens, { scope, name, ttlMs: null });
   const backend = createToolrowBackend({
     source: options.source,
+    state: options.state,
     ...(options.profile ? { profile: options.profile } : {}),
   });
   const handler = createMcpHttpHandler({
     backend,
-    tokens: options.source.app.tokens,
+    tokens: options.state.tokens,
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });
   return {

@@ -12,11 +12,10 @@ import {
   type ExportFormat,
   type ExportSource,
   isDataSourceError,
-  PERMISSION_MODES,
-  type PermissionMode,
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
 import type { AppStatus, Filter, SortKey, UiState } from '@toolrow/desktop/wire';
+import { PERMISSION_MODES, type PermissionMode, type ToolrowState } from '@toolrow/state';
 import { checkReadOnlySql, invokeTool, type ToolContext } from '@toolrow/tools';
 import {
   createUIMessageStream,
@@ -64,8 +63,10 @@ export interface ChatHandler {
 }
 
 export interface ToolrowServerOptions {
-  /** The open data source; the server does not close it. */
+  /** The user's data; the server does not close it. */
   source: DataSource;
+  /** Toolrow's own state; the server does not close it. */
+  state: ToolrowState;
   /** The profile whose mode, UI state and grants the app uses (default 'default'). */
   profile?: string;
   /** Settings: TOOLROW_MODEL and friends. */
@@ -89,6 +90,7 @@ export interface ToolrowServerOptions {
 
 export interface ChatContext {
   source: DataSource;
+  state: ToolrowState;
   profile: string;
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -117,12 +119,12 @@ const WORKBENCH_MAX_ROWS = 1000;
 const WORKBENCH_TIMEOUT_MS = 30_000;
 
 export async function createToolrowServer(options: ToolrowServerOptions): Promise<ToolrowServer> {
-  const { source } = options;
+  const { source, state } = options;
   const profile = options.profile ?? DEFAULT_PROFILE;
   const env = options.env ?? {};
   const log = options.log ?? ((message: string) => console.error(message));
   const desktopDir = options.desktopDir === undefined ? DESKTOP_DIST_DIR : options.desktopDir;
-  await source.app.profiles.ensure(profile);
+  await state.profiles.ensure(profile);
 
   // ── The chat: a model from the option or TOOLROW_MODEL, else a clear "how to set one" ──────
   let chat: ChatHandler | null = null;
@@ -141,11 +143,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   }
   if (model) {
     const createChat = options.createChat ?? (await import('./chat.ts')).createAgentChat;
-    chat = await createChat(model, { source, profile, env });
+    chat = await createChat(model, { source, state, profile, env });
   }
 
   const userContext = (signal?: AbortSignal): ToolContext => ({
     source,
+    state,
     profile,
     actor: 'user',
     ...(signal ? { signal } : {}),
@@ -183,8 +186,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── Status and profile ────────────────────────────────────────────────────────────────────
   app.get('/api/status', async (c) => {
-    const current = await source.app.profiles.ensure(profile);
-    const connections = await source.app.connections.list().catch(() => []);
+    const current = await state.profiles.ensure(profile);
+    const connections = await state.connections.list().catch(() => []);
     const active = connections.find((connection) => connection.active);
     const status: AppStatus = {
       version: options.version ?? '0.1.0',
@@ -211,7 +214,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         `'mode' must be one of ${PERMISSION_MODES.join(', ')} (got ${JSON.stringify(body.mode)}).`,
       );
     }
-    const updated = await source.app.profiles.setMode(profile, body.mode as PermissionMode);
+    const updated = await state.profiles.setMode(profile, body.mode as PermissionMode);
     return c.json({ mode: updated.mode });
   });
 
@@ -267,7 +270,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         timeoutMs: WORKBENCH_TIMEOUT_MS,
       });
       const elapsedMs = Math.round(performance.now() - started);
-      await source.app.history.add({
+      await state.history.add({
         profile,
         actor: 'user',
         sql: statement.statement,
@@ -284,7 +287,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await source.app.history.add({
+      await state.history.add({
         profile,
         actor: 'user',
         sql: statement.statement,
@@ -304,7 +307,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── Staging review: the user's own edits, and commit / discard (user only) ─────────────────
   app.get('/api/staging', async (c) => {
-    const diffs = await source.staging.diff({ profile });
+    const diffs = await state.staging.diff({ profile });
     return c.json({ changes: diffs.map(toWireChange) });
   });
 
@@ -314,7 +317,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     if (!isPlainObject(body.values) || Object.keys(body.values).length === 0) {
       throw badRequest("'values' must be an object of column → new value with at least one column.");
     }
-    const changes = await source.staging.stageUpdate(table, [{ key: body.key, values: body.values }], {
+    const changes = await state.staging.stageUpdate(table, [{ key: body.key, values: body.values }], {
       actor: 'user',
       profile,
     });
@@ -326,7 +329,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const table = requireString(body.table, 'table');
     if (!Array.isArray(body.keys) || body.keys.length === 0)
       throw badRequest("'keys' must be a non-empty array of primary keys.");
-    const changes = await source.staging.stageDelete(table, body.keys, { actor: 'user', profile });
+    const changes = await state.staging.stageDelete(table, body.keys, { actor: 'user', profile });
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
@@ -336,13 +339,13 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     if (!Array.isArray(body.rows) || body.rows.length === 0 || !body.rows.every(isPlainObject)) {
       throw badRequest("'rows' must be a non-empty array of objects (column → value).");
     }
-    const changes = await source.staging.stageInsert(table, body.rows, { actor: 'user', profile });
+    const changes = await state.staging.stageInsert(table, body.rows, { actor: 'user', profile });
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
   app.post('/api/staging/commit', async (c) => {
     const body = await jsonBody<{ ids?: unknown }>(c);
-    const result = await source.staging.commit({ profile, ...idsFilter(body.ids) });
+    const result = await state.staging.commit({ profile, ...idsFilter(body.ids) });
     if (result.ok) {
       const applied = result.applied.insert + result.applied.update + result.applied.delete;
       return c.json({ committed: applied, conflicts: [] });
@@ -365,13 +368,13 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   app.post('/api/staging/discard', async (c) => {
     const body = await jsonBody<{ ids?: unknown }>(c);
-    const discarded = await source.staging.discard({ profile, ...idsFilter(body.ids) });
+    const discarded = await state.staging.discard({ profile, ...idsFilter(body.ids) });
     return c.json({ discarded });
   });
 
   // ── Exports ───────────────────────────────────────────────────────────────────────────────
   app.get('/api/exports', async (c) => {
-    const jobs = await source.app.exportJobs.list({ profile, limit: 50 });
+    const jobs = await state.exportJobs.list({ profile, limit: 50 });
     return c.json({ jobs: jobs.map(toWireJob) });
   });
 
@@ -403,14 +406,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         ...(sort.length ? { sort } : {}),
       };
     }
-    const job = await source.exports.start({ source: exportSource, format, actor: 'user', profile });
+    const job = await state.exports.start({ source: exportSource, format, actor: 'user', profile });
     return c.json(toWireJob(job));
   });
 
-  app.get('/api/exports/:id', async (c) => c.json(toWireJob(await source.exports.status(c.req.param('id')))));
+  app.get('/api/exports/:id', async (c) => c.json(toWireJob(await state.exports.status(c.req.param('id')))));
 
   app.get('/api/exports/:id/download', async (c) => {
-    const job = await source.exports.status(c.req.param('id'));
+    const job = await state.exports.status(c.req.param('id'));
     if (job.state !== 'done') {
       throw new HttpError(
         409,
@@ -420,12 +423,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       );
     }
     // The file must still be inside the exports folder (the engine only writes there; this re-checks).
-    const path = await source.exports.resolvePath(relative(source.exports.dir, job.path));
+    const path = await state.exports.resolvePath(relative(state.exports.dir, job.path));
     if (!existsSync(path)) {
       throw new HttpError(
         410,
         'export-gone',
-        `The file of export ${job.id} is gone from ${source.exports.dir}.`,
+        `The file of export ${job.id} is gone from ${state.exports.dir}.`,
         'Export again.',
       );
     }
@@ -442,12 +445,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // ── Audit log ─────────────────────────────────────────────────────────────────────────────
   app.get('/api/audit', async (c) => {
     const limit = integer(c.req.query('limit'), 'limit', 1, 1000, 200);
-    const entries = await source.app.audit.list({ limit });
+    const entries = await state.audit.list({ limit });
     return c.json({ entries: entries.map(toWireAudit) });
   });
 
   // ── UI state: the desktop writes it, the agent's open tools change it, both read it ────────
-  app.get('/api/ui-state', async (c) => c.json(toWireUiState(await source.app.ui.get(profile))));
+  app.get('/api/ui-state', async (c) => c.json(toWireUiState(await state.ui.get(profile))));
 
   app.put('/api/ui-state', async (c) => {
     const body = await jsonBody<UiState>(c);
@@ -456,11 +459,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         "The UI state needs 'tabs' (an array), 'focusedTabId' and 'selection' (an array of keys).",
       );
     }
-    const state = await source.app.ui.update(
-      profile,
-      toDsUiPatch({ ...body, selection: body.selection ?? [] }),
-    );
-    return c.json(toWireUiState(state));
+    const updated = await state.ui.update(profile, toDsUiPatch({ ...body, selection: body.selection ?? [] }));
+    return c.json(toWireUiState(updated));
   });
 
   // ── Chips: a click runs the propose row's twin as the user ──────────────────────────────────
@@ -478,14 +478,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const output = chat?.acceptChip
       ? await chat.acceptChip({ tool, input: body.input, label }, { profileId: profile })
       : await acceptChipAsUser(tool, body.input, label);
-    return c.json({ uiState: toWireUiState(await source.app.ui.get(profile)), output });
+    return c.json({ uiState: toWireUiState(await state.ui.get(profile)), output });
   });
 
   async function acceptChipAsUser(tool: string, input: unknown, label: string) {
     const proposer = (Object.entries(PROPOSE_TWINS) as [ProposeToolName, string][]).find(
       ([, twin]) => twin === tool,
     )?.[0];
-    await source.app.audit.record({
+    await state.audit.record({
       tool,
       input,
       decision: 'approved',
@@ -508,11 +508,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const messages = body.messages as UIMessage[];
     const turn = await chat.uiMessageStream(messages, { profileId: profile, abortSignal: c.req.raw.signal });
     return createUIMessageStreamResponse({
-      stream: savingStream(turn, { source, profile, conversationId, messages, log }),
+      stream: savingStream(turn, { state, profile, conversationId, messages, log }),
     });
   });
 
-  mountConversationRoutes(app, source, profile);
+  mountConversationRoutes(app, state, profile);
 
   app.all('/api/*', (c) =>
     c.json({ error: { message: `No API route ${c.req.method} ${c.req.path}.`, code: 'not-found' } }, 404),

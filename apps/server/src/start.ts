@@ -1,8 +1,9 @@
 // `npm start`: build what is missing, open (or create and seed) the database, serve, print the URL.
 import { createServer } from 'node:net';
-import { type DataSource, openDataSource, type SeedProgress } from '@toolrow/datasource';
+import type { DataSource, SeedProgress } from '@toolrow/datasource';
 import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
+import { openToolrow, type Toolrow } from '@toolrow/state';
 import type { LanguageModel } from 'ai';
 import { loadApprovalSecret } from './approval-secret.ts';
 import { type MountedMcp, mountMcp } from './mcp.ts';
@@ -22,8 +23,8 @@ export interface StartOptions {
   seedOrders?: number;
   /** Build the desktop bundle when it is missing or stale (default true). */
   build?: boolean;
-  /** Open this instead of the configured database (tests). */
-  source?: DataSource;
+  /** Use these instead of opening the configured data and state (tests). */
+  toolrow?: Toolrow;
   /** Test-only: a scripted model instead of TOOLROW_MODEL. */
   model?: LanguageModel | null;
   /** Progress and the final banner (the CLI passes stderr and stdout). */
@@ -36,7 +37,7 @@ export interface StartOptions {
 export interface StartedApp {
   url: string;
   server: ToolrowServer;
-  source: DataSource;
+  toolrow: Toolrow;
   mcp: MountedMcp | null;
   close(): Promise<void>;
 }
@@ -60,7 +61,9 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
   // Before the database opens: a second `npm start` must not open the same embedded database.
   if (port !== 0) await assertPortFree(port);
 
-  const source = options.source ?? (await openDataSource({ env, cwd: options.cwd }));
+  const toolrow =
+    options.toolrow ?? (await openToolrow({ env, ...(options.cwd ? { cwd: options.cwd } : {}) }));
+  const { source, state } = toolrow;
   let mcp: MountedMcp | null = null;
   try {
     const tables = (await source.schema.get()).tables;
@@ -78,15 +81,17 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     if (mcpOn) {
       mcp = await mountMcp({
         source,
+        state,
         ...(env.TOOLROW_MCP_SCOPE ? { scope: env.TOOLROW_MCP_SCOPE } : {}),
         onerror: (error) => err(`MCP: ${error.message}\n`),
       });
     }
 
     // Kept beside the data, so approvals pending in saved conversations survive a restart.
-    const approvalSecret = env.TOOLROW_APPROVAL_SECRET || (await loadApprovalSecret(source.dataDir));
+    const approvalSecret = env.TOOLROW_APPROVAL_SECRET || (await loadApprovalSecret(state.dataDir));
     const server = await createToolrowServer({
       source,
+      state,
       env: { ...env, TOOLROW_APPROVAL_SECRET: approvalSecret },
       ...(options.model !== undefined ? { model: options.model } : {}),
       mcp: mcp?.mount ?? null,
@@ -101,7 +106,8 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       '',
       `  Toolrow is running at ${url}/`,
       '',
-      `  database  ${source.db.description}`,
+      `  data      ${source.db.description}`,
+      `  state     ${state.description}`,
       `  model     ${status.model.configured ? status.model.id : 'none — the chat explains how to set TOOLROW_MODEL'}`,
       `  mode      ${status.mode} (change it in the app)`,
       `  MCP       ${mcp ? `on at ${url}/mcp, scope ${mcp.scope}` : 'off (TOOLROW_MCP=1 npm start to serve it)'}`,
@@ -126,15 +132,15 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     return {
       url,
       server,
-      source,
+      toolrow,
       mcp,
       async close() {
         await server.close();
-        if (!options.source) await source.close();
+        if (!options.toolrow) await toolrow.close();
       },
     };
   } catch (error) {
-    if (!options.source) await source.close().catch(() => {});
+    if (!options.toolrow) await toolrow.close().catch(() => {});
     throw error;
   }
 }

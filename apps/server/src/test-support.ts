@@ -1,8 +1,8 @@
 // Shared by the server's tests and the screenshot script: a seeded database, a server on a real
 // socket, and headless Chromium (Debian's /usr/bin/chromium driven by playwright-core).
 import { existsSync } from 'node:fs';
-import { type DataSource, openDataSource } from '@toolrow/datasource';
 import { ensureDesktopBuild } from '@toolrow/desktop';
+import { openToolrow, type Toolrow } from '@toolrow/state';
 import type { LanguageModel } from 'ai';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { createToolrowServer, type ToolrowServer, type ToolrowServerOptions } from './server.ts';
@@ -34,11 +34,11 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 }
 
-/** An in-memory PGlite database holding the sample shop. */
-export async function openSeededSource(orders = 2000): Promise<DataSource> {
-  const source = await openDataSource({ env: {}, memory: true });
-  await source.seed({ orders, now: SEED_NOW });
-  return source;
+/** The sample shop and a state store, both in-memory PGlite. */
+export async function openSeededSource(orders = 2000): Promise<Toolrow> {
+  const toolrow = await openToolrow({ env: {}, data: { memory: true }, state: { memory: true } });
+  await toolrow.source.seed({ orders, now: SEED_NOW });
+  return toolrow;
 }
 
 export interface TestServer {
@@ -47,13 +47,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The app server on 127.0.0.1 at a free port, over an open data source. */
+/** The app server on 127.0.0.1 at a free port, over open data and state. */
 export async function startTestServer(
-  source: DataSource,
-  options: Partial<Omit<ToolrowServerOptions, 'source'>> & { model?: LanguageModel | null } = {},
+  { source, state }: Toolrow,
+  options: Partial<Omit<ToolrowServerOptions, 'source' | 'state'>> & { model?: LanguageModel | null } = {},
 ): Promise<TestServer> {
   const server = await createToolrowServer({
     source,
+    state,
     env: {},
     model: null,
     log: () => {},

@@ -1,5 +1,6 @@
-import type { Filter as DsFilter, UiState as DsUiState } from '@toolrow/datasource';
+import type { Filter as DsFilter } from '@toolrow/datasource';
 import type { UiState } from '@toolrow/desktop/wire';
+import type { UiState as DsUiState } from '@toolrow/state';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromDsFilter, jsonValue, toDsFilter, toDsUiPatch, toWireUiState } from './wire.ts';

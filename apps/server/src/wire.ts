@@ -1,17 +1,12 @@
 // The data layer's shapes ↔ the desktop's wire shapes (@toolrow/desktop/wire). Pure functions.
 import { basename } from 'node:path';
 import type {
-  ChangeDiff,
-  AuditEntry as DsAuditEntry,
   FilterCondition as DsCondition,
   ExportJob as DsExportJob,
   Filter as DsFilter,
   FilterOp as DsOp,
   Sort as DsSort,
-  Tab as DsTab,
   TableInfo as DsTableInfo,
-  UiState as DsUiState,
-  Selection,
 } from '@toolrow/datasource';
 import type {
   AuditEntry,
@@ -26,6 +21,13 @@ import type {
   UiState,
   UiTab,
 } from '@toolrow/desktop/wire';
+import type {
+  ChangeDiff,
+  AuditEntry as DsAuditEntry,
+  Tab as DsTab,
+  UiState as DsUiState,
+  Selection,
+} from '@toolrow/state';
 import { filterText } from '@toolrow/tools';
 
 export const EMPTY_FILTER: Filter = { combine: 'and', conditions: [] };
