@@ -6,8 +6,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
-import { type DataSource, openDataSource } from '@toolrow/datasource';
-import { createTestEnvironment, TEST_SEED_NOW } from '@toolrow/datasource/testing';
+import { openToolrow, type Toolrow } from '@toolrow/state';
+import { createTestEnvironment, TEST_SEED_NOW } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
@@ -20,18 +20,18 @@ let env: Record<string, string>;
 let dataDir: string;
 let dropDatabase: (() => Promise<void>) | undefined;
 
-async function withSource<T>(fn: (source: DataSource) => Promise<T>): Promise<T> {
-  const source = await openDataSource({ env, cwd: dataDir });
+async function withSource<T>(fn: (ds: Toolrow) => Promise<T>): Promise<T> {
+  const ds = await openToolrow({ env, cwd: dataDir });
   try {
-    return await fn(source);
+    return await fn(ds);
   } finally {
-    await source.close();
+    await ds.close();
   }
 }
 
 async function fingerprint(): Promise<string> {
-  return withSource(async (source) => {
-    const result = await source.db.query<{ digest: string }>(
+  return withSource(async (ds) => {
+    const result = await ds.source.db.query<{ digest: string }>(
       `SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM (
          SELECT o::text AS t FROM orders o UNION ALL SELECT c::text FROM customers c
          UNION ALL SELECT p::text FROM products p UNION ALL SELECT i::text FROM order_items i) t`,
@@ -48,20 +48,20 @@ beforeAll(async () => {
     env.DATABASE_URL = database.env.DATABASE_URL!;
     dropDatabase = database.cleanup;
   }
-  await withSource(async (source) => {
-    await source.seed(SEED);
-    await source.schema.refresh({ analyze: true });
-    await source.app.attachments.add({
+  await withSource(async (ds) => {
+    await ds.source.seed(SEED);
+    await ds.source.schema.refresh({ analyze: true });
+    await ds.state.attachments.add({
       name: 'cities.csv',
       mediaType: 'text/csv',
       content: 'city,country\nOslo,NO\nLima,PE\n',
     });
-    await source.app.specs.save({
+    await ds.state.specs.save({
       name: 'paid',
       kind: 'view',
       spec: { table: 'public.orders', filter: { column: 'status', op: 'eq', value: 'paid' } },
     });
-    await source.app.audit.record({
+    await ds.state.audit.record({
       tool: 'runQuery',
       input: {},
       decision: 'approved',
@@ -195,7 +195,7 @@ describe('toolrow call', () => {
       if (tool === 'startExport') exportId = out.id;
     }
     expect(await fingerprint()).toBe(before);
-    const staged = await withSource((source) => source.staging.list());
+    const staged = await withSource((ds) => ds.state.staging.list());
     expect(staged.map((change) => change.stagedBy)).toEqual(['user', 'user', 'user']);
     expect(await readdir(join(dataDir, 'exports'))).toContain('customers.json');
   }, 180_000);
@@ -233,9 +233,9 @@ describe('toolrow call', () => {
   it('runs as a real process on a PGlite data dir', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'toolrow-call-pglite-'));
     try {
-      const source = await openDataSource({ dataDir: dir, env: {} });
-      await source.seed({ orders: 20, now: TEST_SEED_NOW });
-      await source.close();
+      const ds = await openToolrow({ dataDir: dir, env: {} });
+      await ds.source.seed({ orders: 20, now: TEST_SEED_NOW });
+      await ds.close();
       const processEnv = { TOOLROW_DATA_DIR: dir, DATABASE_URL: '' };
       const ok = await spawnCli(
         ['call', 'countRows', '{"table":"orders","filter":{"column":"id","op":"lte","value":5}}'],

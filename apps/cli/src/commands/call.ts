@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { searchCatalog, searchToolsInputSchema } from '@toolrow/agent';
 import { isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
-import { DEFAULT_PROFILE, openDataSource } from '@toolrow/datasource';
+import { DEFAULT_PROFILE, openToolrow } from '@toolrow/state';
 import {
   IMPLEMENTED_TOOLS,
   inputJsonSchema,
@@ -114,10 +114,11 @@ export const callCommand: Command = {
       throw error;
     }
     const profile = parsed.values.profile ?? io.env.TOOLROW_PROFILE ?? DEFAULT_PROFILE;
-    const source = await openDataSource({ env: io.env, cwd: io.cwd });
+    const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
+    const { source, state } = toolrow;
     try {
-      await source.app.profiles.ensure(profile);
-      const output = await invokeTool(name, input, { source, profile, actor: 'user' });
+      await state.profiles.ensure(profile);
+      const output = await invokeTool(name, input, { source, state, profile, actor: 'user' });
       io.stdout(toJson(output));
       return 0;
     } catch (error) {
@@ -125,7 +126,7 @@ export const callCommand: Command = {
       throw error;
     } finally {
       // Waits for a background export to finish, so the file is complete when the command exits.
-      await source.close();
+      await toolrow.close();
     }
   },
 };

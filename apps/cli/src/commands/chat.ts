@@ -16,7 +16,8 @@ import {
   type TurnUsage,
   toolsBackend,
 } from '@toolrow/agent';
-import { DEFAULT_PROFILE, openDataSource, resolveConnectionConfig } from '@toolrow/datasource';
+import { resolveConnectionConfig } from '@toolrow/datasource';
+import { DEFAULT_PROFILE, openToolrow } from '@toolrow/state';
 import type { ModelMessage } from 'ai';
 import { type Command, UsageError } from '../command.ts';
 
@@ -172,13 +173,14 @@ export const chatCommand: Command = {
       throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(', ')}, not '${values.mode}'.`);
     }
     const model = await resolveModel(io.env);
-    const source = await openDataSource({ env: io.env, cwd: io.cwd });
+    const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
+    const { state } = toolrow;
     try {
       const profileId = values.profile ?? io.env.TOOLROW_PROFILE ?? DEFAULT_PROFILE;
-      await source.app.profiles.ensure(profileId);
-      if (values.mode) await source.app.profiles.setMode(profileId, values.mode as PermissionMode);
-      const agent = createAgent({ model, backend: toolsBackend(source), store: appStateGateStore(source) });
-      const mode = async () => (await source.app.profiles.ensure(profileId)).mode;
+      await state.profiles.ensure(profileId);
+      if (values.mode) await state.profiles.setMode(profileId, values.mode as PermissionMode);
+      const agent = createAgent({ model, backend: toolsBackend(toolrow), store: appStateGateStore(state) });
+      const mode = async () => (await state.profiles.ensure(profileId)).mode;
       const config = resolveConnectionConfig({ env: io.env, cwd: io.cwd });
       const where = config.engine === 'postgres' ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
       io.stdout(
@@ -192,12 +194,12 @@ export const chatCommand: Command = {
         write: io.stdout,
         mode,
         setMode: async (next) => {
-          await source.app.profiles.setMode(profileId, next);
+          await state.profiles.setMode(profileId, next);
         },
       });
       return 0;
     } finally {
-      await source.close();
+      await toolrow.close();
     }
   },
 };

@@ -1,7 +1,7 @@
 // `toolrow db`: usage errors in-process, the real command as a child process on a PGlite data dir
 // (what a user runs first), and the rest in-process on PostgreSQL when it is available.
-import { MIGRATIONS } from '@toolrow/datasource';
-import { createTestEnvironment, type TestEnvironment } from '@toolrow/datasource/testing';
+import { MIGRATIONS } from '@toolrow/state';
+import { createTestEnvironment, type TestEnvironment } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
@@ -72,7 +72,9 @@ if (serverUrl) {
     it('seeds with --reset and shows the tables', async () => {
       const empty = await runCli(['db', 'info'], environment.env, environment.cwd);
       expect(empty.code).toBe(0);
-      expect(empty.stdout).toMatch(/database: +PostgreSQL .*toolrow_t_/);
+      expect(empty.stdout).toMatch(/your data: +PostgreSQL .*toolrow_t_/);
+      // Toolrow's own state lives in a database of its own, never in the user's.
+      expect(empty.stdout).toMatch(/toolrow state: +PostgreSQL .*toolrow_s_/);
       expect(empty.stdout).toMatch(/No tables yet\. Run `toolrow db seed`/);
       const seeded = await runCli(
         ['db', 'seed', '--orders', '250', '--json'],

@@ -7,6 +7,7 @@ import {
   type SeedResult,
   sampleCounts,
 } from '@toolrow/datasource';
+import { openToolrow } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -18,11 +19,14 @@ const USAGE = `Usage: toolrow db <subcommand> [options]
         to today). Re-running with the same N does nothing; with another N, or to start over,
         pass --reset, which drops and re-creates the four tables.
   info [--json]
-        Where the data lives (PGlite data dir or PostgreSQL server), the exports folder, the
-        app-state version, and the user's tables with row estimates and sizes.
+        Where your data lives (PGlite data dir or PostgreSQL server), where commits are written,
+        where Toolrow keeps its own state, the exports folder, and your tables with row
+        estimates and sizes.
 
-The database is PGlite in TOOLROW_DATA_DIR (default ./.toolrow), or the PostgreSQL server in
-DATABASE_URL when it is set.`;
+Your data is PGlite in TOOLROW_DATA_DIR (default ./.toolrow), or the PostgreSQL server in
+DATABASE_URL when it is set; commits go through TOOLROW_COMMIT_URL when set. Toolrow's own state
+(tokens, audit log, conversations, staging) is PGlite in TOOLROW_DATA_DIR/state, or the server in
+TOOLROW_STATE_URL — never your database.`;
 
 function open(io: CommandIo): Promise<DataSource> {
   return openDataSource({ env: io.env, cwd: io.cwd });
@@ -147,19 +151,29 @@ async function seed(args: string[], io: CommandIo): Promise<number> {
 
 async function info(args: string[], io: CommandIo): Promise<number> {
   const values = parse(args, { json: { type: 'boolean' } });
-  const ds = await open(io);
+  const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
+  const { source, state } = toolrow;
   try {
-    const snapshot = await ds.schema.get();
-    const version = await ds.db.query<{ version: number | null }>(
+    const snapshot = await source.schema.get();
+    const version = await state.db.query<{ version: number | null }>(
       `SELECT max(version) AS version FROM ${APP_SCHEMA}.schema_migrations`,
     );
-    const staged = (await ds.staging.list()).length;
+    // Versions before the split kept the state in the user's database; it is no longer read.
+    const legacy = await source.db.query<{ found: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found',
+      [APP_SCHEMA],
+    );
+    const staged = (await state.staging.list()).length;
     const report = {
-      engine: ds.db.engine,
-      database: ds.db.description,
-      dataDir: ds.dataDir,
-      exportsDir: ds.exports.dir,
+      engine: source.db.engine,
+      database: source.db.description,
+      commits: source.changes.writer.description,
+      commitsThrough: source.changes.writer.source,
+      state: state.description,
+      dataDir: state.dataDir,
+      exportsDir: state.exports.dir,
       appStateVersion: version.rows[0]?.version ?? 0,
+      legacyStateSchema: legacy.rows[0]?.found === true,
       stagedChanges: staged,
       tables: snapshot.tables.map((table) => ({
         table: table.qualifiedName,
@@ -174,10 +188,16 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       return 0;
     }
     const lines = [
-      `database:      ${report.database}`,
-      ...(report.engine === 'pglite' ? [`data dir:      ${report.dataDir}`] : []),
+      `your data:     ${report.database}`,
+      `commits:       ${report.commits}${report.commitsThrough === 'TOOLROW_COMMIT_URL' ? ' (TOOLROW_COMMIT_URL)' : ''}`,
+      `toolrow state: ${report.state} (version ${report.appStateVersion})`,
+      `data dir:      ${report.dataDir}`,
       `exports:       ${report.exportsDir}`,
-      `app state:     schema ${APP_SCHEMA}, version ${report.appStateVersion}`,
+      ...(report.legacyStateSchema
+        ? [
+            `note:          your database still holds a ${APP_SCHEMA} schema from an older Toolrow; it is no longer used (DROP SCHEMA ${APP_SCHEMA} CASCADE removes it)`,
+          ]
+        : []),
       `staged:        ${staged} change${staged === 1 ? '' : 's'}${staged > 0 ? ' (toolrow staging list)' : ''}`,
       '',
       report.tables.length === 0
@@ -196,7 +216,7 @@ async function info(args: string[], io: CommandIo): Promise<number> {
     io.stdout(`${lines.join('\n')}\n`);
     return 0;
   } finally {
-    await ds.close();
+    await toolrow.close();
   }
 }
 

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
-import { type DataSource, openDataSource } from '@toolrow/datasource';
-import { createTestEnvironment } from '@toolrow/datasource/testing';
 import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
+import { openToolrow, type Toolrow } from '@toolrow/state';
+import { createTestEnvironment } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsListedAt } from '../../../../packages/mcp-server/test/expected.ts';
 import { createWidgets, validInputs, WIDGETS } from '../../../../packages/mcp-server/test/fixture.ts';
@@ -23,12 +23,12 @@ const dataDir = mkdtempSync(join(tmpdir(), 'toolrow-cli-mcp-'));
 const env: Record<string, string> = { TOOLROW_DATA_DIR: dataDir, DATABASE_URL: '' };
 let dropDatabase: (() => Promise<void>) | undefined;
 
-async function withSource<T>(fn: (source: DataSource) => Promise<T>, useEnv = env): Promise<T> {
-  const source = await openDataSource({ env: useEnv, cwd: dataDir });
+async function withSource<T>(fn: (ds: Toolrow) => Promise<T>, useEnv = env): Promise<T> {
+  const ds = await openToolrow({ env: useEnv, cwd: dataDir });
   try {
-    return await fn(source);
+    return await fn(ds);
   } finally {
-    await source.close();
+    await ds.close();
   }
 }
 
@@ -84,11 +84,11 @@ describe('toolrow mcp token', () => {
     expect(days).toBeGreaterThan(6.9);
     expect(days).toBeLessThanOrEqual(7);
 
-    const stored = await withSource((source) => source.app.tokens.list());
+    const stored = await withSource((ds) => ds.state.tokens.list());
     const record = stored.find((token) => token.name === 'ide');
     expect(record?.scope).toBe('tables:staged');
     expect(JSON.stringify(stored)).not.toContain(body.token);
-    expect(await withSource(async (source) => (await source.app.tokens.verify(body.token)).ok)).toBe(true);
+    expect(await withSource(async (ds) => (await ds.state.tokens.verify(body.token)).ok)).toBe(true);
 
     const again = await runCli(['mcp', 'token', 'create', '--scope', 'readonly', '--name', 'ide'], env);
     expect(again.code).toBe(1);
@@ -105,7 +105,7 @@ describe('toolrow mcp token', () => {
     const revoked = await runCli(['mcp', 'token', 'revoke', 'ide'], env);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain("Revoked 'ide'");
-    expect(await withSource(async (source) => (await source.app.tokens.verify(body.token)).ok)).toBe(false);
+    expect(await withSource(async (ds) => (await ds.state.tokens.verify(body.token)).ok)).toBe(false);
     expect((await runCli(['mcp', 'token', 'revoke', 'ide'], env)).code).toBe(1);
     expect(JSON.parse((await runCli(['mcp', 'token', 'list', '--json'], env)).stdout)).toContainEqual(
       expect.objectContaining({ name: 'ide', status: 'revoked' }),
@@ -120,7 +120,7 @@ describe('toolrow mcp token', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/Token 'mcp-\d+' \(tables:readonly, never expires\)/);
-    const check = await withSource((source) => source.app.tokens.verify(result.stdout.trim()));
+    const check = await withSource((ds) => ds.state.tokens.verify(result.stdout.trim()));
     expect(check.ok && check.token.expiresAt).toBe(null);
   }, 60_000);
 });
@@ -167,9 +167,9 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
   const outcomes: Record<string, Record<string, 'ran' | 'refused'>> = {};
 
   beforeAll(async () => {
-    await withSource(async (source) => {
-      await createWidgets(source);
-      const job = await source.exports.run({ source: { table: WIDGETS }, format: 'csv', actor: 'user' });
+    await withSource(async (ds) => {
+      await createWidgets(ds);
+      const job = await ds.state.exports.run({ source: { table: WIDGETS }, format: 'csv', actor: 'user' });
       inputs = validInputs(job.id);
     });
   }, 60_000);
@@ -211,8 +211,8 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
       outcomes[testCase.actor] = outcome;
 
       // After the server has exited: the app state shows exactly what ran, nothing that was refused.
-      await withSource(async (source) => {
-        const audit = (await source.app.audit.list({ limit: 10_000 })).filter(
+      await withSource(async (ds) => {
+        const audit = (await ds.state.audit.list({ limit: 10_000 })).filter(
           (entry) => entry.decidedBy === testCase.actor,
         );
         const expected = CATALOG_ROWS.filter(
@@ -224,13 +224,13 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
         expect(audit.map((entry) => ({ tool: entry.tool, decision: entry.decision })).sort(byTool)).toEqual(
           expected.sort(byTool),
         );
-        const staged = (await source.staging.list()).filter((change) => change.stagedBy === testCase.actor);
+        const staged = (await ds.state.staging.list()).filter((change) => change.stagedBy === testCase.actor);
         expect(staged.map((change) => change.kind).sort()).toEqual(
           testCase.scope === 'tables:readonly' ? [] : ['delete', 'insert', 'update'],
         );
-        const exports = (await source.app.exportJobs.list()).filter((job) => job.actor === testCase.actor);
+        const exports = (await ds.state.exportJobs.list()).filter((job) => job.actor === testCase.actor);
         expect(exports).toHaveLength(testCase.scope === 'tables:full' ? 1 : 0);
-        const table = await source.db.query(`SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`);
+        const table = await ds.source.db.query(`SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`);
         expect(table.rows).toEqual([
           { id: 1, name: 'bolt', qty: 10 },
           { id: 2, name: 'nut', qty: 20 },
@@ -309,9 +309,9 @@ describe('a stage write through MCP, then `toolrow staging` (PGlite data directo
     expect(mine).toEqual([expect.objectContaining({ kind: 'update', values: { name: 'hex nut' } })]);
     const nameOf2 = () =>
       withSource(
-        async (source) =>
-          (await source.db.query<{ name: string }>(`SELECT name FROM public.${WIDGETS} WHERE id = 2`)).rows[0]
-            ?.name,
+        async (ds) =>
+          (await ds.source.db.query<{ name: string }>(`SELECT name FROM public.${WIDGETS} WHERE id = 2`))
+            .rows[0]?.name,
         localEnv,
       );
     expect(await nameOf2()).toBe('nut');

@@ -1,5 +1,4 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { type DataSource, DEFAULT_PROFILE, type McpToken, openDataSource } from '@toolrow/datasource';
 import {
   createMcpHttpHandler,
   createToken,
@@ -15,6 +14,7 @@ import {
   serveMcpHttp,
   serveMcpStdio,
 } from '@toolrow/mcp-server';
+import { DEFAULT_PROFILE, type McpToken, openToolrow, type Toolrow } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -57,12 +57,12 @@ function usageScope(text: string): ReturnType<typeof parseScope> {
   }
 }
 
-async function withSource<T>(io: CommandIo, fn: (source: DataSource) => Promise<T>): Promise<T> {
-  const source = await openDataSource({ env: io.env, cwd: io.cwd });
+async function withSource<T>(io: CommandIo, fn: (toolrow: Toolrow) => Promise<T>): Promise<T> {
+  const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
   try {
-    return await fn(source);
+    return await fn(toolrow);
   } finally {
-    await source.close();
+    await toolrow.close();
   }
 }
 
@@ -92,8 +92,8 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const created = await withSource(io, (source) =>
-      createToken(source.app.tokens, {
+    const created = await withSource(io, ({ state }) =>
+      createToken(state.tokens, {
         scope,
         ttlMs,
         ...(values.name ? { name: values.name as string } : {}),
@@ -119,7 +119,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
   if (action === 'list') {
     const { values, positionals } = parse(rest, { json: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'.`);
-    const tokens = await withSource(io, (source) => source.app.tokens.list());
+    const tokens = await withSource(io, ({ state }) => state.tokens.list());
     const now = new Date();
     if (values.json) {
       io.stdout(
@@ -161,7 +161,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     if (positionals.length !== 1)
       throw new UsageError('token revoke needs exactly one token name (see toolrow mcp token list).');
     const name = positionals[0] as string;
-    const revoked = await withSource(io, (source) => source.app.tokens.revoke(name));
+    const revoked = await withSource(io, ({ state }) => state.tokens.revoke(name));
     if (!revoked) {
       io.stderr(`No active token named '${name}'. See the names with: toolrow mcp token list\n`);
       return 1;
@@ -209,9 +209,9 @@ export const mcpCommand: Command = {
       if (values.port !== undefined) throw new UsageError('--port goes with --http, not --stdio.');
       const scope = values.scope === undefined ? undefined : usageScope(values.scope as string);
       // stdout is the protocol channel from here on: everything else goes to stderr.
-      return withSource(io, async (source) => {
-        const principal = await resolveStdioPrincipal({ env: io.env, scope, tokens: source.app.tokens });
-        const backend = createToolrowBackend({ source, profile });
+      return withSource(io, async ({ source, state }) => {
+        const principal = await resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens });
+        const backend = createToolrowBackend({ source, state, profile });
         const running = serveMcpStdio({
           backend,
           principal,
@@ -232,11 +232,11 @@ export const mcpCommand: Command = {
     const port = values.port === undefined ? DEFAULT_MCP_PORT : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`Bad --port '${values.port}': use 0-65535.`);
-    return withSource(io, async (source) => {
-      const backend = createToolrowBackend({ source, profile });
+    return withSource(io, async ({ source, state }) => {
+      const backend = createToolrowBackend({ source, state, profile });
       const handler = createMcpHttpHandler({
         backend,
-        tokens: source.app.tokens,
+        tokens: state.tokens,
         onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
       });
       const running = await serveMcpHttp(handler, port);

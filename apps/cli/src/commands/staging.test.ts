@@ -1,8 +1,8 @@
 // `toolrow staging`: the user's side of staging. Changes are staged the way the agent stages
 // them (through @toolrow/datasource), then reviewed, committed and discarded through the CLI.
 // Runs on PostgreSQL when TOOLROW_TEST_DATABASE_URL is set (cheap to open per command), else on a PGlite data dir.
-import { type DataSource, openDataSource } from '@toolrow/datasource';
-import { createTestEnvironment, TEST_SEED_NOW, type TestEnvironment } from '@toolrow/datasource/testing';
+import { openToolrow, type Toolrow } from '@toolrow/state';
+import { createTestEnvironment, TEST_SEED_NOW, type TestEnvironment } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
@@ -12,8 +12,8 @@ describe(`toolrow staging on ${engine}`, () => {
   let environment: TestEnvironment;
   const cli = (...argv: string[]) => runCli(['staging', ...argv], environment.env, environment.cwd);
 
-  async function withSource<T>(fn: (ds: DataSource) => Promise<T>): Promise<T> {
-    const ds = await openDataSource({ env: environment.env, cwd: environment.cwd });
+  async function withSource<T>(fn: (ds: Toolrow) => Promise<T>): Promise<T> {
+    const ds = await openToolrow({ env: environment.env, cwd: environment.cwd });
     try {
       return await fn(ds);
     } finally {
@@ -23,7 +23,7 @@ describe(`toolrow staging on ${engine}`, () => {
 
   beforeAll(async () => {
     environment = await createTestEnvironment(engine);
-    await withSource((ds) => ds.seed({ orders: 100, now: TEST_SEED_NOW }));
+    await withSource((ds) => ds.source.seed({ orders: 100, now: TEST_SEED_NOW }));
   }, 120_000);
   afterAll(() => environment.cleanup());
 
@@ -39,18 +39,18 @@ describe(`toolrow staging on ${engine}`, () => {
   it('lists and diffs what the agent staged, commits it, and the table changes only then', async () => {
     expect((await cli('list')).stdout).toBe('Nothing staged.\n');
     const before = await withSource(async (ds) => {
-      const row = await ds.rows.get('orders', 1);
-      await ds.staging.stageUpdate(
+      const row = await ds.source.rows.get('orders', 1);
+      await ds.state.staging.stageUpdate(
         'orders',
         [{ key: 1, values: { status: 'cancelled', note: 'customer called' } }],
         { actor: 'agent' },
       );
-      await ds.staging.stageInsert(
+      await ds.state.staging.stageInsert(
         'customers',
         [{ name: 'Ada Lovelace', email: 'ada@example.com', city: 'London', country: 'GB' }],
         { actor: 'mcp:claude' },
       );
-      await ds.staging.stageDelete('order_items', [{ id: 2 }], { actor: 'agent' });
+      await ds.state.staging.stageDelete('order_items', [{ id: 2 }], { actor: 'agent' });
       return row!;
     });
 
@@ -71,7 +71,9 @@ describe(`toolrow staging on ${engine}`, () => {
       /#2 insert public\.customers \(new row\)[^\n]*\n( {4}\+ [a-z_]+: .*\n)+/,
     );
 
-    expect(await withSource(async (ds) => (await ds.rows.get('orders', 1))!.status)).toBe(before.status);
+    expect(await withSource(async (ds) => (await ds.source.rows.get('orders', 1))!.status)).toBe(
+      before.status,
+    );
     const missing = await cli('commit', '99');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no staged change with id 99/);
@@ -80,24 +82,31 @@ describe(`toolrow staging on ${engine}`, () => {
     expect(committed.code, committed.stderr).toBe(0);
     expect(committed.stdout).toMatch(/^Committed 3 changes to .*: 1 inserted, 1 updated, 1 deleted\.\n$/);
     await withSource(async (ds) => {
-      expect(await ds.rows.get('orders', 1)).toMatchObject({ status: 'cancelled', note: 'customer called' });
-      expect(await ds.rows.count('customers', { column: 'email', op: 'eq', value: 'ada@example.com' })).toBe(
-        1,
-      );
-      expect(await ds.rows.get('order_items', 2)).toBeUndefined();
+      expect(await ds.source.rows.get('orders', 1)).toMatchObject({
+        status: 'cancelled',
+        note: 'customer called',
+      });
+      expect(
+        await ds.source.rows.count('customers', { column: 'email', op: 'eq', value: 'ada@example.com' }),
+      ).toBe(1);
+      expect(await ds.source.rows.get('order_items', 2)).toBeUndefined();
     });
     expect((await cli('list')).stdout).toBe('Nothing staged.\n');
   });
 
   it('a conflict commits nothing, lists the rows and exits 1; discard then lets the rest through', async () => {
     const ids = await withSource(async (ds) => {
-      const [stale] = await ds.staging.stageUpdate('orders', [{ key: 5, values: { note: 'agent note' } }], {
+      const [stale] = await ds.state.staging.stageUpdate(
+        'orders',
+        [{ key: 5, values: { note: 'agent note' } }],
+        {
+          actor: 'agent',
+        },
+      );
+      const [fine] = await ds.state.staging.stageUpdate('orders', [{ key: 6, values: { note: 'fine' } }], {
         actor: 'agent',
       });
-      const [fine] = await ds.staging.stageUpdate('orders', [{ key: 6, values: { note: 'fine' } }], {
-        actor: 'agent',
-      });
-      await ds.db.query("UPDATE orders SET status = 'refunded' WHERE id = 5");
+      await ds.source.db.query("UPDATE orders SET status = 'refunded' WHERE id = 5");
       return { stale: stale!.id, fine: fine!.id };
     });
     const conflict = await cli('commit');
@@ -112,15 +121,15 @@ describe(`toolrow staging on ${engine}`, () => {
       ok: false,
       conflicts: [{ changeId: ids.stale, key: { id: 5 }, reason: 'changed' }],
     });
-    expect(await withSource(async (ds) => (await ds.rows.get('orders', 6))!.note)).not.toBe('fine');
+    expect(await withSource(async (ds) => (await ds.source.rows.get('orders', 6))!.note)).not.toBe('fine');
 
     expect((await cli('discard', String(ids.stale))).stdout).toBe('Discarded 1 staged change.\n');
     expect((await cli('commit')).stdout).toMatch(/Committed 1 change to /);
-    expect(await withSource(async (ds) => (await ds.rows.get('orders', 6))!.note)).toBe('fine');
+    expect(await withSource(async (ds) => (await ds.source.rows.get('orders', 6))!.note)).toBe('fine');
   });
 
   it('discard --all, and the real binary lists what is staged', async () => {
-    await withSource((ds) => ds.staging.stageDelete('orders', [7, 8], { actor: 'agent' }));
+    await withSource((ds) => ds.state.staging.stageDelete('orders', [7, 8], { actor: 'agent' }));
     const listed = await spawnCli(['staging', 'list', '--json'], {
       env: environment.env,
       cwd: environment.cwd,
@@ -133,6 +142,6 @@ describe(`toolrow staging on ${engine}`, () => {
       ['delete', { id: 8 }],
     ]);
     expect((await cli('discard', '--all')).stdout).toBe('Discarded 2 staged changes.\n');
-    expect(await withSource(async (ds) => ds.rows.count('orders'))).toBe(100);
+    expect(await withSource(async (ds) => ds.source.rows.count('orders'))).toBe(100);
   }, 60_000);
 });

@@ -2,11 +2,11 @@ import { parseArgs } from 'node:util';
 import {
   type ChangeDiff,
   type CommitResult,
-  type DataSource,
-  openDataSource,
+  openToolrow,
   type StagedChange,
   type StagingFilter,
-} from '@toolrow/datasource';
+  type Toolrow,
+} from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -105,11 +105,11 @@ function formatDiff(diffs: ChangeDiff[]): string {
     .join('\n\n');
 }
 
-function formatCommit(result: CommitResult, ds: DataSource): string {
+function formatCommit(result: CommitResult, ds: Toolrow): string {
   if (result.ok) {
     const { insert, update, delete: deleted } = result.applied;
     if (result.changeIds.length === 0) return 'Nothing staged; nothing to commit.\n';
-    return `Committed ${result.changeIds.length} change${result.changeIds.length === 1 ? '' : 's'} to ${ds.db.description}: ${insert} inserted, ${update} updated, ${deleted} deleted.\n`;
+    return `Committed ${result.changeIds.length} change${result.changeIds.length === 1 ? '' : 's'} to ${ds.source.changes.writer.description}: ${insert} inserted, ${update} updated, ${deleted} deleted.\n`;
   }
   const lines = result.conflicts.map((conflict) => {
     const reason =
@@ -123,8 +123,8 @@ function formatCommit(result: CommitResult, ds: DataSource): string {
   return `Nothing was committed: ${result.conflicts.length} row${result.conflicts.length === 1 ? '' : 's'} changed under the staged changes.\n${lines.join('\n')}\nReview them (toolrow staging diff), then discard the stale changes (toolrow staging discard <ids>) and commit again.\n`;
 }
 
-async function withSource<T>(io: CommandIo, fn: (ds: DataSource) => Promise<T>): Promise<T> {
-  const ds = await openDataSource({ env: io.env, cwd: io.cwd });
+async function withSource<T>(io: CommandIo, fn: (ds: Toolrow) => Promise<T>): Promise<T> {
+  const ds = await openToolrow({ env: io.env, cwd: io.cwd });
   try {
     return await fn(ds);
   } finally {
@@ -140,7 +140,7 @@ export const stagingCommand: Command = {
       case 'list': {
         const options = parse(rest, false, false);
         return withSource(io, async (ds) => {
-          const changes = await ds.staging.list(filterOf(options));
+          const changes = await ds.state.staging.list(filterOf(options));
           if (options.json) io.stdout(toJson(changes));
           else if (changes.length === 0) io.stdout('Nothing staged.\n');
           else {
@@ -165,7 +165,7 @@ export const stagingCommand: Command = {
       case 'diff': {
         const options = parse(rest, true, false);
         return withSource(io, async (ds) => {
-          const diffs = await ds.staging.diff(filterOf(options));
+          const diffs = await ds.state.staging.diff(filterOf(options));
           if (options.json) io.stdout(toJson(diffs));
           else io.stdout(diffs.length === 0 ? 'Nothing staged.\n' : `${formatDiff(diffs)}\n`);
           return 0;
@@ -175,7 +175,9 @@ export const stagingCommand: Command = {
         const options = parse(rest, true, false);
         return withSource(io, async (ds) => {
           if (options.ids.length > 0) {
-            const found = new Set((await ds.staging.list({ ids: options.ids })).map((change) => change.id));
+            const found = new Set(
+              (await ds.state.staging.list({ ids: options.ids })).map((change) => change.id),
+            );
             const missing = options.ids.filter((id) => !found.has(id));
             if (missing.length > 0) {
               io.stderr(
@@ -184,7 +186,7 @@ export const stagingCommand: Command = {
               return 1;
             }
           }
-          const result = await ds.staging.commit(filterOf(options));
+          const result = await ds.state.staging.commit(filterOf(options));
           if (options.json) io.stdout(toJson(result));
           else (result.ok ? io.stdout : io.stderr)(formatCommit(result, ds));
           return result.ok ? 0 : 1;
@@ -199,7 +201,7 @@ export const stagingCommand: Command = {
         }
         if (options.ids.length > 0 && options.all) throw new UsageError('Give ids or --all, not both.');
         return withSource(io, async (ds) => {
-          const count = await ds.staging.discard(filterOf(options));
+          const count = await ds.state.staging.discard(filterOf(options));
           if (options.json) io.stdout(toJson({ discarded: count }));
           else io.stdout(`Discarded ${count} staged change${count === 1 ? '' : 's'}.\n`);
           return 0;
