@@ -244,10 +244,17 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
 
     async transactionStatus(xid): Promise<TransactionStatus> {
       const target = await writerDb();
-      const result = await target.query<{ status: string | null }>(
-        'SELECT pg_xact_status($1::xid8) AS status',
-        [xid],
-      );
+      let result: { rows: { status: string | null }[] };
+      try {
+        result = await target.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [
+          xid,
+        ]);
+      } catch (error) {
+        // After a crash the database restarts below an id that never reached its log: such a
+        // transaction cannot have committed (a commit record would have carried the id forward).
+        if (/is in the future/.test((error as Error).message)) return 'aborted';
+        throw error;
+      }
       const status = result.rows[0]?.status;
       return status === 'committed' || status === 'aborted' || status === 'in progress' ? status : 'unknown';
     },

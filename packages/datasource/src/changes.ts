@@ -79,7 +79,11 @@ export interface ChangeWriter {
    * DataSourceError 'permission' naming the table and TOOLROW_COMMIT_URL.
    */
   apply(changes: readonly ChangeToApply[], options?: ApplyOptions): Promise<ApplyResult>;
-  /** The outcome of a write transaction this writer started (see ApplyOptions.onTransaction). */
+  /**
+   * The outcome of a write transaction this writer started (see ApplyOptions.onTransaction). Ask
+   * before the database runs other writes after a crash: an id that never reached the log before
+   * the crash is 'aborted' now, but is handed out again later.
+   */
   transactionStatus(xid: string): Promise<TransactionStatus>;
   close(): Promise<void>;
 }

@@ -188,11 +188,7 @@ export function createStaging(db: Database, source: DataSource, options: Staging
     return source.schema.resolveTable(filter.table);
   }
 
-  /**
-   * Settles commits a process left behind (it died, or lost its connection, mid-commit): one whose
-   * write transaction committed is recorded as applied and its changes leave the staging area; one
-   * that never wrote, or rolled back, frees its changes. Returns the ids still undecided.
-   */
+  /** See Staging.recover. */
   async function recover(): Promise<number[]> {
     const open = await db.query<{ id: string; xid: string | null }>(
       `SELECT id, xid FROM ${S}.commits WHERE state = 'applying' ORDER BY id`,
@@ -266,6 +262,8 @@ export function createStaging(db: Database, source: DataSource, options: Staging
   }
 
   const staging: Staging = {
+    recover,
+
     async stageInsert(tableName, rows, meta) {
       const { actor, profile } = checkMeta(meta);
       const table = await tableFor(tableName);

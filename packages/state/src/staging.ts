@@ -27,6 +27,13 @@ export interface Staging {
   commit(filter?: StagingFilter): Promise<CommitResult>;
   /** USER ONLY. Drops the selected changes (default: all). Returns how many. */
   discard(filter?: StagingFilter): Promise<number>;
+  /**
+   * Settles commits a process left behind (it died or lost its connection mid-commit): one whose
+   * write transaction committed is recorded as applied, one that did not frees its changes.
+   * Opening the state does this first; list, commit and discard again. Returns the ids of commits
+   * whose outcome the database cannot tell yet.
+   */
+  recover(): Promise<number[]>;
 }
 
 export { createStaging } from './staging-impl.ts';

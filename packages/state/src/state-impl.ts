@@ -28,7 +28,17 @@ function databaseIdentity(raw: string | undefined): string | undefined {
 
 /** Opens (and migrates) Toolrow's own store, and wires the staging area and exports to `source`. */
 export async function openState(options: OpenStateOptions): Promise<ToolrowState> {
-  return wireState(await openStateStore(options), options);
+  return settled(wireState(await openStateStore(options), options));
+}
+
+/**
+ * Settles interrupted commits before anything else writes the user's data: after a crash, the id
+ * of a transaction that never reached the database's log is handed out again (see
+ * ChangeWriter.transactionStatus). A data source that cannot answer yet is asked again later.
+ */
+export async function settled(state: ToolrowState): Promise<ToolrowState> {
+  await state.staging.recover().catch(() => []);
+  return state;
 }
 
 export interface StateStore {

@@ -1,6 +1,6 @@
 import { type DataSource, type OpenDataSourceOptions, openDataSource } from '@toolrow/datasource';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
-import { openStateStore, wireState } from './state-impl.ts';
+import { openStateStore, settled, wireState } from './state-impl.ts';
 
 /** The user's data and Toolrow's own state, opened together: what the apps and the CLI hold. */
 export interface Toolrow {
@@ -39,7 +39,7 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
     throw data.status === 'rejected' ? data.reason : (store as PromiseRejectedResult).reason;
   }
   const source = data.value;
-  const state = wireState(store.value, { ...options.state, ...common, source });
+  const state = await settled(wireState(store.value, { ...options.state, ...common, source }));
   let closing: Promise<void> | undefined;
   return {
     source,
