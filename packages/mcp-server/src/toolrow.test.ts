@@ -23,7 +23,8 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
   let source: DataSource;
   let state: ToolrowState;
   let server: RunningMcpHttp;
-  let inputs: Record<ToolName, unknown>;
+  // A client sees only its own export jobs: each scope's client gets one of its own.
+  const inputs: Partial<Record<McpScope, Record<ToolName, unknown>>> = {};
   const tokens = {} as Record<McpScope | 'expired' | 'revoked', string>;
 
   beforeAll(async () => {
@@ -37,8 +38,11 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
     });
     tokens.expired = expiring.token;
     await createWidgets(toolrow);
-    const job = await state.exports.run({ source: { table: WIDGETS }, format: 'csv', actor: 'user' });
-    inputs = validInputs(job.id);
+    for (const scope of MCP_SCOPES) {
+      const actor = `mcp:${nameOf(scope)}` as const;
+      const job = await state.exports.run({ source: { table: WIDGETS }, format: 'csv', actor });
+      inputs[scope] = validInputs(job.id);
+    }
     server = await serveMcpHttp(
       createMcpHttpHandler({ backend: createToolrowBackend({ source, state }), tokens: state.tokens }),
       0,
@@ -139,7 +143,10 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
         const actor = `mcp:${nameOf(scope)}`;
 
         if (rowsListedAt(scope).includes(name)) {
-          const result = await client.callTool({ name, arguments: inputs[name] as Record<string, unknown> });
+          const result = await client.callTool({
+            name,
+            arguments: inputs[scope]![name] as Record<string, unknown>,
+          });
           expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
           expect(await newAudit()).toEqual(
             isGated(name)
@@ -159,7 +166,7 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
         }
 
         const outcome = await client
-          .callTool({ name, arguments: inputs[name] as Record<string, unknown> })
+          .callTool({ name, arguments: inputs[scope]![name] as Record<string, unknown> })
           .then(
             (result) => ({ result }),
             (error: unknown) => ({ error }),

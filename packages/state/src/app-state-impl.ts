@@ -432,8 +432,9 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
       async list(options) {
         const { limit, offset } = limitOf(options);
         const result = await db.query(
-          `SELECT * FROM ${S}.query_history WHERE ($1::text IS NULL OR profile = $1) ORDER BY id DESC LIMIT $2 OFFSET $3`,
-          [options?.profile ?? null, limit, offset],
+          `SELECT * FROM ${S}.query_history WHERE ($1::text IS NULL OR profile = $1) AND ($4::text IS NULL OR actor = $4)
+           ORDER BY id DESC LIMIT $2 OFFSET $3`,
+          [options?.profile ?? null, limit, offset, options?.actor ?? null],
         );
         return result.rows.map(toHistory);
       },
@@ -468,8 +469,16 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
         const result = await db.query(
           `SELECT * FROM ${S}.audit_log
            WHERE ($1::text IS NULL OR profile = $1) AND ($2::text IS NULL OR tool = $2) AND ($3::text IS NULL OR decision = $3)
+             AND ($6::text IS NULL OR decided_by = $6)
            ORDER BY id DESC LIMIT $4 OFFSET $5`,
-          [options?.profile ?? null, options?.tool ?? null, options?.decision ?? null, limit, offset],
+          [
+            options?.profile ?? null,
+            options?.tool ?? null,
+            options?.decision ?? null,
+            limit,
+            offset,
+            options?.actor ?? null,
+          ],
         );
         return result.rows.map(toAudit);
       },
@@ -490,8 +499,9 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
       async list(options) {
         const { limit, offset } = limitOf(options);
         const result = await db.query(
-          `SELECT * FROM ${S}.export_jobs WHERE ($1::text IS NULL OR profile = $1) ORDER BY seq DESC LIMIT $2 OFFSET $3`,
-          [options?.profile ?? null, limit, offset],
+          `SELECT * FROM ${S}.export_jobs WHERE ($1::text IS NULL OR profile = $1) AND ($4::text IS NULL OR actor = $4)
+           ORDER BY seq DESC LIMIT $2 OFFSET $3`,
+          [options?.profile ?? null, limit, offset, options?.actor ?? null],
         );
         return result.rows.map(toExportJob);
       },

@@ -23,6 +23,8 @@ export interface ListOptions {
   limit?: number;
   offset?: number;
   profile?: string;
+  /** Only what this actor did (ran, decided, exported): what an MCP client sees of the others'. */
+  actor?: Actor;
 }
 
 /**

@@ -22,6 +22,19 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Overrides of the output caps (rows, value length, output size, statement timeout). */
   limits?: Partial<ToolLimits>;
+  /**
+   * What the caller sees of the staging area, query history, audit log and export jobs: 'own'
+   * (what this actor did) or 'all'. Default: 'own' for MCP clients — one client never reads what
+   * the user or another client staged, ran or decided unless the user granted it — 'all' for the
+   * user and the agent.
+   */
+  visibility?: 'own' | 'all';
+}
+
+/** `{ actor }` when the caller sees only its own records: spread into a state list's filter. */
+export function ownRecords(ctx: ToolContext): { actor?: Actor } {
+  const visibility = ctx.visibility ?? (ctx.actor.startsWith('mcp:') ? 'own' : 'all');
+  return visibility === 'own' ? { actor: ctx.actor } : {};
 }
 
 /** `{ signal }` when the call has one: spread into a data-source read's options. */

@@ -148,7 +148,8 @@ async function stdioClient(extraEnv: Record<string, string>, args: string[] = []
 }
 
 describe('toolrow mcp --stdio: the matrix with the real tools', () => {
-  let inputs: Record<ToolName, unknown>;
+  // A client sees only its own export jobs: each case's actor gets one of its own.
+  const inputs: Record<string, Record<ToolName, unknown>> = {};
   // The four cases: no token (the local user at the default scope) and one token per scope.
   const cases: {
     label: string;
@@ -169,8 +170,14 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
   beforeAll(async () => {
     await withSource(async (ds) => {
       await createWidgets(ds);
-      const job = await ds.state.exports.run({ source: { table: WIDGETS }, format: 'csv', actor: 'user' });
-      inputs = validInputs(job.id);
+      for (const { actor } of cases) {
+        const job = await ds.state.exports.run({
+          source: { table: WIDGETS },
+          format: 'csv',
+          actor: actor as `mcp:${string}`,
+        });
+        inputs[actor] = validInputs(job.id);
+      }
     });
   }, 60_000);
 
@@ -185,7 +192,7 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
         for (const row of CATALOG_ROWS) {
           const name = row.name as ToolName;
           const result = await client
-            .callTool({ name, arguments: inputs[name] as Record<string, unknown> })
+            .callTool({ name, arguments: inputs[testCase.actor]![name] as Record<string, unknown> })
             .then(
               (value) => ({ value }),
               (error: Error) => ({ error }),

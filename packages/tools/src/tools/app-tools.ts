@@ -1,9 +1,9 @@
 // Silent tools over app state: attachments, saved specs, staging (read only), exports, audit log.
-import type { ExportJob } from '@toolrow/datasource';
+import { DataSourceError, type ExportJob } from '@toolrow/datasource';
 import { AUDIT_DECISIONS, type StagedChange } from '@toolrow/state';
 import { z } from 'zod';
 import { boundRows, capList, clipText, modelRow, modelValue } from '../bounds.ts';
-import { limitsOf } from '../context.ts';
+import { limitsOf, ownRecords } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { limitField, positiveInteger, tableName, textField, within } from '../schemas.ts';
@@ -244,7 +244,11 @@ export const listStagedChanges = defineTool({
       input.table === undefined
         ? undefined
         : (await ctx.source.schema.resolveTable(input.table)).qualifiedName;
-    const changes = await ctx.state.staging.list(table === undefined ? {} : { table });
+    const own = ownRecords(ctx);
+    const changes = await ctx.state.staging.list({
+      ...(table === undefined ? {} : { table }),
+      ...(own.actor ? { stagedBy: own.actor } : {}),
+    });
     const limits = limitsOf(ctx);
     const { items, truncated } = capList(changes, input.limit ?? 100);
     const counts = { insert: 0, update: 0, delete: 0 };
@@ -272,9 +276,11 @@ export const diffStagedChanges = defineTool({
       input.table === undefined
         ? undefined
         : (await ctx.source.schema.resolveTable(input.table)).qualifiedName;
+    const own = ownRecords(ctx);
     const diffs = await ctx.state.staging.diff({
       ...(input.ids ? { ids: input.ids } : {}),
       ...(table ? { table } : {}),
+      ...(own.actor ? { stagedBy: own.actor } : {}),
     });
     const limits = limitsOf(ctx);
     const { items, truncated } = capList(diffs, input.limit ?? 50);
@@ -323,7 +329,13 @@ export const getExportStatus = defineTool({
     id: textField(100).describe('The export id that startExport returned.'),
   }),
   async execute(input, ctx) {
-    return exportSummary(await ctx.state.exports.status(input.id));
+    const job = await ctx.state.exports.status(input.id);
+    const own = ownRecords(ctx);
+    // Another caller's job reads as unknown: its id says nothing about whether it exists.
+    if (own.actor && job.actor !== own.actor) {
+      throw new DataSourceError('not-found', `No export job with id '${input.id}'.`);
+    }
+    return exportSummary(job);
   },
 });
 
@@ -337,6 +349,7 @@ export const listAuditLog = defineTool({
     const limit = input.limit ?? 50;
     const entries = await ctx.state.audit.list({
       limit: limit + 1,
+      ...ownRecords(ctx),
       ...(input.tool ? { tool: input.tool } : {}),
       ...(input.decision ? { decision: input.decision } : {}),
     });

@@ -10,7 +10,7 @@ import {
 } from '@toolrow/datasource';
 import { z } from 'zod';
 import { boundRows, clipText } from '../bounds.ts';
-import { limitsOf, type ToolContext } from '../context.ts';
+import { limitsOf, ownRecords, type ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { limitField, sqlText } from '../schemas.ts';
@@ -287,7 +287,11 @@ export const listQueryHistory = defineTool({
   inputSchema: z.strictObject({ limit: limitField(20, 200) }),
   async execute(input, ctx) {
     const limit = input.limit ?? 20;
-    const entries = await ctx.state.history.list({ limit: limit + 1, profile: ctx.profile });
+    const entries = await ctx.state.history.list({
+      limit: limit + 1,
+      profile: ctx.profile,
+      ...ownRecords(ctx),
+    });
     const maxChars = limitsOf(ctx).maxValueChars * 4;
     return {
       entries: entries.slice(0, limit).map((entry) => ({
