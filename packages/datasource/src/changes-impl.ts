@@ -82,18 +82,18 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
   }
 
   async function checkPrivileges(tx: Queryable, changes: readonly ChangeToApply[]): Promise<void> {
-    const needed = new Map<string, { table: string; privilege: string }>();
+    const needed = new Map<string, { table: string; label: string; privilege: string }>();
     for (const change of changes) {
       const table = quoteQualified(change.schema, change.table);
       const privilege = PRIVILEGE[change.kind];
-      needed.set(`${table} ${privilege}`, { table, privilege });
+      needed.set(`${table} ${privilege}`, { table, label: `${change.schema}.${change.table}`, privilege });
     }
-    for (const { table, privilege } of needed.values()) {
+    for (const { table, label, privilege } of needed.values()) {
       const result = await tx.query<{ ok: boolean }>('SELECT has_table_privilege($1, $2) AS ok', [
         table,
         privilege,
       ]);
-      if (!result.rows[0]?.ok) throw permissionError(table, privilege);
+      if (!result.rows[0]?.ok) throw permissionError(label, privilege);
     }
   }
 
