@@ -118,6 +118,8 @@ export interface OpenDatabaseOptions {
    * store that only runs its own short statements can stay in the calling thread.
    */
   worker?: boolean;
+  /** Embedded PGlite: postgresql.conf lines (a small store can take a small shared_buffers). */
+  embeddedSettings?: readonly string[];
   /**
    * PGlite: start from a dumped data directory instead of running initdb — in memory, or in a data
    * directory that holds no database yet (the test helper's fast path). Ignored otherwise.

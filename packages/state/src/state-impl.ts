@@ -82,6 +82,8 @@ export async function openStateStore(options: Omit<OpenStateOptions, 'source'>):
       pgdata: join(dataDir, 'state'),
       pgdataSource: "TOOLROW_DATA_DIR (Toolrow's state)",
       worker: false,
+      // A small store: 16 MB of buffers instead of 128 MB (about 100 MB less resident).
+      embeddedSettings: ['shared_buffers = 16MB'],
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
   }

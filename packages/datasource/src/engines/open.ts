@@ -57,6 +57,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     pgdata: options.pgdata ?? join(config.dataDir, 'pgdata'),
     dataDirSource,
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    ...(options.embeddedSettings ? { settings: options.embeddedSettings } : {}),
   };
   return new CoreDatabase(
     options.worker === false ? await openPglite(engineOptions) : await openPgliteThread(engineOptions),

@@ -17,6 +17,8 @@ export interface PgliteOpenOptions {
   dataDirSource: string;
   /** Start from a dumped data directory (PGlite's dumpDataDir) instead of running initdb; ignored when pgdata already holds a database. */
   loadDataDir?: Blob;
+  /** postgresql.conf lines for this engine (e.g. a small shared_buffers for a small store). */
+  settings?: readonly string[];
 }
 
 export interface PgliteAdapter extends Adapter {
@@ -116,6 +118,7 @@ export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdap
     pglite = await PGlite.create({
       ...(options.pgdata ? { dataDir: options.pgdata } : {}),
       ...(load ? { loadDataDir: options.loadDataDir } : {}),
+      ...(options.settings ? { postgresqlconf: [...options.settings] } : {}),
       ...(await compiledModules()),
       parsers: PARSERS,
     });
