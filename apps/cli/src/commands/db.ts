@@ -191,7 +191,10 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       `your data:     ${report.database}`,
       `commits:       ${report.commits}${report.commitsThrough === 'TOOLROW_COMMIT_URL' ? ' (TOOLROW_COMMIT_URL)' : ''}`,
       `toolrow state: ${report.state} (version ${report.appStateVersion})`,
-      `data dir:      ${report.dataDir}`,
+      // The data dir matters when something embedded lives there; the exports line says the rest.
+      ...(source.db.engine === 'pglite' || state.db.engine === 'pglite'
+        ? [`data dir:      ${report.dataDir}`]
+        : []),
       `exports:       ${report.exportsDir}`,
       ...(report.legacyStateSchema
         ? [
