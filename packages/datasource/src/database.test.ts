@@ -6,7 +6,7 @@ import type { Database } from './database.ts';
 import { openDatabase, resolveConnectionConfig } from './database.ts';
 import { openDataSource } from './datasource.ts';
 import { DataSourceError } from './errors.ts';
-import { pgliteOnDisk, testEngines } from './testing.ts';
+import { pgliteOnDisk, testEngines, withReadLayers } from './testing.ts';
 
 describe('resolveConnectionConfig', () => {
   const cwd = '/home/me/project';
@@ -215,7 +215,7 @@ describe.each([...testEngines(), pgliteOnDisk])('Database on $name', ({ name, op
     expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 
-  it('readOnly refuses every write and leaves the data unchanged', async () => {
+  it('readOnly refuses every write and leaves the data unchanged (the READ ONLY transaction alone, no reader role)', async () => {
     const writes = [
       "INSERT INTO items VALUES (20000, 'x')",
       "UPDATE items SET label = 'x'",
@@ -231,7 +231,7 @@ describe.each([...testEngines(), pgliteOnDisk])('Database on $name', ({ name, op
     await db.exec('CREATE SEQUENCE IF NOT EXISTS some_seq');
     for (const sql of writes) {
       await expect(
-        db.readOnly((tx) => tx.query(sql)),
+        withReadLayers({ readerRole: false }, () => db.readOnly((tx) => tx.query(sql))),
         sql,
       ).rejects.toThrow(/read-only transaction/);
     }

@@ -89,6 +89,10 @@ export interface Database extends Queryable {
    * On PGlite the cursor is WITH HOLD so other callers can run between batches.
    */
   cursor<R = Row>(sql: string, params?: readonly unknown[], options?: CursorOptions): AsyncIterable<R[]>;
+  /** The role reads run as (SET LOCAL ROLE), when one is set up: see reader-role.ts. */
+  readonly readerRole: string | undefined;
+  /** Reads (readOnly, readQuery, cursor) run as this role from now on; undefined: as the login user. */
+  useReaderRole(role: string | undefined): void;
   close(): Promise<void>;
   readonly closed: boolean;
 }

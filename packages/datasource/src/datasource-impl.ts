@@ -4,6 +4,7 @@ import type { Database } from './database.ts';
 import type { DataSource, OpenDataSourceOptions } from './datasource.ts';
 import { openDatabase, resolveConnectionConfig } from './engines/open.ts';
 import { describeUrl, parsePostgresUrl } from './engines/postgres.ts';
+import { prepareReaderRole } from './reader-role.ts';
 import { createRowReader } from './rows-impl.ts';
 import { createSchemaCache } from './schema-load.ts';
 import { seedSampleShop } from './seed.ts';
@@ -23,6 +24,7 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
     parsePostgresUrl(commitUrl, commitSource === 'option' ? 'the commitUrl option' : 'TOOLROW_COMMIT_URL');
   const db = await openDatabase(options);
   try {
+    const readerRole = await prepareReaderRole(db, env);
     const schema = createSchemaCache(db);
     const ownWriter = commitUrl !== undefined && config.engine === 'postgres';
     const writer: WriterInfo = ownWriter
@@ -50,6 +52,7 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
       schema,
       rows: createRowReader(db, schema),
       changes,
+      readerRole,
       dataDir: config.dataDir,
       async seed(seedOptions) {
         const result = await seedSampleShop(db, seedOptions);

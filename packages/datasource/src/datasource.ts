@@ -1,5 +1,6 @@
 import type { ChangeWriter } from './changes.ts';
 import type { Database, OpenDatabaseOptions } from './database.ts';
+import type { ReaderRoleStatus } from './reader-role.ts';
 import type { RowReader } from './rows.ts';
 import type { SchemaCache } from './schema-cache.ts';
 import type { SeedOptions, SeedResult } from './seed-types.ts';
@@ -23,6 +24,8 @@ export interface DataSource {
   readonly rows: RowReader;
   /** Reads rows as they are now, converts staged values, applies commits (the user's only). */
   readonly changes: ChangeWriter;
+  /** The reader role reads run as, or why there is none (`toolrow db info` shows it). */
+  readonly readerRole: ReaderRoleStatus;
   /** The Toolrow data directory (absolute): PGlite keeps the embedded database in <dataDir>/pgdata. */
   readonly dataDir: string;
   /** Fills the database with the deterministic sample shop (see `toolrow db seed`). */

@@ -44,6 +44,14 @@ export {
 } from './exports.ts';
 export * from './filter-types.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
+export {
+  checkReaderRole,
+  READER_ROLE,
+  type ReaderRoleState,
+  type ReaderRoleStatus,
+  readerRoleSql,
+  userSchemas,
+} from './reader-role.ts';
 export type { RowPage, RowReader, SelectRowsOptions } from './rows.ts';
 export { createRowReader, normalizeKey } from './rows.ts';
 export type { ColumnMatch, RefreshOptions, SchemaCache } from './schema-cache.ts';
@@ -52,6 +60,7 @@ export { resolveColumnIn, resolveTableIn, splitQualifiedName } from './schema-na
 export type * from './schema-types.ts';
 export { sampleCounts, seedSampleShop } from './seed.ts';
 export * from './seed-types.ts';
+export { PINNED_READ_SETTINGS } from './engines/core.ts';
 export { didYouMean, nearestNames, quoteIdent, quoteLiteral, quoteQualified } from './sql.ts';
 export {
   type Actor,

@@ -37,6 +37,7 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+export { type ReadLayerSwitches, withReadLayers } from './engines/layer-switches.ts';
 export {
   createTestDatabase,
   missingPostgresError,

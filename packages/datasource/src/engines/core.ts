@@ -12,6 +12,8 @@ import type {
 } from '../database.ts';
 import { abortedError, DataSourceError, isDataSourceError } from '../errors.ts';
 import type { Engine, Row } from '../types.ts';
+import { quoteLiteral } from '../sql.ts';
+import { readLayerSwitches } from './layer-switches.ts';
 
 /** One physical connection as the core sees it. */
 export interface Connection {
@@ -78,8 +80,32 @@ function timeoutMsOf(timeoutMs: number | undefined, fallback: number): number {
   return value;
 }
 
-function timeoutStatement(timeoutMs: number): string {
-  return `SET LOCAL statement_timeout = ${timeoutMs}`;
+/**
+ * The settings every read transaction pins before the caller's statement, whatever the server,
+ * database or role defaults say. `standard_conforming_strings` and `client_encoding` decide where a
+ * string literal ends, so pinning them makes the server read the statement as the SQL guard did (a
+ * legacy `standard_conforming_strings = off` turns `'x\'` into an unterminated string). pg_catalog
+ * goes first on the search path so a schema the server puts ahead cannot shadow a built-in.
+ */
+export const PINNED_READ_SETTINGS: readonly (readonly [name: string, value: string])[] = [
+  ['standard_conforming_strings', 'on'],
+  ['client_encoding', 'UTF8'],
+  ['backslash_quote', 'safe_encoding'],
+  ['lock_timeout', '5000'],
+  // An export's transaction stays open between batches; a client that stalls longer than this is dropped.
+  ['idle_in_transaction_session_timeout', '300000'],
+];
+
+/** One statement (one round trip) that pins the settings for the rest of the transaction. */
+function pinStatement(timeoutMs: number, readerRole: string | undefined): string {
+  const pins = [
+    ['statement_timeout', String(timeoutMs)],
+    ...PINNED_READ_SETTINGS,
+  ].map(([name, value]) => `set_config('${name}', '${value}', true)`);
+  pins.push(`set_config('search_path', 'pg_catalog, ' || current_setting('search_path'), true)`);
+  // SET LOCAL ROLE as a function call: set_config('role', …) is what SET ROLE runs.
+  if (readerRole) pins.push(`set_config('role', ${quoteLiteral(readerRole)}, true)`);
+  return `SELECT ${pins.join(', ')}`;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -115,11 +141,27 @@ export class CoreDatabase implements Database {
   #closed = false;
   #inTransaction = new AsyncLocalStorage<boolean>();
   #openCursors = new Set<() => Promise<void>>();
+  #readerRole: string | undefined;
 
   constructor(adapter: Adapter) {
     this.#adapter = adapter;
     this.engine = adapter.engine;
     this.description = adapter.description;
+  }
+
+  get readerRole(): string | undefined {
+    return this.#readerRole;
+  }
+
+  useReaderRole(role: string | undefined): void {
+    this.#readerRole = role;
+  }
+
+  /** The statements that open a read: test switches can drop the READ ONLY transaction or the role. */
+  #readBegin(timeoutMs: number, begin = 'BEGIN READ ONLY'): string[] {
+    const layers = readLayerSwitches();
+    const role = layers.readerRole === false ? undefined : this.#readerRole;
+    return [layers.readOnlyTransaction === false ? 'BEGIN' : begin, pinStatement(timeoutMs, role)];
   }
 
   get closed(): boolean {
@@ -204,7 +246,7 @@ export class CoreDatabase implements Database {
 
   async readOnly<T>(fn: (tx: Queryable) => Promise<T>, options: ReadOnlyOptions = {}): Promise<T> {
     const timeoutMs = timeoutMsOf(options.timeoutMs, DEFAULT_TIMEOUT_MS);
-    return this.#withTransaction(['BEGIN READ ONLY', timeoutStatement(timeoutMs)], fn, 'ROLLBACK', {
+    return this.#withTransaction(this.#readBegin(timeoutMs), fn, 'ROLLBACK', {
       readOnlyTimeoutMs: timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -236,7 +278,8 @@ export class CoreDatabase implements Database {
   ): AsyncIterable<R[]> {
     const batch = positiveInt('batchSize', options.batchSize, DEFAULT_BATCH);
     const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
-    const timeout = timeoutStatement(timeoutMs);
+    const [beginDeclare, pinDeclare] = this.#readBegin(timeoutMs);
+    const [beginRead, pinRead] = this.#readBegin(timeoutMs, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const statement = trimStatement(sql);
     const hold = this.#adapter.holdCursors;
     const adapter = this.#adapter;
@@ -257,9 +300,9 @@ export class CoreDatabase implements Database {
         // The signal can stop the declaring transaction too: its COMMIT materialises the whole result.
         const declare = { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) };
         await withLease(adapter, declare, async (connection) => {
-          await connection.query('BEGIN READ ONLY', []);
+          await connection.query(beginDeclare!, []);
           try {
-            await connection.query(timeout, []);
+            await connection.query(pinDeclare!, []);
             await connection.query(`DECLARE ${name} NO SCROLL CURSOR WITH HOLD FOR ${statement}`, params);
             await connection.query('COMMIT', []);
           } catch (error) {
@@ -292,8 +335,8 @@ export class CoreDatabase implements Database {
       const lease = await acquire(adapter, { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) });
       let broken = false;
       try {
-        await lease.connection.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', []);
-        await lease.connection.query(timeout, []);
+        await lease.connection.query(beginRead!, []);
+        await lease.connection.query(pinRead!, []);
         await lease.connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
         while (true) {
           throwIfAborted();

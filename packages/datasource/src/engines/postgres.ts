@@ -89,9 +89,19 @@ function explainConnectError(error: unknown, where: string, source: string): Dat
   }
 }
 
+/**
+ * Every parameterised call goes over the extended query protocol, even without parameters: its
+ * Parse message takes exactly one statement, so `…; COMMIT; DELETE …` is refused by the server
+ * whatever the text hides (the simple protocol would run all three). `exec` keeps the simple
+ * protocol for Toolrow's own scripts (migrations, seeding).
+ */
+function extended(sql: string, params: readonly unknown[]): pg.QueryConfig {
+  return { text: sql, values: params as unknown[], queryMode: 'extended' } as pg.QueryConfig;
+}
+
 function plainConnection(client: pg.PoolClient): Connection {
   return {
-    query: async (sql, params) => toResult(await client.query(sql, params as unknown[])),
+    query: async (sql, params) => toResult(await client.query(extended(sql, params))),
     exec: async (sql) => {
       await client.query(sql);
     },
@@ -136,8 +146,9 @@ export async function openPostgres(options: PostgresOpenOptions): Promise<Adapte
   const clientConfig = {
     connectionString: options.url,
     connectionTimeoutMillis: 10_000,
-    // Same clock for both engines: PGlite runs in UTC.
-    options: '-c TimeZone=UTC',
+    // Same clock for both engines (PGlite runs in UTC). The string settings are pinned for the
+    // whole session too, over any database or role default: reads pin them again per transaction.
+    options: '-c TimeZone=UTC -c client_encoding=UTF8 -c standard_conforming_strings=on',
     types: TYPES,
   };
   const pool = new pg.Pool({ ...clientConfig, max, idleTimeoutMillis: 30_000 });
@@ -189,7 +200,7 @@ export async function openPostgres(options: PostgresOpenOptions): Promise<Adapte
       let running: Promise<unknown> | undefined;
       const connection: Connection = {
         async query(sql, params) {
-          const statement = client.query(sql, params as unknown[]);
+          const statement = client.query(extended(sql, params));
           running = statement;
           try {
             return toResult(await statement);
@@ -222,7 +233,7 @@ export async function openPostgres(options: PostgresOpenOptions): Promise<Adapte
         },
       };
     },
-    query: async (sql, params) => toResult(await pool.query(sql, params as unknown[])),
+    query: async (sql, params) => toResult(await pool.query(extended(sql, params))),
     close: () => pool.end(),
   };
 }

@@ -1,0 +1,189 @@
+// The reader role: a database role that holds SELECT on the user's schemas and nothing else. Reads
+// of agent and user SQL run under `SET LOCAL ROLE` of it, so even a statement every other layer
+// missed has no privilege to write, to read server files or to call superuser-only functions.
+import type { Database, Queryable } from './database.ts';
+import { DataSourceError } from './errors.ts';
+import { quoteIdent, quoteLiteral } from './sql.ts';
+import { APP_SCHEMA } from './types.ts';
+
+/** The role Toolrow sets up on embedded PGlite, and looks for on a server (TOOLROW_READER_ROLE names another). */
+export const READER_ROLE = 'toolrow_reader';
+
+export type ReaderRoleState =
+  /** PGlite: Toolrow made the role itself. */
+  | 'embedded'
+  /** A server role the login user may SET ROLE to, with no write privilege: in use. */
+  | 'in-use'
+  /** No such role on the server. */
+  | 'missing'
+  /** The role exists but the login user is not a member of it. */
+  | 'not-member'
+  /** The role could write (or is a superuser): not used, since it would protect nothing. */
+  | 'unsafe'
+  /** Found under the default name but cannot read some tables: not used unless TOOLROW_READER_ROLE names it. */
+  | 'incomplete';
+
+export interface ReaderRoleStatus {
+  role: string;
+  state: ReaderRoleState;
+  /** One sentence for `toolrow db info`. */
+  detail: string;
+}
+
+const SYSTEM_SCHEMAS = `nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'`;
+
+/** The user's schemas: everything but the system's and Toolrow's legacy app-state schema. */
+export async function userSchemas(db: Queryable): Promise<string[]> {
+  const result = await db.query<{ nspname: string }>(
+    `SELECT nspname FROM pg_namespace WHERE ${SYSTEM_SCHEMAS} AND nspname <> $1 ORDER BY nspname`,
+    [APP_SCHEMA],
+  );
+  return result.rows.map((row) => row.nspname);
+}
+
+export interface ReaderRoleSqlOptions {
+  role?: string;
+  schemas: readonly string[];
+  /** The login user that will SET ROLE to it (granted membership). */
+  grantee?: string;
+}
+
+/**
+ * The script a DBA runs (or `toolrow db setup-roles --apply` runs) to create the reader role.
+ * Idempotent. Default privileges cover tables the running role creates later.
+ */
+export function readerRoleSql(options: ReaderRoleSqlOptions): string {
+  const role = options.role ?? READER_ROLE;
+  const ident = quoteIdent(role);
+  const lines = [
+    `-- Toolrow's reader role: SELECT on your schemas, nothing else. Run it as the owner of the tables.`,
+    `DO $$ BEGIN`,
+    `  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = ${quoteLiteral(role)}) THEN`,
+    `    CREATE ROLE ${ident} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT;`,
+    `  END IF;`,
+    `END $$;`,
+  ];
+  for (const schema of options.schemas) {
+    const s = quoteIdent(schema);
+    lines.push(
+      `GRANT USAGE ON SCHEMA ${s} TO ${ident};`,
+      `GRANT SELECT ON ALL TABLES IN SCHEMA ${s} TO ${ident};`,
+      `ALTER DEFAULT PRIVILEGES IN SCHEMA ${s} GRANT SELECT ON TABLES TO ${ident};`,
+    );
+  }
+  if (options.grantee) lines.push(`GRANT ${ident} TO ${quoteIdent(options.grantee)};`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Embedded PGlite: Toolrow owns the cluster, so it makes the role itself, on every open (cheap and
+ * idempotent) and after seeding. Default privileges make schemas and tables created later readable.
+ */
+export async function setUpEmbeddedReaderRole(db: Database): Promise<void> {
+  const schemas = await userSchemas(db);
+  const ident = quoteIdent(READER_ROLE);
+  await db.exec(
+    [
+      readerRoleSql({ schemas }),
+      `ALTER DEFAULT PRIVILEGES GRANT USAGE ON SCHEMAS TO ${ident};`,
+      `ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO ${ident};`,
+    ].join('\n'),
+  );
+  const legacy = await db.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [APP_SCHEMA]);
+  if (legacy.rows.length > 0) {
+    const app = quoteIdent(APP_SCHEMA);
+    await db.exec(
+      `REVOKE ALL ON ALL TABLES IN SCHEMA ${app} FROM ${ident}; REVOKE ALL ON SCHEMA ${app} FROM ${ident};`,
+    );
+  }
+}
+
+/** A server: is `role` there, may the login user SET ROLE to it, and can it write nothing? */
+export async function checkReaderRole(
+  db: Queryable,
+  role: string,
+  options: { requireComplete?: boolean } = {},
+): Promise<ReaderRoleStatus> {
+  const found = await db.query<{ super: boolean; member: boolean; powers: boolean }>(
+    `SELECT rolsuper AS super, pg_has_role(current_user, oid, 'MEMBER') AS member,
+            (rolcreaterole OR rolcreatedb OR rolbypassrls OR rolreplication) AS powers
+       FROM pg_roles WHERE rolname = $1`,
+    [role],
+  );
+  const row = found.rows[0];
+  if (!row) {
+    return {
+      role,
+      state: 'missing',
+      detail: `no role ${role} on this server: \`toolrow db setup-roles\` prints the SQL that creates it`,
+    };
+  }
+  if (!row.member) {
+    return {
+      role,
+      state: 'not-member',
+      detail: `role ${role} exists but the login user is not a member: GRANT ${quoteIdent(role)} TO current_user`,
+    };
+  }
+  if (row.super || row.powers) {
+    return {
+      role,
+      state: 'unsafe',
+      detail: `role ${role} is a superuser or holds CREATEROLE/CREATEDB/BYPASSRLS/REPLICATION, so it is not used`,
+    };
+  }
+  const writable = await db.query<{ name: string }>(
+    `SELECT n.nspname || '.' || c.relname AS name
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND ${SYSTEM_SCHEMAS}
+        AND has_table_privilege($1, c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+      ORDER BY 1 LIMIT 3`,
+    [role],
+  );
+  if (writable.rows.length > 0) {
+    return {
+      role,
+      state: 'unsafe',
+      detail: `role ${role} may write ${writable.rows.map((r) => r.name).join(', ')}, so it is not used: revoke its write privileges`,
+    };
+  }
+  if (options.requireComplete) {
+    const unreadable = await db.query<{ name: string }>(
+      `SELECT n.nspname || '.' || c.relname AS name
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND ${SYSTEM_SCHEMAS} AND n.nspname <> $2
+          AND NOT (has_schema_privilege($1, n.oid, 'USAGE') AND has_table_privilege($1, c.oid, 'SELECT'))
+        ORDER BY 1 LIMIT 3`,
+      [role, APP_SCHEMA],
+    );
+    if (unreadable.rows.length > 0) {
+      return {
+        role,
+        state: 'incomplete',
+        detail: `role ${role} cannot read ${unreadable.rows.map((r) => r.name).join(', ')}, so it is not used: rerun \`toolrow db setup-roles\`, or set TOOLROW_READER_ROLE=${role} to use it as it is`,
+      };
+    }
+  }
+  return { role, state: 'in-use', detail: `reads run as ${role} (SELECT only)` };
+}
+
+/** Picks the reader role for a connection and tells the database to use it. */
+export async function prepareReaderRole(
+  db: Database,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ReaderRoleStatus> {
+  if (db.engine === 'pglite') {
+    await setUpEmbeddedReaderRole(db);
+    db.useReaderRole(READER_ROLE);
+    return { role: READER_ROLE, state: 'embedded', detail: `reads run as ${READER_ROLE} (SELECT only), set up by Toolrow` };
+  }
+  const named = env.TOOLROW_READER_ROLE?.trim();
+  const role = named || READER_ROLE;
+  const status = await checkReaderRole(db, role, { requireComplete: !named });
+  if (status.state === 'in-use') db.useReaderRole(role);
+  else if (named) {
+    // Named on purpose and unusable: say so rather than quietly read without it.
+    throw new DataSourceError('config', `TOOLROW_READER_ROLE=${role}: ${status.detail}.`);
+  }
+  return status;
+}
