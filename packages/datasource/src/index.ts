@@ -26,6 +26,7 @@ export type {
 export { openDatabase, resolveConnectionConfig } from './database.ts';
 export type { DataSource, OpenDataSourceOptions } from './datasource.ts';
 export { openDataSource } from './datasource.ts';
+export { PINNED_READ_SETTINGS } from './engines/core.ts';
 export { DataSourceError, type DataSourceErrorCode, isDataSourceError, UnknownNameError } from './errors.ts';
 export type {
   ExportEngine,
@@ -46,6 +47,8 @@ export * from './filter-types.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
 export {
   checkReaderRole,
+  hardeningSql,
+  PUBLIC_EFFECT_FUNCTIONS,
   READER_ROLE,
   type ReaderRoleState,
   type ReaderRoleStatus,
@@ -60,7 +63,6 @@ export { resolveColumnIn, resolveTableIn, splitQualifiedName } from './schema-na
 export type * from './schema-types.ts';
 export { sampleCounts, seedSampleShop } from './seed.ts';
 export * from './seed-types.ts';
-export { PINNED_READ_SETTINGS } from './engines/core.ts';
 export { didYouMean, nearestNames, quoteIdent, quoteLiteral, quoteQualified } from './sql.ts';
 export {
   type Actor,

@@ -76,8 +76,57 @@ export function readerRoleSql(options: ReaderRoleSqlOptions): string {
 }
 
 /**
- * Embedded PGlite: Toolrow owns the cluster, so it makes the role itself, on every open (cheap and
- * idempotent) and after seeding. Default privileges make schemas and tables created later readable.
+ * What PUBLIC may do by default that outlives a read: create temp tables and large objects, and
+ * call built-ins whose effect sits outside any table (the session's random seed, settings and
+ * locks, notifications, transaction ids). A role holding only SELECT still inherits all of it from
+ * PUBLIC, so the hardening takes it from PUBLIC: on embedded PGlite Toolrow does (it owns the
+ * cluster, and its own statements run as the superuser); on a server it is the DBA's call, since
+ * it applies to every role in the database.
+ */
+export const PUBLIC_EFFECT_FUNCTIONS: readonly string[] = [
+  'setseed',
+  'set_config',
+  'pg_advisory_lock',
+  'pg_advisory_lock_shared',
+  'pg_try_advisory_lock',
+  'pg_try_advisory_lock_shared',
+  'pg_advisory_unlock',
+  'pg_advisory_unlock_shared',
+  'pg_advisory_unlock_all',
+  'pg_notify',
+  'txid_current',
+  'pg_current_xact_id',
+  'pg_export_snapshot',
+  'lo_create',
+  'lo_creat',
+  'lo_from_bytea',
+  'lo_import',
+  'lo_put',
+  'lo_unlink',
+  'lo_truncate',
+  'lo_truncate64',
+  'lowrite',
+];
+
+/** The hardening script: PUBLIC loses TEMPORARY on this database and EXECUTE on the functions above. */
+export function hardeningSql(): string {
+  const names = PUBLIC_EFFECT_FUNCTIONS.map((name) => quoteLiteral(name)).join(', ');
+  return [
+    `-- Hardening: takes from PUBLIC (every role in this database) what a SELECT-only role would`,
+    `-- otherwise inherit: temp tables, large objects, session locks and settings, notifications.`,
+    `DO $$ DECLARE f regprocedure; BEGIN`,
+    `  EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database());`,
+    `  FOR f IN SELECT p.oid::regprocedure FROM pg_proc p`,
+    `    WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.proname IN (${names})`,
+    `  LOOP EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f); END LOOP;`,
+    `END $$;`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Embedded PGlite: Toolrow owns the cluster, so it makes the role itself, hardened, on every open
+ * (cheap and idempotent). Default privileges make schemas and tables created later readable.
  */
 export async function setUpEmbeddedReaderRole(db: Database): Promise<void> {
   const schemas = await userSchemas(db);
@@ -87,6 +136,7 @@ export async function setUpEmbeddedReaderRole(db: Database): Promise<void> {
       readerRoleSql({ schemas }),
       `ALTER DEFAULT PRIVILEGES GRANT USAGE ON SCHEMAS TO ${ident};`,
       `ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO ${ident};`,
+      hardeningSql(),
     ].join('\n'),
   );
   const legacy = await db.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [APP_SCHEMA]);
@@ -164,7 +214,19 @@ export async function checkReaderRole(
       };
     }
   }
-  return { role, state: 'in-use', detail: `reads run as ${role} (SELECT only)` };
+  const leftovers = await db.query<{ temp: boolean; lo: boolean }>(
+    `SELECT has_database_privilege($1, current_database(), 'TEMPORARY') AS temp,
+            has_function_privilege($1, 'pg_catalog.lo_create(oid)', 'EXECUTE') AS lo`,
+    [role],
+  );
+  const soft = leftovers.rows[0]?.temp || leftovers.rows[0]?.lo;
+  return {
+    role,
+    state: 'in-use',
+    detail: soft
+      ? `reads run as ${role} (SELECT only), which may still create temp tables and large objects: \`toolrow db setup-roles\` prints the hardening`
+      : `reads run as ${role} (SELECT only, hardened)`,
+  };
 }
 
 /** Picks the reader role for a connection and tells the database to use it. */
@@ -175,7 +237,11 @@ export async function prepareReaderRole(
   if (db.engine === 'pglite') {
     await setUpEmbeddedReaderRole(db);
     db.useReaderRole(READER_ROLE);
-    return { role: READER_ROLE, state: 'embedded', detail: `reads run as ${READER_ROLE} (SELECT only), set up by Toolrow` };
+    return {
+      role: READER_ROLE,
+      state: 'embedded',
+      detail: `reads run as ${READER_ROLE} (SELECT only, hardened), set up by Toolrow`,
+    };
   }
   const named = env.TOOLROW_READER_ROLE?.trim();
   const role = named || READER_ROLE;

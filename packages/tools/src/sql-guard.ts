@@ -6,6 +6,7 @@
 // locks or calls a function with side effects. It is the first line only: the statement then
 // runs in a READ ONLY transaction with a statement timeout, so the server refuses what this misses.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ToolName } from '@toolrow/catalog';
 import { loadModule, parseSync } from 'libpg-query';
 import { WRITE_SCOPE_TOOLS } from './generated/write-scopes.ts';
@@ -24,7 +25,8 @@ export type SqlGuardCode =
   | 'select-into'
   | 'row-locking'
   | 'side-effect-function'
-  | 'forbidden-relation';
+  | 'forbidden-relation'
+  | 'forbidden-character';
 
 /** A statement the guard refused, with the reason and how to fix it in the message. */
 export class SqlGuardError extends Error {
@@ -80,6 +82,8 @@ const SIDE_EFFECT_FUNCTIONS = new Set([
   'setval',
   'lastval',
   'set_config',
+  // Reseeds random() for the rest of the session: a later caller's "random" sample becomes predictable.
+  'setseed',
   'pg_sleep',
   'pg_sleep_for',
   'pg_sleep_until',
@@ -137,6 +141,14 @@ const SIDE_EFFECT_PATTERNS: readonly RegExp[] = [
   /^crosstab/,
   /^connectby$/,
   /^xpath_table$/,
+  // Extensions that reach the network or run work outside the transaction (pgsql-http, pg_background, pg_cron).
+  /^http(_|$)/,
+  /^pg_background/,
+  /^(un)?schedule(_in_database)?$/,
+  /^alter_job$/,
+  /^pg_sync_replication_slots$/,
+  /^pg_log_standby_snapshot$/,
+  /^pg_stat_force_next_flush$/,
 ];
 
 // Relations that hold secrets or the server's configuration files, or statistics that quote
@@ -189,6 +201,27 @@ const STAGE_TOOLS = WRITE_SCOPE_TOOLS.staging.join(', ');
 const WRITE_ADVICE = `Queries are read-only. To change data, use the stage tools (${STAGE_TOOLS}); the user reviews and commits staged changes.`;
 
 let loaded: Promise<void> | undefined;
+
+// The test switch (see withoutSqlGuard in ./testing.ts): only code run inside it sees 'off'.
+const guardSwitch = new AsyncLocalStorage<'off'>();
+
+/** Runs fn with the parser guard off, so a test can show the database layers hold alone. */
+export function withoutSqlGuard<T>(fn: () => T): T {
+  return guardSwitch.run('off', fn);
+}
+
+/** What the tools get with the guard off: the SQL as sent, nothing inspected. */
+function unguarded(sql: string): ReadOnlyStatement {
+  return {
+    statement: sql,
+    relations: [],
+    cteNames: [],
+    columnRefs: [],
+    outputNames: [],
+    derivedAliases: [],
+    hasDerivedSources: true,
+  };
+}
 
 /** Loads the parser (wasm) once; every check awaits it. */
 export function loadSqlParser(): Promise<void> {
@@ -264,8 +297,18 @@ export async function checkReadOnlySql(
   sql: string,
   options: SqlGuardOptions = {},
 ): Promise<ReadOnlyStatement> {
+  if (guardSwitch.getStore() === 'off') return unguarded(sql);
   await loadSqlParser();
   if (sql.trim() === '') throw new SqlGuardError('empty', 'The query is empty: send one SELECT statement.');
+  const nul = sql.indexOf('\u0000');
+  if (nul !== -1) {
+    // The parser stops at a NUL, so it would check less text than the server is sent.
+    throw new SqlGuardError(
+      'forbidden-character',
+      `The query contains a NUL character (at character ${nul + 1}), which SQL text cannot hold. Remove it and send the query again.`,
+      nul + 1,
+    );
+  }
   let parsed: ReturnType<typeof parseSync>;
   try {
     parsed = parseSync(sql);

@@ -11,8 +11,8 @@ import type {
   TransactionOptions,
 } from '../database.ts';
 import { abortedError, DataSourceError, isDataSourceError } from '../errors.ts';
-import type { Engine, Row } from '../types.ts';
 import { quoteLiteral } from '../sql.ts';
+import type { Engine, Row } from '../types.ts';
 import { readLayerSwitches } from './layer-switches.ts';
 
 /** One physical connection as the core sees it. */
@@ -98,10 +98,9 @@ export const PINNED_READ_SETTINGS: readonly (readonly [name: string, value: stri
 
 /** One statement (one round trip) that pins the settings for the rest of the transaction. */
 function pinStatement(timeoutMs: number, readerRole: string | undefined): string {
-  const pins = [
-    ['statement_timeout', String(timeoutMs)],
-    ...PINNED_READ_SETTINGS,
-  ].map(([name, value]) => `set_config('${name}', '${value}', true)`);
+  const pins = [['statement_timeout', String(timeoutMs)], ...PINNED_READ_SETTINGS].map(
+    ([name, value]) => `set_config('${name}', '${value}', true)`,
+  );
   pins.push(`set_config('search_path', 'pg_catalog, ' || current_setting('search_path'), true)`);
   // SET LOCAL ROLE as a function call: set_config('role', …) is what SET ROLE runs.
   if (readerRole) pins.push(`set_config('role', ${quoteLiteral(readerRole)}, true)`);
@@ -161,7 +160,12 @@ export class CoreDatabase implements Database {
   #readBegin(timeoutMs: number, begin = 'BEGIN READ ONLY'): string[] {
     const layers = readLayerSwitches();
     const role = layers.readerRole === false ? undefined : this.#readerRole;
-    return [layers.readOnlyTransaction === false ? 'BEGIN' : begin, pinStatement(timeoutMs, role)];
+    return [layers.transaction === false ? 'BEGIN' : begin, pinStatement(timeoutMs, role)];
+  }
+
+  /** How a read ends: rolled back, so nothing it did stays (committed with the layer switched off). */
+  #readEnd(): 'COMMIT' | 'ROLLBACK' {
+    return readLayerSwitches().transaction === false ? 'COMMIT' : 'ROLLBACK';
   }
 
   get closed(): boolean {
@@ -246,7 +250,7 @@ export class CoreDatabase implements Database {
 
   async readOnly<T>(fn: (tx: Queryable) => Promise<T>, options: ReadOnlyOptions = {}): Promise<T> {
     const timeoutMs = timeoutMsOf(options.timeoutMs, DEFAULT_TIMEOUT_MS);
-    return this.#withTransaction(this.#readBegin(timeoutMs), fn, 'ROLLBACK', {
+    return this.#withTransaction(this.#readBegin(timeoutMs), fn, this.#readEnd(), {
       readOnlyTimeoutMs: timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -279,7 +283,11 @@ export class CoreDatabase implements Database {
     const batch = positiveInt('batchSize', options.batchSize, DEFAULT_BATCH);
     const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
     const [beginDeclare, pinDeclare] = this.#readBegin(timeoutMs);
-    const [beginRead, pinRead] = this.#readBegin(timeoutMs, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const [beginRead, pinRead] = this.#readBegin(
+      timeoutMs,
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
+    const endRead = this.#readEnd();
     const statement = trimStatement(sql);
     const hold = this.#adapter.holdCursors;
     const adapter = this.#adapter;
@@ -351,7 +359,7 @@ export class CoreDatabase implements Database {
         throw error;
       } finally {
         try {
-          await lease.connection.query('ROLLBACK', []);
+          await lease.connection.query(broken ? 'ROLLBACK' : endRead, []);
           broken = false;
         } catch {
           broken = true;

@@ -6,8 +6,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * `@toolrow/datasource/testing`), never a setting or an environment variable a deployment could set.
  */
 export interface ReadLayerSwitches {
-  /** false: reads run in a read-write transaction (still always rolled back, still pinned). */
-  readOnlyTransaction?: boolean;
+  /**
+   * false: reads run in a read-write transaction that commits (settings still pinned, still one
+   * statement over the extended protocol), so what a statement wrote would stay.
+   */
+  transaction?: boolean;
   /** false: reads run as the login user even where a reader role is set up. */
   readerRole?: boolean;
 }
