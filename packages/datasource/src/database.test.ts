@@ -247,6 +247,7 @@ describe.each([...testEngines(), pgliteOnDisk])('Database on $name', ({ name, op
       rows: [{ id: 1 }, { id: 2 }, { id: 3 }],
       fields: [{ name: 'id', typeId: 23 }],
       truncated: true,
+      truncatedBy: 'rows',
     });
     const exact = await db.readQuery('SELECT id FROM items WHERE id <= $1 ORDER BY id', [3], { maxRows: 3 });
     expect(exact.truncated).toBe(false);
@@ -260,6 +261,37 @@ describe.each([...testEngines(), pgliteOnDisk])('Database on $name', ({ name, op
       await expect(db.readQuery(sql), sql).rejects.toThrow();
     }
     expect((await db.query('SELECT count(*)::int AS n FROM items')).rows).toEqual([{ n: 2500 }]);
+  });
+
+  it('readQuery bounds bytes: a huge value never leaves the server, and rows stop at the byte cap', async () => {
+    const huge = await db.readQuery(
+      "SELECT id, repeat('x', 5000000) AS blob, 'small' AS note FROM items WHERE id <= 3 ORDER BY id -- comment",
+      [],
+      { maxValueBytes: 1000 },
+    );
+    expect(huge.rows).toEqual([
+      { id: 1, blob: null, note: 'small' },
+      { id: 2, blob: null, note: 'small' },
+      { id: 3, blob: null, note: 'small' },
+    ]);
+    expect(huge.fields.map((field) => field.name)).toEqual(['id', 'blob', 'note']);
+    expect(huge.oversized).toEqual([1, 2, 3].map((_, row) => ({ row, column: 'blob', bytes: 5_000_000 })));
+    expect(huge.truncated).toBe(false);
+
+    const wide = await db.readQuery("SELECT id, repeat('y', 100) AS pad FROM items ORDER BY id", [], {
+      maxRows: 2000,
+      maxBytes: 10_000,
+    });
+    expect(wide.truncatedBy).toBe('bytes');
+    expect(wide.rows.length).toBeGreaterThan(50);
+    expect(wide.rows.length).toBeLessThan(110);
+    expect(wide.rows.map((row) => row.id)).toEqual(wide.rows.map((_, index) => index + 1));
+    // Types, params, VALUES and a statement with no columns go through the wrapping unchanged.
+    const typed = await db.readQuery('SELECT $1::int AS n, now() AS at, ARRAY[1, 2] AS list', [7]);
+    expect(typed.rows[0]).toMatchObject({ n: 7, list: [1, 2] });
+    expect(typed.rows[0]!.at).toBeInstanceOf(Date);
+    expect((await db.readQuery('VALUES (1, 2)')).rows).toEqual([{ column1: 1, column2: 2 }]);
+    expect((await db.readQuery('SELECT FROM items LIMIT 2')).rows).toEqual([{}, {}]);
   });
 
   it('enforces statement_timeout on PostgreSQL and on-disk PGlite (in-memory PGlite has no timer)', async () => {

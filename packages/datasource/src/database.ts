@@ -42,13 +42,27 @@ export interface ReadOnlyOptions {
 export interface ReadQueryOptions extends ReadOnlyOptions {
   /** Row cap: at most this many rows come back; `truncated` says there were more (default 1000). */
   maxRows?: number;
+  /**
+   * Byte cap on the whole result, as text (default 4 MiB): rows stop once it is reached, and
+   * `truncated` says so. Counted in Node, so one batch may overshoot by at most a batch of rows.
+   */
+  maxBytes?: number;
+  /**
+   * Byte cap on one value, as text (default 64 KiB), checked by the server: a bigger value never
+   * leaves it. It comes back as null, and `oversized` names where.
+   */
+  maxValueBytes?: number;
 }
 
 export interface ReadQueryResult<R = Row> {
   rows: R[];
   fields: FieldInfo[];
-  /** True when the statement had more rows than maxRows. */
+  /** True when the statement had more rows than maxRows, or the result more bytes than maxBytes. */
   truncated: boolean;
+  /** Why it was truncated, when it was. */
+  truncatedBy?: 'rows' | 'bytes';
+  /** Values over maxValueBytes, replaced by null: row index (0-based) and column name. */
+  oversized?: { row: number; column: string; bytes: number }[];
 }
 
 export interface CursorOptions extends ReadOnlyOptions {

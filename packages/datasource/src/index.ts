@@ -47,11 +47,13 @@ export * from './filter-types.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
 export {
   checkReaderRole,
+  describeReadLayers,
   hardeningSql,
   PUBLIC_EFFECT_FUNCTIONS,
   READER_ROLE,
   type ReaderRoleState,
   type ReaderRoleStatus,
+  type ReadLayer,
   readerRoleSql,
   userSchemas,
 } from './reader-role.ts';

@@ -26,6 +26,8 @@ export type ReaderRoleState =
 export interface ReaderRoleStatus {
   role: string;
   state: ReaderRoleState;
+  /** In use, and PUBLIC's temp tables and large objects are out of its reach. */
+  hardened?: boolean;
   /** One sentence for `toolrow db info`. */
   detail: string;
 }
@@ -129,6 +131,17 @@ export function hardeningSql(): string {
  * (cheap and idempotent). Default privileges make schemas and tables created later readable.
  */
 export async function setUpEmbeddedReaderRole(db: Database): Promise<void> {
+  // Only when something is missing: DDL at every open would take a transaction id before the state
+  // store has checked which commits a crash interrupted (a crashed PGlite may hand that id out again).
+  const current = await checkReaderRole(db, READER_ROLE, { requireComplete: true });
+  const revoked = await db
+    .query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace
+        AND p.proname = ANY($1) AND has_function_privilege('public', p.oid, 'EXECUTE')`,
+      [PUBLIC_EFFECT_FUNCTIONS],
+    )
+    .catch(() => ({ rows: [{ n: 1 }] }));
+  if (current.state === 'in-use' && current.hardened && revoked.rows[0]?.n === 0) return;
   const schemas = await userSchemas(db);
   const ident = quoteIdent(READER_ROLE);
   await db.exec(
@@ -223,6 +236,7 @@ export async function checkReaderRole(
   return {
     role,
     state: 'in-use',
+    hardened: !soft,
     detail: soft
       ? `reads run as ${role} (SELECT only), which may still create temp tables and large objects: \`toolrow db setup-roles\` prints the hardening`
       : `reads run as ${role} (SELECT only, hardened)`,
@@ -252,4 +266,52 @@ export async function prepareReaderRole(
     throw new DataSourceError('config', `TOOLROW_READER_ROLE=${role}: ${status.detail}.`);
   }
   return status;
+}
+
+/** One protective layer around agent and user SQL, as `toolrow db info` lists them. */
+export interface ReadLayer {
+  layer: string;
+  active: boolean;
+  detail: string;
+}
+
+/**
+ * The layers that protect reads on this connection, each of which stops writes by itself (the
+ * tools add the parser guard on top; packages/tools README, "Threat model").
+ */
+export async function describeReadLayers(db: Database, reader: ReaderRoleStatus): Promise<ReadLayer[]> {
+  const login = await db.query<{ super: boolean; writable: number }>(
+    `SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS super,
+            (SELECT count(*)::int FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+              WHERE c.relkind IN ('r', 'p') AND ${SYSTEM_SCHEMAS}
+                AND has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')) AS writable`,
+  );
+  const { super: isSuper, writable } = login.rows[0] ?? { super: false, writable: 0 };
+  return [
+    {
+      layer: 'one statement',
+      active: true,
+      detail: 'sent over the extended query protocol, which runs exactly one statement',
+    },
+    {
+      layer: 'read-only transaction',
+      active: true,
+      detail:
+        'READ ONLY, always rolled back, with standard_conforming_strings, client_encoding, search_path and timeouts pinned',
+    },
+    {
+      layer: 'reader role',
+      active: reader.state === 'embedded' || reader.state === 'in-use',
+      detail: reader.detail,
+    },
+    {
+      layer: 'login user',
+      active: !isSuper && writable === 0,
+      detail: isSuper
+        ? 'a superuser: only the layers above protect reads'
+        : writable === 0
+          ? 'can write no table'
+          : `can write ${writable} table${writable === 1 ? '' : 's'} (commits need that; TOOLROW_COMMIT_URL lets the reading user be SELECT-only)`,
+    },
+  ];
 }

@@ -8,7 +8,8 @@ import { runCli, spawnCli } from '../testing.ts';
 describe('toolrow db usage', () => {
   it('exits 2 with the usage on bad arguments, before touching any database', async () => {
     const cases: [string[], RegExp][] = [
-      [['db'], /Name a db subcommand: seed or info/],
+      [['db'], /Name a db subcommand: seed, info or setup-roles/],
+      [['db', 'setup-roles', '--bogus'], /Unknown option '--bogus'/],
       [['db', 'frob'], /Unknown db subcommand 'frob'/],
       [['db', 'seed', '--orders', 'many'], /--orders must be a whole number from 1 to 10000000, got 'many'/],
       [['db', 'seed', '--orders', '0'], /--orders must be a whole number/],
@@ -57,6 +58,13 @@ describe('toolrow db seed as a real process on PGlite', () => {
     const again = await spawnCli(['db', 'seed', '--orders', '400'], options);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/already in PGlite .*nothing written\. Use --reset to re-create it/);
+
+    const info = await spawnCli(['db', 'info'], options);
+    expect(info.stdout).toContain(
+      '[on]  reader role: reads run as toolrow_reader (SELECT only, hardened), set up by Toolrow',
+    );
+    const roles = await spawnCli(['db', 'setup-roles'], options);
+    expect(roles.stdout).toMatch(/embedded PGlite: Toolrow sets up the reader role .* itself/);
   }, 180_000);
 });
 
@@ -114,6 +122,59 @@ if (serverUrl) {
         'public.products',
       ]);
       expect(info.stdout).not.toMatch(/data dir:/);
+      expect(info.stdout).toMatch(
+        /\[off\] reader role: no role toolrow_reader on this server: `toolrow db setup-roles`/,
+      );
+      expect(info.stdout).toMatch(/\[off\] login user: a superuser/);
+    }, 60_000);
+
+    it('setup-roles prints the reader role SQL, applies it, and db info then shows the role in use', async () => {
+      // Roles are cluster-wide: one of this test's own, named through TOOLROW_READER_ROLE.
+      const role = `toolrow_reader_cli_${process.pid}`;
+      const env = { ...environment.env, TOOLROW_READER_ROLE: role };
+      try {
+        const printed = await runCli(['db', 'setup-roles'], env, environment.cwd);
+        expect(printed.code, printed.stderr).toBe(0);
+        expect(printed.stdout).toContain(`CREATE ROLE "${role}" NOLOGIN`);
+        expect(printed.stdout).toContain(`GRANT SELECT ON ALL TABLES IN SCHEMA "public" TO "${role}";`);
+        expect(printed.stdout).toContain(`GRANT "${role}" TO "toolrow";`);
+        expect(printed.stdout).toContain('REVOKE TEMPORARY ON DATABASE');
+        expect(printed.stderr).toMatch(/Run this as the owner of your tables/);
+        const unhardened = await runCli(['db', 'setup-roles', '--no-harden'], env, environment.cwd);
+        expect(unhardened.stdout).not.toContain('REVOKE');
+
+        // Named but missing: a clear refusal rather than reads without it.
+        const missing = await runCli(['db', 'info'], env, environment.cwd);
+        expect(missing.code).toBe(1);
+        expect(missing.stderr).toMatch(
+          new RegExp(`TOOLROW_READER_ROLE=${role}: no role ${role} on this server`),
+        );
+
+        const applied = await runCli(['db', 'setup-roles', '--apply'], env, environment.cwd);
+        expect(applied.code, applied.stderr).toBe(0);
+        expect(applied.stdout).toMatch(
+          new RegExp(`Set up ${role} on PostgreSQL .*SELECT on public, granted to toolrow, hardened`),
+        );
+        const info = await runCli(['db', 'info'], env, environment.cwd);
+        expect(info.code, info.stderr).toBe(0);
+        expect(info.stdout).toContain(`[on]  reader role: reads run as ${role} (SELECT only, hardened)`);
+        const json = JSON.parse((await runCli(['db', 'info', '--json'], env, environment.cwd)).stdout);
+        expect(
+          json.readLayers.map((layer: { layer: string; active: boolean }) => [layer.layer, layer.active]),
+        ).toEqual([
+          ['one statement', true],
+          ['read-only transaction', true],
+          ['reader role', true],
+          ['login user', false],
+        ]);
+      } finally {
+        await environment.cleanup();
+        environment = await createTestEnvironment('postgres');
+        const pg = (await import('pg')).default;
+        const admin = new pg.Client({ connectionString: serverUrl });
+        await admin.connect();
+        await admin.query(`DROP ROLE IF EXISTS "${role}"`).finally(() => admin.end());
+      }
     }, 60_000);
   });
 }

@@ -2,10 +2,16 @@ import { parseArgs } from 'node:util';
 import {
   APP_SCHEMA,
   type DataSource,
+  DataSourceError,
+  describeReadLayers,
+  hardeningSql,
   openDataSource,
+  READER_ROLE,
+  readerRoleSql,
   type SeedProgress,
   type SeedResult,
   sampleCounts,
+  userSchemas,
 } from '@toolrow/datasource';
 import { openToolrow } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
@@ -21,7 +27,15 @@ const USAGE = `Usage: toolrow db <subcommand> [options]
   info [--json]
         Where your data lives (PGlite data dir or PostgreSQL server), where commits are written,
         where Toolrow keeps its own state, the exports folder, and your tables with row
-        estimates and sizes.
+        estimates and sizes, and the layers that keep agent and user SQL from writing.
+  setup-roles [--role NAME] [--grantee USER] [--no-harden] [--apply]
+        Print (or, with --apply, run) the SQL that creates the reader role on a PostgreSQL
+        server: a role with SELECT on your schemas and nothing else, which Toolrow's reads then
+        run as (SET LOCAL ROLE). --grantee is the user in DATABASE_URL by default; the hardening
+        takes temp tables, large objects and session functions from PUBLIC (every role in the
+        database), --no-harden leaves it out. --apply runs it through TOOLROW_COMMIT_URL when set,
+        else DATABASE_URL: that user needs the rights to create roles and grant on your tables.
+        On embedded PGlite Toolrow sets the role up itself.
 
 Your data is PGlite in TOOLROW_DATA_DIR (default ./.toolrow), or the PostgreSQL server in
 DATABASE_URL when it is set; commits go through TOOLROW_COMMIT_URL when set. Toolrow's own state
@@ -175,6 +189,7 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       appStateVersion: version.rows[0]?.version ?? 0,
       legacyStateSchema: legacy.rows[0]?.found === true,
       stagedChanges: staged,
+      readLayers: await describeReadLayers(source.db, source.readerRole),
       tables: snapshot.tables.map((table) => ({
         table: table.qualifiedName,
         kind: table.kind,
@@ -203,6 +218,11 @@ async function info(args: string[], io: CommandIo): Promise<number> {
         : []),
       `staged:        ${staged} change${staged === 1 ? '' : 's'}${staged > 0 ? ' (toolrow staging list)' : ''}`,
       '',
+      'SQL from the agent and the workbench is read-only by each of these layers (and the parser guard):',
+      ...report.readLayers.map(
+        (layer) => `  ${layer.active ? '[on] ' : '[off]'} ${layer.layer}: ${layer.detail}`,
+      ),
+      '',
       report.tables.length === 0
         ? 'No tables yet. Run `toolrow db seed` for a sample shop.'
         : formatTable(
@@ -223,14 +243,80 @@ async function info(args: string[], io: CommandIo): Promise<number> {
   }
 }
 
+async function setupRoles(args: string[], io: CommandIo): Promise<number> {
+  const values = parse(args, {
+    role: { type: 'string' },
+    grantee: { type: 'string' },
+    'no-harden': { type: 'boolean' },
+    apply: { type: 'boolean' },
+  });
+  const databaseUrl = io.env.DATABASE_URL?.trim();
+  if (!databaseUrl) {
+    io.stdout(
+      `Your data is embedded PGlite: Toolrow sets up the reader role (${READER_ROLE}, SELECT only, hardened) itself on every open. Nothing to do.
+`,
+    );
+    return 0;
+  }
+  const role = (values.role as string | undefined) ?? (io.env.TOOLROW_READER_ROLE?.trim() || READER_ROLE);
+  let grantee = values.grantee as string | undefined;
+  if (grantee === undefined) {
+    try {
+      grantee = decodeURIComponent(new URL(databaseUrl).username) || undefined;
+    } catch {
+      grantee = undefined;
+    }
+  }
+  const commitUrl = io.env.TOOLROW_COMMIT_URL?.trim();
+  // The role may not exist yet: open without asking for it.
+  const ds = await openDataSource({
+    env: { ...io.env, TOOLROW_READER_ROLE: '' },
+    cwd: io.cwd,
+    ...(commitUrl ? { url: commitUrl, urlSource: 'TOOLROW_COMMIT_URL' } : {}),
+  });
+  try {
+    const schemas = await userSchemas(ds.db);
+    const sql =
+      readerRoleSql({ role, schemas, ...(grantee ? { grantee } : {}) }) +
+      (values['no-harden'] ? '' : hardeningSql());
+    if (!values.apply) {
+      io.stdout(sql);
+      io.stderr(
+        `Run this as the owner of your tables (psql "$DATABASE_URL" -f …), or again with --apply. Then \`toolrow db info\` shows the reader role in use.
+`,
+      );
+      return 0;
+    }
+    try {
+      await ds.db.exec(sql);
+    } catch (error) {
+      throw new DataSourceError(
+        'permission',
+        `Could not set up the reader role through ${ds.db.description}: ${(error as Error).message}. Run the SQL (toolrow db setup-roles, without --apply) as a user that may create roles and grant on your tables, or point TOOLROW_COMMIT_URL at one.`,
+        { cause: error },
+      );
+    }
+    io.stdout(
+      `Set up ${role} on ${ds.db.description}: SELECT on ${schemas.join(', ') || 'no schema yet'}${grantee ? `, granted to ${grantee}` : ''}${values['no-harden'] ? '' : ', hardened'}.
+`,
+    );
+    return 0;
+  } finally {
+    await ds.close();
+  }
+}
+
 export const dbCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === 'seed') return seed(rest, io);
     if (sub === 'info') return info(rest, io);
+    if (sub === 'setup-roles') return setupRoles(rest, io);
     throw new UsageError(
-      sub ? `Unknown db subcommand '${sub}'; use seed or info.` : 'Name a db subcommand: seed or info.',
+      sub
+        ? `Unknown db subcommand '${sub}'; use seed, info or setup-roles.`
+        : 'Name a db subcommand: seed, info or setup-roles.',
     );
   },
 };

@@ -66,6 +66,32 @@ export interface Adapter {
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_ROWS = 1000;
 const DEFAULT_BATCH = 1000;
+const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
+const DEFAULT_MAX_VALUE_BYTES = 64 * 1024;
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** About what a row weighs as text: what the byte cap counts. */
+function approximateBytes(row: Row): number {
+  let size = 0;
+  for (const value of Object.values(row)) {
+    if (value === null || value === undefined) size += 1;
+    else if (typeof value === 'string') size += value.length;
+    else if (value instanceof Uint8Array) size += value.byteLength * 2;
+    else if (typeof value === 'object') size += JSON.stringify(value)?.length ?? 0;
+    else size += String(value).length;
+  }
+  return size;
+}
+
+/** The row without the size marks; its columns as the caller's statement named them. */
+function remapDuplicates(raw: Row, columns: readonly FieldInfo[]): Row {
+  const row: Row = {};
+  for (const column of columns) row[column.name] = raw[column.name];
+  return row;
+}
 
 let cursorCounter = 0;
 
@@ -262,15 +288,69 @@ export class CoreDatabase implements Database {
     options: ReadQueryOptions = {},
   ): Promise<ReadQueryResult<R>> {
     const maxRows = positiveInt('maxRows', options.maxRows, DEFAULT_MAX_ROWS);
+    const maxBytes = positiveInt('maxBytes', options.maxBytes, DEFAULT_MAX_BYTES);
+    const maxValueBytes = positiveInt('maxValueBytes', options.maxValueBytes, DEFAULT_MAX_VALUE_BYTES);
+    const probe = `toolrow_probe_${++cursorCounter}`;
     const name = `toolrow_read_${++cursorCounter}`;
+    const statement = trimStatement(sql);
     return this.readOnly(async (tx) => {
-      await tx.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${trimStatement(sql)}`, params);
-      const fetched = await tx.query<R>(`FETCH FORWARD ${maxRows + 1} FROM ${name}`);
-      const truncated = fetched.rows.length > maxRows;
+      // The columns first (FETCH 0 runs nothing), so the read can wrap each one in a size check.
+      await tx.query(`DECLARE ${probe} NO SCROLL CURSOR FOR ${statement}`, params);
+      const described = await tx.query(`FETCH FORWARD 0 FROM ${probe}`);
+      await tx.query(`CLOSE ${probe}`);
+      const columns = described.fields;
+      const aliases = columns.map((_, index) => `c${index + 1}`);
+      const sizes = aliases.map((alias) => `octet_length(toolrow_q.${alias}::text)`);
+      const select =
+        columns.length === 0
+          ? `SELECT NULL::int[] AS toolrow_oversized FROM (${statement}\n) AS toolrow_q`
+          : `SELECT ${aliases
+              .map(
+                (alias, index) =>
+                  `CASE WHEN ${sizes[index]} > ${maxValueBytes} THEN NULL ELSE toolrow_q.${alias} END AS ${quoteIdentifier(columns[index]!.name)}`,
+              )
+              .join(
+                ', ',
+              )}, ARRAY[${sizes.map((size) => `CASE WHEN ${size} > ${maxValueBytes} THEN ${size} ELSE 0 END`).join(', ')}] AS toolrow_oversized FROM (${statement}\n) AS toolrow_q(${aliases.join(', ')})`;
+      await tx.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${select}`, params);
+      const rows: R[] = [];
+      const oversized: { row: number; column: string; bytes: number }[] = [];
+      let bytes = 0;
+      let widest = 0;
+      let fields: FieldInfo[] = columns;
+      let truncatedBy: 'rows' | 'bytes' | undefined;
+      while (truncatedBy === undefined) {
+        // Small batches while rows are wide: at most about the budget left comes over at once.
+        const budget = Math.max(1, Math.floor((maxBytes - bytes) / Math.max(widest, 1)));
+        const batch = Math.min(maxRows + 1 - rows.length, budget, rows.length === 0 ? 50 : 500);
+        const fetched = await tx.query<Row>(`FETCH FORWARD ${batch} FROM ${name}`);
+        fields = fetched.fields.slice(0, columns.length);
+        for (const raw of fetched.rows) {
+          if (rows.length === maxRows) {
+            truncatedBy = 'rows';
+            break;
+          }
+          const { toolrow_oversized: marks, ...row } = raw as Row & { toolrow_oversized: number[] | null };
+          for (const [index, size] of (marks ?? []).entries()) {
+            if (size > 0) oversized.push({ row: rows.length, column: columns[index]!.name, bytes: size });
+          }
+          const size = approximateBytes(row);
+          widest = Math.max(widest, size);
+          if (bytes + size > maxBytes && rows.length > 0) {
+            truncatedBy = 'bytes';
+            break;
+          }
+          bytes += size;
+          rows.push(remapDuplicates(raw, columns) as R);
+        }
+        if (fetched.rows.length < batch) break;
+      }
       return {
-        rows: truncated ? fetched.rows.slice(0, maxRows) : fetched.rows,
-        fields: fetched.fields,
-        truncated,
+        rows,
+        fields,
+        truncated: truncatedBy !== undefined,
+        ...(truncatedBy ? { truncatedBy } : {}),
+        ...(oversized.length > 0 ? { oversized } : {}),
       };
     }, options);
   }

@@ -21,6 +21,14 @@ const SYSTEM_COLUMNS = new Set(['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoi
 // Named in advice; typed so a renamed row breaks the build here.
 const EXPORT_TOOL: ToolName = 'startExport';
 
+/** One value bigger than this (as text) never leaves the server: it comes back as null, with a note. */
+const MAX_VALUE_BYTES = 64 * 1024;
+
+/** What a read may bring into memory: far more than a model sees, far less than a runaway result. */
+function readBytesOf(limits: { maxOutputChars: number }): number {
+  return Math.max(1024 * 1024, limits.maxOutputChars * 16);
+}
+
 /** Runs the guard with the app-state schema hidden; a refusal becomes a ToolError for `tool`. */
 export async function guardSql(tool: string, sql: string): Promise<ReadOnlyStatement> {
   try {
@@ -220,7 +228,12 @@ export const runQuery = defineTool({
     const started = performance.now();
     let result: ReadQueryResult;
     try {
-      result = await ctx.source.db.readQuery(statement.statement, [], { maxRows, ...readOptions(ctx) });
+      result = await ctx.source.db.readQuery(statement.statement, [], {
+        maxRows,
+        maxBytes: readBytesOf(limits),
+        maxValueBytes: MAX_VALUE_BYTES,
+        ...readOptions(ctx),
+      });
     } catch (error) {
       const message = databaseMessage(error);
       await ctx.state.history.add({
@@ -263,9 +276,20 @@ export const runQuery = defineTool({
     const names = result.fields.map((field) => field.name);
     const duplicates = names.filter((name, index) => names.indexOf(name) !== index);
     const notes: string[] = [];
-    if (bounded.truncated) {
+    if (result.truncatedBy === 'bytes') {
+      notes.push(
+        `The result was cut after ${result.rows.length} rows: it passed ${Math.round(readBytesOf(limits) / 1024)} KiB as text. Select fewer or shorter columns (left(col, 200)), aggregate, or export the whole result with ${EXPORT_TOOL}.`,
+      );
+    } else if (bounded.truncated) {
       notes.push(
         `Only the first ${bounded.rows.length} rows are shown. Aggregate or narrow the query, or export the whole result with ${EXPORT_TOOL}.`,
+      );
+    }
+    if (result.oversized && result.oversized.length > 0) {
+      const columns = [...new Set(result.oversized.map((entry) => entry.column))];
+      const largest = Math.max(...result.oversized.map((entry) => entry.bytes));
+      notes.push(
+        `${result.oversized.length} value${result.oversized.length === 1 ? '' : 's'} in ${columns.join(', ')} ${result.oversized.length === 1 ? 'was' : 'were'} over ${MAX_VALUE_BYTES / 1024} KiB (up to ${Math.round(largest / 1024)} KiB) and ${result.oversized.length === 1 ? 'is' : 'are'} shown as null. Select left(${columns[0]}, 1000) or octet_length(${columns[0]}) instead.`,
       );
     }
     if (duplicates.length > 0) {
