@@ -5,8 +5,10 @@ import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } 
 import type { Database, FieldInfo } from './database.ts';
 import { abortedError, DataSourceError } from './errors.ts';
 import {
+  DEFAULT_EXPORT_TIME_LIMIT_MS,
   EXPORT_FORMATS,
   type ExportEngine,
+  type ExportEngineOptions,
   type ExportFormat,
   type ExportJob,
   type ExportJobStore,
@@ -152,13 +154,31 @@ interface Plan {
   source: Record<string, unknown>;
 }
 
+/** The abort reason of an export stopped at its time limit (a cancel has none). */
+class ExportTimeLimit extends Error {
+  readonly ms: number;
+  constructor(ms: number) {
+    super(`the export's time limit of ${ms} ms passed`);
+    this.ms = ms;
+  }
+}
+
+function describeDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
+  return `${Math.round(ms / 6000) / 10} min`;
+}
+
 export function createExportEngine(
   db: Database,
   schema: SchemaCache,
   dir: string,
   jobs: ExportJobStore,
+  options: ExportEngineOptions = {},
 ): ExportEngine {
   const root = resolve(dir);
+  const defaultLimit = options.timeLimitMs ?? DEFAULT_EXPORT_TIME_LIMIT_MS;
+  const limitSource = options.timeLimitSource ?? 'the timeLimitMs option';
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
   async function plan(request: ExportRequest): Promise<Plan> {
@@ -261,7 +281,11 @@ export function createExportEngine(
     planned: Plan,
     request: ExportRequest,
     signal: AbortSignal,
+    limitMs: number,
   ): Promise<void> {
+    // Also checked between batches: a database on this thread (in-memory PGlite) can hold the
+    // event loop so long that the timer fires only after the rows are all in.
+    const deadline = Date.now() + limitMs;
     const progress = (rowsDone: number, bytes: number) => jobs.progress(job.id, rowsDone, bytes);
     let stream: WriteStream | undefined;
     let rowsDone = 0;
@@ -287,6 +311,7 @@ export function createExportEngine(
           fields = received;
         },
       })) {
+        if (Date.now() > deadline) throw new ExportTimeLimit(limitMs);
         if (!headerWritten) {
           await write(stream, out.header(fields));
           headerWritten = true;
@@ -311,10 +336,14 @@ export function createExportEngine(
       if (stream && !stream.closed)
         await new Promise<void>((done) => stream!.destroy() && stream!.once('close', () => done()));
       if (stream) await unlink(job.path).catch(() => {});
-      const cancelled = signal.aborted;
-      const message = cancelled
-        ? 'cancelled; the partial file was removed'
-        : `${(error as Error).message}${stream ? '; the partial file was removed' : ''}`;
+      const timedOut =
+        error instanceof ExportTimeLimit || (signal.aborted && signal.reason instanceof ExportTimeLimit);
+      const cancelled = signal.aborted && !timedOut;
+      const message = timedOut
+        ? `stopped at its time limit of ${describeDuration(limitMs)} after ${rowsDone} rows; the partial file was removed. Narrow the query (WHERE, fewer columns), or raise the limit (${limitSource})`
+        : cancelled
+          ? 'cancelled; the partial file was removed'
+          : `${(error as Error).message}${stream ? '; the partial file was removed' : ''}`;
       // The store may be closing with the process; the file is gone either way.
       await jobs
         .finish(job.id, { state: cancelled ? 'cancelled' : 'failed', rowsDone, error: message })
@@ -332,7 +361,11 @@ export function createExportEngine(
     const abort = () => controller.abort();
     follow?.addEventListener('abort', abort, { once: true });
     if (follow?.aborted) abort();
-    const done = execute(job, planned, request, controller.signal).finally(() => {
+    const limit = request.timeLimitMs ?? defaultLimit;
+    const timer = setTimeout(() => controller.abort(new ExportTimeLimit(limit)), limit);
+    timer.unref?.();
+    const done = execute(job, planned, request, controller.signal, limit).finally(() => {
+      clearTimeout(timer);
       running.delete(job.id);
       follow?.removeEventListener('abort', abort);
     });

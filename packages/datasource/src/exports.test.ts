@@ -348,4 +348,32 @@ describe.each(testEngines())('exports on $name', ({ open }) => {
     await expect(stat(job.path)).rejects.toThrow(/ENOENT/);
     expect((await ds.db.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
   });
+
+  it('stops an export at its time limit, removes the partial file and says how to raise it', async () => {
+    const limited = createExportEngine(ds.db, ds.schema, exportsDir, createMemoryExportJobStore(), {
+      timeLimitMs: 300,
+      timeLimitSource: 'TOOLROW_EXPORT_TIME_LIMIT',
+    });
+    const job = await limited.run({
+      // Slow on purpose: 5 ms a row, a few seconds in all, far past the limit.
+      source: { sql: 'SELECT g, pg_sleep(0.005) FROM generate_series(1, 400) g' },
+      format: 'csv',
+      actor: 'user',
+      batchSize: 20,
+    });
+    expect(job.state).toBe('failed');
+    expect(job.error).toMatch(
+      /^stopped at its time limit of 300 ms after \d+ rows; the partial file was removed\. Narrow the query .*TOOLROW_EXPORT_TIME_LIMIT/,
+    );
+    expect(job.rowsDone).toBeLessThan(400);
+    await expect(stat(job.path)).rejects.toThrow(/ENOENT/);
+    // A request may raise it for itself.
+    const raised = await limited.run({
+      source: { sql: 'SELECT g FROM generate_series(1, 50) g' },
+      format: 'csv',
+      actor: 'user',
+      timeLimitMs: 60_000,
+    });
+    expect(raised).toMatchObject({ state: 'done', rowsDone: 50 });
+  });
 });

@@ -75,6 +75,8 @@ export interface ExportRequest {
   profile?: string;
   /** Rows per FETCH (default 2000). */
   batchSize?: number;
+  /** Stop the export after this long, in ms (default: the engine's time limit). */
+  timeLimitMs?: number;
   /**
    * start: stops the preparation (the plan's row estimate); once start has returned, the job runs
    * on in the background — stop it with cancel. run: also cancels the job, as cancel does.
@@ -99,5 +101,17 @@ export interface ExportEngine {
   /** Resolves when every background export has settled (for shutdown and tests). */
   idle(): Promise<void>;
 }
+
+export interface ExportEngineOptions {
+  /**
+   * Wall-clock limit of one export in ms (default 30 minutes): a query that runs away is stopped,
+   * the partial file removed, and the job fails with a message saying how to raise it.
+   */
+  timeLimitMs?: number;
+  /** Where the limit is configured, for that message (e.g. "TOOLROW_EXPORT_TIME_LIMIT"). */
+  timeLimitSource?: string;
+}
+
+export const DEFAULT_EXPORT_TIME_LIMIT_MS = 30 * 60 * 1000;
 
 export { createExportEngine, createMemoryExportJobStore, resolveExportPath } from './exports-impl.ts';

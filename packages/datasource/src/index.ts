@@ -30,6 +30,7 @@ export { PINNED_READ_SETTINGS } from './engines/core.ts';
 export { DataSourceError, type DataSourceErrorCode, isDataSourceError, UnknownNameError } from './errors.ts';
 export type {
   ExportEngine,
+  ExportEngineOptions,
   ExportFormat,
   ExportJob,
   ExportJobStore,
@@ -40,6 +41,7 @@ export type {
 export {
   createExportEngine,
   createMemoryExportJobStore,
+  DEFAULT_EXPORT_TIME_LIMIT_MS,
   EXPORT_FORMATS,
   resolveExportPath,
 } from './exports.ts';

@@ -99,6 +99,23 @@ export async function openStateStore(options: Omit<OpenStateOptions, 'source'>):
   }
 }
 
+/** The export time limit: the option, else TOOLROW_EXPORT_TIME_LIMIT (minutes), else the default. */
+function exportTimeLimit(options: OpenStateOptions): ExportEngineOptions {
+  if (options.exportTimeLimitMs !== undefined)
+    return { timeLimitMs: options.exportTimeLimitMs, timeLimitSource: 'the exportTimeLimitMs option' };
+  const raw = (options.env ?? process.env).TOOLROW_EXPORT_TIME_LIMIT?.trim();
+  const source = 'TOOLROW_EXPORT_TIME_LIMIT, in minutes';
+  if (!raw) return { timeLimitSource: source };
+  const minutes = Number(raw);
+  if (!Number.isFinite(minutes) || minutes <= 0) {
+    throw new DataSourceError(
+      'config',
+      `TOOLROW_EXPORT_TIME_LIMIT must be a number of minutes greater than 0 (e.g. 90), got '${raw}'.`,
+    );
+  }
+  return { timeLimitMs: Math.round(minutes * 60_000), timeLimitSource: source };
+}
+
 /** Builds the state handle over an open store and the user's data. */
 export function wireState(store: StateStore, options: OpenStateOptions): ToolrowState {
   const { db, dataDir, exportsDir } = store;
@@ -116,6 +133,7 @@ export function wireState(store: StateStore, options: OpenStateOptions): Toolrow
       source.schema,
       exportsDir,
       createExportJobStore(db, (id) => app.exportJobs.get(id)),
+      exportTimeLimit(options),
     );
     let closing: Promise<void> | undefined;
     return {

@@ -20,6 +20,8 @@ export interface OpenStateOptions {
   loadDataDir?: Blob;
   /** Where exports go (default: TOOLROW_EXPORTS_DIR, else <dataDir>/exports). */
   exportsDir?: string;
+  /** Wall-clock limit of one export, in ms (default: TOOLROW_EXPORT_TIME_LIMIT minutes, else 30 min). */
+  exportTimeLimitMs?: number;
   /** Run the migrations on open (default true). */
   migrate?: boolean;
   /** The name the user's connection is listed under by listConnections (default 'default'). */
