@@ -1,6 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { createExportEngine, type Database, DataSourceError, openDatabase } from '@toolrow/datasource';
+import {
+  createExportEngine,
+  type Database,
+  DataSourceError,
+  type ExportEngineOptions,
+  openDatabase,
+} from '@toolrow/datasource';
 import { createAppState } from './app-state-impl.ts';
 import { createExportJobStore } from './export-jobs.ts';
 import { migrate } from './migrations.ts';
