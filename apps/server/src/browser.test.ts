@@ -40,7 +40,7 @@ async function withApp<T>(
   const page = await context.newPage();
   const errors = collectPageErrors(page);
   try {
-    await page.goto(`${app.url}/`);
+    await page.goto(app.openUrl);
     return await fn(page, app, errors);
   } finally {
     await context.close();
