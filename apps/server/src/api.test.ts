@@ -244,6 +244,76 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
     });
   });
 
+  describe('the state routes and tools, for the CLI while the app runs', () => {
+    it('lists, diffs, commits and discards as @toolrow/state does, over every profile', async () => {
+      await state.staging.stageUpdate('orders', [{ key: { id: 11 }, values: { note: 'from the app' } }], {
+        actor: 'user',
+        profile: 'default',
+      });
+      await state.staging.stageUpdate('orders', [{ key: { id: 12 }, values: { note: 'from a client' } }], {
+        actor: 'mcp:client',
+        profile: 'elsewhere',
+      });
+      const listed = await api<{
+        changes: { id: number; profile: string; values: unknown; createdAt: string }[];
+      }>(app, '/api/state/staging/list', { body: {} });
+      const local = await state.staging.list({});
+      expect(listed.changes).toEqual(JSON.parse(JSON.stringify(local)));
+      expect(listed.changes.map((change) => change.profile).sort()).toEqual(['default', 'elsewhere']);
+      const one = await api<{ changes: unknown[] }>(app, '/api/state/staging/list', {
+        body: { profile: 'elsewhere', table: 'orders' },
+      });
+      expect(one.changes).toHaveLength(1);
+      const diffs = await api<{ diffs: unknown[] }>(app, '/api/state/staging/diff', { body: {} });
+      expect(diffs.diffs).toEqual(JSON.parse(JSON.stringify(await state.staging.diff({}))));
+
+      const [first] = local;
+      const committed = await api<{ result: { ok: boolean; changeIds: number[] }; writer: string }>(
+        app,
+        '/api/state/staging/commit',
+        { body: { ids: [first!.id] } },
+      );
+      expect(committed.result).toMatchObject({ ok: true, changeIds: [first!.id] });
+      expect(committed.writer).toBe(source.changes.writer.description);
+      expect(await api(app, '/api/state/staging/discard', { body: {} })).toEqual({ discarded: 1 });
+      expect(await state.staging.list({})).toEqual([]);
+
+      const unknown = await raw('/api/state/staging/apply', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(unknown.status).toBe(404);
+      expect((await errorOf(unknown)).hint).toContain('list, diff, commit or discard');
+    });
+
+    it('runs a tool as the user, and explains an unknown tool or a bad input', async () => {
+      const counted = await api<{ output: { count: number } }>(app, '/api/tools/countRows', {
+        body: { input: { table: 'orders' } },
+      });
+      expect(counted.output.count).toBe(await source.rows.count('orders'));
+      const call = (name: string, body: unknown) =>
+        raw(`/api/tools/${name}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const unknown = await call('dropEverything', {});
+      expect(unknown.status).toBe(400);
+      expect((await errorOf(unknown)).message).toContain("no tool 'dropEverything'");
+      const invalid = await call('countRows', { input: { table: 42 } });
+      expect(invalid.status).toBe(400);
+      expect((await errorOf(invalid)).code).toBe('invalid-input');
+      // An export started this way can be waited for: the file is complete when the answer comes.
+      const started = await api<{ output: { jobId?: string; id?: string } }>(app, '/api/tools/startExport', {
+        body: { input: { table: 'products', format: 'csv' }, waitForExports: true },
+      });
+      const jobs = await state.exportJobs.list({ limit: 1 });
+      expect(jobs[0]?.state).toBe('done');
+      expect(JSON.stringify(started.output)).toContain(String(jobs[0]?.id));
+    });
+  });
+
   describe('exports', () => {
     it('starts an export, reports progress, and serves the finished file', async () => {
       const filter = { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] };
