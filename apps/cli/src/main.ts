@@ -35,7 +35,9 @@ export async function run(argv: string[], io: CommandIo = processIo()): Promise<
       io.stderr(`${error.message}\n\n${command.usage}\n`);
       return 2;
     }
-    io.stderr(`toolrow ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    // Loaded only on failure: it pulls in the data layer, which most commands never need.
+    const held = (await import('./app-client.ts')).explainHeldDatabase(name, error, io);
+    io.stderr(`toolrow ${name}: ${held ?? (error instanceof Error ? error.message : String(error))}\n`);
     if (io.env.TOOLROW_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
     return 1;
   }

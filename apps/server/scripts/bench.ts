@@ -6,7 +6,13 @@
 // 2. The grid in Chromium: time to first rows, rows in the DOM, and a jump to the last row, for
 //    orders (50 000 rows) against products (500 rows). Virtualisation should keep these near 1.
 import { performance } from 'node:perf_hooks';
-import { ensureBundle, launchBrowser, openSeededSource, startTestServer } from '../src/test-support.ts';
+import {
+  bearer,
+  ensureBundle,
+  launchBrowser,
+  openSeededSource,
+  startTestServer,
+} from '../src/test-support.ts';
 
 const ROUNDS = Number(process.env.TOOLROW_BENCH_ROUNDS ?? 15);
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -33,7 +39,7 @@ async function main() {
       const started = performance.now();
       const response = await fetch(`${app.url}/api/tables/orders/rows`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: bearer(app.token, { 'content-type': 'application/json' }),
         body: JSON.stringify({ offset, limit: 200, sort: [] }),
       });
       const body = (await response.json()) as { rows: unknown[] };
@@ -60,7 +66,7 @@ async function main() {
     const tab = await context.newPage();
     const measure = async (table: string) => {
       await state.ui.update('default', { tabs: [], focusedTabId: null, selection: null });
-      await tab.goto(`${app.url}/`);
+      await tab.goto(app.openUrl);
       await tab
         .getByRole('navigation', { name: 'Tables and panels' })
         .getByRole('button', { name: new RegExp(`^${table}`) })

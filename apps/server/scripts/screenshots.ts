@@ -62,7 +62,7 @@ async function main() {
     log(`  docs/screenshots/${name}.png`);
   };
   try {
-    await page.goto(`${app.url}/`);
+    await page.goto(app.openUrl);
     await page
       .getByRole('navigation', { name: 'Tables and panels' })
       .getByRole('button', { name: /^orders/ })

@@ -12,7 +12,7 @@ import type {
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestServer, type TestServer } from './test-support.ts';
+import { api, bearer, startTestServer, type TestServer } from './test-support.ts';
 
 describe.each(testStores())('the API on $name', ({ name, open }) => {
   let toolrow: Toolrow;
@@ -31,8 +31,12 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
     await toolrow?.close();
   });
 
-  async function raw(path: string, init: RequestInit = {}) {
-    return fetch(`${app.url}${path}`, init);
+  /** fetch() with the app token; tests of the token itself use fetch(). */
+  async function raw(
+    path: string,
+    init: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> } = {},
+  ) {
+    return fetch(`${app.url}${path}`, { ...init, headers: bearer(app.token, init.headers) });
   }
 
   interface ErrorJson {
@@ -42,7 +46,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
 
   describe('status and profile', () => {
     it('reports the database, no model with how to set one, MCP off, and the mode', async () => {
-      const status = await api<AppStatus>(app.url, '/api/status');
+      const status = await api<AppStatus>(app, '/api/status');
       expect(status.model.configured).toBe(false);
       expect(status.model.hint).toContain('Set TOOLROW_MODEL');
       expect(status.model.hint).toContain('bedrock:<model id>');
@@ -52,7 +56,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
     });
 
     it('changes the permission mode and refuses an unknown one', async () => {
-      expect(await api(app.url, '/api/profile', { method: 'PUT', body: { mode: 'auto' } })).toEqual({
+      expect(await api(app, '/api/profile', { method: 'PUT', body: { mode: 'auto' } })).toEqual({
         mode: 'auto',
       });
       expect((await state.profiles.ensure('default')).mode).toBe('auto');
@@ -63,17 +67,17 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       });
       expect(refused.status).toBe(400);
       expect((await errorOf(refused)).message).toContain('manual, auto, full-auto');
-      await api(app.url, '/api/profile', { method: 'PUT', body: { mode: 'manual' } });
+      await api(app, '/api/profile', { method: 'PUT', body: { mode: 'manual' } });
     });
   });
 
   describe('tables', () => {
     it('lists the sample shop and describes a table', async () => {
-      const { tables } = await api<{ tables: { id: string; rowEstimate: number }[] }>(app.url, '/api/tables');
+      const { tables } = await api<{ tables: { id: string; rowEstimate: number }[] }>(app, '/api/tables');
       expect(tables.map((table) => table.id).sort()).toEqual(
         ['public.customers', 'public.order_items', 'public.orders', 'public.products'].sort(),
       );
-      const orders = await api<TableInfo>(app.url, '/api/tables/orders');
+      const orders = await api<TableInfo>(app, '/api/tables/orders');
       expect(orders.id).toBe('public.orders');
       expect(orders.primaryKey).toEqual(['id']);
       expect(orders.columns.map((column) => column.name)).toContain('status');
@@ -94,7 +98,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
 
     it('pages rows with a structured filter and sort, and counts the same rows', async () => {
       const filter = { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] };
-      const { count } = await api<{ count: number }>(app.url, '/api/tables/public.orders/count', {
+      const { count } = await api<{ count: number }>(app, '/api/tables/public.orders/count', {
         body: { filter },
       });
       expect(count).toBe(await source.rows.count('orders', { column: 'status', op: 'eq', value: 'paid' }));
@@ -102,14 +106,14 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
 
       const sort = [{ column: 'id', direction: 'desc' }];
       const first = await api<{ rows: { id: number; status: string }[] }>(
-        app.url,
+        app,
         '/api/tables/public.orders/rows',
         {
           body: { filter, sort, offset: 0, limit: 50 },
         },
       );
       const second = await api<{ rows: { id: number; status: string }[] }>(
-        app.url,
+        app,
         '/api/tables/public.orders/rows',
         {
           body: { filter, sort, offset: 50, limit: 50 },
@@ -135,11 +139,11 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
     });
 
     it('reads one row by primary key, and null for a missing key', async () => {
-      const { row } = await api<{ row: { id: number } | null }>(app.url, '/api/tables/orders/row', {
+      const { row } = await api<{ row: { id: number } | null }>(app, '/api/tables/orders/row', {
         body: { key: { id: 1 } },
       });
       expect(row?.id).toBe(1);
-      const missing = await api<{ row: unknown }>(app.url, '/api/tables/orders/row', {
+      const missing = await api<{ row: unknown }>(app, '/api/tables/orders/row', {
         body: { key: { id: 999_999 } },
       });
       expect(missing.row).toBeNull();
@@ -148,7 +152,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
 
   describe('the SQL workbench', () => {
     it('runs a read-only query', async () => {
-      const result = await api<QueryResult>(app.url, '/api/query', {
+      const result = await api<QueryResult>(app, '/api/query', {
         body: { sql: 'select status, count(*)::int as n from orders group by status order by status' },
       });
       expect(result.columns).toEqual(['status', 'n']);
@@ -183,13 +187,13 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
     it('stages an edit, shows the diff, and commits it only when asked', async () => {
       const before = (await source.rows.get('orders', { id: 5 })) as { status: string };
       const next = before.status === 'cancelled' ? 'paid' : 'cancelled';
-      const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/update', {
+      const { ids } = await api<{ ids: string[] }>(app, '/api/staging/update', {
         body: { table: 'public.orders', key: { id: 5 }, values: { status: next } },
       });
       expect(ids).toHaveLength(1);
       expect(((await source.rows.get('orders', { id: 5 })) as { status: string }).status).toBe(before.status);
 
-      const { changes } = await api<{ changes: StagedChange[] }>(app.url, '/api/staging');
+      const { changes } = await api<{ changes: StagedChange[] }>(app, '/api/staging');
       const change = changes.find((c) => c.id === ids[0]);
       expect(change).toMatchObject({
         kind: 'update',
@@ -199,26 +203,24 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       });
       expect(change?.changes).toEqual([{ column: 'status', before: before.status, after: next }]);
 
-      const result = await api<{ committed: number; conflicts: unknown[] }>(app.url, '/api/staging/commit', {
+      const result = await api<{ committed: number; conflicts: unknown[] }>(app, '/api/staging/commit', {
         body: { ids },
       });
       expect(result).toEqual({ committed: 1, conflicts: [] });
       expect(((await source.rows.get('orders', { id: 5 })) as { status: string }).status).toBe(next);
       expect(
-        (await api<{ changes: StagedChange[] }>(app.url, '/api/staging')).changes.find(
-          (c) => c.id === ids[0],
-        ),
+        (await api<{ changes: StagedChange[] }>(app, '/api/staging')).changes.find((c) => c.id === ids[0]),
       ).toBeUndefined();
     });
 
     it('reports a conflict and applies nothing when the row changed after staging', async () => {
-      const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/update', {
+      const { ids } = await api<{ ids: string[] }>(app, '/api/staging/update', {
         body: { table: 'orders', key: { id: 6 }, values: { status: 'refunded' } },
       });
       await source.db.query(`update orders set status = 'pending' where id = 6 and status <> 'pending'`);
       await source.db.query(`update orders set status = 'shipped' where id = 6 and status = 'pending'`);
       const result = await api<{ committed: number; conflicts: { id: string; reason: string }[] }>(
-        app.url,
+        app,
         '/api/staging/commit',
         { body: { ids } },
       );
@@ -227,32 +229,102 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
         expect.objectContaining({ id: ids[0], reason: expect.stringContaining('changed') }),
       ]);
       expect(((await source.rows.get('orders', { id: 6 })) as { status: string }).status).toBe('shipped');
-      expect(await api(app.url, '/api/staging/discard', { body: { ids } })).toEqual({ discarded: 1 });
+      expect(await api(app, '/api/staging/discard', { body: { ids } })).toEqual({ discarded: 1 });
     });
 
     it('stages and discards deletes without touching the table', async () => {
       const count = await source.rows.count('orders');
-      const { ids } = await api<{ ids: string[] }>(app.url, '/api/staging/delete', {
+      const { ids } = await api<{ ids: string[] }>(app, '/api/staging/delete', {
         body: { table: 'orders', keys: [{ id: 7 }, { id: 8 }] },
       });
       expect(ids).toHaveLength(2);
       expect(await source.rows.count('orders')).toBe(count);
-      expect(await api(app.url, '/api/staging/discard', { body: {} })).toMatchObject({ discarded: 2 });
-      expect((await api<{ changes: unknown[] }>(app.url, '/api/staging')).changes).toEqual([]);
+      expect(await api(app, '/api/staging/discard', { body: {} })).toMatchObject({ discarded: 2 });
+      expect((await api<{ changes: unknown[] }>(app, '/api/staging')).changes).toEqual([]);
+    });
+  });
+
+  describe('the state routes and tools, for the CLI while the app runs', () => {
+    it('lists, diffs, commits and discards as @toolrow/state does, over every profile', async () => {
+      await state.staging.stageUpdate('orders', [{ key: { id: 11 }, values: { note: 'from the app' } }], {
+        actor: 'user',
+        profile: 'default',
+      });
+      await state.staging.stageUpdate('orders', [{ key: { id: 12 }, values: { note: 'from a client' } }], {
+        actor: 'mcp:client',
+        profile: 'elsewhere',
+      });
+      const listed = await api<{
+        changes: { id: number; profile: string; values: unknown; createdAt: string }[];
+      }>(app, '/api/state/staging/list', { body: {} });
+      const local = await state.staging.list({});
+      expect(listed.changes).toEqual(JSON.parse(JSON.stringify(local)));
+      expect(listed.changes.map((change) => change.profile).sort()).toEqual(['default', 'elsewhere']);
+      const one = await api<{ changes: unknown[] }>(app, '/api/state/staging/list', {
+        body: { profile: 'elsewhere', table: 'orders' },
+      });
+      expect(one.changes).toHaveLength(1);
+      const diffs = await api<{ diffs: unknown[] }>(app, '/api/state/staging/diff', { body: {} });
+      expect(diffs.diffs).toEqual(JSON.parse(JSON.stringify(await state.staging.diff({}))));
+
+      const [first] = local;
+      const committed = await api<{ result: { ok: boolean; changeIds: number[] }; writer: string }>(
+        app,
+        '/api/state/staging/commit',
+        { body: { ids: [first!.id] } },
+      );
+      expect(committed.result).toMatchObject({ ok: true, changeIds: [first!.id] });
+      expect(committed.writer).toBe(source.changes.writer.description);
+      expect(await api(app, '/api/state/staging/discard', { body: {} })).toEqual({ discarded: 1 });
+      expect(await state.staging.list({})).toEqual([]);
+
+      const unknown = await raw('/api/state/staging/apply', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(unknown.status).toBe(404);
+      expect((await errorOf(unknown)).hint).toContain('list, diff, commit or discard');
+    });
+
+    it('runs a tool as the user, and explains an unknown tool or a bad input', async () => {
+      const counted = await api<{ output: { count: number } }>(app, '/api/tools/countRows', {
+        body: { input: { table: 'orders' } },
+      });
+      expect(counted.output.count).toBe(await source.rows.count('orders'));
+      const call = (name: string, body: unknown) =>
+        raw(`/api/tools/${name}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const unknown = await call('dropEverything', {});
+      expect(unknown.status).toBe(400);
+      expect((await errorOf(unknown)).message).toContain("no tool 'dropEverything'");
+      const invalid = await call('countRows', { input: { table: 42 } });
+      expect(invalid.status).toBe(400);
+      expect((await errorOf(invalid)).code).toBe('invalid-input');
+      // An export started this way can be waited for: the file is complete when the answer comes.
+      const started = await api<{ output: { jobId?: string; id?: string } }>(app, '/api/tools/startExport', {
+        body: { input: { table: 'products', format: 'csv' }, waitForExports: true },
+      });
+      const jobs = await state.exportJobs.list({ limit: 1 });
+      expect(jobs[0]?.state).toBe('done');
+      expect(JSON.stringify(started.output)).toContain(String(jobs[0]?.id));
     });
   });
 
   describe('exports', () => {
     it('starts an export, reports progress, and serves the finished file', async () => {
       const filter = { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] };
-      const job = await api<ExportJob>(app.url, '/api/exports', {
+      const job = await api<ExportJob>(app, '/api/exports', {
         body: { table: 'orders', filter, sort: [], format: 'csv' },
       });
       expect(['queued', 'running', 'done']).toContain(job.state);
       let current = job;
       for (let i = 0; i < 200 && current.state !== 'done' && current.state !== 'failed'; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        current = await api<ExportJob>(app.url, `/api/exports/${job.id}`);
+        current = await api<ExportJob>(app, `/api/exports/${job.id}`);
       }
       expect(current.state).toBe('done');
       const paid = await source.rows.count('orders', { column: 'status', op: 'eq', value: 'paid' });
@@ -263,12 +335,12 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       const lines = (await file.text()).trim().split(/\r?\n/);
       expect(lines).toHaveLength(paid + 1);
       expect(lines[0]).toContain('status');
-      const { jobs } = await api<{ jobs: ExportJob[] }>(app.url, '/api/exports');
+      const { jobs } = await api<{ jobs: ExportJob[] }>(app, '/api/exports');
       expect(jobs.some((other) => other.id === job.id && other.state === 'done')).toBe(true);
     });
 
     it('exports a read-only query and refuses a write', async () => {
-      const job = await api<ExportJob>(app.url, '/api/exports', {
+      const job = await api<ExportJob>(app, '/api/exports', {
         body: { sql: 'select id from products', format: 'ndjson' },
       });
       expect(job.id).toBeTruthy();
@@ -297,14 +369,14 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
         focusedTabId: 'a',
         selection: [{ id: 1 }],
       };
-      expect(await api<UiState>(app.url, '/api/ui-state', { method: 'PUT', body: ui })).toEqual(ui);
-      expect(await api<UiState>(app.url, '/api/ui-state')).toEqual(ui);
+      expect(await api<UiState>(app, '/api/ui-state', { method: 'PUT', body: ui })).toEqual(ui);
+      expect(await api<UiState>(app, '/api/ui-state')).toEqual(ui);
       const stored = await state.ui.get('default');
       expect(stored.selection).toEqual({ tabId: 'a', table: 'public.orders', keys: [{ id: 1 }] });
     });
 
     it('runs a clicked chip as the user, audits it as approved, and refuses tools no chip runs', async () => {
-      const result = await api<{ uiState: UiState }>(app.url, '/api/chips/accept', {
+      const result = await api<{ uiState: UiState }>(app, '/api/chips/accept', {
         body: { tool: 'openTable', input: { table: 'customers' } },
       });
       const focused = result.uiState.tabs.find((tab) => tab.id === result.uiState.focusedTabId);
@@ -324,7 +396,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
 
     it('lists the audit log newest first', async () => {
       const { entries } = await api<{ entries: { tool: string; decision: string }[] }>(
-        app.url,
+        app,
         '/api/audit?limit=5',
       );
       expect(entries[0]).toMatchObject({ tool: 'openTable', decision: 'approved' });

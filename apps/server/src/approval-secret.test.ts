@@ -10,7 +10,7 @@ import type { UIMessage } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APPROVAL_SECRET_FILE, loadApprovalSecret } from './approval-secret.ts';
 import { startApp } from './start.ts';
-import { api } from './test-support.ts';
+import { api, bearer } from './test-support.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -46,10 +46,10 @@ describe('npm start twice over one database', () => {
   it('an approval pending in a saved conversation is answerable after the restart', async () => {
     const toolrow = await pgliteOnDiskStores.open({ seed: { orders: 40 } });
     const options = { env: {}, out: () => {}, err: () => {}, cwd: dir, port: 0, build: false, toolrow };
-    const send = async (url: string, messages: UIMessage[]) => {
-      const response = await fetch(`${url}/api/chat`, {
+    const send = async (app: { url: string; token: string }, messages: UIMessage[]) => {
+      const response = await fetch(`${app.url}/api/chat`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: bearer(app.token, { 'content-type': 'application/json' }),
         body: JSON.stringify({ id: 'restart', messages }),
       });
       return readUIChunks(response);
@@ -61,7 +61,7 @@ describe('npm start twice over one database', () => {
         model: scriptedModel([[{ tool: 'countRows', input: { table: 'orders' }, id: 'count-1' }]]),
       });
       try {
-        await send(first.url, [u1]);
+        await send(first, [u1]);
       } finally {
         await first.close();
       }
@@ -70,16 +70,16 @@ describe('npm start twice over one database', () => {
       // A new server and agent: only the secret file carries over.
       const second = await startApp({ ...options, model: scriptedModel([[{ text: 'Counted.' }]]) });
       try {
-        const stored = await api<Conversation>(second.url, '/api/conversations/restart');
+        const stored = await api<Conversation>(second, '/api/conversations/restart');
         const answered = structuredClone(stored.messages[1]!);
         const part = toolPart(answered);
         expect(part.state).toBe('approval-requested');
         part.state = 'approval-responded';
         part.approval = { ...part.approval, approved: true };
 
-        const chunks = await send(second.url, [u1, answered]);
+        const chunks = await send(second, [u1, answered]);
         expect(chunks.filter((chunk) => chunk.type === 'error')).toEqual([]);
-        const done = await api<Conversation>(second.url, '/api/conversations/restart');
+        const done = await api<Conversation>(second, '/api/conversations/restart');
         const ran = toolPart(done.messages[1]!);
         expect(ran.state).toBe('output-available');
         expect(ran.output).toMatchObject({ count: await toolrow.source.rows.count('orders') });

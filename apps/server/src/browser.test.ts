@@ -40,7 +40,7 @@ async function withApp<T>(
   const page = await context.newPage();
   const errors = collectPageErrors(page);
   try {
-    await page.goto(`${app.url}/`);
+    await page.goto(app.openUrl);
     return await fn(page, app, errors);
   } finally {
     await context.close();
@@ -77,6 +77,50 @@ describe('the desktop bundle in Chromium', () => {
         .poll(() => page.getByTestId('assistant-message').last().textContent(), { timeout: 15_000 })
         .toContain('Set TOOLROW_MODEL');
       expect(errors).toEqual([]);
+    });
+  });
+
+  it('signs in through the printed link: the token leaves the URL, a reload works on the cookie, a browser without it is refused', async () => {
+    await withApp({}, async (page, app, errors) => {
+      await expect
+        .poll(() =>
+          nav(page)
+            .getByRole('button', { name: /^orders/ })
+            .count(),
+        )
+        .toBe(1);
+      expect(page.url()).toBe(`${app.url}/`);
+      const [cookie] = await page.context().cookies();
+      expect(cookie).toMatchObject({
+        name: `toolrow_app_${app.server.port}`,
+        httpOnly: true,
+        sameSite: 'Strict',
+      });
+      await page.reload();
+      await expect
+        .poll(() =>
+          nav(page)
+            .getByRole('button', { name: /^orders/ })
+            .count(),
+        )
+        .toBe(1);
+      expect(errors).toEqual([]);
+
+      const stranger = await browser.newContext();
+      try {
+        const other = await stranger.newPage();
+        const response = await other.goto(`${app.url}/`);
+        expect(response?.status()).toBe(401);
+        expect(await other.getByRole('heading').textContent()).toBe('Open Toolrow with its link');
+        expect(await other.locator('body').textContent()).toContain('npm start');
+        const old = await other.goto(`${app.url}/?token=from-an-earlier-start`);
+        expect(old?.status()).toBe(401);
+        expect(await other.locator('body').textContent()).toContain(
+          'not the one this Toolrow was started with',
+        );
+      } finally {
+        await stranger.close();
+      }
     });
   });
 

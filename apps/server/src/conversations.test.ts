@@ -14,7 +14,7 @@ import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { api, startTestServer, type TestServer } from './test-support.ts';
+import { api, bearer, startTestServer, type TestServer } from './test-support.ts';
 
 const uiUser = (id: string, text: string): UIMessage => ({
   id,
@@ -84,7 +84,7 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
   async function turn(server: TestServer, id: string | undefined, messages: UIMessage[]) {
     const response = await fetch(`${server.url}/api/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: bearer(server.token, { 'content-type': 'application/json' }),
       body: JSON.stringify({ ...(id ? { id } : {}), messages, trigger: 'submit-message' }),
     });
     expect(response.status).toBe(200);
@@ -105,7 +105,7 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     expect(chip?.state).toBe('output-available');
     expect(JSON.stringify(chip?.output)).toContain('openTable');
 
-    const loaded = await api<Conversation>(server.url, '/api/conversations/conv-chip');
+    const loaded = await api<Conversation>(server, '/api/conversations/conv-chip');
     expect(loaded.messages).toEqual([u1, assistant]);
     expect(loaded).toMatchObject({ id: 'conv-chip', title: 'show me the customers', messageCount: 2 });
     // The token pill survives too: the usage is in the stored message's metadata.
@@ -122,14 +122,14 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     ]);
     const u1 = uiUser('u1', 'how many orders are there?');
     const first = await turn(server, 'conv-approval', [u1]);
-    const waiting = await api<Conversation>(server.url, '/api/conversations/conv-approval');
+    const waiting = await api<Conversation>(server, '/api/conversations/conv-approval');
     expect(waiting.messages).toEqual([u1, first.assistant]);
     expect(toolParts(waiting.messages[1]!).map((part) => part.state)).toEqual(['approval-requested']);
 
     // The browser answers from the stored message (as after a reload) and sends again.
     const approved = answer(waiting.messages[1]!, 'count-1', true);
     await turn(server, 'conv-approval', [u1, approved]);
-    const done = await api<Conversation>(server.url, '/api/conversations/conv-approval');
+    const done = await api<Conversation>(server, '/api/conversations/conv-approval');
     expect(done.messages).toHaveLength(2);
     expect(done.messages[1]?.id).toBe(first.assistant.id);
     const [count] = toolParts(done.messages[1]!);
@@ -155,7 +155,7 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     await turn(server, 'conv-resume', [u1]);
 
     // A reload: the browser has nothing but what the server stored.
-    const stored = await api<Conversation>(server.url, '/api/conversations/conv-resume');
+    const stored = await api<Conversation>(server, '/api/conversations/conv-resume');
     const u2 = uiUser('u2', 'explain the lookup of order 1');
     const { assistant } = await turn(server, 'conv-resume', [...stored.messages, u2]);
     expect(toolsSeen[0]).toContain('explainQuery');
@@ -164,7 +164,7 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     expect(parts[0]?.state).toBe('output-available');
     expect(JSON.stringify(parts[0]?.output)).toMatch(/Scan/);
 
-    const saved = await api<Conversation>(server.url, '/api/conversations/conv-resume');
+    const saved = await api<Conversation>(server, '/api/conversations/conv-resume');
     expect(saved.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(saved.messages[3]).toEqual(assistant);
   });
@@ -195,7 +195,9 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     expect(logs[0]).toMatch(
       /could not save conversation conv-lost \(the turn itself completed\): .*conversations/,
     );
-    const missing = await fetch(`${server.url}/api/conversations/conv-lost`);
+    const missing = await fetch(`${server.url}/api/conversations/conv-lost`, {
+      headers: bearer(server.token),
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -211,11 +213,11 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     // A chat without an id runs unsaved.
     const unsaved = await turn(server, undefined, [uiUser('u', 'not kept')]);
     expect(finished(unsaved.chunks)).toBe(true);
-    const stored = await api<Conversation>(server.url, '/api/conversations/conv-1');
+    const stored = await api<Conversation>(server, '/api/conversations/conv-1');
     await turn(server, 'conv-1', [...stored.messages, uiUser('u2', 'follow-up')]);
 
     const list = async (query = '') =>
-      (await api<{ conversations: ConversationSummary[] }>(server.url, `/api/conversations${query}`))
+      (await api<{ conversations: ConversationSummary[] }>(server, `/api/conversations${query}`))
         .conversations;
     expect((await list()).map((c) => [c.id, c.title, c.messageCount])).toEqual([
       ['conv-1', 'first question', 4],
@@ -223,7 +225,9 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     ]);
     expect((await list('?limit=1')).map((c) => c.id)).toEqual(['conv-1']);
     for (const limit of ['0', '201', 'x', '1.5']) {
-      const response = await fetch(`${server.url}/api/conversations?limit=${limit}`);
+      const response = await fetch(`${server.url}/api/conversations?limit=${limit}`, {
+        headers: bearer(server.token),
+      });
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
         /'limit' must be an integer from 1 to 200/,
@@ -233,13 +237,13 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     const del = (id: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
       fetch(`${server.url}/api/conversations/${encodeURIComponent(id)}`, {
         method: 'DELETE',
-        headers,
+        headers: bearer(server.token, headers),
         body: '{}',
       });
     // The guard: a delete without the JSON content type is refused and deletes nothing.
     expect((await del('conv-2', { 'content-type': 'text/plain' })).status).toBe(415);
     expect(await del('conv-2').then((response) => response.json())).toEqual({ deleted: 'conv-2' });
-    const gone = await fetch(`${server.url}/api/conversations/conv-2`);
+    const gone = await fetch(`${server.url}/api/conversations/conv-2`, { headers: bearer(server.token) });
     expect(gone.status).toBe(404);
     expect(await gone.json()).toMatchObject({
       error: {
@@ -252,7 +256,9 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     expect((await list()).map((c) => c.id)).toEqual(['conv-1']);
 
     for (const bad of ['-x', 'a b', 'é', 'x'.repeat(129)]) {
-      const response = await fetch(`${server.url}/api/conversations/${encodeURIComponent(bad)}`);
+      const response = await fetch(`${server.url}/api/conversations/${encodeURIComponent(bad)}`, {
+        headers: bearer(server.token),
+      });
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
         /is not valid: use 1–128 letters, digits/,
@@ -261,7 +267,7 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     // A chat turn with a bad id is refused before the model runs (the script has no step left).
     const refused = await fetch(`${server.url}/api/chat`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: bearer(server.token, { 'content-type': 'application/json' }),
       body: JSON.stringify({ id: '../etc', messages: [uiUser('u', 'hi')] }),
     });
     expect(refused.status).toBe(400);

@@ -10,6 +10,7 @@ const headers = (values: Record<string, string | undefined>) => ({
 const HOSTS = {
   ok: ['127.0.0.1:4747', 'localhost:4747', '[::1]:4747', 'LOCALHOST:4747'],
   refused: [
+    undefined,
     '',
     'evil.example:4747',
     'evil.example',
@@ -29,6 +30,8 @@ const ORIGINS = {
     'http://evil.example',
     'https://127.0.0.1:4747',
     'http://127.0.0.1:4748',
+    'http://localhost:4748',
+    'http://[::1]:4748',
     'http://127.0.0.1',
     'null',
     'file://',
@@ -48,10 +51,23 @@ const CONTENT_TYPES = {
   ],
 };
 const METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const PATHS = ['/api/staging/commit', '/api/ui-state', '/api/chat', '/', '/assets/index.js', '/mcp'];
+const MCP_PATHS = ['/mcp', '/.well-known/oauth-protected-resource/mcp'];
+const PATHS = [
+  '/api/staging/commit',
+  '/api/ui-state',
+  '/api/chat',
+  '/',
+  '/assets/index.js',
+  '/mcp',
+  '/mcp/anything',
+  '/.well-known/oauth-protected-resource/mcp',
+  '/mcpx',
+];
 
 function expected(method: string, path: string, hostOk: boolean, originOk: boolean, jsonOk: boolean): number {
   if (!hostOk) return 403;
+  // The MCP endpoint: our own origin or none, any method; it checks content types itself.
+  if (path === '/mcp' || path.startsWith('/mcp/') || path === MCP_PATHS[1]) return originOk ? 200 : 403;
   if (['GET', 'HEAD', 'OPTIONS'].includes(method) || !path.startsWith('/api/')) return 200;
   if (!originOk) return 403;
   if (!jsonOk) return 415;
@@ -87,6 +103,7 @@ describe('checkRequest', () => {
                     const verdict = checkRequest(
                       { method, path, headers: headers({ host, origin, 'content-type': type }) },
                       PORT,
+                      { mcpPaths: MCP_PATHS },
                     );
                     const got = verdict.ok ? 200 : verdict.status;
                     const want = expected(method, path, hostOk, originOk, jsonOk);
@@ -96,7 +113,9 @@ describe('checkRequest', () => {
                       );
                   }
     expect(mismatches).toEqual([]);
-    expect(cases).toBe(METHODS.length * PATHS.length * 15 * 12 * 9);
+    const count = (group: Record<string, readonly unknown[]>) =>
+      Object.values(group).reduce((sum, values) => sum + values.length, 0);
+    expect(cases).toBe(METHODS.length * PATHS.length * count(HOSTS) * count(ORIGINS) * count(CONTENT_TYPES));
   });
 
   it('says what was wrong and what to do', () => {
@@ -116,5 +135,21 @@ describe('checkRequest', () => {
     );
     expect(type).toMatchObject({ ok: false, status: 415 });
     if (!type.ok) expect(type.message).toContain('application/json');
+    const none = checkRequest({ method: 'GET', path: '/mcp', headers: headers({}) }, PORT, {
+      mcpPaths: MCP_PATHS,
+    });
+    expect(none).toMatchObject({ ok: false, status: 403 });
+    if (!none.ok) expect(none.message).toContain('no Host header');
+    const page = checkRequest(
+      {
+        method: 'GET',
+        path: '/mcp',
+        headers: headers({ host: '127.0.0.1:4747', origin: 'http://127.0.0.1:4748' }),
+      },
+      PORT,
+      { mcpPaths: MCP_PATHS },
+    );
+    expect(page).toMatchObject({ ok: false, status: 403 });
+    if (!page.ok) expect(page.message).toContain('http://127.0.0.1:4748');
   });
 });

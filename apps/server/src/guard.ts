@@ -13,9 +13,17 @@ export function allowedHosts(port: number): Set<string> {
   return new Set(LOOPBACK_NAMES.map((name) => `${name}:${port}`));
 }
 
+export interface GuardOptions {
+  /** Paths of the mounted MCP endpoint and its metadata (each also covers the paths under it). */
+  mcpPaths?: readonly string[];
+}
+
 /**
  * The rule, as a pure function of the request's method, path and headers.
- * - Host must be a loopback name with our port (DNS rebinding sends the attacker's name).
+ * - Host must be a loopback name with our port (DNS rebinding sends the attacker's name), on every
+ *   path; a request without one is refused too.
+ * - The MCP endpoint refuses any Origin but our own, whatever the method: MCP clients send none,
+ *   and a page on another local port must not reach it.
  * - State-changing /api requests must come from our own origin (or carry no Origin, as curl does)
  *   and must declare `application/json`, which a cross-site page cannot send without a CORS
  *   preflight this server never approves.
@@ -23,20 +31,37 @@ export function allowedHosts(port: number): Set<string> {
 export function checkRequest(
   request: { method: string; path: string; headers: { get(name: string): string | null } },
   port: number,
+  options: GuardOptions = {},
 ): GuardVerdict {
   const host = request.headers.get('host')?.toLowerCase() ?? '';
   if (!allowedHosts(port).has(host)) {
     return {
       ok: false,
       status: 403,
-      message: `Refused: this Toolrow server only answers requests addressed to 127.0.0.1:${port} or localhost:${port} (the request named host '${host || '(none)'}').`,
+      message: host
+        ? `Refused: this Toolrow server only answers requests addressed to 127.0.0.1:${port} or localhost:${port} (the request named host '${host}').`
+        : `Refused: the request has no Host header. This Toolrow server only answers requests addressed to 127.0.0.1:${port} or localhost:${port}.`,
       hint: `Open http://127.0.0.1:${port}/ in your browser.`,
     };
   }
+  const origin = request.headers.get('origin');
+  const foreign = origin !== null && !allowedHosts(port).has(originHost(origin));
+  const mcp = (options.mcpPaths ?? []).some(
+    (path) => request.path === path || request.path.startsWith(`${path}/`),
+  );
+  if (mcp) {
+    return foreign
+      ? {
+          ok: false,
+          status: 403,
+          message: `Refused: a page from ${origin} tried to reach the MCP endpoint. MCP clients send no Origin; web pages other than the Toolrow app may not call it.`,
+          hint: `Connect an MCP client to http://127.0.0.1:${port}${request.path} with its bearer token.`,
+        }
+      : { ok: true };
+  }
   if (SAFE_METHODS.has(request.method.toUpperCase()) || !request.path.startsWith('/api/'))
     return { ok: true };
-  const origin = request.headers.get('origin');
-  if (origin !== null && !allowedHosts(port).has(originHost(origin))) {
+  if (foreign) {
     return {
       ok: false,
       status: 403,

@@ -86,13 +86,13 @@ describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
   });
 
   it('browses, queries and runs the read tools', async () => {
-    const { tables } = await api<{ tables: TableInfo[] }>(app.url, '/api/tables');
+    const { tables } = await api<{ tables: TableInfo[] }>(app, '/api/tables');
     expect(tables.map((table) => table.name)).toEqual(
       expect.arrayContaining(['orders', 'customers', 'products', 'order_items']),
     );
-    const page = await api<{ rows: unknown[] }>(app.url, '/api/tables/orders/rows', { body: { limit: 10 } });
+    const page = await api<{ rows: unknown[] }>(app, '/api/tables/orders/rows', { body: { limit: 10 } });
     expect(page.rows).toHaveLength(10);
-    const query = await api<{ rows: unknown[] }>(app.url, '/api/query', {
+    const query = await api<{ rows: unknown[] }>(app, '/api/query', {
       body: { sql: 'select status, count(*) from orders group by 1' },
     });
     expect(query.rows.length).toBeGreaterThan(0);
@@ -105,11 +105,11 @@ describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
   });
 
   it('exports a table to a file', async () => {
-    const job = await api<{ id: string }>(app.url, '/api/exports', {
+    const job = await api<{ id: string }>(app, '/api/exports', {
       body: { table: 'orders', format: 'csv' },
     });
     await toolrow.state.exports.idle();
-    const done = await api<{ state: string; rowsDone: number }>(app.url, `/api/exports/${job.id}`);
+    const done = await api<{ state: string; rowsDone: number }>(app, `/api/exports/${job.id}`);
     expect(done).toMatchObject({ state: 'done', rowsDone: 300 });
   });
 
@@ -118,12 +118,12 @@ describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
       async (client) => (await client.query('SELECT status FROM orders WHERE id = 1')).rows[0],
     );
     const next = before.status === 'refunded' ? 'cancelled' : 'refunded';
-    await api(app.url, '/api/staging/update', {
+    await api(app, '/api/staging/update', {
       body: { table: 'orders', key: { id: 1 }, values: { status: next } },
     });
-    const { changes } = await api<{ changes: StagedChange[] }>(app.url, '/api/staging');
+    const { changes } = await api<{ changes: StagedChange[] }>(app, '/api/staging');
     expect(changes).toHaveLength(1);
-    expect(await api(app.url, '/api/staging/commit', { body: {} })).toEqual({ committed: 1, conflicts: [] });
+    expect(await api(app, '/api/staging/commit', { body: {} })).toEqual({ committed: 1, conflicts: [] });
     const after = await asAdmin(
       async (client) => (await client.query('SELECT status FROM orders WHERE id = 1')).rows[0],
     );

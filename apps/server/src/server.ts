@@ -15,8 +15,8 @@ import {
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
 import type { AppStatus, Filter, SortKey, UiState } from '@toolrow/desktop/wire';
-import { PERMISSION_MODES, type PermissionMode, type ToolrowState } from '@toolrow/state';
-import { checkReadOnlySql, invokeTool, type ToolContext } from '@toolrow/tools';
+import { PERMISSION_MODES, type PermissionMode, type StagingFilter, type ToolrowState } from '@toolrow/state';
+import { checkReadOnlySql, invokeTool, isImplementedTool, type ToolContext } from '@toolrow/tools';
 import {
   createUIMessageStream,
   createUIMessageStreamResponse,
@@ -25,6 +25,14 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { type Context, Hono } from 'hono';
+import {
+  type AppAuth,
+  appTokenFrom,
+  createAppAuth,
+  isApiPath,
+  unauthorizedJson,
+  unauthorizedPage,
+} from './app-auth.ts';
 import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
@@ -86,6 +94,11 @@ export interface ToolrowServerOptions {
   version?: string;
   /** Logs server-side errors (default console.error). */
   log?: (message: string) => void;
+  /**
+   * The secret every /api route and page requires (default: TOOLROW_APP_TOKEN from env, else a
+   * random one). See app-auth.ts; the MCP paths keep their own bearer tokens.
+   */
+  token?: string;
 }
 
 export interface ChatContext {
@@ -107,7 +120,10 @@ export interface ToolrowServer {
   app: Hono;
   /** The port the guard accepts in Host headers; set by listen(), or by tests using app.request. */
   port: number;
-  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number }>;
+  /** The app secret: `Authorization: Bearer <token>`, or the cookie the `?token=` link sets. */
+  readonly token: string;
+  /** `url` is the base (no token); `openUrl` the link that signs a browser in. */
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; openUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -154,9 +170,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     ...(signal ? { signal } : {}),
   });
 
+  const auth: AppAuth = createAppAuth(options.token ?? appTokenFrom(env), () => server.port);
   const server: ToolrowServer = {
     app: new Hono(),
     port: 0,
+    token: auth.token,
     listen: async () => {
       throw new Error('unreachable');
     },
@@ -170,16 +188,36 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     return c.json(body, status as 400);
   });
 
+  const mcpPaths = options.mcp ? [options.mcp.path, options.mcp.metadataPath] : [];
   app.use('*', async (c, next) => {
     const verdict = checkRequest(
       { method: c.req.method, path: c.req.path, headers: c.req.raw.headers },
       server.port,
+      { mcpPaths },
     );
     if (!verdict.ok) {
       return c.json(
         { error: { message: verdict.message, hint: verdict.hint, code: 'refused' } },
         verdict.status,
       );
+    }
+    // The MCP endpoint checks its own bearer tokens (scoped per client); the app secret is not one.
+    const mcp = mcpPaths.some((path) => c.req.path === path || c.req.path.startsWith(`${path}/`));
+    if (mcp) return next();
+    const access = auth.check({ method: c.req.method, url: c.req.url, headers: c.req.raw.headers });
+    if (access.kind === 'login') {
+      const headers: Record<string, string> = {
+        location: access.location,
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      };
+      if (access.setCookie) headers['set-cookie'] = access.setCookie;
+      return new Response(null, { status: 302, headers });
+    }
+    if (access.kind === 'refused') {
+      const challenge = { 'www-authenticate': 'Bearer realm="toolrow"', 'cache-control': 'no-store' };
+      if (isApiPath(c.req.path)) return c.json(unauthorizedJson(access, server.port), 401, challenge);
+      return c.html(unauthorizedPage(access, server.port), 401, challenge);
     }
     await next();
   });
@@ -372,6 +410,54 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     return c.json({ discarded });
   });
 
+  // ── The staging area as @toolrow/state has it: what `toolrow staging` uses while the app runs ─
+  // Every profile unless the filter names one, and the state's own objects, so the CLI prints
+  // the same through the app as over the database itself.
+  app.post('/api/state/staging/:action', async (c) => {
+    const filter = stagingFilter(await jsonBody<Record<string, unknown>>(c));
+    switch (c.req.param('action')) {
+      case 'list':
+        return c.json({ changes: await state.staging.list(filter) });
+      case 'diff':
+        return c.json({ diffs: await state.staging.diff(filter) });
+      case 'commit':
+        return c.json({
+          result: await state.staging.commit(filter),
+          writer: source.changes.writer.description,
+        });
+      case 'discard':
+        return c.json({ discarded: await state.staging.discard(filter) });
+      default:
+        throw new HttpError(
+          404,
+          'not-found',
+          `No staging action '${c.req.param('action')}'.`,
+          'Use list, diff, commit or discard.',
+        );
+    }
+  });
+
+  // ── One tool, run as the user: what `toolrow call` uses while the app runs ─────────────────
+  app.post('/api/tools/:name', async (c) => {
+    const name = c.req.param('name');
+    const body = await jsonBody<{ input?: unknown; profile?: unknown; waitForExports?: unknown }>(c);
+    if (!isImplementedTool(name)) {
+      throw badRequest(
+        `There is no tool '${name}' to run here.`,
+        'List the tools with `toolrow catalog`; searchTools is the agent’s and runs only in a chat.',
+      );
+    }
+    const runAs = body.profile === undefined ? profile : requireString(body.profile, 'profile');
+    await state.profiles.ensure(runAs);
+    const output = await invokeTool(name, body.input ?? {}, {
+      ...userContext(c.req.raw.signal),
+      profile: runAs,
+    });
+    // `toolrow call startExport` ends when the file is complete, through the app as without it.
+    if (body.waitForExports === true) await state.exports.idle();
+    return c.json({ output: output ?? null });
+  });
+
   // ── Exports ───────────────────────────────────────────────────────────────────────────────
   app.get('/api/exports', async (c) => {
     const jobs = await state.exportJobs.list({ profile, limit: 50 });
@@ -553,7 +639,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     });
     const address = node.address() as AddressInfo;
     server.port = address.port;
-    return { url: origin(address.port), port: address.port };
+    return { url: origin(address.port), port: address.port, openUrl: auth.openUrl(origin(address.port)) };
   };
   server.close = async () => {
     await options.mcp?.close();
@@ -620,6 +706,15 @@ function integer(value: unknown, field: string, min: number, max: number, fallba
     throw badRequest(`'${field}' must be an integer from ${min} to ${max} (got ${JSON.stringify(value)}).`);
   }
   return number;
+}
+
+/** `{ ids?, table?, profile? }` of the state routes: the CLI's filter, checked. */
+function stagingFilter(body: Record<string, unknown>): StagingFilter {
+  return {
+    ...idsFilter(body.ids),
+    ...(body.table === undefined ? {} : { table: requireString(body.table, 'table') }),
+    ...(body.profile === undefined ? {} : { profile: requireString(body.profile, 'profile') }),
+  };
 }
 
 function idsFilter(ids: unknown): { ids?: number[] } {

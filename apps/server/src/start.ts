@@ -5,6 +5,8 @@ import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import type { LanguageModel } from 'ai';
+import { appTokenFrom } from './app-auth.ts';
+import { writeAppFile } from './app-file.ts';
 import { loadApprovalSecret } from './approval-secret.ts';
 import { type MountedMcp, mountMcp } from './mcp.ts';
 import { createToolrowServer, type ToolrowServer } from './server.ts';
@@ -35,7 +37,14 @@ export interface StartOptions {
 }
 
 export interface StartedApp {
+  /** The base URL, e.g. http://127.0.0.1:4747 (every request needs the token). */
   url: string;
+  /** The link `npm start` prints: the base URL with `?token=`, which signs a browser in. */
+  openUrl: string;
+  /** This launch's app secret (TOOLROW_APP_TOKEN, else random). */
+  token: string;
+  /** `<data dir>/app.json`, where the CLI finds the app; removed by close(). */
+  appFile: string;
   server: ToolrowServer;
   toolrow: Toolrow;
   mcp: MountedMcp | null;
@@ -45,6 +54,7 @@ export interface StartedApp {
 export async function startApp(options: StartOptions): Promise<StartedApp> {
   const { env, err } = options;
   const port = options.port ?? portFrom(env.TOOLROW_PORT);
+  const token = appTokenFrom(env);
 
   if (options.build ?? true) {
     const state = desktopBuildState();
@@ -96,15 +106,29 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       ...(options.model !== undefined ? { model: options.model } : {}),
       mcp: mcp?.mount ?? null,
       log: (message) => err(`${message}\n`),
+      token,
     });
-    const { url } = await server.listen({ port });
+    const { url, port: listening, openUrl } = await server.listen({ port });
+    let appFile: Awaited<ReturnType<typeof writeAppFile>>;
+    try {
+      appFile = await writeAppFile(state.dataDir, { url, port: listening, token });
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
 
     const status = (await (
-      await server.app.request('/api/status', { headers: { host: hostOf(url) } })
+      await server.app.request('/api/status', {
+        headers: { host: hostOf(url), authorization: `Bearer ${token}` },
+      })
     ).json()) as AppStatus;
     const lines = [
       '',
-      `  Toolrow is running at ${url}/`,
+      `  Toolrow is running at ${openUrl}`,
+      '',
+      '  Open that link: its token signs your browser in. The token is new on every start',
+      '  (TOOLROW_APP_TOKEN fixes it); scripts send it as Authorization: Bearer <token>.',
+      `  The toolrow CLI finds the app in ${appFile.file} and goes through it.`,
       '',
       `  data      ${source.db.description}`,
       `  state     ${state.description}`,
@@ -131,10 +155,14 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
 
     return {
       url,
+      openUrl,
+      token,
+      appFile: appFile.file,
       server,
       toolrow,
       mcp,
       async close() {
+        appFile.remove();
         await server.close();
         if (!options.toolrow) await toolrow.close();
       },

@@ -42,9 +42,18 @@ export async function openSeededSource(orders = 2000): Promise<Toolrow> {
 }
 
 export interface TestServer {
+  /** The base URL; every request needs `token` (see bearer()). */
   url: string;
+  token: string;
+  /** The link that signs a browser in (`/?token=…`). */
+  openUrl: string;
   server: ToolrowServer;
   close(): Promise<void>;
+}
+
+/** The Authorization header of the app secret, merged into other headers. */
+export function bearer(token: string, headers: Record<string, string> = {}): Record<string, string> {
+  return { authorization: `Bearer ${token}`, ...headers };
 }
 
 /** The app server on 127.0.0.1 at a free port, over open data and state. */
@@ -60,8 +69,8 @@ export async function startTestServer(
     log: () => {},
     ...options,
   });
-  const { url } = await server.listen({ port: 0 });
-  return { url, server, close: () => server.close() };
+  const { url, openUrl } = await server.listen({ port: 0 });
+  return { url, token: server.token, openUrl, server, close: () => server.close() };
 }
 
 /** Builds the desktop bundle if it is missing or stale (vite, about a second). */
@@ -79,15 +88,15 @@ export function collectPageErrors(page: Page): string[] {
   return errors;
 }
 
-/** fetch() against the server with the JSON content type the guard requires for writes. */
+/** fetch() against the server with its token and the JSON content type the guard requires for writes. */
 export async function api<T = unknown>(
-  url: string,
+  app: { url: string; token: string },
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<T> {
-  const response = await fetch(`${url}${path}`, {
+  const response = await fetch(`${app.url}${path}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: bearer(app.token, init.body === undefined ? {} : { 'content-type': 'application/json' }),
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
   const data = (await response.json()) as T;

@@ -4,7 +4,7 @@ import type { McpToken } from '@toolrow/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { rowsListedAt } from '../test/expected.ts';
-import { connectHttp, listedNames, rawRequest, rawToolCall } from '../test/helpers.ts';
+import { connectHttp, listedNames, rawRequest, rawSocketStatus, rawToolCall } from '../test/helpers.ts';
 import type { McpAuditRecord, McpBackend } from './backend.ts';
 import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
@@ -114,6 +114,49 @@ describe('MCP over Streamable HTTP (scripted tools)', () => {
     });
     expect(crossSite.status).toBe(403);
   });
+
+  it('accepts only its own origin: another local port is another site', async () => {
+    const port = server.port;
+    const authorization = `Bearer ${tokenFor['tables:full']}`;
+    const cases: [Record<string, string>, number][] = [
+      [{}, 200],
+      [{ origin: `http://127.0.0.1:${port}` }, 200],
+      [{ origin: `http://localhost:${port}` }, 200],
+      [{ origin: `http://127.0.0.1:${port + 1}` }, 403],
+      [{ origin: `http://localhost:${port + 1}` }, 403],
+      [{ origin: 'http://127.0.0.1' }, 403],
+      [{ origin: `https://127.0.0.1:${port}` }, 403],
+      [{ origin: 'null' }, 403],
+      [{ host: `127.0.0.1:${port + 1}` }, 403],
+      [{ host: '127.0.0.1' }, 403],
+      [{ host: `localhost:${port}` }, 200],
+    ];
+    const got = [];
+    for (const [headers] of cases)
+      got.push((await rawRequest(server.url, { authorization, ...headers })).status);
+    expect(got).toEqual(cases.map(([, status]) => status));
+    const refused = await rawRequest(server.url, { authorization, origin: `http://127.0.0.1:${port + 1}` });
+    expect(JSON.parse(refused.body).error.message).toContain(`http://127.0.0.1:${port + 1}`);
+  });
+
+  it.each(['/mcp', '/.well-known/oauth-protected-resource/mcp'])(
+    'refuses a request on %s without a Host header, or with an empty one',
+    async (path) => {
+      const authorization = `Authorization: Bearer ${tokenFor['tables:full']}`;
+      expect(await rawSocketStatus(server.port, `GET ${path} HTTP/1.0\r\n${authorization}`)).toBe(
+        'HTTP/1.1 403 Forbidden',
+      );
+      expect(await rawSocketStatus(server.port, `GET ${path} HTTP/1.0\r\nHost:\r\n${authorization}`)).toBe(
+        'HTTP/1.1 403 Forbidden',
+      );
+      expect(
+        await rawSocketStatus(
+          server.port,
+          `GET ${path} HTTP/1.0\r\nHost: 127.0.0.1:${server.port}\r\n${authorization}`,
+        ),
+      ).not.toBe('HTTP/1.1 403 Forbidden');
+    },
+  );
 
   it('answers 404 off its two paths, 405 for GET on the endpoint', async () => {
     expect((await fetch(new URL('/other', server.url))).status).toBe(404);

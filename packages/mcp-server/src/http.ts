@@ -152,7 +152,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     async fetch(request) {
       const rejected =
         hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
-        originValidationResponse(request, localhostAllowedOrigins());
+        originValidationResponse(request, localhostAllowedOrigins()) ??
+        foreignPortResponse(request);
       if (rejected) return rejected;
       const { pathname } = new URL(request.url);
       if (pathname === metadataPath) return metadata(request);
@@ -161,6 +162,35 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     },
     close: () => mcp.close(),
   };
+}
+
+/** A 403 in the SDK's shape (a JSON-RPC error), for refusals of our own. */
+function refusal(message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status: 403 });
+}
+
+const effectivePort = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : '80');
+
+/**
+ * The SDK checks the Origin's hostname only, so a page on another local port (http://127.0.0.1:8080)
+ * passes it. An Origin, when there is one, must be this endpoint's own: the scheme and port the
+ * request was addressed to (the Host header, already checked to be a loopback name).
+ */
+function foreignPortResponse(request: Request): Response | undefined {
+  const origin = request.headers.get('origin');
+  if (!origin) return undefined;
+  const own = new URL(request.url);
+  own.host = request.headers.get('host') ?? own.host;
+  let from: URL;
+  try {
+    from = new URL(origin);
+  } catch {
+    return refusal(`Invalid Origin header: ${origin}`);
+  }
+  if (from.protocol === own.protocol && effectivePort(from) === effectivePort(own)) return undefined;
+  return refusal(
+    `Refused: a page from ${origin} may not call this MCP endpoint; only MCP clients (which send no Origin) and pages of ${own.origin} itself may.`,
+  );
 }
 
 export interface RunningMcpHttp {
@@ -176,13 +206,26 @@ export async function serveMcpHttp(
   port: number = DEFAULT_MCP_PORT,
 ): Promise<RunningMcpHttp> {
   const hostname = '127.0.0.1';
+  let listening = 0;
+  // The handler accepts any loopback Host (it may be mounted anywhere); here the port is ours to check.
+  const fetch = (request: Request) => {
+    const host = request.headers.get('host') ?? '';
+    const port = /:(\d+)$/.exec(host)?.[1];
+    if (host && port !== String(listening)) {
+      return refusal(
+        `Refused: this MCP server listens on 127.0.0.1:${listening}, and the request was addressed to '${host}'. Connect to http://127.0.0.1:${listening}${handler.path}.`,
+      );
+    }
+    return handler.fetch(request);
+  };
   const { server, address } = await new Promise<{
     server: ReturnType<typeof serve>;
     address: { port: number };
   }>((resolve, reject) => {
-    const server = serve({ fetch: (request: Request) => handler.fetch(request), port, hostname }, (info) =>
-      resolve({ server, address: info }),
-    );
+    const server = serve({ fetch, port, hostname }, (info) => {
+      listening = info.port;
+      resolve({ server, address: info });
+    });
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'

@@ -1,5 +1,6 @@
 // Test-only helpers: real SDK clients over real sockets and processes.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -80,5 +81,18 @@ export function rawRequest(
     );
     outgoing.on('error', reject);
     outgoing.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+  });
+}
+
+/** The status line of a request written to the socket as it is: HTTP/1.0 may leave Host out, fetch cannot. */
+export function rawSocketStatus(port: number, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(`${head}\r\n\r\n`));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('utf8');
+    });
+    socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
+    socket.on('error', reject);
   });
 }

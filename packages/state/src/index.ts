@@ -18,6 +18,6 @@ export { createStaging } from './staging.ts';
 export type { CommitPoint, StagingOptions } from './staging-impl.ts';
 export type * from './staging-types.ts';
 export type { OpenStateOptions, ToolrowState } from './state.ts';
-export { openState } from './state.ts';
+export { openState, resolveDataDir } from './state.ts';
 export type { OpenToolrowOptions, Toolrow } from './toolrow.ts';
 export { openToolrow } from './toolrow.ts';

@@ -20,6 +20,17 @@ function absolute(dir: string, cwd: string): string {
   return isAbsolute(dir) ? dir : resolve(cwd, dir);
 }
 
+/** The Toolrow data directory: the dataDir option, else TOOLROW_DATA_DIR, else ./.toolrow; absolute. */
+export function resolveDataDir(
+  options: { env?: Readonly<Record<string, string | undefined>>; cwd?: string; dataDir?: string } = {},
+): string {
+  const env = options.env ?? process.env;
+  return absolute(
+    options.dataDir ?? (env.TOOLROW_DATA_DIR?.trim() || DEFAULT_DATA_DIR),
+    options.cwd ?? process.cwd(),
+  );
+}
+
 /** host:port/database of a postgres URL, loopback names folded together; undefined when unparsable. */
 function databaseIdentity(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
@@ -57,7 +68,7 @@ export interface StateStore {
 export async function openStateStore(options: Omit<OpenStateOptions, 'source'>): Promise<StateStore> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const dataDir = absolute(options.dataDir ?? (env.TOOLROW_DATA_DIR?.trim() || DEFAULT_DATA_DIR), cwd);
+  const dataDir = resolveDataDir({ env, cwd, dataDir: options.dataDir });
   const url = options.url ?? (env.TOOLROW_STATE_URL?.trim() || undefined);
   const urlSource = options.url !== undefined ? 'the url option' : 'TOOLROW_STATE_URL';
   if (url !== undefined) {

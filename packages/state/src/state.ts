@@ -53,4 +53,4 @@ export interface ToolrowState extends AppState {
   close(): Promise<void>;
 }
 
-export { openState } from './state-impl.ts';
+export { openState, resolveDataDir } from './state-impl.ts';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { searchCatalog, searchToolsInputSchema } from '@toolrow/agent';
 import { isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
-import { DEFAULT_PROFILE, openToolrow } from '@toolrow/state';
+import { DEFAULT_PROFILE } from '@toolrow/state';
 import {
   IMPLEMENTED_TOOLS,
   inputJsonSchema,
@@ -9,9 +9,9 @@ import {
   isImplementedTool,
   isToolError,
   parseToolInput,
-  type ToolError,
 } from '@toolrow/tools';
 import { z } from 'zod';
+import { AppError, openOrApp, postToApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { toJson } from '../format.ts';
 
@@ -100,7 +100,7 @@ export const callCommand: Command = {
       return 0;
     }
     const input = parseInput(inputText);
-    const fail = (error: ToolError): number => {
+    const fail = (error: { message: string; code: string }): number => {
       io.stderr(`toolrow call ${name}: ${error.message}\n`);
       if (error.code !== 'invalid-input') return 1;
       io.stderr(`See the input schema with: toolrow call ${name} --schema\n`);
@@ -114,7 +114,23 @@ export const callCommand: Command = {
       throw error;
     }
     const profile = parsed.values.profile ?? io.env.TOOLROW_PROFILE ?? DEFAULT_PROFILE;
-    const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
+    const opened = await openOrApp(io);
+    if ('app' in opened) {
+      // The app holds the database: the same call through it, as the user, waiting for an export's file.
+      try {
+        const { output } = await postToApp<{ output: unknown }>(opened.app, `/api/tools/${name}`, {
+          input,
+          profile,
+          waitForExports: true,
+        });
+        io.stdout(toJson(output));
+        return 0;
+      } catch (error) {
+        if (error instanceof AppError && error.status !== 401) return fail(error);
+        throw error;
+      }
+    }
+    const { toolrow } = opened;
     const { source, state } = toolrow;
     try {
       await state.profiles.ensure(profile);

@@ -1,6 +1,7 @@
 // `npm start` as a real process: `toolrow serve` through the real bin, with its own data dir.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,8 @@ import { TOOLROW_BIN } from '../testing.ts';
 interface Started {
   child: ChildProcess;
   url: string;
+  /** From the printed link `<url>/?token=<token>`. */
+  token: string;
   stdout: () => string;
   stderr: () => string;
   exit: Promise<number | null>;
@@ -31,10 +34,10 @@ function start(args: string[], env: Record<string, string>): Promise<Started> {
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setInterval(() => {
-      const match = /running at (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout);
-      if (match?.[1]) {
+      const match = /running at (http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)\n/.exec(stdout);
+      if (match?.[1] && match[2]) {
         clearInterval(timer);
-        resolve({ child, url: match[1], stdout: () => stdout, stderr: () => stderr, exit });
+        resolve({ child, url: match[1], token: match[2], stdout: () => stdout, stderr: () => stderr, exit });
       }
     }, 100);
     void exit.then((code) => {
@@ -67,7 +70,14 @@ describe('toolrow serve, what npm start runs (the real process)', () => {
       expect(app.stderr()).toContain('Creating the sample shop (300 orders)');
       expect(app.stdout()).toContain('model     none');
       expect(app.stdout()).toContain('MCP       off');
-      const tables = (await (await fetch(`${app.url}/api/tables`)).json()) as { tables: { id: string }[] };
+      // Without the printed token the app answers nothing; with it, everything.
+      expect((await fetch(`${app.url}/api/tables`)).status).toBe(401);
+      const authorization = `Bearer ${app.token}`;
+      const tables = (await (
+        await fetch(`${app.url}/api/tables`, { headers: { authorization } })
+      ).json()) as {
+        tables: { id: string }[];
+      };
       expect(tables.tables.map((table) => table.id).sort()).toEqual([
         'public.customers',
         'public.order_items',
@@ -77,16 +87,23 @@ describe('toolrow serve, what npm start runs (the real process)', () => {
       const count = (await (
         await fetch(`${app.url}/api/tables/orders/count`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', authorization },
           body: '{}',
         })
       ).json()) as { count: number };
       expect(count.count).toBe(300);
+      // The CLI finds the app here; it goes away when the app stops.
+      const appFile = JSON.parse(await readFile(join(dataDir, 'app.json'), 'utf8')) as {
+        url: string;
+        token: string;
+      };
+      expect(appFile).toMatchObject({ url: app.url, token: app.token, pid: app.child.pid });
     } finally {
       app.child.kill('SIGINT');
     }
     expect(await app.exit).toBe(0);
     expect(app.stderr()).toContain('Stopping Toolrow');
+    expect(existsSync(join(dataDir, 'app.json'))).toBe(false);
   }, 180_000);
 
   it('opens the same database again without seeding, and can serve MCP with a client config', async () => {

@@ -1,12 +1,6 @@
 import { parseArgs } from 'node:util';
-import {
-  type ChangeDiff,
-  type CommitResult,
-  openToolrow,
-  type StagedChange,
-  type StagingFilter,
-  type Toolrow,
-} from '@toolrow/state';
+import type { ChangeDiff, CommitResult, StagedChange, StagingFilter } from '@toolrow/state';
+import { openOrApp, postToApp, type RunningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -105,11 +99,11 @@ function formatDiff(diffs: ChangeDiff[]): string {
     .join('\n\n');
 }
 
-function formatCommit(result: CommitResult, ds: Toolrow): string {
+function formatCommit(result: CommitResult, writer: string): string {
   if (result.ok) {
     const { insert, update, delete: deleted } = result.applied;
     if (result.changeIds.length === 0) return 'Nothing staged; nothing to commit.\n';
-    return `Committed ${result.changeIds.length} change${result.changeIds.length === 1 ? '' : 's'} to ${ds.source.changes.writer.description}: ${insert} inserted, ${update} updated, ${deleted} deleted.\n`;
+    return `Committed ${result.changeIds.length} change${result.changeIds.length === 1 ? '' : 's'} to ${writer}: ${insert} inserted, ${update} updated, ${deleted} deleted.\n`;
   }
   const lines = result.conflicts.map((conflict) => {
     const reason =
@@ -123,13 +117,52 @@ function formatCommit(result: CommitResult, ds: Toolrow): string {
   return `Nothing was committed: ${result.conflicts.length} row${result.conflicts.length === 1 ? '' : 's'} changed under the staged changes.\n${lines.join('\n')}\nReview them (toolrow staging diff), then discard the stale changes (toolrow staging discard <ids>) and commit again.\n`;
 }
 
-async function withSource<T>(io: CommandIo, fn: (ds: Toolrow) => Promise<T>): Promise<T> {
-  const ds = await openToolrow({ env: io.env, cwd: io.cwd });
+/** The staging area, over the database itself or through the running app: the same answers either way. */
+interface StagingArea {
+  list(filter: StagingFilter): Promise<StagedChange[]>;
+  diff(filter: StagingFilter): Promise<ChangeDiff[]>;
+  commit(filter: StagingFilter): Promise<{ result: CommitResult; writer: string }>;
+  discard(filter: StagingFilter): Promise<number>;
+}
+
+async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promise<T>): Promise<T> {
+  const opened = await openOrApp(io);
+  if ('app' in opened) return fn(throughApp(opened.app));
+  const { toolrow } = opened;
   try {
-    return await fn(ds);
+    const { staging } = toolrow.state;
+    return await fn({
+      list: (filter) => staging.list(filter),
+      diff: (filter) => staging.diff(filter),
+      commit: async (filter) => ({
+        result: await staging.commit(filter),
+        writer: toolrow.source.changes.writer.description,
+      }),
+      discard: (filter) => staging.discard(filter),
+    });
   } finally {
-    await ds.close();
+    await toolrow.close();
   }
+}
+
+/** The app's /api/state/staging routes answer with the state's own objects; only dates need reviving. */
+function throughApp(app: RunningApp): StagingArea {
+  const post = <T>(action: string, filter: StagingFilter) =>
+    postToApp<T>(app, `/api/state/staging/${action}`, filter);
+  const revive = (change: StagedChange): StagedChange => ({
+    ...change,
+    createdAt: new Date(change.createdAt),
+  });
+  return {
+    list: async (filter) => (await post<{ changes: StagedChange[] }>('list', filter)).changes.map(revive),
+    diff: async (filter) =>
+      (await post<{ diffs: ChangeDiff[] }>('diff', filter)).diffs.map((diff) => ({
+        ...diff,
+        change: revive(diff.change),
+      })),
+    commit: (filter) => post<{ result: CommitResult; writer: string }>('commit', filter),
+    discard: async (filter) => (await post<{ discarded: number }>('discard', filter)).discarded,
+  };
 }
 
 export const stagingCommand: Command = {
@@ -139,8 +172,8 @@ export const stagingCommand: Command = {
     switch (sub) {
       case 'list': {
         const options = parse(rest, false, false);
-        return withSource(io, async (ds) => {
-          const changes = await ds.state.staging.list(filterOf(options));
+        return withStaging(io, async (staging) => {
+          const changes = await staging.list(filterOf(options));
           if (options.json) io.stdout(toJson(changes));
           else if (changes.length === 0) io.stdout('Nothing staged.\n');
           else {
@@ -164,8 +197,8 @@ export const stagingCommand: Command = {
       }
       case 'diff': {
         const options = parse(rest, true, false);
-        return withSource(io, async (ds) => {
-          const diffs = await ds.state.staging.diff(filterOf(options));
+        return withStaging(io, async (staging) => {
+          const diffs = await staging.diff(filterOf(options));
           if (options.json) io.stdout(toJson(diffs));
           else io.stdout(diffs.length === 0 ? 'Nothing staged.\n' : `${formatDiff(diffs)}\n`);
           return 0;
@@ -173,11 +206,9 @@ export const stagingCommand: Command = {
       }
       case 'commit': {
         const options = parse(rest, true, false);
-        return withSource(io, async (ds) => {
+        return withStaging(io, async (staging) => {
           if (options.ids.length > 0) {
-            const found = new Set(
-              (await ds.state.staging.list({ ids: options.ids })).map((change) => change.id),
-            );
+            const found = new Set((await staging.list({ ids: options.ids })).map((change) => change.id));
             const missing = options.ids.filter((id) => !found.has(id));
             if (missing.length > 0) {
               io.stderr(
@@ -186,9 +217,9 @@ export const stagingCommand: Command = {
               return 1;
             }
           }
-          const result = await ds.state.staging.commit(filterOf(options));
+          const { result, writer } = await staging.commit(filterOf(options));
           if (options.json) io.stdout(toJson(result));
-          else (result.ok ? io.stdout : io.stderr)(formatCommit(result, ds));
+          else (result.ok ? io.stdout : io.stderr)(formatCommit(result, writer));
           return result.ok ? 0 : 1;
         });
       }
@@ -200,8 +231,8 @@ export const stagingCommand: Command = {
           );
         }
         if (options.ids.length > 0 && options.all) throw new UsageError('Give ids or --all, not both.');
-        return withSource(io, async (ds) => {
-          const count = await ds.state.staging.discard(filterOf(options));
+        return withStaging(io, async (staging) => {
+          const count = await staging.discard(filterOf(options));
           if (options.json) io.stdout(toJson({ discarded: count }));
           else io.stdout(`Discarded ${count} staged change${count === 1 ? '' : 's'}.\n`);
           return 0;

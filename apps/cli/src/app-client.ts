@@ -1,0 +1,96 @@
+// While `npm start` runs, the app holds the embedded database (one process per data dir), so the
+// user's own commands go through the app: it wrote its URL and token to <data dir>/app.json.
+import { isDataSourceError } from '@toolrow/datasource';
+import { findRunningApp, type RunningApp } from '@toolrow/server/app-file';
+import { openToolrow, resolveDataDir, type Toolrow } from '@toolrow/state';
+import type { CommandIo } from './command.ts';
+
+export type { RunningApp };
+
+/** The app running on the data dir this command would open, if any. */
+export function runningApp(io: CommandIo): RunningApp | null {
+  return findRunningApp(resolveDataDir({ env: io.env, cwd: io.cwd }));
+}
+
+/**
+ * Opens the database, or, when that fails because it is taken and app.json names a live app,
+ * returns the app to go through instead. Any other failure is the command's.
+ */
+export async function openOrApp(io: CommandIo): Promise<{ toolrow: Toolrow } | { app: RunningApp }> {
+  try {
+    return { toolrow: await openToolrow({ env: io.env, cwd: io.cwd }) };
+  } catch (error) {
+    const app = isDataSourceError(error) && error.code === 'connection' ? runningApp(io) : null;
+    if (app) return { app };
+    throw error;
+  }
+}
+
+/** An error answer of the app, as the server shapes it: `{ error: { message, hint, code } }`. */
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly status: number;
+  readonly code: string;
+  readonly hint: string | undefined;
+  constructor(status: number, code: string, message: string, hint?: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.hint = hint;
+  }
+}
+
+/** POST a JSON body to the app as its user (the token from app.json); the JSON answer. */
+export async function postToApp<T>(app: RunningApp, path: string, body: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${app.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    const reason = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
+    throw new Error(
+      `The Toolrow app in ${app.file} (process ${app.pid}, ${app.url}/) did not answer: ${reason}. If it is not running any more, delete that file and run this again.`,
+    );
+  }
+  const data = (await response.json().catch(() => null)) as
+    | (T & { error?: undefined })
+    | { error?: { message?: string; hint?: string; code?: string } }
+    | null;
+  if (response.ok && data) return data as T;
+  const error = data?.error;
+  if (response.status === 401) {
+    throw new AppError(
+      401,
+      'unauthorized',
+      `The Toolrow app at ${app.url}/ refused the token in ${app.file}: ${error?.message ?? 'unauthorized'} Restart the app (it writes a new file), or stop it to use the database directly.`,
+    );
+  }
+  const message =
+    error?.message ?? `The Toolrow app at ${app.url}/ answered HTTP ${response.status} to ${path}.`;
+  throw new AppError(
+    response.status,
+    error?.code ?? 'failed',
+    error?.hint ? `${message} ${error.hint}` : message,
+    error?.hint,
+  );
+}
+
+/** Why a command that cannot go through the app fails while it runs: where the app is, what to do. */
+export function heldByAppMessage(command: string, app: RunningApp): string {
+  return `The Toolrow app is running on this data dir at ${app.url}/ (process ${app.pid}, since ${app.startedAt}) and holds the embedded database, so \`toolrow ${command}\` cannot open it. Use the app, or stop it (Ctrl+C where \`npm start\` runs) and run this again. \`toolrow staging\` and \`toolrow call\` work while it runs: they go through the app.`;
+}
+
+/**
+ * The failure of a command that has no way through the app, explained when the app is why: the
+ * data-dir lock names the process that holds it, and app.json says that process is the app.
+ */
+export function explainHeldDatabase(command: string, error: unknown, io: CommandIo): string | null {
+  if (!isDataSourceError(error) || error.code !== 'connection') return null;
+  const app = runningApp(io);
+  if (!app) return null;
+  if (error.message.includes(`in process ${app.pid} `)) return heldByAppMessage(command, app);
+  return `${error.message}\n(The Toolrow app is running on this data dir at ${app.url}/, process ${app.pid}.)`;
+}
