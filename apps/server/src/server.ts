@@ -6,6 +6,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { MODEL_FORMS } from '@toolrow/agent';
 import { isPropose, PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
 import {
+  APP_SCHEMA,
   type DataSource,
   DEFAULT_PROFILE,
   EXPORT_FORMATS,
@@ -300,7 +301,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const body = await jsonBody<{ sql?: unknown }>(c);
     if (typeof body.sql !== 'string' || !body.sql.trim())
       throw badRequest("'sql' is required: one SELECT statement.");
-    const statement = await checkReadOnlySql(body.sql);
+    const statement = await checkReadOnlySql(body.sql, { hiddenSchemas: [APP_SCHEMA] });
     const started = performance.now();
     try {
       const result = await source.db.readQuery(statement.statement, [], {
@@ -480,7 +481,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     }
     let exportSource: ExportSource;
     if (typeof body.sql === 'string') {
-      const statement = await checkReadOnlySql(body.sql);
+      const statement = await checkReadOnlySql(body.sql, { hiddenSchemas: [APP_SCHEMA] });
       exportSource = { sql: statement.statement };
     } else {
       const table = await source.schema.resolveTable(requireString(body.table, 'table'));
