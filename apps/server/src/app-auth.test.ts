@@ -166,6 +166,15 @@ describe('the pages: the ?token= link, then the cookie', () => {
       redirect: 'manual',
     });
     expect(deep.headers.get('location')).toBe('/some/page?tab=orders');
+
+    // A bookmarked link of an earlier start, in a browser signed in to this one, still opens the app.
+    const old = await fetch(`${app.url}/?token=from-an-earlier-start`, {
+      headers: { cookie },
+      redirect: 'manual',
+    });
+    expect(old.status).toBe(302);
+    expect(old.headers.get('location')).toBe('/');
+    expect(old.headers.get('set-cookie')).toBeNull();
   });
 
   it('refuses a wrong link and a cookie of another launch', async () => {

@@ -2,7 +2,7 @@
 // pending approval in a saved conversation unanswerable after a restart, so `npm start` keeps one
 // beside the data (unless TOOLROW_APPROVAL_SECRET gives one).
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const APPROVAL_SECRET_FILE = 'approval-secret';
@@ -16,9 +16,13 @@ export async function loadApprovalSecret(dir: string): Promise<string> {
   if (existing) return existing;
   await mkdir(dir, { recursive: true });
   const secret = randomBytes(32).toString('base64url');
+  // Written aside and put in place whole, so no reader sees a half-written (too short) file.
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    // 'wx' when there is none: of two processes starting at once, one writes and both read it.
-    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: existing === null ? 'wx' : 'w' });
+    await writeFile(temporary, `${secret}\n`, { mode: 0o600 });
+    // link() when there is none: of two processes starting at once, one places it and both read it.
+    if (existing === null) await link(temporary, file);
+    else await rename(temporary, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
       throw new Error(
@@ -26,6 +30,8 @@ export async function loadApprovalSecret(dir: string): Promise<string> {
         { cause: error },
       );
     }
+  } finally {
+    await rm(temporary, { force: true });
   }
   return (await readSecret(file)) || secret;
 }

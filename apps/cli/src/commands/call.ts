@@ -19,6 +19,7 @@ const USAGE = `Usage: toolrow call <tool> ['<json input>'] [--profile <name>] [-
 
 Runs one tool as the user would (actor 'user') and prints its JSON output. Gated tools run
 without asking (you are the user); stage tools still only stage: commit with \`toolrow staging commit\`.
+While the app (npm start) holds the database, the call goes through it.
 
   <json input>      the tool's input as one JSON object (default {})
   --profile <name>  whose UI state, history and attachments to use (default: TOOLROW_PROFILE or '${DEFAULT_PROFILE}')

@@ -5,7 +5,9 @@ import { type Command, UsageError } from '../command.ts';
 const USAGE = `Usage: toolrow serve [options]      (npm start runs this)
 
 Builds the desktop app if needed, opens the database (creating and seeding the embedded one on
-first run), and serves the app on http://127.0.0.1:${DEFAULT_PORT}/ until Ctrl+C.
+first run), and serves the app on 127.0.0.1:${DEFAULT_PORT} until Ctrl+C. It prints the link to open,
+http://127.0.0.1:${DEFAULT_PORT}/?token=…: every page and API call needs that token (scripts send
+Authorization: Bearer <token>). While it runs, \`toolrow staging\` and \`toolrow call\` go through it.
 
 Options:
   --port <n>     port on 127.0.0.1 (default: TOOLROW_PORT, else ${DEFAULT_PORT}; 0 = any free port)
@@ -14,7 +16,8 @@ Options:
   --no-build     do not build the desktop app, even when it is missing or stale
 
 Settings (environment): TOOLROW_MODEL (the chat's model), DATABASE_URL (a PostgreSQL server
-instead of the embedded database), TOOLROW_DATA_DIR (default ./.toolrow), TOOLROW_MCP_SCOPE.`;
+instead of the embedded database), TOOLROW_DATA_DIR (default ./.toolrow), TOOLROW_MCP_SCOPE,
+TOOLROW_APP_TOKEN (a fixed token instead of a new one on every start).`;
 
 function integer(text: string | undefined, name: string, min: number): number | undefined {
   if (text === undefined) return undefined;

@@ -15,7 +15,7 @@ Changes the agent (or an MCP client) staged wait here until you commit or discar
                                        is applied and the conflicting rows are listed (exit 1).
   discard (ids… | --all) [--table T]   drop staged changes without applying them
 
-Ids are the numbers \`list\` shows.`;
+Ids are the numbers \`list\` shows. While the app (npm start) holds the database, these go through it.`;
 
 interface Options {
   ids: number[];
