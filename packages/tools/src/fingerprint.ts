@@ -35,21 +35,23 @@ export async function stateFingerprint(
     schemas: `SELECT string_agg(nspname || ':' || coalesce(array_to_string(nspacl, ';'), ''), ',' ORDER BY 1) FROM pg_namespace`,
     tableAcl: `SELECT md5(string_agg(oid::regclass::text || ':' || coalesce(array_to_string(relacl, ';'), ''), ',' ORDER BY 1)) FROM pg_class`,
     types: `SELECT count(*)::text FROM pg_type`,
-    roles: `SELECT string_agg(rolname || ':' || rolsuper, ',' ORDER BY 1) FROM pg_roles`,
+    // Cluster-wide catalogs are narrowed to what this database's statements could leave: other
+    // tests create databases and roles on the same server meanwhile.
+    roles: `SELECT string_agg(rolname || ':' || rolsuper, ',' ORDER BY 1) FROM pg_roles WHERE rolname IN ('sneaky', current_user)`,
     policies: `SELECT count(*)::text FROM pg_policy`,
     rules: `SELECT count(*)::text FROM pg_rewrite`,
     triggers: `SELECT count(*)::text FROM pg_trigger`,
     extensions: `SELECT string_agg(extname, ',' ORDER BY 1) FROM pg_extension`,
-    databases: `SELECT string_agg(datname, ',' ORDER BY 1) FROM pg_database`,
+    databases: `SELECT count(*)::text FROM pg_database WHERE datname = 'sneaky'`,
     collations: `SELECT count(*)::text FROM pg_collation`,
     descriptions: `SELECT count(*)::text FROM pg_description WHERE objoid >= 16384`,
     largeObjects: `SELECT count(*)::text FROM pg_largeobject_metadata`,
     sequences: `SELECT string_agg(schemaname || '.' || sequencename || '=' || coalesce(last_value::text, 'null'), ',' ORDER BY 1) FROM pg_sequences`,
-    dbRoleSettings: `SELECT string_agg(setdatabase || ':' || setrole || ':' || array_to_string(setconfig, ';'), ',' ORDER BY 1) FROM pg_db_role_setting`,
+    dbRoleSettings: `SELECT string_agg(setdatabase || ':' || setrole || ':' || array_to_string(setconfig, ';'), ',' ORDER BY 1) FROM pg_db_role_setting WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) OR (setdatabase = 0 AND setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user))`,
     statsReset: `SELECT coalesce(stats_reset::text, '') FROM pg_stat_database WHERE datname = current_database()`,
-    advisoryLocks: `SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory'`,
-    preparedXacts: `SELECT count(*)::text FROM pg_prepared_xacts`,
-    replicationSlots: `SELECT count(*)::text FROM pg_replication_slots`,
+    advisoryLocks: `SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    preparedXacts: `SELECT count(*)::text FROM pg_prepared_xacts WHERE database = current_database()`,
+    replicationSlots: `SELECT count(*)::text FROM pg_replication_slots WHERE slot_name = 'sneaky'`,
   };
   if (options.session) {
     Object.assign(probes, {
