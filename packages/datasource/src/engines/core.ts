@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import type {
   CursorOptions,
   Database,
@@ -87,7 +88,7 @@ function approximateBytes(row: Row): number {
 }
 
 /** The row without the size marks; its columns as the caller's statement named them. */
-function remapDuplicates(raw: Row, columns: readonly FieldInfo[]): Row {
+function userColumns(raw: Row, columns: readonly FieldInfo[]): Row {
   const row: Row = {};
   for (const column of columns) row[column.name] = raw[column.name];
   return row;
@@ -300,10 +301,12 @@ export class CoreDatabase implements Database {
       await tx.query(`CLOSE ${probe}`);
       const columns = described.fields;
       const aliases = columns.map((_, index) => `c${index + 1}`);
+      // A name no statement of the user's will have: the size marks ride along under it.
+      const marksColumn = `toolrow_sizes_${randomBytes(6).toString('hex')}`;
       const sizes = aliases.map((alias) => `octet_length(toolrow_q.${alias}::text)`);
       const select =
         columns.length === 0
-          ? `SELECT NULL::int[] AS toolrow_oversized FROM (${statement}\n) AS toolrow_q`
+          ? `SELECT NULL::int[] AS ${marksColumn} FROM (${statement}\n) AS toolrow_q`
           : `SELECT ${aliases
               .map(
                 (alias, index) =>
@@ -311,7 +314,7 @@ export class CoreDatabase implements Database {
               )
               .join(
                 ', ',
-              )}, ARRAY[${sizes.map((size) => `CASE WHEN ${size} > ${maxValueBytes} THEN ${size} ELSE 0 END`).join(', ')}] AS toolrow_oversized FROM (${statement}\n) AS toolrow_q(${aliases.join(', ')})`;
+              )}, ARRAY[${sizes.map((size) => `CASE WHEN ${size} > ${maxValueBytes} THEN ${size} ELSE 0 END`).join(', ')}] AS ${marksColumn} FROM (${statement}\n) AS toolrow_q(${aliases.join(', ')})`;
       await tx.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${select}`, params);
       const rows: R[] = [];
       const oversized: { row: number; column: string; bytes: number }[] = [];
@@ -330,7 +333,8 @@ export class CoreDatabase implements Database {
             truncatedBy = 'rows';
             break;
           }
-          const { toolrow_oversized: marks, ...row } = raw as Row & { toolrow_oversized: number[] | null };
+          const marks = raw[marksColumn] as number[] | null;
+          const row = userColumns(raw, columns);
           for (const [index, size] of (marks ?? []).entries()) {
             if (size > 0) oversized.push({ row: rows.length, column: columns[index]!.name, bytes: size });
           }
@@ -341,7 +345,7 @@ export class CoreDatabase implements Database {
             break;
           }
           bytes += size;
-          rows.push(remapDuplicates(raw, columns) as R);
+          rows.push(row as R);
         }
         if (fetched.rows.length < batch) break;
       }
