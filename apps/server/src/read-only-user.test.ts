@@ -2,7 +2,7 @@
 // user granted only SELECT, writes commits through a second user, keeps its own state in a
 // database of its own, and creates nothing in the user's database.
 import { randomBytes } from 'node:crypto';
-import { openDataSource } from '@toolrow/datasource';
+import { describeReadLayers, hardeningSql, openDataSource, readerRoleSql } from '@toolrow/datasource';
 import { createTestDatabase, TEST_SEED_NOW } from '@toolrow/datasource/testing';
 import type { StagedChange, TableInfo } from '@toolrow/desktop/wire';
 import { openToolrow, type Toolrow } from '@toolrow/state';
@@ -18,6 +18,7 @@ describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
   const suffix = randomBytes(4).toString('hex');
   const reader = `ro_${suffix}`;
   const writer = `rw_${suffix}`;
+  const readerRole = `toolrow_reader_${suffix}`;
   let data: Awaited<ReturnType<typeof createTestDatabase>>;
   let stateDb: Awaited<ReturnType<typeof createTestDatabase>>;
   let urls: { reader: string; writer: string; state: string };
@@ -82,6 +83,7 @@ describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
     await asAdmin(async (client) => {
       await client.query(`DROP ROLE IF EXISTS ${reader}`);
       await client.query(`DROP ROLE IF EXISTS ${writer}`);
+      await client.query(`DROP ROLE IF EXISTS ${readerRole}`);
     }, adminUrl).catch(() => {});
   });
 
@@ -102,6 +104,48 @@ describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
       (await invokeTool('runQuery', { sql: 'select count(*) as n from customers' }, ctx)).rows,
     ).toHaveLength(1);
     expect((await invokeTool('describeTable', { table: 'orders' }, ctx)).columns.length).toBeGreaterThan(0);
+  });
+
+  it('reads through a hardened reader role as well, which db setup-roles makes, and every layer is on', async () => {
+    // What a DBA runs (toolrow db setup-roles), hardening included: PUBLIC loses temp tables,
+    // large objects and session functions, and the SELECT-only login must still read.
+    await asAdmin((client) =>
+      client.query(
+        readerRoleSql({ role: readerRole, schemas: ['public'], grantee: reader }) + hardeningSql(),
+      ),
+    );
+    const layered = await openToolrow({
+      env: {
+        DATABASE_URL: urls.reader,
+        TOOLROW_STATE_URL: urls.state,
+        TOOLROW_READER_ROLE: readerRole,
+      },
+    });
+    try {
+      expect(layered.source.readerRole).toMatchObject({ state: 'in-use', hardened: true });
+      expect(layered.source.db.readerRole).toBe(readerRole);
+      const ctx = {
+        source: layered.source,
+        state: layered.state,
+        profile: 'default',
+        actor: 'agent' as const,
+      };
+      const read = await invokeTool(
+        'runQuery',
+        { sql: 'select current_user as who, count(*) as n from orders' },
+        ctx,
+      );
+      expect(read.rows).toEqual([{ who: readerRole, n: 300 }]);
+      const layers = await describeReadLayers(layered.source.db, layered.source.readerRole);
+      expect(layers.map((layer) => [layer.layer, layer.active])).toEqual([
+        ['one statement', true],
+        ['read-only transaction', true],
+        ['reader role', true],
+        ['login user', true],
+      ]);
+    } finally {
+      await layered.close();
+    }
   });
 
   it('exports a table to a file', async () => {

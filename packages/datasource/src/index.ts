@@ -26,7 +26,6 @@ export type {
 export { openDatabase, resolveConnectionConfig } from './database.ts';
 export type { DataSource, OpenDataSourceOptions } from './datasource.ts';
 export { openDataSource } from './datasource.ts';
-export { PINNED_READ_SETTINGS } from './engines/core.ts';
 export { DataSourceError, type DataSourceErrorCode, isDataSourceError, UnknownNameError } from './errors.ts';
 export type {
   ExportEngine,
@@ -48,10 +47,8 @@ export {
 export * from './filter-types.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
 export {
-  checkReaderRole,
   describeReadLayers,
   hardeningSql,
-  PUBLIC_EFFECT_FUNCTIONS,
   READER_ROLE,
   type ReaderRoleState,
   type ReaderRoleStatus,

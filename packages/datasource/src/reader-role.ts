@@ -26,7 +26,7 @@ export type ReaderRoleState =
 export interface ReaderRoleStatus {
   role: string;
   state: ReaderRoleState;
-  /** In use, and PUBLIC's temp tables and large objects are out of its reach. */
+  /** In use, and what the hardening takes from PUBLIC (hardeningSql) is out of its reach. */
   hardened?: boolean;
   /** One sentence for `toolrow db info`. */
   detail: string;
@@ -79,15 +79,14 @@ export function readerRoleSql(options: ReaderRoleSqlOptions): string {
 
 /**
  * What PUBLIC may do by default that outlives a read: create temp tables and large objects, and
- * call built-ins whose effect sits outside any table (the session's random seed, settings and
- * locks, notifications, transaction ids). A role holding only SELECT still inherits all of it from
+ * call built-ins whose effect sits outside any table (the session's random seed and locks,
+ * notifications, snapshots). A role holding only SELECT still inherits all of it from
  * PUBLIC, so the hardening takes it from PUBLIC: on embedded PGlite Toolrow does (it owns the
  * cluster, and its own statements run as the superuser); on a server it is the DBA's call, since
  * it applies to every role in the database.
  */
 export const PUBLIC_EFFECT_FUNCTIONS: readonly string[] = [
   'setseed',
-  'set_config',
   'pg_advisory_lock',
   'pg_advisory_lock_shared',
   'pg_try_advisory_lock',
@@ -96,8 +95,6 @@ export const PUBLIC_EFFECT_FUNCTIONS: readonly string[] = [
   'pg_advisory_unlock_shared',
   'pg_advisory_unlock_all',
   'pg_notify',
-  'txid_current',
-  'pg_current_xact_id',
   'pg_export_snapshot',
   'lo_create',
   'lo_creat',
@@ -110,9 +107,22 @@ export const PUBLIC_EFFECT_FUNCTIONS: readonly string[] = [
   'lowrite',
 ];
 
+/**
+ * On a server these stay with PUBLIC, because Toolrow's own users call them: the login user pins
+ * each read's settings with set_config (pg_dump needs it too; what a read changes with it is undone
+ * by the rollback), and a commit records its transaction id. Embedded PGlite, where Toolrow runs
+ * as the superuser, takes them too.
+ */
+const EMBEDDED_EFFECT_FUNCTIONS: readonly string[] = [
+  ...PUBLIC_EFFECT_FUNCTIONS,
+  'set_config',
+  'txid_current',
+  'pg_current_xact_id',
+];
+
 /** The hardening script: PUBLIC loses TEMPORARY on this database and EXECUTE on the functions above. */
-export function hardeningSql(): string {
-  const names = PUBLIC_EFFECT_FUNCTIONS.map((name) => quoteLiteral(name)).join(', ');
+export function hardeningSql(functions: readonly string[] = PUBLIC_EFFECT_FUNCTIONS): string {
+  const names = functions.map((name) => quoteLiteral(name)).join(', ');
   return [
     `-- Hardening: takes from PUBLIC (every role in this database) what a SELECT-only role would`,
     `-- otherwise inherit: temp tables, large objects, session locks and settings, notifications.`,
@@ -127,21 +137,14 @@ export function hardeningSql(): string {
 }
 
 /**
- * Embedded PGlite: Toolrow owns the cluster, so it makes the role itself, hardened, on every open
- * (cheap and idempotent). Default privileges make schemas and tables created later readable.
+ * Embedded PGlite: Toolrow owns the cluster, so it makes the role itself, hardened. Default
+ * privileges make schemas and tables created later readable.
  */
 export async function setUpEmbeddedReaderRole(db: Database): Promise<void> {
   // Only when something is missing: DDL at every open would take a transaction id before the state
   // store has checked which commits a crash interrupted (a crashed PGlite may hand that id out again).
   const current = await checkReaderRole(db, READER_ROLE, { requireComplete: true });
-  const revoked = await db
-    .query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace
-        AND p.proname = ANY($1) AND has_function_privilege('public', p.oid, 'EXECUTE')`,
-      [PUBLIC_EFFECT_FUNCTIONS],
-    )
-    .catch(() => ({ rows: [{ n: 1 }] }));
-  if (current.state === 'in-use' && current.hardened && revoked.rows[0]?.n === 0) return;
+  if (current.state === 'in-use' && current.hardened) return;
   const schemas = await userSchemas(db);
   const ident = quoteIdent(READER_ROLE);
   await db.exec(
@@ -149,16 +152,9 @@ export async function setUpEmbeddedReaderRole(db: Database): Promise<void> {
       readerRoleSql({ schemas }),
       `ALTER DEFAULT PRIVILEGES GRANT USAGE ON SCHEMAS TO ${ident};`,
       `ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO ${ident};`,
-      hardeningSql(),
+      hardeningSql(EMBEDDED_EFFECT_FUNCTIONS),
     ].join('\n'),
   );
-  const legacy = await db.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [APP_SCHEMA]);
-  if (legacy.rows.length > 0) {
-    const app = quoteIdent(APP_SCHEMA);
-    await db.exec(
-      `REVOKE ALL ON ALL TABLES IN SCHEMA ${app} FROM ${ident}; REVOKE ALL ON SCHEMA ${app} FROM ${ident};`,
-    );
-  }
 }
 
 /** A server: is `role` there, may the login user SET ROLE to it, and can it write nothing? */
@@ -227,12 +223,14 @@ export async function checkReaderRole(
       };
     }
   }
-  const leftovers = await db.query<{ temp: boolean; lo: boolean }>(
-    `SELECT has_database_privilege($1, current_database(), 'TEMPORARY') AS temp,
-            has_function_privilege($1, 'pg_catalog.lo_create(oid)', 'EXECUTE') AS lo`,
-    [role],
+  // What the hardening takes away: if the role still has any of it, say so.
+  const leftovers = await db.query<{ soft: boolean }>(
+    `SELECT has_database_privilege($1, current_database(), 'TEMPORARY')
+            OR EXISTS (SELECT FROM pg_proc p WHERE p.pronamespace = 'pg_catalog'::regnamespace
+                         AND p.proname = ANY($2) AND has_function_privilege($1, p.oid, 'EXECUTE')) AS soft`,
+    [role, PUBLIC_EFFECT_FUNCTIONS],
   );
-  const soft = leftovers.rows[0]?.temp || leftovers.rows[0]?.lo;
+  const soft = leftovers.rows[0]?.soft === true;
   return {
     role,
     state: 'in-use',

@@ -145,7 +145,12 @@ describe.each(ENGINES)('a commit killed mid-way on %s', (engine) => {
         // Nothing reached the data; the changes are back in the staging area, and commit once.
         expect(afterKill).toEqual(before);
         // On a server the killed client's transaction ends when its backend notices (a moment).
-        await expect.poll(async () => (await toolrow.state.staging.list(), await applying(toolrow))).toBe(0);
+        await expect
+          .poll(async () => {
+            await toolrow.state.staging.list();
+            return applying(toolrow);
+          })
+          .toBe(0);
         expect((await toolrow.state.staging.list()).map((change) => change.id)).toEqual(staged);
         const result = await toolrow.state.staging.commit();
         expect(result).toMatchObject({ ok: true, applied: { insert: 1, update: 1, delete: 1 } });

@@ -111,10 +111,6 @@ function normalizeValues(table: TableInfo, values: unknown, where: string, forUp
   return result;
 }
 
-function describeKey(key: RowKey | null): string {
-  return key ? JSON.stringify(key) : '(new row)';
-}
-
 function wrapStageError(error: unknown, where: string): never {
   if (error instanceof DataSourceError) throw error;
   throw new DataSourceError('invalid-change', `${where}: ${(error as Error).message}.`, { cause: error });

@@ -10,34 +10,16 @@ import {
   testEngines,
 } from '@toolrow/datasource/testing';
 import { MIGRATIONS, migrate } from './migrations.ts';
-import type { OpenStateOptions, ToolrowState } from './state.ts';
+import type { OpenStateOptions } from './state.ts';
 import { openState } from './state-impl.ts';
 import type { OpenTestOptions, StoreEngine, TestEnvironment } from './testing.ts';
-import type { Toolrow } from './toolrow.ts';
+import { composeToolrow, type Toolrow } from './toolrow.ts';
 
 /** A migrated, empty state store, dumped once (see pgliteSnapshot). */
 export function stateSnapshot(): Promise<Blob> {
   return pgliteSnapshot('state', JSON.stringify(MIGRATIONS), async (db) => {
     await migrate(db);
   });
-}
-
-function compose(source: DataSource, state: ToolrowState): Toolrow {
-  let closing: Promise<void> | undefined;
-  return {
-    source,
-    state,
-    close() {
-      closing ??= (async () => {
-        try {
-          await state.close();
-        } finally {
-          await source.close();
-        }
-      })();
-      return closing;
-    },
-  };
 }
 
 async function exportsDirFor(
@@ -68,7 +50,7 @@ async function withState(
         await cleanup();
       },
     });
-    return compose(source, state);
+    return composeToolrow(source, state);
   } catch (error) {
     await exportsDir.cleanup();
     await cleanup().catch(() => {});

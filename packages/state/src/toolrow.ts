@@ -40,6 +40,11 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
   }
   const source = data.value;
   const state = await settled(wireState(store.value, { ...options.state, ...common, source }));
+  return composeToolrow(source, state);
+}
+
+/** One handle over both: closing it closes the state first, then the data. */
+export function composeToolrow(source: DataSource, state: ToolrowState): Toolrow {
   let closing: Promise<void> | undefined;
   return {
     source,

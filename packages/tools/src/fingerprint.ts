@@ -24,16 +24,18 @@ export async function dataFingerprint(source: DataSource): Promise<Record<string
  * transactions and replication slots. With `session`, also this connection's settings, prepared
  * statements, cursors and channels (meaningful where there is one connection: PGlite).
  */
+// Names are spelled out (oids and nspname, not regclass) so the session's search_path cannot
+// change how a catalog prints.
 export async function stateFingerprint(
   source: DataSource,
   options: { session?: boolean } = {},
 ): Promise<Record<string, string>> {
   const probes: Record<string, string> = {
     relations: `SELECT string_agg(n.nspname || '.' || c.relname || ':' || c.relkind::text || ':' || c.relpersistence::text || ':' || c.relrowsecurity::text, ',' ORDER BY 1) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`,
-    columns: `SELECT md5(string_agg(attrelid::regclass::text || '.' || attname || ':' || atttypid || ':' || atthasdef, ',' ORDER BY 1)) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND attnum > 0`,
-    functions: `SELECT md5(string_agg(oid::regprocedure::text || ':' || coalesce(array_to_string(proacl, ';'), ''), ',' ORDER BY 1)) FROM pg_proc`,
+    columns: `SELECT md5(string_agg(n.nspname || '.' || c.relname || '.' || attname || ':' || atttypid || ':' || atthasdef, ',' ORDER BY 1)) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND attnum > 0`,
+    functions: `SELECT md5(string_agg(pronamespace::text || '.' || proname || '(' || proargtypes::text || '):' || coalesce(array_to_string(proacl, ';'), ''), ',' ORDER BY 1)) FROM pg_proc`,
     schemas: `SELECT string_agg(nspname || ':' || coalesce(array_to_string(nspacl, ';'), ''), ',' ORDER BY 1) FROM pg_namespace`,
-    tableAcl: `SELECT md5(string_agg(oid::regclass::text || ':' || coalesce(array_to_string(relacl, ';'), ''), ',' ORDER BY 1)) FROM pg_class`,
+    tableAcl: `SELECT md5(string_agg(relnamespace::text || '.' || relname || ':' || coalesce(array_to_string(relacl, ';'), ''), ',' ORDER BY 1)) FROM pg_class`,
     types: `SELECT count(*)::text FROM pg_type`,
     // Cluster-wide catalogs are narrowed to what this database's statements could leave: other
     // tests create databases and roles on the same server meanwhile.

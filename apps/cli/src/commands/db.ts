@@ -253,7 +253,7 @@ async function setupRoles(args: string[], io: CommandIo): Promise<number> {
   const databaseUrl = io.env.DATABASE_URL?.trim();
   if (!databaseUrl) {
     io.stdout(
-      `Your data is embedded PGlite: Toolrow sets up the reader role (${READER_ROLE}, SELECT only, hardened) itself on every open. Nothing to do.
+      `Your data is embedded PGlite: Toolrow sets up the reader role (${READER_ROLE}, SELECT only, hardened) itself. Nothing to do.
 `,
     );
     return 0;

@@ -12,7 +12,7 @@ import type {
   TransactionOptions,
 } from '../database.ts';
 import { abortedError, DataSourceError, isDataSourceError } from '../errors.ts';
-import { quoteLiteral } from '../sql.ts';
+import { quoteIdent, quoteLiteral } from '../sql.ts';
 import type { Engine, Row } from '../types.ts';
 import { readLayerSwitches } from './layer-switches.ts';
 
@@ -70,10 +70,6 @@ const DEFAULT_BATCH = 1000;
 const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 const DEFAULT_MAX_VALUE_BYTES = 64 * 1024;
 
-function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
 /** About what a row weighs as text: what the byte cap counts. */
 function approximateBytes(row: Row): number {
   let size = 0;
@@ -114,7 +110,7 @@ function timeoutMsOf(timeoutMs: number | undefined, fallback: number): number {
  * legacy `standard_conforming_strings = off` turns `'x\'` into an unterminated string). pg_catalog
  * goes first on the search path so a schema the server puts ahead cannot shadow a built-in.
  */
-export const PINNED_READ_SETTINGS: readonly (readonly [name: string, value: string])[] = [
+const PINNED_READ_SETTINGS: readonly (readonly [name: string, value: string])[] = [
   ['standard_conforming_strings', 'on'],
   ['client_encoding', 'UTF8'],
   ['backslash_quote', 'safe_encoding'],
@@ -310,7 +306,7 @@ export class CoreDatabase implements Database {
           : `SELECT ${aliases
               .map(
                 (alias, index) =>
-                  `CASE WHEN ${sizes[index]} > ${maxValueBytes} THEN NULL ELSE toolrow_q.${alias} END AS ${quoteIdentifier(columns[index]!.name)}`,
+                  `CASE WHEN ${sizes[index]} > ${maxValueBytes} THEN NULL ELSE toolrow_q.${alias} END AS ${quoteIdent(columns[index]!.name)}`,
               )
               .join(
                 ', ',
@@ -366,14 +362,14 @@ export class CoreDatabase implements Database {
   ): AsyncIterable<R[]> {
     const batch = positiveInt('batchSize', options.batchSize, DEFAULT_BATCH);
     const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
-    const [beginDeclare, pinDeclare] = this.#readBegin(timeoutMs);
-    const [beginRead, pinRead] = this.#readBegin(
-      timeoutMs,
-      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-    );
-    const endRead = this.#readEnd();
     const statement = trimStatement(sql);
     const hold = this.#adapter.holdCursors;
+    // Read now, in the caller's context: the batches run later, outside it.
+    const [begin, pin] = this.#readBegin(
+      timeoutMs,
+      hold ? 'BEGIN READ ONLY' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
+    const end = this.#readEnd();
     const adapter = this.#adapter;
     const openCursors = this.#openCursors;
     const check = () => this.#check();
@@ -392,9 +388,9 @@ export class CoreDatabase implements Database {
         // The signal can stop the declaring transaction too: its COMMIT materialises the whole result.
         const declare = { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) };
         await withLease(adapter, declare, async (connection) => {
-          await connection.query(beginDeclare!, []);
+          await connection.query(begin!, []);
           try {
-            await connection.query(pinDeclare!, []);
+            await connection.query(pin!, []);
             await connection.query(`DECLARE ${name} NO SCROLL CURSOR WITH HOLD FOR ${statement}`, params);
             await connection.query('COMMIT', []);
           } catch (error) {
@@ -427,8 +423,8 @@ export class CoreDatabase implements Database {
       const lease = await acquire(adapter, { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) });
       let broken = false;
       try {
-        await lease.connection.query(beginRead!, []);
-        await lease.connection.query(pinRead!, []);
+        await lease.connection.query(begin!, []);
+        await lease.connection.query(pin!, []);
         await lease.connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
         while (true) {
           throwIfAborted();
@@ -443,7 +439,7 @@ export class CoreDatabase implements Database {
         throw error;
       } finally {
         try {
-          await lease.connection.query(broken ? 'ROLLBACK' : endRead, []);
+          await lease.connection.query(broken ? 'ROLLBACK' : end, []);
           broken = false;
         } catch {
           broken = true;
