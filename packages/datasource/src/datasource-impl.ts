@@ -4,7 +4,7 @@ import type { Database } from './database.ts';
 import type { DataSource, OpenDataSourceOptions } from './datasource.ts';
 import { openDatabase, resolveConnectionConfig } from './engines/open.ts';
 import { describeUrl, parsePostgresUrl } from './engines/postgres.ts';
-import { prepareReaderRole } from './reader-role.ts';
+import { prepareReaderRole, READER_ROLE, type ReaderRoleStatus } from './reader-role.ts';
 import { createRowReader } from './rows-impl.ts';
 import { createSchemaCache } from './schema-load.ts';
 import { seedSampleShop } from './seed.ts';
@@ -24,7 +24,12 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
     parsePostgresUrl(commitUrl, commitSource === 'option' ? 'the commitUrl option' : 'TOOLROW_COMMIT_URL');
   const db = await openDatabase(options);
   try {
-    const readerRole = await prepareReaderRole(db, env);
+    let readerRole: ReaderRoleStatus = {
+      role: READER_ROLE,
+      state: 'missing',
+      detail: 'not set up yet (the data source was opened with readerRoleSetup: later)',
+    };
+    let settingUp: Promise<ReaderRoleStatus> | undefined;
     const schema = createSchemaCache(db);
     const ownWriter = commitUrl !== undefined && config.engine === 'postgres';
     const writer: WriterInfo = ownWriter
@@ -52,7 +57,16 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
       schema,
       rows: createRowReader(db, schema),
       changes,
-      readerRole,
+      get readerRole() {
+        return readerRole;
+      },
+      setUpReaderRole() {
+        settingUp ??= prepareReaderRole(db, env).then((status) => {
+          readerRole = status;
+          return status;
+        });
+        return settingUp;
+      },
       dataDir: config.dataDir,
       async seed(seedOptions) {
         const result = await seedSampleShop(db, seedOptions);
@@ -68,6 +82,7 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
         return closing;
       },
     };
+    if (options.readerRoleSetup !== 'later') await ds.setUpReaderRole();
     return ds;
   } catch (error) {
     await db.close().catch(() => {});

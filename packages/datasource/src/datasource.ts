@@ -11,6 +11,12 @@ export interface OpenDataSourceOptions extends OpenDatabaseOptions {
    * read through a SELECT-only user and write only what the user commits through another.
    */
   commitUrl?: string;
+  /**
+   * 'later': do not set up the reader role on open; the caller calls `setUpReaderRole()` once
+   * interrupted commits are settled (setting it up on embedded PGlite writes the catalog, and after
+   * a crash the first write can take the id of a commit the crash interrupted). Default: on open.
+   */
+  readerRoleSetup?: 'on-open' | 'later';
 }
 
 /**
@@ -26,6 +32,8 @@ export interface DataSource {
   readonly changes: ChangeWriter;
   /** The reader role reads run as, or why there is none (`toolrow db info` shows it). */
   readonly readerRole: ReaderRoleStatus;
+  /** Sets up (embedded PGlite) or looks for (a server) the reader role; once is enough. */
+  setUpReaderRole(): Promise<ReaderRoleStatus>;
   /** The Toolrow data directory (absolute): PGlite keeps the embedded database in <dataDir>/pgdata. */
   readonly dataDir: string;
   /** Fills the database with the deterministic sample shop (see `toolrow db seed`). */

@@ -30,7 +30,7 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   };
   const [data, store] = await Promise.allSettled([
-    openDataSource({ ...options.data, ...common }),
+    openDataSource({ ...options.data, ...common, readerRoleSetup: 'later' }),
     openStateStore({ ...options.state, ...common }),
   ]);
   if (data.status === 'rejected' || store.status === 'rejected') {
@@ -39,8 +39,25 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
     throw data.status === 'rejected' ? data.reason : (store as PromiseRejectedResult).reason;
   }
   const source = data.value;
-  const state = await settled(wireState(store.value, { ...options.state, ...common, source }));
-  return composeToolrow(source, state);
+  let state: ToolrowState;
+  try {
+    state = wireState(store.value, { ...options.state, ...common, source });
+  } catch (error) {
+    await store.value.db.close().catch(() => {});
+    await source.close().catch(() => {});
+    throw error;
+  }
+  const toolrow = composeToolrow(source, state);
+  try {
+    // In this order: the reader role's setup writes the data's catalog, which must come after
+    // interrupted commits are settled (see settled()).
+    await settled(toolrow.state);
+    await source.setUpReaderRole();
+  } catch (error) {
+    await toolrow.close().catch(() => {});
+    throw error;
+  }
+  return toolrow;
 }
 
 /** One handle over both: closing it closes the state first, then the data. */
