@@ -180,6 +180,8 @@ export interface AppState {
     /** Connected clients (live grants), oldest first; `all` includes revoked and expired ones. */
     listGrants(options?: { all?: boolean }): Promise<OAuthGrant[]>;
     getGrant(id: string): Promise<OAuthGrant | null>;
+    /** The grant a token or refresh token belongs to (whatever its state), or null. */
+    grantOfToken(token: string): Promise<OAuthGrant | null>;
     /** Disconnects: every token of the grant stops working at once. */
     revokeGrant(id: string, reason?: string): Promise<boolean>;
   };

@@ -245,6 +245,13 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
     async getGrant(id) {
       return (await grantById(db, id)) ?? null;
     },
+    async grantOfToken(token) {
+      const result = await db.query(
+        `SELECT ${GRANT_COLUMNS} FROM ${S}.oauth_tokens t JOIN ${GRANT_FROM} ON g.id = t.grant_id WHERE t.token_hash = $1`,
+        [hashToken(token)],
+      );
+      return result.rows[0] ? toGrant(result.rows[0]) : null;
+    },
     async revokeGrant(id, reason = 'disconnected by the user') {
       const revoked = await revokeGrantIn(db, id, reason);
       cache.clear();
