@@ -37,6 +37,7 @@ import {
 import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
+import { type ConsentService, mountOAuthRoutes } from './oauth.ts';
 import { serveDesktop } from './static.ts';
 import {
   jsonRow,
@@ -113,6 +114,10 @@ export interface ChatContext {
 export interface McpMount {
   path: string;
   metadataPath: string;
+  /** Every path it serves, outside the app's login (default: path and metadataPath). */
+  paths?: readonly string[];
+  /** The authorization server's consent requests, when the mount is one (see oauth.ts). */
+  consent?: ConsentService;
   fetch(request: Request): Promise<Response>;
   close(): Promise<void>;
 }
@@ -189,7 +194,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     return c.json(body, status as 400);
   });
 
-  const mcpPaths = options.mcp ? [options.mcp.path, options.mcp.metadataPath] : [];
+  const mcpPaths = options.mcp
+    ? [...(options.mcp.paths ?? [options.mcp.path, options.mcp.metadataPath])]
+    : [];
   app.use('*', async (c, next) => {
     const verdict = checkRequest(
       { method: c.req.method, path: c.req.path, headers: c.req.raw.headers },
@@ -600,6 +607,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   mountConversationRoutes(app, state, profile);
+  if (options.mcp?.consent) {
+    mountOAuthRoutes(app, { consent: options.mcp.consent, state, profile, port: () => server.port });
+  }
 
   app.all('/api/*', (c) =>
     c.json({ error: { message: `No API route ${c.req.method} ${c.req.path}.`, code: 'not-found' } }, 404),
@@ -611,6 +621,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     app.all(mcp.path, (c) => mcp.fetch(c.req.raw));
     app.all(`${mcp.path}/*`, (c) => mcp.fetch(c.req.raw));
     app.get(mcp.metadataPath, (c) => mcp.fetch(c.req.raw));
+    for (const path of mcp.paths ?? []) {
+      if (path !== mcp.path && path !== mcp.metadataPath) app.all(path, (c) => mcp.fetch(c.req.raw));
+    }
   }
 
   // ── The desktop build at / ────────────────────────────────────────────────────────────────

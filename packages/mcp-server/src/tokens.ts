@@ -87,6 +87,8 @@ export async function createToken(store: McpTokenStore, options: CreateTokenOpti
 export interface McpPrincipal {
   name: string;
   scope: McpScope;
+  /** The profile the user picked at consent (OAuth connections); else the server's own. */
+  profile?: string;
 }
 
 /** Reads the principal back from the AuthInfo our verifier made. */
