@@ -9,7 +9,7 @@ import type { EvalReport } from './report.ts';
  * least this share of its requests. Below it, users' wording does not find the tool, and the model
  * would have to guess a search the user never typed: `toolrow catalog --audit` exits 1.
  */
-export const NAMING_THRESHOLD = 0.6;
+export const NAMING_THRESHOLD = 0.5;
 
 /** How far down the ranking still counts as "named". */
 export const AUDIT_TOP = 3;
