@@ -64,6 +64,7 @@ function twinsOf(name: ToolName): ToolName[] {
 
 /** Grades a turn's calls against the request's tags; `error` is a failure of the run itself. */
 export function grade(request: EvalRequest, calls: readonly TracedCall[], error?: string): Grade {
+  const refused = calls.filter((call) => call.outcome === 'refused');
   const picked = calls.filter((call) => call.outcome !== 'refused').map((call) => call.tool);
   let next = 0;
   for (const tool of picked) {
@@ -76,7 +77,6 @@ export function grade(request: EvalRequest, calls: readonly TracedCall[], error?
   const twins = new Set<string>(expected.flatMap(twinsOf));
   const wrongTwin = forbidden.filter((tool) => twins.has(tool));
   const unaskedWrites = forbidden.filter((tool) => (STAGE_TOOLS as readonly string[]).includes(tool));
-  const refused = calls.filter((call) => call.outcome === 'refused');
   const recovered = [...new Set(refused.map((call) => call.tool))].filter((tool) => {
     const at = calls.findIndex((call) => call.outcome === 'refused' && call.tool === tool);
     return calls.slice(at + 1).some((call) => call.tool === tool && call.outcome !== 'refused');
@@ -85,9 +85,10 @@ export function grade(request: EvalRequest, calls: readonly TracedCall[], error?
   if (error) reason = `the run failed: ${error}`;
   else if (next < request.expect.length) {
     const missing = options(request.expect[next]!).join(' or ');
+    const refusedNames = [...new Set(refused.map((call) => call.tool))].join(', ');
     reason =
       picked.length === 0
-        ? `called no tool; expected ${missing}`
+        ? `expected ${missing}; ${refused.length > 0 ? `its only calls were refused (${refusedNames} not active)` : 'called no tool'}`
         : `expected ${missing}${next > 0 ? ` (after step ${next})` : ''}; called ${picked.join(', ')}`;
   } else if (forbidden.length > 0)
     reason = `called ${forbidden.join(', ')}, which this request must not call`;
