@@ -18,6 +18,7 @@ import {
   requireBearerAuth,
 } from '@modelcontextprotocol/server';
 import type { McpBackend } from './backend.ts';
+import type { McpGateOptions } from './gate.ts';
 import { MCP_SCOPES } from './generated/mcp-scopes.ts';
 import { refusalFor } from './scopes.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
@@ -27,7 +28,7 @@ export const DEFAULT_MCP_PATH = '/mcp';
 /** The port `toolrow mcp --http` listens on unless --port says otherwise. */
 export const DEFAULT_MCP_PORT = 7337;
 
-export interface McpHttpOptions {
+export interface McpHttpOptions extends McpGateOptions {
   backend: McpBackend;
   tokens: McpTokenStore;
   /** Path of the MCP endpoint (default /mcp); the metadata lives at its RFC 9728 well-known path. */
@@ -69,8 +70,12 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const metadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(path, 'http://127.0.0.1')))
     .pathname;
   const verifier = createTokenVerifier(options.tokens);
+  const gate: McpGateOptions = {
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+  };
   const mcp = createMcpHandler(
-    (context) => createToolrowMcpServer(options.backend, principalOf(context.authInfo)),
+    (context) => createToolrowMcpServer(options.backend, principalOf(context.authInfo), gate),
     {
       ...(options.onerror ? { onerror: options.onerror } : {}),
     },
