@@ -2,6 +2,7 @@
 // a fresh token for this run, and the client config a person pastes into their MCP client.
 import type { DataSource } from '@toolrow/datasource';
 import {
+  type ApprovalInbox,
   createMcpHttpHandler,
   createToken,
   createToolrowBackend,
@@ -20,6 +21,8 @@ export interface McpOptions {
   scope?: string;
   /** The token's name, the audit actor mcp:<name> (default 'toolrow-app'). */
   tokenName?: string;
+  /** Where gated calls wait for the user: the app's inbox (ToolrowServer.approvals). */
+  approvals?: ApprovalInbox;
   onerror?: (error: Error) => void;
 }
 
@@ -49,6 +52,7 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
   const handler = createMcpHttpHandler({
     backend,
     tokens: options.state.tokens,
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });
   return {
