@@ -2,6 +2,7 @@
 // a fresh token for this run, and the client config a person pastes into their MCP client.
 import type { DataSource } from '@toolrow/datasource';
 import {
+  type ApprovalInbox,
   createAuthorizationServer,
   createMcpHttpHandler,
   createToken,
@@ -23,6 +24,8 @@ export interface McpOptions {
   scope?: string;
   /** The token's name, the audit actor mcp:<name> (default 'toolrow-app'). */
   tokenName?: string;
+  /** Where gated calls wait for the user: the app's inbox (ToolrowServer.approvals). */
+  approvals?: ApprovalInbox;
   onerror?: (error: Error) => void;
 }
 
@@ -65,6 +68,7 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
     oauth: options.state.oauth,
     authorizationServer: true,
     backendFor,
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });
   const authorization = createAuthorizationServer({

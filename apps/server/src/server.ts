@@ -16,6 +16,13 @@ import {
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
 import type { AppStatus, Filter, SortKey, UiState } from '@toolrow/desktop/wire';
+import {
+  APPROVALS_PATH,
+  type ApprovalInbox,
+  approvalTimeoutFromEnv,
+  createApprovalInbox,
+  createApprovalsHandler,
+} from '@toolrow/mcp-server';
 import { PERMISSION_MODES, type PermissionMode, type StagingFilter, type ToolrowState } from '@toolrow/state';
 import { checkReadOnlySql, invokeTool, isImplementedTool, type ToolContext } from '@toolrow/tools';
 import {
@@ -90,6 +97,11 @@ export interface ToolrowServerOptions {
   createChat?: (model: LanguageModel, context: ChatContext) => Promise<ChatHandler> | ChatHandler;
   /** Mount the MCP endpoint (off by default). */
   mcp?: McpMount | null;
+  /**
+   * The MCP approval inbox the app shows and answers (GET/POST /api/mcp/approvals). Pass the one
+   * the MCP mount asks into; default a new one with TOOLROW_MCP_APPROVAL_TIMEOUT's wait.
+   */
+  approvals?: ApprovalInbox;
   /** The desktop build to serve at `/` (default apps/desktop/dist); null serves no UI. */
   desktopDir?: string | null;
   /** Version shown in the status bar. */
@@ -128,6 +140,8 @@ export interface ToolrowServer {
   port: number;
   /** The app secret: `Authorization: Bearer <token>`, or the cookie the `?token=` link sets. */
   readonly token: string;
+  /** Gated MCP calls waiting for the user (Manual mode, and what Auto asks). */
+  readonly approvals: ApprovalInbox;
   /** `url` is the base (no token); `openUrl` the link that signs a browser in. */
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; openUrl: string }>;
   close(): Promise<void>;
@@ -177,10 +191,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   const auth: AppAuth = createAppAuth(options.token ?? appTokenFrom(env), () => server.port);
+  const approvals = options.approvals ?? createApprovalInbox({ timeoutMs: approvalTimeoutFromEnv(env) });
   const server: ToolrowServer = {
     app: new Hono(),
     port: 0,
     token: auth.token,
+    approvals,
     listen: async () => {
       throw new Error('unreachable');
     },
@@ -611,6 +627,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     mountOAuthRoutes(app, { consent: options.mcp.consent, state, profile, port: () => server.port });
   }
 
+  // ── MCP approvals: the inbox of gated MCP calls waiting for the user (behind the app's auth) ──
+  const approvalRoutes = createApprovalsHandler(approvals);
+  app.all(APPROVALS_PATH, (c) => approvalRoutes(c.req.raw));
+  app.all(`${APPROVALS_PATH}/*`, (c) => approvalRoutes(c.req.raw));
+
   app.all('/api/*', (c) =>
     c.json({ error: { message: `No API route ${c.req.method} ${c.req.path}.`, code: 'not-found' } }, 404),
   );
@@ -656,6 +677,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     return { url: origin(address.port), port: address.port, openUrl: auth.openUrl(origin(address.port)) };
   };
   server.close = async () => {
+    // Waiting calls end now, as refusals, rather than when their clients give up.
+    if (!options.approvals) approvals.close();
     await options.mcp?.close();
     const listening = node;
     node = null;

@@ -22,6 +22,7 @@ const record: McpToken = {
   expiresAt: null,
   revokedAt: null,
   lastUsedAt: null,
+  askViaClient: false,
 };
 // In memory, so the numbers are the MCP layer's and not the database's.
 const tokens: McpTokenStore = {
@@ -36,6 +37,10 @@ const backend: McpBackend = {
   parseInput: (_name, input) => input,
   run: async () => ({ ok: true }),
   audit: async () => {},
+  profile: 'default',
+  permissions: async () => ({ mode: 'full-auto', grants: [] }),
+  tablesOf: async () => undefined,
+  rememberGrant: async () => {},
 };
 
 const server = await serveMcpHttp(createMcpHttpHandler({ backend, tokens }), 0);

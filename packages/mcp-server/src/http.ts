@@ -18,6 +18,7 @@ import {
   requireBearerAuth,
 } from '@modelcontextprotocol/server';
 import type { McpBackend } from './backend.ts';
+import type { McpGateOptions } from './gate.ts';
 import { MCP_SCOPES } from './generated/mcp-scopes.ts';
 import { createBearerVerifier, type OAuthTokenStore } from './oauth/verifier.ts';
 import { refusalFor } from './scopes.ts';
@@ -28,7 +29,7 @@ export const DEFAULT_MCP_PATH = '/mcp';
 /** The port `toolrow mcp --http` listens on unless --port says otherwise. */
 export const DEFAULT_MCP_PORT = 7337;
 
-export interface McpHttpOptions {
+export interface McpHttpOptions extends McpGateOptions {
   backend: McpBackend;
   tokens: McpTokenStore;
   /** Path of the MCP endpoint (default /mcp); the metadata lives at its RFC 9728 well-known path. */
@@ -78,10 +79,14 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const verifier = createBearerVerifier(options.tokens, options.oauth);
   const backendOf = (principal: McpPrincipal | undefined) =>
     principal?.profile && options.backendFor ? options.backendFor(principal.profile) : options.backend;
+  const gate: McpGateOptions = {
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+  };
   const mcp = createMcpHandler(
     (context) => {
       const principal = principalOf(context.authInfo);
-      return createToolrowMcpServer(backendOf(principal), principal);
+      return createToolrowMcpServer(backendOf(principal), principal, gate);
     },
     {
       ...(options.onerror ? { onerror: options.onerror } : {}),

@@ -10,6 +10,7 @@ import {
 import { isGated, rowOf } from '@toolrow/catalog';
 import { annotationsFor } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
+import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import { MCP_REQUIRED_SCOPE, type McpToolName } from './generated/mcp-scopes.ts';
 import type { McpRefusal } from './scopes.ts';
 import { toolsForScope } from './scopes.ts';
@@ -81,10 +82,18 @@ export function listingSchema(schema: StandardSchemaWithJSON): StandardSchemaWit
  * `principal` undefined yields a server with no tools (defence in depth: the transports refuse
  * unauthenticated clients before they get here).
  */
-export function createToolrowMcpServer(backend: McpBackend, principal: McpPrincipal | undefined): McpServer {
+export function createToolrowMcpServer(
+  backend: McpBackend,
+  principal: McpPrincipal | undefined,
+  gate: McpGateOptions = {},
+): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      requestState: { verify: verifyElicitState },
+    },
   );
   if (!principal) return server;
   const actor = actorOf(principal);
@@ -104,13 +113,17 @@ export function createToolrowMcpServer(backend: McpBackend, principal: McpPrinci
         try {
           const input = await backend.parseInput(name, rawInput);
           if (isGated(name)) {
-            await backend.audit({
-              tool: name,
+            const verdict = await gateCall({
+              backend,
+              principal,
+              actor,
+              name,
               input,
-              decision: 'auto',
-              decidedBy: actor,
-              detail: `scope ${principal.scope}`,
+              ctx,
+              initializedCapabilities: server.server.getClientCapabilities(),
+              options: gate,
             });
+            if (verdict.kind !== 'run') return verdict.result;
           }
           return toCallToolResult(
             await backend.run(name as McpToolName, input, { actor, signal: ctx.mcpReq.signal }),

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpBackend } from './backend.ts';
+import type { McpGateOptions } from './gate.ts';
 import type { McpScope } from './generated/mcp-scopes.ts';
 import { parseScope, refusalFor, scopeCovers } from './scopes.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
@@ -60,7 +61,7 @@ export async function resolveStdioPrincipal(options: {
       `Scope ${wanted} is wider than the token ${principal.name} allows (${principal.scope}). Create a token with --scope ${wanted}, or drop --scope.`,
     );
   }
-  return { name: principal.name, scope: wanted };
+  return { ...principal, scope: wanted };
 }
 
 /**
@@ -141,7 +142,7 @@ class ScopeGateTransport implements Transport {
   }
 }
 
-export interface McpStdioOptions {
+export interface McpStdioOptions extends McpGateOptions {
   backend: McpBackend;
   principal: McpPrincipal;
   stdin?: Readable;
@@ -163,7 +164,11 @@ export function serveMcpStdio(options: McpStdioOptions): RunningMcpStdio {
   });
   const wire = new StdioServerTransport(options.stdin, options.stdout);
   const transport = new ScopeGateTransport(wire, options.backend, options.principal, () => markClosed());
-  const handle = serveStdio(() => createToolrowMcpServer(options.backend, options.principal), {
+  const gate: McpGateOptions = {
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+  };
+  const handle = serveStdio(() => createToolrowMcpServer(options.backend, options.principal, gate), {
     transport,
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });

@@ -161,6 +161,7 @@ const toToken = (row: Row): McpToken => ({
   expiresAt: dateOrNull(row.expires_at),
   revokedAt: dateOrNull(row.revoked_at),
   lastUsedAt: dateOrNull(row.last_used_at),
+  askViaClient: row.ask_via_client === true,
 });
 
 const toConversationSummary = (row: Row): ConversationSummary => ({
@@ -679,7 +680,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
     },
 
     tokens: {
-      async create({ name, scope, expiresAt }) {
+      async create({ name, scope, expiresAt, askViaClient }) {
         if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
           throw new DataSourceError(
             'misuse',
@@ -695,8 +696,8 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
         const token = `trw_${randomBytes(32).toString('base64url')}`;
         try {
           const result = await db.query(
-            `INSERT INTO ${S}.mcp_tokens (name, token_hash, scope, expires_at) VALUES ($1, $2, $3, $4) RETURNING *`,
-            [name, hashToken(token), scope, expiresAt ?? null],
+            `INSERT INTO ${S}.mcp_tokens (name, token_hash, scope, expires_at, ask_via_client) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+            [name, hashToken(token), scope, expiresAt ?? null, askViaClient === true],
           );
           return { token, record: toToken(result.rows[0]!) };
         } catch (error) {

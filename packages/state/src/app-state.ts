@@ -133,6 +133,8 @@ export interface AppState {
       name: string;
       scope: string;
       expiresAt?: Date | null;
+      /** Ask through the client's own user (elicitation) instead of the app's inbox; default false. */
+      askViaClient?: boolean;
     }): Promise<{ token: string; record: McpToken }>;
     /** Checks a presented bearer token (and stamps lastUsedAt when valid). */
     verify(token: string): Promise<TokenCheck>;

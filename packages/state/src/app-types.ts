@@ -128,6 +128,8 @@ export interface McpToken {
   expiresAt: Date | null;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
+  /** The user trusted this client to ask its own user (MCP elicitation) when the ladder asks. */
+  askViaClient: boolean;
 }
 
 export type TokenCheck =

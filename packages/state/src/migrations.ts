@@ -226,6 +226,15 @@ CREATE TABLE ${S}.oauth_tokens (
 CREATE INDEX oauth_tokens_grant ON ${S}.oauth_tokens (grant_id);
 `,
   },
+  {
+    // 6, not 5: the OAuth branch takes 5. Versions apply in order and gaps are fine.
+    version: 6,
+    name: 'mcp tokens that ask through the client',
+    // A CLI-minted token the user trusts to ask its own user (MCP elicitation) when the ladder asks.
+    sql: `
+ALTER TABLE ${S}.mcp_tokens ADD COLUMN ask_via_client boolean NOT NULL DEFAULT false;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

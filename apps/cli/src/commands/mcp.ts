@@ -1,13 +1,17 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import {
+  APPROVAL_TIMEOUT_ENV,
+  approvalTimeoutFromEnv,
   createMcpHttpHandler,
   createToken,
   createToolrowBackend,
   DEFAULT_MCP_PORT,
   DEFAULT_TOKEN_TTL,
   MCP_SCOPES,
+  type McpApprovals,
   parseScope,
   parseTtl,
+  remoteApprovals,
   renderClientConfig,
   resolveStdioPrincipal,
   STDIO_ENV,
@@ -15,6 +19,7 @@ import {
   serveMcpStdio,
 } from '@toolrow/mcp-server';
 import { DEFAULT_PROFILE, type McpToken, openToolrow, type Toolrow } from '@toolrow/state';
+import { runningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -22,7 +27,7 @@ const SCOPES = MCP_SCOPES.join(' | ');
 
 const usage = `Usage: toolrow mcp --stdio [--scope <scope>] [--profile <name>]
        toolrow mcp --http [--port <n>] [--profile <name>]
-       toolrow mcp token create --scope <scope> [--ttl <ttl>] [--name <name>] [--json]
+       toolrow mcp token create --scope <scope> [--ttl <ttl>] [--name <name>] [--ask-via-client] [--json]
        toolrow mcp token list [--json]
        toolrow mcp token revoke <name>
 
@@ -34,10 +39,16 @@ Scopes nest: ${SCOPES}.
                     without it the client is you, at --scope, else ${STDIO_ENV.scope}, else tables:readonly.
   --http            Streamable HTTP on 127.0.0.1 only (port ${DEFAULT_MCP_PORT}; --port 0 picks a free one).
                     Every request needs a bearer token from \`toolrow mcp token create\`.
-  --profile <name>  the profile whose tabs and history the tools use (default ${DEFAULT_PROFILE})
+  --profile <name>  the profile whose mode, tabs and history the tools use (default ${DEFAULT_PROFILE})
+
+Gated calls follow the profile's mode, as in chat: in Manual (and for what Auto asks) a call waits
+for the user in the running Toolrow app's approval inbox (${APPROVAL_TIMEOUT_ENV}, seconds or 90s/5m,
+default 5m), and is refused when no app is running or nobody answers in time.
   token create      prints a new token once (only its sha-256 is stored). --ttl: 30m, 12h, 7d, 4w
                     or never (default ${DEFAULT_TOKEN_TTL}); --name: how the audit log names the client
-                    (mcp:<name>; default mcp-<n>); --json prints {"token","scope","expiresAt"}.
+                    (mcp:<name>; default mcp-<n>); --ask-via-client: when the ladder asks, this
+                    client may ask its own user (MCP elicitation) instead of the app's inbox, if it
+                    declares the capability; --json prints {"token","scope","expiresAt"}.
   token list        every token: name, scope, status, created, expires, last used.
   token revoke      revokes a token by name; clients using it get 401 from then on.`;
 
@@ -81,6 +92,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
       scope: { type: 'string' },
       ttl: { type: 'string' },
       name: { type: 'string' },
+      'ask-via-client': { type: 'boolean' },
       json: { type: 'boolean' },
     });
     if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'.`);
@@ -97,6 +109,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
         scope,
         ttlMs,
         ...(values.name ? { name: values.name as string } : {}),
+        ...(values['ask-via-client'] ? { askViaClient: true } : {}),
       }),
     );
     if (values.json) {
@@ -105,6 +118,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
           token: created.token,
           scope: created.scope,
           expiresAt: created.expiresAt?.toISOString() ?? null,
+          askViaClient: created.record.askViaClient,
         }),
       );
     } else {
@@ -132,6 +146,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
             expiresAt: token.expiresAt?.toISOString() ?? null,
             revokedAt: token.revokedAt?.toISOString() ?? null,
             lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+            askViaClient: token.askViaClient,
           })),
         ),
       );
@@ -143,7 +158,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     }
     io.stdout(
       `${formatTable(
-        ['name', 'scope', 'status', 'created', 'expires', 'last used'],
+        ['name', 'scope', 'status', 'created', 'expires', 'last used', 'asks'],
         tokens.map((token) => [
           token.name,
           token.scope,
@@ -151,6 +166,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
           day(token.createdAt),
           token.expiresAt ? day(token.expiresAt) : 'never',
           day(token.lastUsedAt),
+          token.askViaClient ? 'via client' : 'in app',
         ]),
       )}\n`,
     );
@@ -174,6 +190,29 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
       ? `Unknown token action '${action}': use create, list or revoke.`
       : 'token needs an action: create, list or revoke.',
   );
+}
+
+/**
+ * Where gated calls wait for the user: the running app's inbox (app.json beside the data), else
+ * nowhere (the ladder then refuses what it would ask, saying to start the app).
+ */
+function appApprovals(io: CommandIo): { approvals?: McpApprovals; note: string } {
+  let timeoutMs: number;
+  try {
+    timeoutMs = approvalTimeoutFromEnv(io.env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const app = runningApp(io);
+  if (!app) {
+    return {
+      note: 'no Toolrow app is running, so calls the profile asks about are refused until one is (npx toolrow serve)',
+    };
+  }
+  return {
+    approvals: remoteApprovals({ url: app.url, token: app.token, timeoutMs }),
+    note: `calls the profile asks about wait in the app's approval inbox at ${app.url}/`,
+  };
 }
 
 /** Resolves on SIGINT or SIGTERM, whichever comes first. */
@@ -212,12 +251,17 @@ export const mcpCommand: Command = {
       return withSource(io, async ({ source, state }) => {
         const principal = await resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens });
         const backend = createToolrowBackend({ source, state, profile });
+        const { approvals, note } = appApprovals(io);
         const running = serveMcpStdio({
           backend,
           principal,
+          ...(approvals ? { approvals } : {}),
           onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
         });
-        io.stderr(`toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name}\n`);
+        const { mode } = await state.profiles.ensure(profile);
+        io.stderr(
+          `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name}; profile ${profile} is in ${mode} mode; ${note}\n`,
+        );
         await Promise.race([running.closed, untilSignal()]);
         await running.close();
         return 0;
@@ -234,15 +278,18 @@ export const mcpCommand: Command = {
       throw new UsageError(`Bad --port '${values.port}': use 0-65535.`);
     return withSource(io, async ({ source, state }) => {
       const backend = createToolrowBackend({ source, state, profile });
+      const { approvals, note } = appApprovals(io);
       const handler = createMcpHttpHandler({
         backend,
         tokens: state.tokens,
+        ...(approvals ? { approvals } : {}),
         onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
       });
       const running = await serveMcpHttp(handler, port);
       io.stdout(
         `Toolrow MCP server on ${running.url} (Streamable HTTP, 127.0.0.1 only; bearer token required).\n` +
           'Create a token: toolrow mcp token create --scope tables:readonly\n' +
+          `Gated calls: ${note}.\n` +
           `Client config:\n${renderClientConfig({ kind: 'http', url: running.url })}`,
       );
       const signal = await untilSignal();

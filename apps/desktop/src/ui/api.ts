@@ -28,6 +28,21 @@ export interface AppStatus {
   mode: PermissionMode;
 }
 
+/** A gated MCP call waiting for the user (GET /api/mcp/approvals). */
+export interface McpApproval {
+  id: string;
+  /** The client's name; the audit log records it as mcp:<client>. */
+  client: string;
+  tool: string;
+  input: unknown;
+  tables?: string[];
+  mode: PermissionMode;
+  reason: string;
+  profile: string;
+  askedAt: string;
+  expiresAt: string;
+}
+
 export interface TableSummary {
   /** schema-qualified when the schema is not public, e.g. "sales.orders"; otherwise the bare name. */
   id: string;
@@ -302,6 +317,12 @@ export const api = {
   // A body, so the request carries the JSON content type the server's guard requires of writes.
   deleteConversation: (id: string) =>
     request<{ deleted: string }>('DELETE', `/api/conversations/${encodeURIComponent(id)}`, {}),
+  mcpApprovals: () => request<{ pending: McpApproval[] }>('GET', '/api/mcp/approvals'),
+  answerMcpApproval: (id: string, approved: boolean, reason?: string) =>
+    request<{ ok: true }>('POST', `/api/mcp/approvals/${encodeURIComponent(id)}`, {
+      approved,
+      ...(reason ? { reason } : {}),
+    }),
   acceptChip: (chip: Chip) =>
     request<{ uiState: UiState; output: unknown }>('POST', '/api/chips/accept', chip),
 };
