@@ -8,6 +8,9 @@ import {
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
 import { isGated, rowOf } from '@toolrow/catalog';
+// The package's own manifest, one folder up from both src/ and dist/; a bundler inlines it.
+// `changeset version` bumps it, so the version a client sees is the version that was installed.
+import manifest from '../package.json' with { type: 'json' };
 import { annotationsFor } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
@@ -17,7 +20,7 @@ import { toolsForScope } from './scopes.ts';
 import type { McpPrincipal } from './tokens.ts';
 
 export const SERVER_NAME = 'toolrow';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION: string = manifest.version;
 
 const INSTRUCTIONS =
   "Toolrow: read and query the tables of the user's SQL database (PostgreSQL dialect). Writes never reach a table: stage tools queue changes that the user reviews and commits in Toolrow. Start with listTables and describeTable.";
