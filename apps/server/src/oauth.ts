@@ -6,12 +6,14 @@ import {
   CONSENT_LIFETIMES,
   type ConsentLifetime,
   type ConsentRequest,
+  grantsMatching,
   MCP_SCOPES,
   type McpScope,
   scopeCovers,
   toolsForScope,
+  toWireClient,
 } from '@toolrow/mcp-server';
-import type { OAuthGrant, ToolrowState } from '@toolrow/state';
+import type { ToolrowState } from '@toolrow/state';
 import type { Hono } from 'hono';
 import { badRequest, HttpError } from './errors.ts';
 
@@ -92,30 +94,6 @@ const see = (location: string) =>
     headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
   });
 
-/** The wire form of a connected client. */
-export function toWireClient(grant: OAuthGrant) {
-  const now = Date.now();
-  return {
-    id: grant.id,
-    clientId: grant.clientId,
-    clientName: grant.clientName,
-    actor: `mcp:${grant.actorName}`,
-    scope: grant.scope,
-    profile: grant.profile,
-    resource: grant.resource,
-    status: grant.revokedAt
-      ? 'revoked'
-      : grant.expiresAt && grant.expiresAt.getTime() <= now
-        ? 'expired'
-        : 'connected',
-    createdAt: grant.createdAt.toISOString(),
-    expiresAt: grant.expiresAt?.toISOString() ?? null,
-    revokedAt: grant.revokedAt?.toISOString() ?? null,
-    lastUsedAt: grant.lastUsedAt?.toISOString() ?? null,
-  };
-}
-export type WireMcpClient = ReturnType<typeof toWireClient>;
-
 /**
  * Mounts the consent page and the connected-clients API. They sit behind the app's login (the
  * server's middleware); the approve/deny POST is also checked to come from this origin and to
@@ -191,14 +169,7 @@ export function mountOAuthRoutes(
   app.post('/api/mcp/clients/:id/revoke', async (c) => {
     const key = c.req.param('id');
     const grants = await state.oauth.listGrants();
-    // By connection id, by audit name (mcp:<name> or <name>), or every connection of a client_id.
-    const matching = grants.filter(
-      (grant) =>
-        grant.id === key ||
-        grant.actorName === key ||
-        `mcp:${grant.actorName}` === key ||
-        grant.clientId === key,
-    );
+    const matching = grantsMatching(grants, key);
     if (matching.length === 0) {
       throw new HttpError(
         404,
