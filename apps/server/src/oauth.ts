@@ -6,12 +6,14 @@ import {
   CONSENT_LIFETIMES,
   type ConsentLifetime,
   type ConsentRequest,
+  grantsMatching,
   MCP_SCOPES,
   type McpScope,
   scopeCovers,
   toolsForScope,
+  toWireClient,
 } from '@toolrow/mcp-server';
-import type { OAuthGrant, ToolrowState } from '@toolrow/state';
+import type { ToolrowState } from '@toolrow/state';
 import type { Hono } from 'hono';
 import { badRequest, HttpError } from './errors.ts';
 
@@ -20,7 +22,7 @@ export const CONSENT_PATH = '/oauth/consent';
 /** What the consent and clients routes need of the authorization server. */
 export type ConsentService = Pick<AuthorizationServer, 'consentRequest' | 'approve' | 'deny'>;
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const SCOPE_WORDS: Record<McpScope, string> = {
   'tables:readonly': 'read the tables, their schema and the app state',
@@ -29,7 +31,7 @@ const SCOPE_WORDS: Record<McpScope, string> = {
 };
 
 function page(title: string, body: string, status = 200): Response {
-  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>
+  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:42em;margin:0 auto;padding:2em;color:#1d2330}h1{font-size:1.4em}
 fieldset{border:1px solid #d5d9e0;border-radius:8px;margin:1em 0;padding:.8em 1em}legend{font-weight:600}
 .client{background:#f4f6fa;border-radius:8px;padding:.8em 1em}code{background:#eef1f6;padding:0 .3em;border-radius:4px}
@@ -44,7 +46,8 @@ button.approve{background:#2457d6;color:#fff;border-color:#2457d6}label{display:
       // The page must not be framed by another site (clickjacking the Approve button).
       'x-frame-options': 'DENY',
       'content-security-policy': "frame-ancestors 'none'; default-src 'none'; style-src 'unsafe-inline'",
-      'referrer-policy': 'no-referrer',
+      // same-origin, not no-referrer: with no-referrer the form's POST says Origin: null.
+      'referrer-policy': 'same-origin',
     },
   });
 }
@@ -52,7 +55,7 @@ button.approve{background:#2457d6;color:#fff;border-color:#2457d6}label{display:
 function consentPage(request: ConsentRequest, profiles: string[], defaultProfile: string): Response {
   const who =
     request.clientKind === 'metadata-document'
-      ? `identified by its metadata document at <code>${escape(request.clientId)}</code> (host <b>${escape(new URL(request.clientId).host)}</b>)`
+      ? `identified by its metadata document at <code>${escapeHtml(request.clientId)}</code> (host <b>${escapeHtml(new URL(request.clientId).host)}</b>)`
       : 'registered itself with this Toolrow (its name is its own claim)';
   const scopes = MCP_SCOPES.filter((scope) => scopeCovers(request.scope, scope));
   const scopeInputs = scopes
@@ -62,20 +65,20 @@ function consentPage(request: ConsentRequest, profiles: string[], defaultProfile
     )
     .join('');
   const profileOptions = profiles
-    .map((name) => `<option${name === defaultProfile ? ' selected' : ''}>${escape(name)}</option>`)
+    .map((name) => `<option${name === defaultProfile ? ' selected' : ''}>${escapeHtml(name)}</option>`)
     .join('');
   const lifetimes = CONSENT_LIFETIMES.map(
     (entry) =>
-      `<option value="${entry.id}"${entry.id === '30d' ? ' selected' : ''}>${escape(entry.label)}</option>`,
+      `<option value="${entry.id}"${entry.id === '30d' ? ' selected' : ''}>${escapeHtml(entry.label)}</option>`,
   ).join('');
   return page(
     'Toolrow: connect an MCP client?',
-    `<h1>Connect <span data-testid="consent-client">${escape(request.clientName)}</span> to Toolrow?</h1>
+    `<h1>Connect <span data-testid="consent-client">${escapeHtml(request.clientName)}</span> to Toolrow?</h1>
 <div class="client"><p>An MCP client ${who} asks to use your tables.</p>
-<p>After you decide, your browser goes back to <code data-testid="consent-redirect">${escape(request.redirectUri)}</code>.</p>
+<p>After you decide, your browser goes back to <code data-testid="consent-redirect">${escapeHtml(request.redirectUri)}</code>.</p>
 <p>It asked for <code data-testid="consent-scope">${request.scope}</code>.</p></div>
 <form method="post" action="${CONSENT_PATH}">
-<input type="hidden" name="request" value="${escape(request.id)}"><input type="hidden" name="csrf" value="${escape(request.csrf)}">
+<input type="hidden" name="request" value="${escapeHtml(request.id)}"><input type="hidden" name="csrf" value="${escapeHtml(request.csrf)}">
 <fieldset><legend>What it may do</legend>${scopeInputs}</fieldset>
 <fieldset><legend>Profile</legend><label>Its tabs, history and audit entries go to <select name="profile">${profileOptions}</select></label></fieldset>
 <fieldset><legend>For how long</legend><label>Stay connected for <select name="lifetime">${lifetimes}</select></label>
@@ -90,30 +93,6 @@ const see = (location: string) =>
     status: 303,
     headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
   });
-
-/** The wire form of a connected client. */
-export function toWireClient(grant: OAuthGrant) {
-  const now = Date.now();
-  return {
-    id: grant.id,
-    clientId: grant.clientId,
-    clientName: grant.clientName,
-    actor: `mcp:${grant.actorName}`,
-    scope: grant.scope,
-    profile: grant.profile,
-    resource: grant.resource,
-    status: grant.revokedAt
-      ? 'revoked'
-      : grant.expiresAt && grant.expiresAt.getTime() <= now
-        ? 'expired'
-        : 'connected',
-    createdAt: grant.createdAt.toISOString(),
-    expiresAt: grant.expiresAt?.toISOString() ?? null,
-    revokedAt: grant.revokedAt?.toISOString() ?? null,
-    lastUsedAt: grant.lastUsedAt?.toISOString() ?? null,
-  };
-}
-export type WireMcpClient = ReturnType<typeof toWireClient>;
 
 /**
  * Mounts the consent page and the connected-clients API. They sit behind the app's login (the
@@ -147,7 +126,9 @@ export function mountOAuthRoutes(
     const own = [`http://127.0.0.1:${options.port()}`, `http://localhost:${options.port()}`];
     const origin = c.req.header('origin');
     const site = c.req.header('sec-fetch-site');
-    if (origin ? !own.includes(origin) : site !== undefined && site !== 'same-origin') {
+    const sameOrigin =
+      site !== undefined ? site === 'same-origin' : origin === undefined || own.includes(origin);
+    if (!sameOrigin || (origin !== undefined && !own.includes(origin))) {
       return page(
         'Toolrow: refused',
         '<h1>Refused</h1><p>The consent can only be given on this Toolrow page itself.</p>',
@@ -173,7 +154,7 @@ export function mountOAuthRoutes(
       const message = error instanceof Error ? error.message : String(error);
       return page(
         'Toolrow: consent failed',
-        `<h1>The consent could not be recorded</h1><p>${escape(message)}</p>`,
+        `<h1>The consent could not be recorded</h1><p>${escapeHtml(message)}</p>`,
         400,
       );
     }
@@ -188,14 +169,7 @@ export function mountOAuthRoutes(
   app.post('/api/mcp/clients/:id/revoke', async (c) => {
     const key = c.req.param('id');
     const grants = await state.oauth.listGrants();
-    // By connection id, by audit name (mcp:<name> or <name>), or every connection of a client_id.
-    const matching = grants.filter(
-      (grant) =>
-        grant.id === key ||
-        grant.actorName === key ||
-        `mcp:${grant.actorName}` === key ||
-        grant.clientId === key,
-    );
+    const matching = grantsMatching(grants, key);
     if (matching.length === 0) {
       throw new HttpError(
         404,

@@ -13,3 +13,4 @@ export * from './server.ts';
 export * from './stdio.ts';
 export * from './tokens.ts';
 export * from './toolrow-backend.ts';
+export * from './oauth/connections.ts';

@@ -7,6 +7,7 @@ import {
   createToolrowBackend,
   DEFAULT_MCP_PORT,
   DEFAULT_TOKEN_TTL,
+  grantsMatching,
   MCP_SCOPES,
   type McpApprovals,
   parseScope,
@@ -17,9 +18,11 @@ import {
   STDIO_ENV,
   serveMcpHttp,
   serveMcpStdio,
+  toWireClient,
+  type WireMcpClient,
 } from '@toolrow/mcp-server';
 import { DEFAULT_PROFILE, type McpToken, openToolrow, type Toolrow } from '@toolrow/state';
-import { runningApp } from '../app-client.ts';
+import { getFromApp, openOrApp, postToApp, runningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -30,6 +33,8 @@ const usage = `Usage: toolrow mcp --stdio [--scope <scope>] [--profile <name>]
        toolrow mcp token create --scope <scope> [--ttl <ttl>] [--name <name>] [--ask-via-client] [--json]
        toolrow mcp token list [--json]
        toolrow mcp token revoke <name>
+       toolrow mcp clients [--all] [--json]
+       toolrow mcp clients revoke <id | mcp:name | client_id>
 
 Serve Toolrow's tools to MCP clients; each client sees exactly what its scope allows.
 Scopes nest: ${SCOPES}.
@@ -50,7 +55,11 @@ default 5m), and is refused when no app is running or nobody answers in time.
                     client may ask its own user (MCP elicitation) instead of the app's inbox, if it
                     declares the capability; --json prints {"token","scope","expiresAt"}.
   token list        every token: name, scope, status, created, expires, last used.
-  token revoke      revokes a token by name; clients using it get 401 from then on.`;
+  token revoke      revokes a token by name; clients using it get 401 from then on.
+  clients           MCP clients connected through OAuth (the app's consent page, when the app serves
+                    MCP): who, scope, profile, expiry, last use. --all includes disconnected ones.
+  clients revoke    disconnects a client: its tokens stop working at once. While the app runs,
+                    these go through it.`;
 
 function parse(args: string[], options: ParseArgsOptionsConfig) {
   try {
@@ -228,10 +237,102 @@ function untilSignal(): Promise<string> {
   });
 }
 
+/** Runs against the app while it holds the database, else on the state directly. */
+async function viaAppOrState<T>(
+  io: CommandIo,
+  viaApp: (app: Parameters<typeof getFromApp>[0]) => Promise<T>,
+  direct: (toolrow: Toolrow) => Promise<T>,
+): Promise<T> {
+  const opened = await openOrApp(io);
+  if ('app' in opened) return viaApp(opened.app);
+  try {
+    return await direct(opened.toolrow);
+  } finally {
+    await opened.toolrow.close();
+  }
+}
+
+async function clientsCommand(args: string[], io: CommandIo): Promise<number> {
+  if (args[0] === 'revoke') {
+    const { positionals } = parse(args.slice(1), {});
+    if (positionals.length !== 1)
+      throw new UsageError('clients revoke needs exactly one id (see toolrow mcp clients).');
+    const key = positionals[0] as string;
+    const revoked = await viaAppOrState(
+      io,
+      async (app) => {
+        try {
+          return (
+            await postToApp<{ revoked: WireMcpClient[] }>(
+              app,
+              `/api/mcp/clients/${encodeURIComponent(key)}/revoke`,
+              {},
+            )
+          ).revoked;
+        } catch (error) {
+          if ((error as { status?: number }).status === 404) return [];
+          throw error;
+        }
+      },
+      async ({ state }) => {
+        const matching = grantsMatching(await state.oauth.listGrants(), key);
+        for (const grant of matching) await state.oauth.revokeGrant(grant.id);
+        return matching.map((grant) => toWireClient({ ...grant, revokedAt: new Date() }));
+      },
+    );
+    if (revoked.length === 0) {
+      io.stderr(`No connected MCP client '${key}'. See the ids with: toolrow mcp clients\n`);
+      return 1;
+    }
+    for (const client of revoked)
+      io.stdout(
+        `Disconnected ${client.clientName} (${client.actor}, ${client.id}): its tokens stop working now.\n`,
+      );
+    return 0;
+  }
+  const { values, positionals } = parse(args, { json: { type: 'boolean' }, all: { type: 'boolean' } });
+  if (positionals.length > 0) throw new UsageError(`Unknown clients action '${positionals[0]}': use revoke.`);
+  const clients = await viaAppOrState(
+    io,
+    async (app) =>
+      (await getFromApp<{ clients: WireMcpClient[] }>(app, `/api/mcp/clients${values.all ? '?all=1' : ''}`))
+        .clients,
+    async ({ state }) => (await state.oauth.listGrants({ all: Boolean(values.all) })).map(toWireClient),
+  );
+  if (values.json) {
+    io.stdout(toJson(clients));
+    return 0;
+  }
+  if (clients.length === 0) {
+    io.stdout(
+      'No MCP clients connected through OAuth. Serve MCP from the app (TOOLROW_MCP=1 npm start) and add its /mcp URL to your client: it opens the consent page.\n',
+    );
+    return 0;
+  }
+  const when = (iso: string | null) => (iso ? day(new Date(iso)) : '-');
+  io.stdout(
+    `${formatTable(
+      ['id', 'client', 'actor', 'scope', 'profile', 'status', 'expires', 'last used'],
+      clients.map((client) => [
+        client.id,
+        client.clientName,
+        client.actor,
+        client.scope,
+        client.profile,
+        client.status,
+        client.expiresAt ? when(client.expiresAt) : 'never',
+        when(client.lastUsedAt),
+      ]),
+    )}\n`,
+  );
+  return 0;
+}
+
 export const mcpCommand: Command = {
   usage,
   async run(args, io) {
     if (args[0] === 'token') return tokenCommand(args.slice(1), io);
+    if (args[0] === 'clients') return clientsCommand(args.slice(1), io);
     const { values, positionals } = parse(args, {
       stdio: { type: 'boolean' },
       http: { type: 'boolean' },

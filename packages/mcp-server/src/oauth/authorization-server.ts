@@ -216,7 +216,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return client;
     }
     const client = await oauth.getClient(clientId);
-    if (!client || client.kind !== 'registered') {
+    if (client?.kind !== 'registered') {
       throw new OAuthError(
         OAuthErrorCode.InvalidClient,
         `Unknown client_id '${clientId}': register first (POST ${OAUTH_PATHS.register}) or use a client ID metadata document URL.`,
