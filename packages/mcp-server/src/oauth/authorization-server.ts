@@ -71,6 +71,8 @@ export interface ConsentChoice {
   scope: McpScope;
   profile: string;
   lifetime: ConsentLifetime;
+  /** Let the client ask its own user (MCP elicitation) when the ladder asks, instead of the app's inbox. */
+  askViaClient?: boolean;
 }
 
 export interface AuthorizationServerOptions {
@@ -572,6 +574,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         resource: request.resource,
         actorName: actorNameFor(request.clientName),
         expiresAt: lifetime.ms === null ? null : new Date(Date.now() + lifetime.ms),
+        askViaClient: choice.askViaClient === true,
       });
       const code = await oauth.issueCode({
         grantId: grant.id,
