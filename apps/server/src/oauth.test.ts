@@ -32,7 +32,14 @@ import type { Toolrow } from '@toolrow/state';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MountedMcp, mountMcp } from './mcp.ts';
-import { api, launchBrowser, openSeededSource, startTestServer, type TestServer } from './test-support.ts';
+import {
+  api,
+  ensureBundle,
+  launchBrowser,
+  openSeededSource,
+  startTestServer,
+  type TestServer,
+} from './test-support.ts';
 
 let toolrow: Toolrow;
 let browser: Browser;
@@ -157,9 +164,10 @@ beforeAll(async () => {
     openSeededSource(200),
     launchBrowser(),
     startCallbackServer(),
+    ensureBundle(),
   ]);
   mounted = await mountMcp({ source: toolrow.source, state: toolrow.state });
-  app = await startTestServer(toolrow, { mcp: mounted.mount, desktopDir: null });
+  app = await startTestServer(toolrow, { mcp: mounted.mount });
   mcpUrl = `${app.url}/mcp`;
   context = await browser.newContext();
   // The user is signed in to the app (its launch link sets the cookie), as when they use it.
@@ -419,8 +427,8 @@ async function listWith(token: string, url = mcpUrl) {
   return { status: response.status, challenge: response.headers.get('www-authenticate') ?? '' };
 }
 
-async function freshTokens(scope = 'tables:readonly') {
-  const clientId = await register();
+async function freshTokens(scope = 'tables:readonly', name = 'Raw Client') {
+  const clientId = await register(name);
   const verifier = randomBytes(32).toString('base64url');
   const code = await codeFor(clientId, verifier, scope);
   const { status, body } = await exchange(clientId, code, verifier);
@@ -658,5 +666,28 @@ describe('refusals with the standard errors', () => {
     const ok = await post(app.url, csrf);
     expect(ok.status).toBe(303);
     expect(new URL(ok.headers.get('location')!).searchParams.get('code')).toMatch(/^trwc_/);
+  });
+
+  it('the app lists a connected client in its MCP clients panel; Disconnect there ends its tokens', async () => {
+    const tokens = await freshTokens('tables:readonly', 'Panel Client');
+    expect((await listWith(tokens.access)).status).toBe(200);
+    const page = await context.newPage();
+    try {
+      await page.goto(app.url);
+      await page
+        .getByRole('navigation', { name: 'Tables and panels' })
+        .getByRole('button', { name: 'MCP clients' })
+        .click();
+      const row = page.getByTestId('mcp-client').filter({ hasText: 'Panel Client' });
+      await expect.poll(() => row.count()).toBe(1);
+      expect(await row.textContent()).toContain('tables:readonly');
+      await row.getByRole('button', { name: 'Disconnect' }).click();
+      await expect.poll(() => row.count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+    const after = await listWith(tokens.access);
+    expect(after.status).toBe(401);
+    expect(after.challenge).toContain('error="invalid_token"');
   });
 });
