@@ -18,9 +18,9 @@ import {
   requireBearerAuth,
 } from '@modelcontextprotocol/server';
 import type { McpBackend } from './backend.ts';
-import type { McpGateOptions } from './gate.ts';
 import { MCP_SCOPES } from './generated/mcp-scopes.ts';
 import { refusalFor } from './scopes.ts';
+import type { ToolrowServerOptions } from './server.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
 import { createTokenVerifier, type McpTokenStore, principalOf } from './tokens.ts';
 
@@ -28,7 +28,7 @@ export const DEFAULT_MCP_PATH = '/mcp';
 /** The port `toolrow mcp --http` listens on unless --port says otherwise. */
 export const DEFAULT_MCP_PORT = 7337;
 
-export interface McpHttpOptions extends McpGateOptions {
+export interface McpHttpOptions extends ToolrowServerOptions {
   backend: McpBackend;
   tokens: McpTokenStore;
   /** Path of the MCP endpoint (default /mcp); the metadata lives at its RFC 9728 well-known path. */
@@ -70,9 +70,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const metadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(path, 'http://127.0.0.1')))
     .pathname;
   const verifier = createTokenVerifier(options.tokens);
-  const gate: McpGateOptions = {
+  const gate: ToolrowServerOptions = {
     ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   };
   const mcp = createMcpHandler(
     (context) => createToolrowMcpServer(options.backend, principalOf(context.authInfo), gate),
