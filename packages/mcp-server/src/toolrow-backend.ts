@@ -30,6 +30,21 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
     permissions: () => gate.permissions(profile),
     tablesOf: async (_name, input) => tablesOfCall(input, { ...context, actor: 'agent' }),
     rememberGrant: (grant) => gate.rememberGrant(profile, grant),
+    async tables() {
+      return (await source.schema.get()).tables.map((table) => ({
+        schema: table.schema,
+        name: table.name,
+        kind: table.kind,
+        comment: table.comment,
+        rowEstimate: table.rowEstimate,
+      }));
+    },
+    // The describeTable tool's own output, so the resource and the tool never disagree.
+    describeTable: (qualifiedName) =>
+      (TOOL_IMPLEMENTATIONS.describeTable as ToolImplementation).execute(
+        parseToolInput('describeTable', { table: qualifiedName }),
+        { ...context, actor: 'agent' },
+      ),
     inputSchemaOf: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
     parseInput: (name, rawInput) => parseToolInput(name, rawInput),
     async run(name, input, call) {
