@@ -54,7 +54,7 @@ export const getRow = defineTool({
 export const countRows = defineTool({
   inputSchema: z.strictObject({
     table: tableName,
-    filter: filterField('Count only rows matching every item').optional(),
+    filter: filterField('Count only rows matching every item', { guide: true }).optional(),
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
