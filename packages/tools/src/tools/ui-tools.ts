@@ -14,7 +14,6 @@ import {
   nullableFilterField,
   nullableSortField,
   rowKey,
-  sortList,
   sortSchema,
   tableName,
   textField,
