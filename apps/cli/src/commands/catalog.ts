@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { toolCostReport } from '@toolrow/agent';
 import {
   CATALOG_ROWS,
   type CatalogRow,
@@ -10,8 +9,10 @@ import {
   PROPOSE_TWINS,
   SILENT_TOOLS,
 } from '@toolrow/catalog';
-import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
-import { READ_ONLY_TOOLS, WRITE_SCOPE_TOOLS, type WriteScope } from '@toolrow/tools';
+// The narrow entry points: the package indexes would load the MCP SDK, zod, the AI SDK and the
+// data layer, which listing the rows never touches (apps/cli/bench/cold-start.ts measures it).
+import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from '@toolrow/mcp-server/scopes';
+import { READ_ONLY_TOOLS, WRITE_SCOPE_TOOLS, type WriteScope } from '@toolrow/tools/write-scopes';
 import { type Command, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -60,6 +61,8 @@ export const catalogCommand: Command = {
       throw new UsageError((error as Error).message);
     }
     if (values.cost) {
+      // The cost report builds the real tool set (AI SDK, zod, every tool): loaded only when asked.
+      const { toolCostReport } = await import('@toolrow/agent');
       io.stdout(await toolCostReport({ json: values.json ?? false }));
       return 0;
     }
