@@ -111,6 +111,18 @@ describe('the compact sort', () => {
     ]);
   });
 
+  it('shows every sort field as text with its example, so no copy leaves the form unsaid', () => {
+    const sortTools = IMPLEMENTED_TOOLS.filter((name) =>
+      Object.hasOwn((inputJsonSchema(name).properties ?? {}) as object, 'sort'),
+    );
+    expect(sortTools.length).toBeGreaterThan(1);
+    for (const name of sortTools) {
+      const sort = JSON.stringify((inputJsonSchema(name).properties as { sort: unknown }).sort);
+      expect(sort, name).toContain('{"type":"string"}');
+      expect(sort, name).toContain('total desc');
+    }
+  });
+
   it('leaves what is not a list for validation to name', () => {
     expect(parseSortKeys('total desc')).toBe('total desc');
     expect(invalid('openTable', { table: 'orders', sort: 'total desc' }).message).toMatch(
