@@ -216,4 +216,9 @@ for (const size of [ROWS.length, 10_000]) {
       `    ${engine.name.padEnd(22)} ${fmt(us, 2).padStart(9)} µs  top-1 ${top1}/${allQueries.length}${ratio}`,
     );
   }
+  const peers = list.filter((engine) => engine.name === 'MiniSearch' || engine.name === 'FlexSearch');
+  const slowest = Math.max(...peers.map((engine) => ours / p50.get(engine.name)!));
+  console.log(
+    `    goal: at most the peers' time${size > 1000 ? ' and ≤ 2 ms' : ''} → ${slowest <= 1 && (size <= 1000 || ours <= 2000) ? 'met' : 'MISSED'} (${fmt(slowest)}× the faster peer)`,
+  );
 }

@@ -1,3 +1,7 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TOOL_ROWS } from '@toolrow/declarations';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
@@ -146,4 +150,29 @@ describe('toolrow', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^Unknown command 'catalgo'. Did you mean 'catalog'\?/);
   });
+});
+
+describe('commands that only read the catalog', () => {
+  const counter = fileURLToPath(new URL('../../bench/count-modules.mjs', import.meta.url));
+
+  it.each([[['catalog']], [['catalog', '--json']], [['search-tools', 'export this as CSV']]])(
+    'toolrow %j loads no dependency from node_modules (no zod, pg, PGlite, MCP or AI SDK)',
+    async (argv) => {
+      const dir = await mkdtemp(join(tmpdir(), 'toolrow-modules-'));
+      try {
+        const file = join(dir, 'count.json');
+        const result = await spawnCli(argv, {
+          env: { NODE_OPTIONS: `--import ${counter}`, TOOLROW_MODULE_COUNT: file },
+        });
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+        const loaded = JSON.parse(await readFile(file, 'utf8')) as { modules: number; packages: string[] };
+        expect(loaded.packages).toEqual([]);
+        // The workspace's own modules only: main, the command, the catalog and its declarations.
+        expect(loaded.modules).toBeLessThan(40);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
