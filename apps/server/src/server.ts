@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { MODEL_FORMS } from '@toolrow/agent';
@@ -15,7 +16,8 @@ import {
   isDataSourceError,
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
-import type { AppStatus, Filter, SortKey, UiState } from '@toolrow/desktop/wire';
+import type { AppStatus, EvalLatest, Filter, SortKey, UiState } from '@toolrow/desktop/wire';
+import type { EvalReport } from '@toolrow/eval';
 import {
   APPROVALS_PATH,
   type ApprovalInbox,
@@ -113,6 +115,11 @@ export interface ToolrowServerOptions {
    * random one). See app-auth.ts; the MCP paths keep their own bearer tokens.
    */
   token?: string;
+  /**
+   * The latest `toolrow eval` run, which the Agent tools page shows next to each row (default
+   * <data dir>/eval/latest.json, where the command writes it). Read on every request; never written.
+   */
+  latestEvalPath?: string;
 }
 
 export interface ChatContext {
@@ -552,6 +559,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     });
   });
 
+  // ── The latest eval run, per row ──────────────────────────────────────────────────────────
+  app.get('/api/eval/latest', async (c) =>
+    c.json(await readLatestEval(options.latestEvalPath ?? join(source.dataDir, 'eval', 'latest.json'))),
+  );
+
   // ── Audit log ─────────────────────────────────────────────────────────────────────────────
   app.get('/api/audit', async (c) => {
     const limit = integer(c.req.query('limit'), 'limit', 1, 1000, 200);
@@ -765,4 +777,44 @@ function idsFilter(ids: unknown): { ids?: number[] } {
     );
   }
   return { ids: numbers };
+}
+
+/** The per-row figures of the run `toolrow eval` last wrote, or why there is none. */
+export async function readLatestEval(path: string): Promise<EvalLatest> {
+  const hint =
+    'Run `npx toolrow eval --model <your model>` to measure how the agent finds and picks each tool (see the README).';
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return { run: null, hint: `No eval run yet (${path} does not exist). ${hint}` };
+  }
+  let report: EvalReport;
+  try {
+    report = JSON.parse(text) as EvalReport;
+  } catch {
+    report = {} as EvalReport;
+  }
+  if (report.format !== 'toolrow-eval/1' || !Array.isArray(report.tools)) {
+    return { run: null, hint: `${path} is not a toolrow eval report. ${hint}` };
+  }
+  return {
+    run: {
+      model: report.model,
+      mode: report.mode,
+      runs: report.runs,
+      finishedAt: report.finishedAt,
+      requests: report.requests?.length ?? 0,
+      passRate: report.summary.passRate,
+      searchRate: report.summary.discoverable.searchRate,
+      tools: report.tools.map((tool) => ({
+        tool: tool.tool,
+        attempts: tool.attempts,
+        passRate: tool.passRate,
+        searchRate: tool.searchRate,
+        foundRate: tool.foundRate,
+        wrongTwinPicks: tool.wrongTwinPicks,
+      })),
+    },
+  };
 }

@@ -261,7 +261,10 @@ function oracle(corpus: readonly EvalRequest[], search: boolean): ChatScript {
     const step = request.expect[next];
     if (!step) return { text: 'Done.' };
     const available = options(step).find(
-      (name) => chat.tools.includes(name) && !called.some((c) => c.name === name && c.failed),
+      (name) =>
+        chat.tools.includes(name) &&
+        (search || name !== 'searchTools') &&
+        !called.some((c) => c.name === name && c.failed),
     );
     if (available) return { toolCalls: [{ name: available, arguments: INPUTS[available] ?? {} }] };
     if (search && searches === 0 && chat.tools.includes('searchTools')) {
