@@ -24,7 +24,7 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
   let state: ToolrowState;
   let server: RunningMcpHttp;
   // A client sees only its own export jobs: each scope's client gets one of its own.
-  const inputs: Partial<Record<McpScope, Record<ToolName, unknown>>> = {};
+  const inputs: Partial<Record<McpScope, Partial<Record<ToolName, unknown>>>> = {};
   const tokens = {} as Record<McpScope | 'expired' | 'revoked', string>;
 
   beforeAll(async () => {
@@ -147,7 +147,7 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
         if (rowsListedAt(scope).includes(name)) {
           const result = await client.callTool({
             name,
-            arguments: inputs[scope]![name] as Record<string, unknown>,
+            arguments: (inputs[scope]![name] ?? {}) as Record<string, unknown>,
           });
           expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
           expect(await newAudit()).toEqual(
@@ -168,7 +168,7 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
         }
 
         const outcome = await client
-          .callTool({ name, arguments: inputs[scope]![name] as Record<string, unknown> })
+          .callTool({ name, arguments: (inputs[scope]![name] ?? {}) as Record<string, unknown> })
           .then(
             (result) => ({ result }),
             (error: unknown) => ({ error }),
