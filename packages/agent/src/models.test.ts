@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { INLINE_TOOLS } from '@toolrow/catalog';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from './agent.ts';
-import { ModelConfigError, parseModelSpec, resolveModel } from './models.ts';
+import { isMissingPackage, loadProvider, ModelConfigError, parseModelSpec, resolveModel } from './models.ts';
 import { FAKE_COMPLETION_USAGE, fakeOpenAIServer, memoryGateStore, recordingBackend } from './testing.ts';
 
 describe('TOOLROW_MODEL', () => {
@@ -145,5 +145,30 @@ describe('openai-compatible over a real socket', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('providers are optional peer dependencies', () => {
+  it('names the package to install when the import finds nothing', async () => {
+    // A specifier that no workspace installs: Node's real "Cannot find package" error.
+    const missing = '@toolrow-missing/provider';
+    const failure = loadProvider(missing, 'anthropic:claude', () => import(missing));
+    await expect(failure).rejects.toBeInstanceOf(ModelConfigError);
+    await expect(failure).rejects.toThrow(
+      `TOOLROW_MODEL=anthropic:claude needs the package ${missing}, which is not installed. Install it beside @toolrow/agent: npm install ${missing}`,
+    );
+  });
+
+  it('passes other failures through: a provider that is there but breaks is not "missing"', async () => {
+    const broken = new Error("Cannot find module './internal.js' imported from @ai-sdk/openai/dist/index.js");
+    await expect(loadProvider('@ai-sdk/anthropic', 'anthropic:x', () => Promise.reject(broken))).rejects.toBe(
+      broken,
+    );
+    expect(isMissingPackage(broken, '@ai-sdk/openai')).toBe(false);
+  });
+
+  it('loads an installed provider', async () => {
+    const module = await loadProvider('@ai-sdk/anthropic', 'anthropic:x', () => import('@ai-sdk/anthropic'));
+    expect(typeof module.createAnthropic).toBe('function');
   });
 });

@@ -1,5 +1,6 @@
 // Providers are imported when a model is resolved, so importing the agent does not load the AWS
-// SDK (and four provider packages) for code that never talks to a model.
+// SDK (and four provider packages) for code that never talks to a model. They are optional peer
+// dependencies: a consumer installs only the provider its TOOLROW_MODEL names.
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 
 /** A model setting that cannot work as given; the message names the variable to set. */
@@ -74,6 +75,41 @@ export function parseModelSpec(value: string | undefined): ModelSpec {
   }
 }
 
+/** Whether `error` says that `specifier` itself (not something it imports) could not be found. */
+export function isMissingPackage(error: unknown, specifier: string): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  const notFound =
+    code === 'ERR_MODULE_NOT_FOUND' ||
+    code === 'MODULE_NOT_FOUND' ||
+    /Cannot find (package|module)|Failed to (load|resolve)/i.test(error.message);
+  // Node quotes the specifier ("Cannot find package '@ai-sdk/openai' imported from …"); Vite does not.
+  return (
+    notFound &&
+    [`'${specifier}'`, `"${specifier}"`, ` ${specifier} `].some((form) => ` ${error.message} `.includes(form))
+  );
+}
+
+/**
+ * Runs a provider's `import()` (a literal at each call site, so bundlers and the type checker see
+ * it) and turns "package not found" into a ModelConfigError naming the package to install.
+ */
+export async function loadProvider<T>(
+  specifier: string,
+  setting: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (!isMissingPackage(error, specifier)) throw error;
+    throw new ModelConfigError(
+      `TOOLROW_MODEL=${setting} needs the package ${specifier}, which is not installed. Install it beside @toolrow/agent: npm install ${specifier}`,
+      { cause: error },
+    );
+  }
+}
+
 export interface ResolveModelOptions {
   /** For tests: the fetch the provider uses. */
   fetch?: typeof fetch;
@@ -86,6 +122,7 @@ export interface ResolveModelOptions {
  */
 export async function resolveModel(env: Env, options: ResolveModelOptions = {}): Promise<LanguageModelV4> {
   const spec = parseModelSpec(env.TOOLROW_MODEL);
+  const setting = env.TOOLROW_MODEL?.trim() ?? '';
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
   switch (spec.provider) {
     case 'bedrock': {
@@ -95,13 +132,21 @@ export async function resolveModel(env: Env, options: ResolveModelOptions = {}):
           'Amazon Bedrock needs a region: set AWS_REGION (for example AWS_REGION=us-east-1) to where the model is enabled.',
         );
       }
-      const { createAmazonBedrock } = await import('@ai-sdk/amazon-bedrock');
+      const { createAmazonBedrock } = await loadProvider(
+        '@ai-sdk/amazon-bedrock',
+        setting,
+        () => import('@ai-sdk/amazon-bedrock'),
+      );
       if (env.AWS_BEARER_TOKEN_BEDROCK) {
         return createAmazonBedrock({ region, apiKey: env.AWS_BEARER_TOKEN_BEDROCK, ...fetchOption })(
           spec.modelId,
         );
       }
-      const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');
+      const { fromNodeProviderChain } = await loadProvider(
+        '@aws-sdk/credential-providers',
+        setting,
+        () => import('@aws-sdk/credential-providers'),
+      );
       const chain = fromNodeProviderChain(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {});
       return createAmazonBedrock({
         region,
@@ -123,7 +168,11 @@ export async function resolveModel(env: Env, options: ResolveModelOptions = {}):
       })(spec.modelId);
     }
     case 'openai-compatible': {
-      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      const { createOpenAICompatible } = await loadProvider(
+        '@ai-sdk/openai-compatible',
+        setting,
+        () => import('@ai-sdk/openai-compatible'),
+      );
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: spec.baseURL,
@@ -138,7 +187,11 @@ export async function resolveModel(env: Env, options: ResolveModelOptions = {}):
           `TOOLROW_MODEL=anthropic:${spec.modelId} needs an API key: set ANTHROPIC_API_KEY.`,
         );
       }
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      const { createAnthropic } = await loadProvider(
+        '@ai-sdk/anthropic',
+        setting,
+        () => import('@ai-sdk/anthropic'),
+      );
       return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, ...fetchOption })(spec.modelId);
     }
     case 'openai': {
@@ -147,7 +200,7 @@ export async function resolveModel(env: Env, options: ResolveModelOptions = {}):
           `TOOLROW_MODEL=openai:${spec.modelId} needs an API key: set OPENAI_API_KEY.`,
         );
       }
-      const { createOpenAI } = await import('@ai-sdk/openai');
+      const { createOpenAI } = await loadProvider('@ai-sdk/openai', setting, () => import('@ai-sdk/openai'));
       return createOpenAI({ apiKey: env.OPENAI_API_KEY, ...fetchOption }).chat(spec.modelId);
     }
   }
