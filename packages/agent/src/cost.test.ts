@@ -50,11 +50,13 @@ describe('tool definition cost', () => {
 
   it('prints a report that names the tokenizer as an approximation', async () => {
     const text = await toolCostReport();
-    expect(text).toMatch(/inline core\s+27 tools\s+[\d,]+ tokens/);
-    expect(text).toMatch(/all rows\s+38 tools\s+[\d,]+ tokens .*× the inline core/);
+    expect(text).toMatch(new RegExp(`inline core\\s+${INLINE_TOOLS.length} tools\\s+[\\d,]+ tokens`));
+    expect(text).toMatch(
+      new RegExp(`all rows\\s+${TOOL_NAMES.length} tools\\s+[\\d,]+ tokens .*× the inline core`),
+    );
     expect(text).toContain('an approximation');
     const json = JSON.parse(await toolCostReport({ json: true })) as { inline: { tools: number } };
-    expect(json.inline.tools).toBe(27);
+    expect(json.inline.tools).toBe(INLINE_TOOLS.length);
   });
 
   it('splits each definition into its fields, which add up to the whole', async () => {

@@ -5,11 +5,14 @@ import { appStateGateStore } from '@toolrow/agent';
 import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { ToolrowState } from '@toolrow/state';
 import {
+  implementationOf,
+  missingImplementationMessage,
   parseToolInput,
   TOOL_IMPLEMENTATIONS,
   type ToolImplementation,
   tablesOfCall,
   toToolError,
+  UNIMPLEMENTED_TOOLS,
 } from '@toolrow/tools';
 import type { McpBackend } from './backend.ts';
 
@@ -21,6 +24,9 @@ export interface ToolrowBackendOptions {
 }
 
 export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend {
+  // Fail at start-up, not on the first client's tools/list.
+  if (UNIMPLEMENTED_TOOLS.length > 0)
+    throw new Error(UNIMPLEMENTED_TOOLS.map(missingImplementationMessage).join('\n'));
   const profile = options.profile ?? DEFAULT_PROFILE;
   const { source, state } = options;
   const gate = appStateGateStore(state);
@@ -45,7 +51,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
         parseToolInput('describeTable', { table: qualifiedName }),
         { ...context, actor: 'agent' },
       ),
-    inputSchemaOf: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
+    inputSchemaOf: (name) => implementationOf(name).inputSchema,
     parseInput: (name, rawInput) => parseToolInput(name, rawInput),
     async run(name, input, call) {
       if (call.signal.aborted) throw toToolError(name, new Error('the client cancelled the call'));

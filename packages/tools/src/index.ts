@@ -33,15 +33,18 @@ export * from './generated/write-scopes.ts';
 export {
   assertImplementedTool,
   IMPLEMENTED_TOOLS,
+  implementationOf,
   inputJsonSchema,
   invokeTool,
   isImplementedTool,
+  missingImplementationMessage,
   parseToolInput,
   TOOL_IMPLEMENTATIONS,
   type ToolImplementations,
   type ToolInput,
   type ToolOutput,
   toToolError,
+  UNIMPLEMENTED_TOOLS,
 } from './registry.ts';
 export {
   checkReadOnlySql,
