@@ -66,7 +66,9 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
         body: JSON.stringify({ mode: 'yolo' }),
       });
       expect(refused.status).toBe(400);
-      expect((await errorOf(refused)).message).toContain('manual, auto, full-auto');
+      expect((await errorOf(refused)).message).toContain(
+        'mode: expected one of "manual", "auto", "full-auto", got "yolo"',
+      );
       await api(app, '/api/profile', { method: 'PUT', body: { mode: 'manual' } });
     });
   });

@@ -2,6 +2,7 @@
 // language model is scripted (MockLanguageModelV4 through @toolrow/agent/testing).
 
 import { scriptedModel } from '@toolrow/agent/testing';
+import { TOOL_NAMES } from '@toolrow/catalog';
 import type { Toolrow } from '@toolrow/state';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,7 +63,7 @@ describe('the desktop bundle in Chromium', () => {
         .toBe(1);
       await page.getByRole('button', { name: 'Agent tools' }).click();
       const rows = page.getByTestId('tool-row');
-      await expect.poll(() => rows.count()).toBe(38);
+      await expect.poll(() => rows.count()).toBe(TOOL_NAMES.length);
       // Badges come from the rows bundled into the page.
       const export_ = rows.filter({ hasText: 'startExport' });
       expect(await export_.locator('.badge').first().textContent()).toBe('gated · export');

@@ -4,6 +4,8 @@ import type { Conversation, ConversationSummary as WireSummary } from '@toolrow/
 import { CONVERSATION_ID_PATTERN, type ConversationSummary, type ToolrowState } from '@toolrow/state';
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { Hono } from 'hono';
+import { z } from 'zod';
+import { queryInteger, readQuery } from './body.ts';
 import { badRequest, HttpError } from './errors.ts';
 
 const LIST_DEFAULT = 20;
@@ -32,11 +34,7 @@ const toWireSummary = (summary: ConversationSummary): WireSummary => ({
 /** GET /api/conversations, GET and DELETE /api/conversations/:id, for the server's profile. */
 export function mountConversationRoutes(app: Hono, state: ToolrowState, profile: string): void {
   app.get('/api/conversations', async (c) => {
-    const raw = c.req.query('limit');
-    const limit = raw === undefined || raw === '' ? LIST_DEFAULT : Number(raw);
-    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
-      throw badRequest(`'limit' must be an integer from 1 to ${LIST_MAX} (got ${JSON.stringify(raw)}).`);
-    }
+    const { limit } = readQuery(c, z.object({ limit: queryInteger(1, LIST_MAX, LIST_DEFAULT) }));
     const conversations = await state.conversations.list({ profile, limit });
     return c.json({ conversations: conversations.map(toWireSummary) });
   });

@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { MODEL_FORMS } from '@toolrow/agent';
@@ -15,7 +16,8 @@ import {
   isDataSourceError,
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
-import type { AppStatus, Filter, SortKey, UiState } from '@toolrow/desktop/wire';
+import type { AppStatus, EvalLatest, Filter, UiState } from '@toolrow/desktop/wire';
+import type { EvalReport } from '@toolrow/eval';
 import {
   APPROVALS_PATH,
   type ApprovalInbox,
@@ -23,7 +25,7 @@ import {
   createApprovalInbox,
   createApprovalsHandler,
 } from '@toolrow/mcp-server';
-import { PERMISSION_MODES, type PermissionMode, type StagingFilter, type ToolrowState } from '@toolrow/state';
+import { PERMISSION_MODES, type StagingFilter, type ToolrowState } from '@toolrow/state';
 import { checkReadOnlySql, invokeTool, isImplementedTool, type ToolContext } from '@toolrow/tools';
 import {
   createUIMessageStream,
@@ -32,7 +34,8 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
+import { z } from 'zod';
 import {
   type AppAuth,
   appTokenFrom,
@@ -41,6 +44,17 @@ import {
   unauthorizedJson,
   unauthorizedPage,
 } from './app-auth.ts';
+import {
+  changeIds,
+  nonEmpty,
+  queryInteger,
+  readBody,
+  readQuery,
+  rowKey,
+  wireFilter,
+  wireSort,
+  wireUiState,
+} from './body.ts';
 import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
@@ -113,6 +127,11 @@ export interface ToolrowServerOptions {
    * random one). See app-auth.ts; the MCP paths keep their own bearer tokens.
    */
   token?: string;
+  /**
+   * The latest `toolrow eval` run, which the Agent tools page shows next to each row (default
+   * <data dir>/eval/latest.json, where the command writes it). Read on every request; never written.
+   */
+  latestEvalPath?: string;
 }
 
 export interface ChatContext {
@@ -270,13 +289,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.put('/api/profile', async (c) => {
-    const body = await jsonBody<{ mode?: unknown }>(c);
-    if (typeof body.mode !== 'string' || !(PERMISSION_MODES as readonly string[]).includes(body.mode)) {
-      throw badRequest(
-        `'mode' must be one of ${PERMISSION_MODES.join(', ')} (got ${JSON.stringify(body.mode)}).`,
-      );
-    }
-    const updated = await state.profiles.setMode(profile, body.mode as PermissionMode);
+    const body = await readBody(c, z.strictObject({ mode: z.enum(PERMISSION_MODES) }));
+    const updated = await state.profiles.setMode(profile, body.mode);
     return c.json({ mode: updated.mode });
   });
 
@@ -292,10 +306,17 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/tables/:table/rows', async (c) => {
-    const body = await jsonBody<{ filter?: Filter; sort?: SortKey[]; offset?: unknown; limit?: unknown }>(c);
-    const offset = integer(body.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
-    const limit = integer(body.limit, 'limit', 1, ROWS_PAGE_MAX, 200);
-    const filter = toDsFilter(body.filter);
+    const body = await readBody(
+      c,
+      z.strictObject({
+        filter: wireFilter.optional(),
+        sort: wireSort.optional(),
+        offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+        limit: z.number().int().min(1).max(ROWS_PAGE_MAX).default(200),
+      }),
+    );
+    const { offset, limit } = body;
+    const filter = toDsFilter(body.filter as Filter | undefined);
     const page = await source.rows.select(c.req.param('table'), {
       ...(filter ? { filter } : {}),
       sort: toDsSort(body.sort),
@@ -306,24 +327,23 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/tables/:table/count', async (c) => {
-    const body = await jsonBody<{ filter?: Filter }>(c);
-    const count = await source.rows.count(c.req.param('table'), toDsFilter(body.filter));
+    const body = await readBody(c, z.strictObject({ filter: wireFilter.optional() }));
+    const count = await source.rows.count(
+      c.req.param('table'),
+      toDsFilter(body.filter as Filter | undefined),
+    );
     return c.json({ count });
   });
 
   app.post('/api/tables/:table/row', async (c) => {
-    const body = await jsonBody<{ key?: unknown }>(c);
-    if (body.key === undefined)
-      throw badRequest("'key' is required: the row's primary key, e.g. { \"id\": 42 }.");
+    const body = await readBody(c, z.strictObject({ key: primaryKey }));
     const row = await source.rows.get(c.req.param('table'), body.key);
     return c.json({ row: row ? jsonRow(row) : null });
   });
 
   // ── The SQL workbench: the tools' read-only guard, then a capped read-only cursor ─────────
   app.post('/api/query', async (c) => {
-    const body = await jsonBody<{ sql?: unknown }>(c);
-    if (typeof body.sql !== 'string' || !body.sql.trim())
-      throw badRequest("'sql' is required: one SELECT statement.");
+    const body = await readBody(c, z.strictObject({ sql: nonEmpty().describe('one SELECT statement') }));
     const statement = await checkReadOnlySql(body.sql, { hiddenSchemas: [APP_SCHEMA] });
     const started = performance.now();
     try {
@@ -374,11 +394,15 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/staging/update', async (c) => {
-    const body = await jsonBody<{ table?: unknown; key?: unknown; values?: unknown }>(c);
-    const table = requireString(body.table, 'table');
-    if (!isPlainObject(body.values) || Object.keys(body.values).length === 0) {
-      throw badRequest("'values' must be an object of column → new value with at least one column.");
-    }
+    const body = await readBody(
+      c,
+      z.strictObject({
+        table: nonEmpty(),
+        key: primaryKey,
+        values: rowKey.refine((values) => Object.keys(values).length > 0, 'expected at least one column'),
+      }),
+    );
+    const { table } = body;
     const changes = await state.staging.stageUpdate(table, [{ key: body.key, values: body.values }], {
       actor: 'user',
       profile,
@@ -387,27 +411,22 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/staging/delete', async (c) => {
-    const body = await jsonBody<{ table?: unknown; keys?: unknown }>(c);
-    const table = requireString(body.table, 'table');
-    if (!Array.isArray(body.keys) || body.keys.length === 0)
-      throw badRequest("'keys' must be a non-empty array of primary keys.");
+    const body = await readBody(c, z.strictObject({ table: nonEmpty(), keys: z.array(primaryKey).min(1) }));
+    const { table } = body;
     const changes = await state.staging.stageDelete(table, body.keys, { actor: 'user', profile });
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
   app.post('/api/staging/insert', async (c) => {
-    const body = await jsonBody<{ table?: unknown; rows?: unknown }>(c);
-    const table = requireString(body.table, 'table');
-    if (!Array.isArray(body.rows) || body.rows.length === 0 || !body.rows.every(isPlainObject)) {
-      throw badRequest("'rows' must be a non-empty array of objects (column → value).");
-    }
+    const body = await readBody(c, z.strictObject({ table: nonEmpty(), rows: z.array(rowKey).min(1) }));
+    const { table } = body;
     const changes = await state.staging.stageInsert(table, body.rows, { actor: 'user', profile });
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
   app.post('/api/staging/commit', async (c) => {
-    const body = await jsonBody<{ ids?: unknown }>(c);
-    const result = await state.staging.commit({ profile, ...idsFilter(body.ids) });
+    const body = await readBody(c, idsBody);
+    const result = await state.staging.commit({ profile, ...(body.ids ? { ids: body.ids } : {}) });
     if (result.ok) {
       const applied = result.applied.insert + result.applied.update + result.applied.delete;
       return c.json({ committed: applied, conflicts: [] });
@@ -429,8 +448,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/staging/discard', async (c) => {
-    const body = await jsonBody<{ ids?: unknown }>(c);
-    const discarded = await state.staging.discard({ profile, ...idsFilter(body.ids) });
+    const body = await readBody(c, idsBody);
+    const discarded = await state.staging.discard({ profile, ...(body.ids ? { ids: body.ids } : {}) });
     return c.json({ discarded });
   });
 
@@ -438,7 +457,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // Every profile unless the filter names one, and the state's own objects, so the CLI prints
   // the same through the app as over the database itself.
   app.post('/api/state/staging/:action', async (c) => {
-    const filter = stagingFilter(await jsonBody<Record<string, unknown>>(c));
+    const body = await readBody(c, stagingFilterBody);
+    const filter: StagingFilter = {
+      ...(body.ids ? { ids: body.ids } : {}),
+      ...(body.table === undefined ? {} : { table: body.table }),
+      ...(body.profile === undefined ? {} : { profile: body.profile }),
+    };
     switch (c.req.param('action')) {
       case 'list':
         return c.json({ changes: await state.staging.list(filter) });
@@ -464,14 +488,21 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // ── One tool, run as the user: what `toolrow call` uses while the app runs ─────────────────
   app.post('/api/tools/:name', async (c) => {
     const name = c.req.param('name');
-    const body = await jsonBody<{ input?: unknown; profile?: unknown; waitForExports?: unknown }>(c);
+    const body = await readBody(
+      c,
+      z.strictObject({
+        input: z.unknown().optional(),
+        profile: nonEmpty().optional(),
+        waitForExports: z.boolean().optional(),
+      }),
+    );
     if (!isImplementedTool(name)) {
       throw badRequest(
         `There is no tool '${name}' to run here.`,
         'List the tools with `toolrow catalog`; searchTools is the agent’s and runs only in a chat.',
       );
     }
-    const runAs = body.profile === undefined ? profile : requireString(body.profile, 'profile');
+    const runAs = body.profile ?? profile;
     await state.profiles.ensure(runAs);
     const output = await invokeTool(name, body.input ?? {}, {
       ...userContext(c.req.raw.signal),
@@ -489,26 +520,29 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/exports', async (c) => {
-    const body = await jsonBody<{
-      table?: unknown;
-      sql?: unknown;
-      filter?: Filter;
-      sort?: SortKey[];
-      format?: unknown;
-    }>(c);
-    const format = (body.format ?? 'csv') as ExportFormat;
-    if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
-      throw badRequest(
-        `'format' must be one of ${EXPORT_FORMATS.join(', ')} (got ${JSON.stringify(body.format)}).`,
-      );
-    }
+    const body = await readBody(
+      c,
+      z
+        .strictObject({
+          table: nonEmpty().optional(),
+          sql: nonEmpty().optional(),
+          filter: wireFilter.optional(),
+          sort: wireSort.optional(),
+          format: z.enum(EXPORT_FORMATS).default('csv'),
+        })
+        .refine((value) => value.table !== undefined || value.sql !== undefined, {
+          message: 'required (a table name, or sql) but missing',
+          path: ['table'],
+        }),
+    );
+    const format: ExportFormat = body.format;
     let exportSource: ExportSource;
-    if (typeof body.sql === 'string') {
+    if (body.sql !== undefined) {
       const statement = await checkReadOnlySql(body.sql, { hiddenSchemas: [APP_SCHEMA] });
       exportSource = { sql: statement.statement };
     } else {
-      const table = await source.schema.resolveTable(requireString(body.table, 'table'));
-      const filter = toDsFilter(body.filter);
+      const table = await source.schema.resolveTable(body.table ?? '');
+      const filter = toDsFilter(body.filter as Filter | undefined);
       const sort = toDsSort(body.sort);
       exportSource = {
         table: table.qualifiedName,
@@ -552,9 +586,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     });
   });
 
+  // ── The latest eval run, per row ──────────────────────────────────────────────────────────
+  app.get('/api/eval/latest', async (c) =>
+    c.json(await readLatestEval(options.latestEvalPath ?? join(source.dataDir, 'eval', 'latest.json'))),
+  );
+
   // ── Audit log ─────────────────────────────────────────────────────────────────────────────
   app.get('/api/audit', async (c) => {
-    const limit = integer(c.req.query('limit'), 'limit', 1, 1000, 200);
+    const { limit } = readQuery(c, z.object({ limit: queryInteger(1, 1000, 200) }));
     const entries = await state.audit.list({ limit });
     return c.json({ entries: entries.map(toWireAudit) });
   });
@@ -563,20 +602,19 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   app.get('/api/ui-state', async (c) => c.json(toWireUiState(await state.ui.get(profile))));
 
   app.put('/api/ui-state', async (c) => {
-    const body = await jsonBody<UiState>(c);
-    if (!Array.isArray(body.tabs) || !Array.isArray(body.selection ?? [])) {
-      throw badRequest(
-        "The UI state needs 'tabs' (an array), 'focusedTabId' and 'selection' (an array of keys).",
-      );
-    }
+    const body = (await readBody(c, wireUiState)) as UiState;
     const updated = await state.ui.update(profile, toDsUiPatch({ ...body, selection: body.selection ?? [] }));
     return c.json(toWireUiState(updated));
   });
 
   // ── Chips: a click runs the propose row's twin as the user ──────────────────────────────────
   app.post('/api/chips/accept', async (c) => {
-    const body = await jsonBody<{ tool?: unknown; input?: unknown; label?: unknown }>(c);
-    const tool = requireString(body.tool, 'tool');
+    // The desktop sends the whole chip (kind, note, …): fields beyond these are ignored.
+    const body = await readBody(
+      c,
+      z.object({ tool: nonEmpty(), input: z.unknown().optional(), label: z.string().optional() }),
+    );
+    const { tool } = body;
     // The label only describes the click in the audit log; the tool and input are what run.
     const label = typeof body.label === 'string' ? body.label.slice(0, 200) : tool;
     const twins = new Set<string>(Object.values(PROPOSE_TWINS));
@@ -610,9 +648,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // useChat's body: { id, messages, trigger, messageId }. With an id the conversation is saved
   // when the turn ends (see conversations.ts); without one the turn runs unsaved.
   app.post('/api/chat', async (c) => {
-    const body = await jsonBody<{ id?: unknown; messages?: unknown }>(c);
-    if (!Array.isArray(body.messages))
-      throw badRequest("'messages' must be the conversation's UI messages (an array).");
+    // useChat sends more (trigger, messageId, …); the messages are checked by the AI SDK's own schema.
+    const body = await readBody(c, z.object({ id: z.unknown().optional(), messages: z.array(z.unknown()) }));
     const conversationId = conversationIdOf(body.id);
     if (!chat) return noModelResponse(chatProblem);
     const messages = body.messages as UIMessage[];
@@ -713,56 +750,54 @@ function noModelResponse(problem: string | null): Response {
   return createUIMessageStreamResponse({ stream });
 }
 
-async function jsonBody<T>(c: Context): Promise<T> {
-  const text = await c.req.text();
-  if (!text.trim()) return {} as T;
+/** A row's primary key: column → value, or the value alone for a one-column key. */
+const primaryKey = z.union([rowKey, z.string(), z.number()]);
+
+const idsBody = z.strictObject({ ids: changeIds.nullish() });
+
+/** `{ ids?, table?, profile? }` of the state routes: the CLI's filter. */
+const stagingFilterBody = z.object({
+  ids: changeIds.nullish(),
+  table: nonEmpty().optional(),
+  profile: nonEmpty().optional(),
+});
+
+/** The per-row figures of the run `toolrow eval` last wrote, or why there is none. */
+export async function readLatestEval(path: string): Promise<EvalLatest> {
+  const hint =
+    'Run `npx toolrow eval --model <your model>` to measure how the agent finds and picks each tool (see the README).';
+  let text: string;
   try {
-    const value = JSON.parse(text) as unknown;
-    if (!isPlainObject(value)) throw badRequest('The request body must be a JSON object.');
-    return value as T;
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw badRequest(`The request body is not valid JSON: ${(error as Error).message}.`);
+    text = await readFile(path, 'utf8');
+  } catch {
+    return { run: null, hint: `No eval run yet (${path} does not exist). ${hint}` };
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function requireString(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !value.trim())
-    throw badRequest(`'${field}' is required (a non-empty string).`);
-  return value;
-}
-
-function integer(value: unknown, field: string, min: number, max: number, fallback: number): number {
-  if (value === undefined || value === null || value === '') return fallback;
-  const number = typeof value === 'string' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
-    throw badRequest(`'${field}' must be an integer from ${min} to ${max} (got ${JSON.stringify(value)}).`);
+  let report: EvalReport;
+  try {
+    report = JSON.parse(text) as EvalReport;
+  } catch {
+    report = {} as EvalReport;
   }
-  return number;
-}
-
-/** `{ ids?, table?, profile? }` of the state routes: the CLI's filter, checked. */
-function stagingFilter(body: Record<string, unknown>): StagingFilter {
+  if (report.format !== 'toolrow-eval/1' || !Array.isArray(report.tools)) {
+    return { run: null, hint: `${path} is not a toolrow eval report. ${hint}` };
+  }
   return {
-    ...idsFilter(body.ids),
-    ...(body.table === undefined ? {} : { table: requireString(body.table, 'table') }),
-    ...(body.profile === undefined ? {} : { profile: requireString(body.profile, 'profile') }),
+    run: {
+      model: report.model,
+      mode: report.mode,
+      runs: report.runs,
+      finishedAt: report.finishedAt,
+      requests: report.requests?.length ?? 0,
+      passRate: report.summary.passRate,
+      searchRate: report.summary.discoverable.searchRate,
+      tools: report.tools.map((tool) => ({
+        tool: tool.tool,
+        attempts: tool.attempts,
+        passRate: tool.passRate,
+        searchRate: tool.searchRate,
+        foundRate: tool.foundRate,
+        wrongTwinPicks: tool.wrongTwinPicks,
+      })),
+    },
   };
-}
-
-function idsFilter(ids: unknown): { ids?: number[] } {
-  if (ids === undefined || ids === null) return {};
-  if (!Array.isArray(ids) || ids.length === 0)
-    throw badRequest("'ids' must be a non-empty array of change ids, or left out for all.");
-  const numbers = ids.map((id) => Number(id));
-  if (numbers.some((id) => !Number.isSafeInteger(id) || id <= 0)) {
-    throw badRequest(
-      `'ids' must hold change ids as listed by GET /api/staging (got ${JSON.stringify(ids)}).`,
-    );
-  }
-  return { ids: numbers };
 }

@@ -2,10 +2,10 @@
 import type { DataSource } from '@toolrow/datasource';
 import type { ToolrowState } from '@toolrow/state';
 import {
+  implementationOf,
   invokeTool,
   isToolError,
   parseToolInput,
-  TOOL_IMPLEMENTATIONS,
   type ToolContext,
   type ToolLimits,
   tablesOfCall,
@@ -14,7 +14,7 @@ import type { GateStore, ToolBackend } from './ports.ts';
 
 /** The real input schemas alone, for measuring or listing tools without a data source. */
 export const toolSchemas: Pick<ToolBackend, 'inputSchema'> = {
-  inputSchema: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
+  inputSchema: (name) => implementationOf(name).inputSchema,
 };
 
 /** Runs the real tool implementations over the user's data and Toolrow's state. */
@@ -32,7 +32,7 @@ export function toolsBackend(
     ...(options.limits ? { limits: options.limits } : {}),
   });
   return {
-    inputSchema: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
+    inputSchema: (name) => implementationOf(name).inputSchema,
     execute: (name, input, call) =>
       invokeTool(name, input, context(call.profileId, call.actor, call.abortSignal)),
     // Resolved through the schema cache ("public.orders"), so grants match however a call spells it.

@@ -34,7 +34,7 @@ import type { SchemaCache } from './schema-cache.ts';
 import { resolveColumnIn } from './schema-names.ts';
 import { quoteIdent } from './sql.ts';
 import { inlineParams } from './sql-inline.ts';
-import { DEFAULT_PROFILE, isActor, type Row } from './types.ts';
+import { DEFAULT_PROFILE, isActor } from './types.ts';
 
 const DEFAULT_LINES_BATCH = 5000;
 const PROGRESS_EVERY_MS = 250;

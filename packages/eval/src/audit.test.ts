@@ -20,8 +20,8 @@ describe('the visibility audit', () => {
 
   it('fails a discoverable row whose requests do not name it, and says what to do', () => {
     const corpus: EvalRequest[] = [
-      { id: 'a', text: 'my join takes forever', expect: ['explainQuery'], namesCapability: false },
-      { id: 'b', text: 'hmm this feels sluggish', expect: ['explainQuery'], namesCapability: false },
+      { id: 'a', text: 'hello there, good morning', expect: ['explainQuery'], namesCapability: false },
+      { id: 'b', text: 'thanks a lot!', expect: ['explainQuery'], namesCapability: false },
       { id: 'c', text: 'show me the query plan', expect: ['explainQuery'], namesCapability: true },
     ];
     expect(corpus.map((request) => wordingNames(request, 'explainQuery'))).toEqual([false, false, true]);

@@ -200,7 +200,24 @@ async function attempt(
   options: RunEvalOptions,
 ): Promise<Attempt> {
   const mode = options.mode ?? 'manual';
-  const state = await shop.freshState(request.context, mode);
+  let state: ToolrowState;
+  try {
+    state = await shop.freshState(request.context, mode);
+  } catch (caught) {
+    // The harness failed, not the model: record it on this attempt and let the others run.
+    const error = `could not open a fresh state: ${caught instanceof Error ? caught.message : String(caught)}`;
+    return {
+      run,
+      calls: [],
+      ...grade(request, [], error),
+      steps: 0,
+      inputTokens: undefined,
+      outputTokens: undefined,
+      latencyMs: 0,
+      text: '',
+      error,
+    };
+  }
   const started = performance.now();
   const history: ModelMessage[] = [{ role: 'user', content: request.text }];
   const outcomes = new Map<string, Omit<TracedCall, 'tool'>>();

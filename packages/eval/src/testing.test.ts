@@ -73,6 +73,11 @@ describe('the OpenAI-compatible test server, through @ai-sdk/openai-compatible',
     expect(searchingModel()(chat)).toEqual({
       toolCalls: [{ name: 'searchTools', arguments: { query: 'audit log' } }],
     });
+    // Never, even where searchTools itself is what the request asks for.
+    const meta = CORPUS.find((r) => r.id === 'search-what-else')!;
+    expect(floorModel()({ ...chat, messages: [{ role: 'user', content: meta.text }] })).toEqual({
+      text: 'I cannot do that with the tools I have.',
+    });
     expect(floorModel()({ ...chat, tools: ['listAuditLog'] })).toEqual({
       toolCalls: [{ name: 'listAuditLog', arguments: {} }],
     });

@@ -54,4 +54,17 @@ export interface McpBackend {
   tablesOf(name: McpToolName, input: unknown): Promise<readonly string[] | undefined>;
   /** Remembers a "yes" to a read of one table (Auto mode), as chat does. */
   rememberGrant(grant: Grant): Promise<void>;
+  /** The user's tables, for resources/list (omit: no table resources). */
+  tables?(): Promise<McpTableSummary[]>;
+  /** One table's schema as describeTable returns it, for resources/read; throws for an unknown table. */
+  describeTable?(qualifiedName: string): Promise<unknown>;
+}
+
+/** A table as resources/list shows it. */
+export interface McpTableSummary {
+  schema: string;
+  name: string;
+  kind: string;
+  comment: string | null;
+  rowEstimate: number;
 }

@@ -18,10 +18,10 @@ import {
   requireBearerAuth,
 } from '@modelcontextprotocol/server';
 import type { McpBackend } from './backend.ts';
-import type { McpGateOptions } from './gate.ts';
 import { MCP_SCOPES } from './generated/mcp-scopes.ts';
 import { createBearerVerifier, type OAuthTokenStore } from './oauth/verifier.ts';
 import { refusalFor } from './scopes.ts';
+import type { ToolrowServerOptions } from './server.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
 import { type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
@@ -29,7 +29,7 @@ export const DEFAULT_MCP_PATH = '/mcp';
 /** The port `toolrow mcp --http` listens on unless --port says otherwise. */
 export const DEFAULT_MCP_PORT = 7337;
 
-export interface McpHttpOptions extends McpGateOptions {
+export interface McpHttpOptions extends ToolrowServerOptions {
   backend: McpBackend;
   tokens: McpTokenStore;
   /** Path of the MCP endpoint (default /mcp); the metadata lives at its RFC 9728 well-known path. */
@@ -79,9 +79,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const verifier = createBearerVerifier(options.tokens, options.oauth);
   const backendOf = (principal: McpPrincipal | undefined) =>
     principal?.profile && options.backendFor ? options.backendFor(principal.profile) : options.backend;
-  const gate: McpGateOptions = {
+  const gate: ToolrowServerOptions = {
     ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   };
   const mcp = createMcpHandler(
     (context) => {

@@ -11,9 +11,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpBackend } from './backend.ts';
-import type { McpGateOptions } from './gate.ts';
 import type { McpScope } from './generated/mcp-scopes.ts';
 import { parseScope, refusalFor, scopeCovers } from './scopes.ts';
+import type { ToolrowServerOptions } from './server.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
 import { createTokenVerifier, type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
@@ -142,7 +142,7 @@ class ScopeGateTransport implements Transport {
   }
 }
 
-export interface McpStdioOptions extends McpGateOptions {
+export interface McpStdioOptions extends ToolrowServerOptions {
   backend: McpBackend;
   principal: McpPrincipal;
   stdin?: Readable;
@@ -164,9 +164,10 @@ export function serveMcpStdio(options: McpStdioOptions): RunningMcpStdio {
   });
   const wire = new StdioServerTransport(options.stdin, options.stdout);
   const transport = new ScopeGateTransport(wire, options.backend, options.principal, () => markClosed());
-  const gate: McpGateOptions = {
+  const gate: ToolrowServerOptions = {
     ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   };
   const handle = serveStdio(() => createToolrowMcpServer(options.backend, options.principal, gate), {
     transport,

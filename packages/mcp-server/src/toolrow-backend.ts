@@ -5,11 +5,14 @@ import { appStateGateStore } from '@toolrow/agent';
 import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { ToolrowState } from '@toolrow/state';
 import {
+  implementationOf,
+  missingImplementationMessage,
   parseToolInput,
   TOOL_IMPLEMENTATIONS,
   type ToolImplementation,
   tablesOfCall,
   toToolError,
+  UNIMPLEMENTED_TOOLS,
 } from '@toolrow/tools';
 import type { McpBackend } from './backend.ts';
 
@@ -21,6 +24,9 @@ export interface ToolrowBackendOptions {
 }
 
 export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend {
+  // Fail at start-up, not on the first client's tools/list.
+  if (UNIMPLEMENTED_TOOLS.length > 0)
+    throw new Error(UNIMPLEMENTED_TOOLS.map(missingImplementationMessage).join('\n'));
   const profile = options.profile ?? DEFAULT_PROFILE;
   const { source, state } = options;
   const gate = appStateGateStore(state);
@@ -30,7 +36,22 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
     permissions: () => gate.permissions(profile),
     tablesOf: async (_name, input) => tablesOfCall(input, { ...context, actor: 'agent' }),
     rememberGrant: (grant) => gate.rememberGrant(profile, grant),
-    inputSchemaOf: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
+    async tables() {
+      return (await source.schema.get()).tables.map((table) => ({
+        schema: table.schema,
+        name: table.name,
+        kind: table.kind,
+        comment: table.comment,
+        rowEstimate: table.rowEstimate,
+      }));
+    },
+    // The describeTable tool's own output, so the resource and the tool never disagree.
+    describeTable: (qualifiedName) =>
+      (TOOL_IMPLEMENTATIONS.describeTable as ToolImplementation).execute(
+        parseToolInput('describeTable', { table: qualifiedName }),
+        { ...context, actor: 'agent' },
+      ),
+    inputSchemaOf: (name) => implementationOf(name).inputSchema,
     parseInput: (name, rawInput) => parseToolInput(name, rawInput),
     async run(name, input, call) {
       if (call.signal.aborted) throw toToolError(name, new Error('the client cancelled the call'));

@@ -17,6 +17,7 @@ export type {
 } from './define.ts';
 export { describeIssues, type InputIssue, isToolError, ToolError, type ToolErrorCode } from './errors.ts';
 export {
+  canonicalOp,
   FILTER_INPUT_OPS,
   type FilterInput,
   type FilterInputCondition,
@@ -32,15 +33,18 @@ export * from './generated/write-scopes.ts';
 export {
   assertImplementedTool,
   IMPLEMENTED_TOOLS,
+  implementationOf,
   inputJsonSchema,
   invokeTool,
   isImplementedTool,
+  missingImplementationMessage,
   parseToolInput,
   TOOL_IMPLEMENTATIONS,
   type ToolImplementations,
   type ToolInput,
   type ToolOutput,
   toToolError,
+  UNIMPLEMENTED_TOOLS,
 } from './registry.ts';
 export {
   checkReadOnlySql,

@@ -150,18 +150,37 @@ export type ToolOutput<N extends ImplementedToolName> = Awaited<
   ReturnType<ToolImplementations[N]['execute']>
 >;
 
-/** The implemented tool names, in row order (every row but the loop tool). */
+/** The implemented tool names, in row order (every row but the loop tool, once each has its implementation). */
 export const IMPLEMENTED_TOOLS: readonly ImplementedToolName[] = TOOL_NAMES.filter(
-  (name): name is ImplementedToolName => !isLoop(name),
+  (name): name is ImplementedToolName => !isLoop(name) && Object.hasOwn(TOOL_IMPLEMENTATIONS, name),
 );
+
+/**
+ * Rows that have no implementation yet: empty, except between adding a row and writing its
+ * implementation (the type checker fails then too, but amid knock-on errors).
+ */
+export const UNIMPLEMENTED_TOOLS: readonly ImplementedToolName[] = TOOL_NAMES.filter(
+  (name): name is ImplementedToolName => !isLoop(name) && !Object.hasOwn(TOOL_IMPLEMENTATIONS, name),
+);
+
+/** What to do about a row without an implementation; `npm run gen` says the same, naming the file. */
+export function missingImplementationMessage(name: string): string {
+  return `The row ${name} (packages/declarations/src/tools.ts) has no implementation yet: export \`const ${name} = defineTool({ inputSchema, execute })\` from a file in packages/tools/src/tools/ and add ${name} to IMMEDIATE in packages/tools/src/registry.ts. \`npm run gen\` names the file.`;
+}
 
 export function isImplementedTool(name: string): name is ImplementedToolName {
   return Object.hasOwn(TOOL_IMPLEMENTATIONS, name);
 }
 
+/** A tool's schema and execute; a row without an implementation throws ToolError 'unknown-tool' saying what to add. */
+export function implementationOf<N extends ImplementedToolName>(name: N): ToolImplementations[N] {
+  if (!isImplementedTool(name)) throw new ToolError('unknown-tool', name, missingImplementationMessage(name));
+  return TOOL_IMPLEMENTATIONS[name];
+}
+
 /** The JSON Schema of a tool's input (zod 4's native converter, input side: defaults are optional). */
 export function inputJsonSchema(name: ImplementedToolName): Record<string, unknown> {
-  return z.toJSONSchema(TOOL_IMPLEMENTATIONS[name].inputSchema, { io: 'input' }) as Record<string, unknown>;
+  return z.toJSONSchema(implementationOf(name).inputSchema, { io: 'input' }) as Record<string, unknown>;
 }
 
 const DATASOURCE_CODES: Readonly<Record<string, ToolErrorCode>> = {
@@ -190,7 +209,7 @@ export function parseToolInput<N extends ImplementedToolName>(
   name: N,
   rawInput: unknown,
 ): z.output<ToolImplementations[N]['inputSchema']> {
-  const schema: z.ZodType = TOOL_IMPLEMENTATIONS[name].inputSchema;
+  const schema: z.ZodType = implementationOf(name).inputSchema;
   // MCP clients and models send no arguments at all for tools without fields.
   const input = rawInput === undefined || rawInput === null ? {} : rawInput;
   const parsed = schema.safeParse(input, { reportInput: true });
@@ -210,6 +229,8 @@ export function parseToolInput<N extends ImplementedToolName>(
 /** Throws ToolError 'unknown-tool' unless `name` is a tool this package runs. */
 export function assertImplementedTool(name: string): asserts name is ImplementedToolName {
   if (isImplementedTool(name)) return;
+  if (isToolName(name) && !isLoop(name))
+    throw new ToolError('unknown-tool', name, missingImplementationMessage(name));
   if (isToolName(name) && isLoop(name)) {
     throw new ToolError(
       'unknown-tool',

@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generate } from './generate.ts';
+import { describeMissingImplementations } from './implementations.ts';
 import { RowErrors } from './row-model.ts';
 
 const usage = 'Usage: node tools/codegen/src/cli.ts [--check] [--root <dir>]';
@@ -31,6 +32,7 @@ function main(argv: string[]): number {
   const root = flags.root ?? fileURLToPath(new URL('../../..', import.meta.url));
   try {
     const result = generate({ root, check: flags.check ?? false });
+    const nextStep = result.implementations ? describeMissingImplementations(result.implementations) : '';
     if (flags.check) {
       if (result.stale.length > 0) {
         console.error(`Generated files are out of date with the tool rows (${result.stale.length}):`);
@@ -41,6 +43,7 @@ function main(argv: string[]): number {
         return 1;
       }
       console.log(`Generated files are up to date with ${result.rows.length} tool rows.`);
+      if (nextStep) console.log(nextStep);
       return 0;
     }
     const changed = result.files.filter((file) => file.status !== 'unchanged');
@@ -48,6 +51,7 @@ function main(argv: string[]): number {
     console.log(
       `${result.rows.length} rows; ${changed.length} of ${result.files.length} generated files changed.`,
     );
+    if (nextStep) console.log(nextStep);
     return 0;
   } catch (error) {
     if (error instanceof RowErrors) {

@@ -3,6 +3,7 @@ import { type FileSystemHost, Project } from 'ts-morph';
 import { deriveCatalog } from './derive.ts';
 import { EMITTERS, type Emitter } from './emitters/index.ts';
 import { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
+import { findMissingImplementations, type ImplementationReport } from './implementations.ts';
 import { readRows } from './read-rows.ts';
 import type { LocatedRow } from './row-model.ts';
 import { validateRows } from './validate.ts';
@@ -31,6 +32,8 @@ export interface GenerateResult {
   files: FileReport[];
   /** In check mode: the files that differ from what the rows produce. */
   stale: FileReport[];
+  /** Rows the tools registry does not implement yet (absent when the root has no registry). */
+  implementations?: ImplementationReport;
 }
 
 /** Reads and validates the rows from the declaration file's AST. Throws RowErrors naming file:line. */
@@ -99,7 +102,13 @@ export function generate(options: GenerateOptions): GenerateResult {
     }
   }
 
-  return { rows, files, stale: files.filter((file) => file.status === 'stale' || file.status === 'orphan') };
+  const implementations = findMissingImplementations(project, root, rows);
+  return {
+    rows,
+    files,
+    stale: files.filter((file) => file.status === 'stale' || file.status === 'orphan'),
+    ...(implementations ? { implementations } : {}),
+  };
 }
 
 function listFiles(fs: FileSystemHost, root: string, directory: string): string[] {

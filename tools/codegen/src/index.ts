@@ -10,6 +10,14 @@ export {
   renderFiles,
 } from './generate.ts';
 export { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
+export {
+  describeMissingImplementations,
+  findMissingImplementations,
+  IMMEDIATE_OBJECT,
+  type ImplementationReport,
+  type MissingImplementation,
+  REGISTRY_PATH,
+} from './implementations.ts';
 export { ROWS_EXPORT_NAME, readRows } from './read-rows.ts';
 export { type LocatedRow, type Row, RowError, RowErrors } from './row-model.ts';
 export { closest, ROW_RULES, suggest, validateRows } from './validate.ts';

@@ -3,11 +3,11 @@ import { searchCatalog, searchToolsInputSchema } from '@toolrow/agent';
 import { isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
 import { DEFAULT_PROFILE } from '@toolrow/state';
 import {
-  IMPLEMENTED_TOOLS,
   inputJsonSchema,
   invokeTool,
   isImplementedTool,
   isToolError,
+  missingImplementationMessage,
   parseToolInput,
 } from '@toolrow/tools';
 import { z } from 'zod';
@@ -92,10 +92,7 @@ export const callCommand: Command = {
       }
       return searchFromCli(parseInput(inputText), io);
     }
-    if (!isImplementedTool(name))
-      throw new UsageError(
-        `'${name}' has no implementation; the implemented tools: ${IMPLEMENTED_TOOLS.join(', ')}.`,
-      );
+    if (!isImplementedTool(name)) throw new UsageError(missingImplementationMessage(name));
     if (parsed.values.schema) {
       io.stdout(toJson(inputJsonSchema(name)));
       return 0;

@@ -27,8 +27,10 @@ describe('toolrow catalog --cost', () => {
   it('--cost prints the comparison as text', async () => {
     const result = await runCli(['catalog', '--cost']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/inline core\s+27 tools/);
-    expect(result.stdout).toMatch(/all rows\s+38 tools .*\(\d+\.\d\d× the inline core\)/);
+    expect(result.stdout).toMatch(new RegExp(`inline core\\s+${INLINE_TOOLS.length} tools`));
+    expect(result.stdout).toMatch(
+      new RegExp(`all rows\\s+${TOOL_NAMES.length} tools .*\\(\\d+\\.\\d\\d× the inline core\\)`),
+    );
     expect(result.stdout).toMatch(/Counted with gpt-tokenizer/);
   });
 });

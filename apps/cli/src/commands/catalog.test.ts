@@ -1,4 +1,18 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DISCOVERABLE_TOOLS,
+  GATED_TOOLS,
+  INLINE_TOOLS,
+  LOOP_TOOLS,
+  PROPOSE_TWINS,
+  SILENT_TOOLS,
+  TOOL_NAMES,
+} from '@toolrow/catalog';
 import { TOOL_ROWS } from '@toolrow/declarations';
+import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES } from '@toolrow/mcp-server';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
@@ -17,7 +31,8 @@ interface JsonRow {
 const count = (rows: JsonRow[], predicate: (row: JsonRow) => boolean) => rows.filter(predicate).length;
 
 describe('toolrow catalog', () => {
-  it('--json prints the 38 rows with their fields, and the counts match the seed', async () => {
+  // The seed's counts are pinned once, in tools/codegen/src/parity.test.ts; here they derive from the catalog.
+  it('--json prints every row with its fields, and the counts match the catalog', async () => {
     const result = await spawnCli(['catalog', '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -33,14 +48,14 @@ describe('toolrow catalog', () => {
       pairs: count(rows, (row) => row.twin !== undefined),
       excluded: count(rows, (row) => row.mcp === 'excluded'),
     }).toEqual({
-      rows: 38,
-      inline: 27,
-      discoverable: 11,
-      silent: 21,
-      gated: 16,
-      loop: 1,
-      pairs: 5,
-      excluded: 3,
+      rows: TOOL_NAMES.length,
+      inline: INLINE_TOOLS.length,
+      discoverable: DISCOVERABLE_TOOLS.length,
+      silent: SILENT_TOOLS.length,
+      gated: GATED_TOOLS.length,
+      loop: LOOP_TOOLS.length,
+      pairs: Object.keys(PROPOSE_TWINS).length,
+      excluded: MCP_EXCLUDED_TOOLS.length,
     });
   });
 
@@ -60,8 +75,9 @@ describe('toolrow catalog', () => {
     expect(lines.find((line) => /\bsearchTools\b/.test(line))).toMatch(
       /searchTools\s+loop\s+-\s+inline\s+-\s+none\s+-$/,
     );
+    const scopes = MCP_SCOPES.map((scope) => `${MCP_SCOPE_TOOLS[scope].length} ${scope}`).join(', ');
     expect(result.stdout).toContain(
-      '38 rows: 27 inline, 11 discoverable; 21 silent, 16 gated, 1 loop; 5 immediate/propose pairs; MCP lists 22 tables:readonly, 30 tables:staged, 35 tables:full; 3 excluded.',
+      `${TOOL_NAMES.length} rows: ${INLINE_TOOLS.length} inline, ${DISCOVERABLE_TOOLS.length} discoverable; ${SILENT_TOOLS.length} silent, ${GATED_TOOLS.length} gated, ${LOOP_TOOLS.length} loop; ${Object.keys(PROPOSE_TWINS).length} immediate/propose pairs; MCP lists ${scopes}; ${MCP_EXCLUDED_TOOLS.length} excluded.`,
     );
   });
 
@@ -146,4 +162,29 @@ describe('toolrow', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^Unknown command 'catalgo'. Did you mean 'catalog'\?/);
   });
+});
+
+describe('commands that only read the catalog', () => {
+  const counter = fileURLToPath(new URL('../../bench/count-modules.mjs', import.meta.url));
+
+  it.each([[['catalog']], [['catalog', '--json']], [['search-tools', 'export this as CSV']]])(
+    'toolrow %j loads no dependency from node_modules (no zod, pg, PGlite, MCP or AI SDK)',
+    async (argv) => {
+      const dir = await mkdtemp(join(tmpdir(), 'toolrow-modules-'));
+      try {
+        const file = join(dir, 'count.json');
+        const result = await spawnCli(argv, {
+          env: { NODE_OPTIONS: `--import ${counter}`, TOOLROW_MODULE_COUNT: file },
+        });
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+        const loaded = JSON.parse(await readFile(file, 'utf8')) as { modules: number; packages: string[] };
+        expect(loaded.packages).toEqual([]);
+        // The workspace's own modules only: main, the command, the catalog and its declarations.
+        expect(loaded.modules).toBeLessThan(40);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { toolCostReport } from '@toolrow/agent';
 import {
   CATALOG_ROWS,
   type CatalogRow,
@@ -12,8 +11,10 @@ import {
   PROPOSE_TWINS,
   SILENT_TOOLS,
 } from '@toolrow/catalog';
-import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
-import { READ_ONLY_TOOLS, WRITE_SCOPE_TOOLS, type WriteScope } from '@toolrow/tools';
+// The narrow entry points: the package indexes would load the MCP SDK, zod, the AI SDK and the
+// data layer, which listing the rows never touches (apps/cli/bench/cold-start.ts measures it).
+import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from '@toolrow/mcp-server/scopes';
+import { READ_ONLY_TOOLS, WRITE_SCOPE_TOOLS, type WriteScope } from '@toolrow/tools/write-scopes';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -125,6 +126,8 @@ export const catalogCommand: Command = {
       });
     }
     if (values.cost) {
+      // The cost report builds the real tool set (AI SDK, zod, every tool): loaded only when asked.
+      const { toolCostReport } = await import('@toolrow/agent');
       io.stdout(await toolCostReport({ json: values.json ?? false }));
       return 0;
     }

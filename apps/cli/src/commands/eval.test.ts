@@ -7,7 +7,7 @@ import type { EvalReport } from '@toolrow/eval';
 import { type ChatServer, floorModel, searchingModel, startChatServer } from '@toolrow/eval/testing';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../testing.ts';
+import { runCli, spawnCli } from '../testing.ts';
 
 // Five requests that need a discoverable tool, three that an inline tool answers.
 const ONLY = [
@@ -64,7 +64,8 @@ describe('toolrow eval, through a real OpenAI-compatible server', () => {
       const report = JSON.parse(await readFile(join(dir, `${name}.json`), 'utf8')) as EvalReport;
       runs[name] = { ...result, report };
     }
-  });
+    // Two eval runs of 8 requests, each on its own in-memory shop: minutes on a loaded 2-core machine.
+  }, 600_000);
   afterAll(async () => {
     await Promise.all([floor?.close(), searching?.close()]);
     await rm(dir, { recursive: true, force: true });
@@ -164,6 +165,21 @@ describe('toolrow eval, through a real OpenAI-compatible server', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it('the real bin reads TOOLROW_MODEL, and --fail-under fails a run below it', {
+    timeout: 300_000,
+  }, async () => {
+    const result = await spawnCli(['eval', '--only', 'audit-log,tables-what', '--fail-under', '75'], {
+      env: { ...env, TOOLROW_MODEL: `openai-compatible:${floor.baseURL}#floor-bin` },
+      cwd: dir,
+    });
+    expect(result.stdout).toContain(
+      'toolrow eval · openai-compatible.chat:floor-bin · manual mode · 2 requests × 1 run',
+    );
+    expect(result.stdout).toMatch(/passed\s+50% of 2 attempts/);
+    expect(result.stderr).toContain('toolrow eval: 50% passed, under --fail-under 75%.');
+    expect(result.code).toBe(1);
   });
 
   it('names bad arguments with exit code 2, and a missing model with 1', async () => {

@@ -19,7 +19,8 @@ import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { toJson } from '../format.ts';
 
 const USAGE = `Usage: toolrow eval [--model <spec>] [--runs N] [--concurrency K] [--only <ids>] [--limit N]
-                    [--mode manual|auto|full-auto] [--json <file>] [--html <file>] [--fail-under <percent>]
+                    [--mode manual|auto|full-auto] [--orders N] [--json <file>] [--html <file>]
+                    [--fail-under <percent>]
        toolrow eval compare <before.json> <after.json>
 
 Runs the ${CORPUS.length} requests of the corpus (as users type them) through the real agent loop and
@@ -33,6 +34,7 @@ turn: the right tool picked, searched when the tool was discoverable, wrong-twin
   --only <ids>        only requests whose id contains one of these comma-separated words
   --limit N           at most N requests
   --mode <mode>       the profile's permission mode (default manual); every ask is answered yes
+  --orders N          orders in the sample shop (default 1000)
   --json <file>       write the full report as JSON (compare reads it)
   --html <file>       write a self-contained HTML report with charts
   --fail-under <pct>  exit 1 when fewer than this percentage of attempts pass

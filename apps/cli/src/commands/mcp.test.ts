@@ -165,7 +165,7 @@ async function stdioClient(extraEnv: Record<string, string>, args: string[] = []
 
 describe('toolrow mcp --stdio: the matrix with the real tools', () => {
   // A client sees only its own export jobs: each case's actor gets one of its own.
-  const inputs: Record<string, Record<ToolName, unknown>> = {};
+  const inputs: Record<string, Partial<Record<ToolName, unknown>>> = {};
   // The four cases: no token (the local user at the default scope) and one token per scope.
   const cases: {
     label: string;
@@ -210,7 +210,7 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
         for (const row of CATALOG_ROWS) {
           const name = row.name as ToolName;
           const result = await client
-            .callTool({ name, arguments: inputs[testCase.actor]![name] as Record<string, unknown> })
+            .callTool({ name, arguments: (inputs[testCase.actor]![name] ?? {}) as Record<string, unknown> })
             .then(
               (value) => ({ value }),
               (error: Error) => ({ error }),

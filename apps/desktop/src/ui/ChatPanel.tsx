@@ -20,6 +20,7 @@ import {
 } from './api.ts';
 import { chipOf, formatUsage, summarizeInput, usageOf } from './chat-parts.ts';
 import { formatAgo } from './format.ts';
+import { Markdown } from './Markdown.tsx';
 import { ErrorBox, ToolBadges } from './widgets.tsx';
 
 export interface ChatPanelProps {
@@ -266,10 +267,11 @@ function ChatSession(props: ChatSessionProps) {
             </p>
           </div>
         ) : null}
-        {messages.map((message) => (
+        {messages.map((message, index) => (
           <Message
             key={message.id}
             message={message}
+            streaming={status === 'streaming' && index === messages.length - 1}
             onApprove={(id, approved) =>
               void addToolApprovalResponse({
                 id,
@@ -424,10 +426,12 @@ function ConversationList(props: {
 
 function Message({
   message,
+  streaming,
   onApprove,
   onChip,
 }: {
   message: UIMessage;
+  streaming: boolean;
   onApprove: (approvalId: string, approved: boolean) => void;
   onChip: (chip: Chip) => Promise<void>;
 }) {
@@ -447,7 +451,7 @@ function Message({
         if (part.type === 'text') {
           return part.text ? (
             <div key={key} className="text">
-              {part.text}
+              <Markdown text={part.text} streaming={streaming && part.state === 'streaming'} />
             </div>
           ) : null;
         }

@@ -57,6 +57,29 @@ export interface McpApproval {
   expiresAt: string;
 }
 
+/** Per-row figures of the latest `toolrow eval` run (GET /api/eval/latest); `run` is null before the first. */
+export interface EvalLatest {
+  run: {
+    model: string;
+    mode: string;
+    runs: number;
+    finishedAt: string;
+    requests: number;
+    passRate: number;
+    /** Share of attempts needing a discoverable tool in which the model searched. */
+    searchRate: number;
+    tools: {
+      tool: string;
+      attempts: number;
+      passRate: number;
+      searchRate: number;
+      foundRate: number;
+      wrongTwinPicks: number;
+    }[];
+  } | null;
+  hint?: string;
+}
+
 export interface TableSummary {
   /** schema-qualified when the schema is not public, e.g. "sales.orders"; otherwise the bare name. */
   id: string;
@@ -291,6 +314,7 @@ const table = (id: string) => `/api/tables/${encodeURIComponent(id)}`;
 
 export const api = {
   status: () => request<AppStatus>('GET', '/api/status'),
+  evalLatest: () => request<EvalLatest>('GET', '/api/eval/latest'),
   setMode: (mode: PermissionMode) => request<{ mode: PermissionMode }>('PUT', '/api/profile', { mode }),
   tables: () => request<{ tables: TableSummary[] }>('GET', '/api/tables'),
   describe: (id: string) => request<TableInfo>('GET', table(id)),
