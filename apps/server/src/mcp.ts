@@ -7,6 +7,7 @@ import {
   createMcpHttpHandler,
   createToken,
   createToolrowBackend,
+  type DocumentFetch,
   type McpBackend,
   type McpScope,
   parseScope,
@@ -24,6 +25,8 @@ export interface McpOptions {
   scope?: string;
   /** The token's name, the audit actor mcp:<name> (default 'toolrow-app'). */
   tokenName?: string;
+  /** Fetches client ID metadata documents (default: fetch; tests route a document to a local socket). */
+  fetchClientDocument?: DocumentFetch;
   /** Where gated calls wait for the user: the app's inbox (ToolrowServer.approvals). */
   approvals?: ApprovalInbox;
   onerror?: (error: Error) => void;
@@ -75,6 +78,7 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
     state: options.state,
     consentPath: CONSENT_PATH,
     mcpPath: handler.path,
+    ...(options.fetchClientDocument ? { fetchDocument: options.fetchClientDocument } : {}),
   });
   const mount: McpMount = {
     path: handler.path,

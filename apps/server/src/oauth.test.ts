@@ -48,6 +48,10 @@ let app: TestServer;
 let mounted: MountedMcp;
 let mcpUrl: string;
 let callbacks: CallbackServer;
+/** A client ID metadata document, as a web client hosts it at its https URL. */
+const DOCUMENT_URL = 'https://client.example/toolrow/client.json';
+let documentServer: Server;
+let documentUrl = '';
 
 /** A client's loopback redirect listener, as native apps run one (RFC 8252 §7.3). */
 interface CallbackServer {
@@ -166,7 +170,26 @@ beforeAll(async () => {
     startCallbackServer(),
     ensureBundle(),
   ]);
-  mounted = await mountMcp({ source: toolrow.source, state: toolrow.state });
+  documentServer = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        client_id: DOCUMENT_URL,
+        client_name: 'Metadata Document Client',
+        redirect_uris: [callbacks.url],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
+  documentUrl = `http://127.0.0.1:${(documentServer.address() as AddressInfo).port}/toolrow/client.json`;
+  mounted = await mountMcp({
+    source: toolrow.source,
+    state: toolrow.state,
+    // There is no network here: https://client.example is a socket on this machine.
+    fetchClientDocument: (url, init) => fetch(url === DOCUMENT_URL ? documentUrl : url, init),
+  });
   app = await startTestServer(toolrow, { mcp: mounted.mount });
   mcpUrl = `${app.url}/mcp`;
   context = await browser.newContext();
@@ -181,6 +204,7 @@ afterAll(async () => {
   await browser?.close();
   await app?.close();
   await callbacks?.close();
+  await new Promise<void>((resolve) => (documentServer ? documentServer.close(() => resolve()) : resolve()));
   await toolrow?.close();
 });
 
@@ -306,6 +330,29 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
     } finally {
       await client.close();
     }
+  });
+
+  it('MCP TypeScript SDK with a client ID metadata document: no registration, the document names it', async () => {
+    const provider = new MemoryProvider(callbacks.url, 'ignored: the document names the client');
+    const withDocument = Object.assign(provider, { clientMetadataUrl: DOCUMENT_URL });
+    const client = new Client({ name: 'cimd', version: '1.0.0' });
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: withDocument })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.authorizationUrl!.searchParams.get('client_id')).toBe(DOCUMENT_URL);
+    const { params, shown } = await decideInBrowser(provider.authorizationUrl!, {
+      approve: true,
+      scope: 'tables:readonly',
+    });
+    expect(shown.client).toBe('Metadata Document Client');
+    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: withDocument });
+    await transport.finishAuth(params);
+    const connected = new Client({ name: 'cimd', version: '1.0.0' });
+    await connected.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: withDocument }),
+    );
+    expect((await connected.listTools()).tools.length).toBe(toolsForScope('tables:readonly').length);
+    await connected.close();
   });
 
   it('a denial sends the client back with error=access_denied and grants nothing', async () => {

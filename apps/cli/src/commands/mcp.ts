@@ -383,6 +383,8 @@ export const mcpCommand: Command = {
       const handler = createMcpHttpHandler({
         backend,
         tokens: state.tokens,
+        // The app's OAuth tokens are bound to the app's /mcp: here they are refused, saying so.
+        oauth: state.oauth,
         ...(approvals ? { approvals } : {}),
         onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
       });
