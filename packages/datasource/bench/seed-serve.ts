@@ -169,7 +169,8 @@ async function main(): Promise<void> {
     for (const target of targets) await measure(['db', 'info'], target.env, target.dir);
     // What the command costs before any seeding: `db info` opens the same databases.
     const baselines = new Map<string, Run>();
-    for (const target of targets) baselines.set(target.label, await measure(['db', 'info'], target.env, target.dir));
+    for (const target of targets)
+      baselines.set(target.label, await measure(['db', 'info'], target.env, target.dir));
 
     const seeds = new Map<string, Run[]>(targets.map((target) => [target.label, []]));
     const serves = new Map<string, number[]>(targets.map((target) => [target.label, []]));
