@@ -131,9 +131,15 @@ interface SizeResult {
   empty: Run;
 }
 
-function exportRate(result: SizeResult): number {
-  return result.rows / (Math.max(result.command.ms - result.empty.ms, 1) / 1000);
+/** Rows/s of the export alone; undefined when start-up varied by more than the export took. */
+function exportRate(result: SizeResult): number | undefined {
+  const ms = result.command.ms - result.empty.ms;
+  return ms > result.command.ms * 0.1 ? result.rows / (ms / 1000) : undefined;
 }
+
+const NOISE = 'n/a (start-up varied more than the export took; raise BENCH_ROUNDS)';
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined ? NOISE : `${(a / b).toFixed(2)}×`;
 
 async function benchEngine(
   label: string,
@@ -182,11 +188,11 @@ async function benchEngine(
       result.psql !== undefined
         ? (() => {
             const psqlRate = result.rows / (result.psql / 1000);
-            return `  psql \\copy ${pad(fmt(psqlRate), 10)} rows/s | Toolrow/psql: command ${(command / psqlRate).toFixed(2)}×, export ${(exporting / psqlRate).toFixed(2)}×`;
+            return `  psql \\copy ${pad(fmt(psqlRate), 10)} rows/s | Toolrow/psql: command ${(command / psqlRate).toFixed(2)}×, export ${ratio(exporting, psqlRate)}`;
           })()
         : '';
     console.log(
-      `  ${pad(fmt(result.rows), 9)} rows  toolrow ${pad((result.command.ms / 1000).toFixed(2), 6)} s (start-up ${(result.empty.ms / 1000).toFixed(2)} s) ${pad(fmt(command), 9)} rows/s, export ${pad(fmt(exporting), 9)} rows/s  peak RSS ${result.command.peakMb.toFixed(0)} MB (empty table: ${result.empty.peakMb.toFixed(0)} MB)${peer}`,
+      `  ${pad(fmt(result.rows), 9)} rows  toolrow ${pad((result.command.ms / 1000).toFixed(2), 6)} s (start-up ${(result.empty.ms / 1000).toFixed(2)} s) ${pad(fmt(command), 9)} rows/s, export ${pad(exporting === undefined ? 'n/a' : fmt(exporting), 9)} rows/s  peak RSS ${result.command.peakMb.toFixed(0)} MB (empty table: ${result.empty.peakMb.toFixed(0)} MB)${peer}`,
     );
   }
   if (results.length > 1) {
@@ -263,7 +269,7 @@ async function main(): Promise<void> {
       for (const [index, result] of onPglite.entries()) {
         const peer = onPostgres[index]!;
         console.log(
-          `  ${pad(fmt(result.rows), 9)} rows  PGlite/PostgreSQL: export ${(exportRate(result) / exportRate(peer)).toFixed(2)}× the rows/s, ${(result.command.peakMb / peer.command.peakMb).toFixed(2)}× the peak RSS`,
+          `  ${pad(fmt(result.rows), 9)} rows  PGlite/PostgreSQL: export ${ratio(exportRate(result), exportRate(peer))} the rows/s, ${(result.command.peakMb / peer.command.peakMb).toFixed(2)}× the peak RSS`,
         );
       }
     } else console.log('  (no PostgreSQL run to compare PGlite with)');

@@ -167,6 +167,10 @@ async function main(): Promise<void> {
 
     // A first command in each place creates the data directory and Toolrow's state: not measured.
     for (const target of targets) await measure(['db', 'info'], target.env, target.dir);
+    // What the command costs before any seeding: `db info` opens the same databases.
+    const baselines = new Map<string, Run>();
+    for (const target of targets)
+      baselines.set(target.label, await measure(['db', 'info'], target.env, target.dir));
 
     const seeds = new Map<string, Run[]>(targets.map((target) => [target.label, []]));
     const serves = new Map<string, number[]>(targets.map((target) => [target.label, []]));
@@ -189,7 +193,7 @@ async function main(): Promise<void> {
     for (const target of targets) {
       const run = seedOf(target.label);
       console.log(
-        `  ${target.label.padEnd(10)} ${(run.ms / 1000).toFixed(2).padStart(7)} s  peak RSS ${run.peakMb.toFixed(0)} MB`,
+        `  ${target.label.padEnd(10)} ${(run.ms / 1000).toFixed(2).padStart(7)} s  peak RSS ${run.peakMb.toFixed(0)} MB  (toolrow db info: ${(baselines.get(target.label)!.ms / 1000).toFixed(2)} s, ${baselines.get(target.label)!.peakMb.toFixed(0)} MB)`,
       );
     }
     console.log(`\nserve: toolrow serve to the first answered GET /api/tables, median of ${ROUNDS}`);

@@ -21,6 +21,8 @@ export type {
   ReadOnlyOptions,
   ReadQueryOptions,
   ReadQueryResult,
+  TextLines,
+  TextLinesOptions,
   TransactionOptions,
 } from './database.ts';
 export { openDatabase, resolveConnectionConfig } from './database.ts';
