@@ -24,6 +24,8 @@ export interface TracedCall {
   outcome: CallOutcome;
   /** The ladder asked the user (the eval answers yes, as a user who wants the task done). */
   asked?: boolean;
+  /** failed and refused calls: what the model read (clipped). */
+  error?: string;
   /** searchTools only: the query and the tools it returned. */
   query?: string;
   found?: string[];

@@ -65,11 +65,18 @@ export function renderHtml(report: EvalReport): string {
   const requestRows = report.requests
     .map((request) => {
       const failed = request.attempts.find((a) => !a.pass);
+      // Hover a failed or refused call for the text the model read; a search for its query.
       const calls =
         request.attempts[0]?.calls
-          .map((call) => `${call.tool}${call.outcome === 'ran' ? '' : ` (${call.outcome})`}`)
+          .map((call) => {
+            const label = escapeHtml(`${call.tool}${call.outcome === 'ran' ? '' : ` (${call.outcome})`}`);
+            const title =
+              call.error ??
+              (call.query !== undefined ? `"${call.query}" → ${(call.found ?? []).join(', ')}` : '');
+            return title ? `<span title="${escapeHtml(title)}">${label}</span>` : label;
+          })
           .join(' → ') ?? '';
-      return `<tr class="${request.passRate === 1 ? 'ok' : 'bad'}"><td class="mono">${escapeHtml(request.id)}</td><td>${escapeHtml(request.text)}</td><td class="mono">${escapeHtml(request.tools.join(', '))}</td><td>${percent(request.passRate)}</td><td>${request.needsSearch ? percent(request.searchRate) : '–'}</td><td class="mono">${escapeHtml(calls)}</td><td>${escapeHtml(failed?.reason ?? '')}</td></tr>`;
+      return `<tr class="${request.passRate === 1 ? 'ok' : 'bad'}"><td class="mono">${escapeHtml(request.id)}</td><td>${escapeHtml(request.text)}</td><td class="mono">${escapeHtml(request.tools.join(', '))}</td><td>${percent(request.passRate)}</td><td>${request.needsSearch ? percent(request.searchRate) : '–'}</td><td class="mono">${calls}</td><td>${escapeHtml(failed?.reason ?? '')}</td></tr>`;
     })
     .join('\n');
   return `<!doctype html>

@@ -26,7 +26,13 @@ describe('runEval over the real agent loop and tools', () => {
     expect(audit.attempts.map((attempt) => attempt.run)).toEqual([0, 1]);
     for (const attempt of audit.attempts) {
       expect(attempt.calls).toEqual([
-        { tool: 'listAuditLog', outcome: 'refused' },
+        {
+          tool: 'listAuditLog',
+          outcome: 'refused',
+          error: expect.stringMatching(
+            /^Tool 'listAuditLog' not in active set\. Call searchTools\(query='listAuditLog'\) to discover it/,
+          ),
+        },
         {
           tool: 'searchTools',
           outcome: 'ran',

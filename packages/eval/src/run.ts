@@ -264,6 +264,7 @@ async function attempt(
       for (const call of result.toolErrors) {
         outcomes.set(call.toolCallId, {
           outcome: isRefusal(call.toolName, call.error) ? 'refused' : 'failed',
+          error: call.error.length > 300 ? `${call.error.slice(0, 299)}…` : call.error,
         });
       }
       if (result.approvals.length === 0) break;

@@ -268,7 +268,10 @@ function oracle(corpus: readonly EvalRequest[], search: boolean): ChatScript {
         (search || name !== 'searchTools') &&
         !called.some((c) => c.name === name && c.failed && !c.refused),
     );
-    if (available) return { toolCalls: [{ name: available, arguments: INPUTS[available] ?? {} }] };
+    if (available) {
+      const input = available === 'searchTools' ? { query: request.text } : (INPUTS[available] ?? {});
+      return { toolCalls: [{ name: available, arguments: input }] };
+    }
     if (search && searches === 0 && chat.tools.includes('searchTools')) {
       // The user's own words: exactly what the visibility audit says should find the tool.
       return { toolCalls: [{ name: 'searchTools', arguments: { query: request.text } }] };
