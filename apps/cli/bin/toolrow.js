@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 
 const major = Number(process.versions.node.split('.')[0]);
 if (major >= 22) {
-  const { registerHooks } = await import('node:module');
+  const { enableCompileCache, registerHooks } = await import('node:module');
+  // Caches the compiled (and, on Node 24, type-stripped) sources across runs: most of a short
+  // command's start is compiling them (apps/cli/bench/cold-start.ts). Off with NODE_DISABLE_COMPILE_CACHE=1.
+  enableCompileCache?.();
   registerHooks({
     resolve(specifier, context, nextResolve) {
       const conditions = context.conditions.includes('@toolrow/source')

@@ -41,14 +41,28 @@ export class AppError extends Error {
 }
 
 /** POST a JSON body to the app as its user (the token from app.json); the JSON answer. */
-export async function postToApp<T>(app: RunningApp, path: string, body: unknown): Promise<T> {
+export function postToApp<T>(app: RunningApp, path: string, body: unknown): Promise<T> {
+  return requestApp<T>(app, path, body);
+}
+
+/** GET from the app as its user; the JSON answer. */
+export function getFromApp<T>(app: RunningApp, path: string): Promise<T> {
+  return requestApp<T>(app, path);
+}
+
+async function requestApp<T>(app: RunningApp, path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(`${app.url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    response = await fetch(
+      `${app.url}${path}`,
+      body === undefined
+        ? { headers: { authorization: `Bearer ${app.token}` } }
+        : {
+            method: 'POST',
+            headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          },
+    );
   } catch (error) {
     const reason = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
     throw new Error(

@@ -2,14 +2,18 @@
 // a fresh token for this run, and the client config a person pastes into their MCP client.
 import type { DataSource } from '@toolrow/datasource';
 import {
+  type ApprovalInbox,
+  createAuthorizationServer,
   createMcpHttpHandler,
   createToken,
   createToolrowBackend,
+  type McpBackend,
   type McpScope,
   parseScope,
   renderClientConfig,
 } from '@toolrow/mcp-server';
 import type { ToolrowState } from '@toolrow/state';
+import { CONSENT_PATH } from './oauth.ts';
 import type { McpMount } from './server.ts';
 
 export interface McpOptions {
@@ -20,6 +24,8 @@ export interface McpOptions {
   scope?: string;
   /** The token's name, the audit actor mcp:<name> (default 'toolrow-app'). */
   tokenName?: string;
+  /** Where gated calls wait for the user: the app's inbox (ToolrowServer.approvals). */
+  approvals?: ApprovalInbox;
   onerror?: (error: Error) => void;
 }
 
@@ -46,13 +52,43 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
     state: options.state,
     ...(options.profile ? { profile: options.profile } : {}),
   });
+  // OAuth connections act in the profile the user picked at consent.
+  const backends = new Map<string, McpBackend>();
+  const backendFor = (profile: string) => {
+    let found = backends.get(profile);
+    if (!found) {
+      found = createToolrowBackend({ source: options.source, state: options.state, profile });
+      backends.set(profile, found);
+    }
+    return found;
+  };
   const handler = createMcpHttpHandler({
     backend,
     tokens: options.state.tokens,
+    oauth: options.state.oauth,
+    authorizationServer: true,
+    backendFor,
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });
+  const authorization = createAuthorizationServer({
+    state: options.state,
+    consentPath: CONSENT_PATH,
+    mcpPath: handler.path,
+  });
+  const mount: McpMount = {
+    path: handler.path,
+    metadataPath: handler.metadataPath,
+    paths: [handler.path, handler.metadataPath, ...authorization.paths],
+    fetch: (request) =>
+      authorization.paths.includes(new URL(request.url).pathname)
+        ? authorization.fetch(request)
+        : handler.fetch(request),
+    close: () => handler.close(),
+    consent: authorization,
+  };
   return {
-    mount: handler,
+    mount,
     scope,
     token: created.token,
     clientConfig: (baseUrl) =>

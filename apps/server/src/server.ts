@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { MODEL_FORMS } from '@toolrow/agent';
@@ -15,7 +16,15 @@ import {
   isDataSourceError,
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
-import type { AppStatus, Filter, UiState } from '@toolrow/desktop/wire';
+import type { AppStatus, EvalLatest, Filter, UiState } from '@toolrow/desktop/wire';
+import type { EvalReport } from '@toolrow/eval';
+import {
+  APPROVALS_PATH,
+  type ApprovalInbox,
+  approvalTimeoutFromEnv,
+  createApprovalInbox,
+  createApprovalsHandler,
+} from '@toolrow/mcp-server';
 import { PERMISSION_MODES, type StagingFilter, type ToolrowState } from '@toolrow/state';
 import { checkReadOnlySql, invokeTool, isImplementedTool, type ToolContext } from '@toolrow/tools';
 import {
@@ -49,6 +58,7 @@ import {
 import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
+import { type ConsentService, mountOAuthRoutes } from './oauth.ts';
 import { serveDesktop } from './static.ts';
 import {
   jsonRow,
@@ -101,6 +111,11 @@ export interface ToolrowServerOptions {
   createChat?: (model: LanguageModel, context: ChatContext) => Promise<ChatHandler> | ChatHandler;
   /** Mount the MCP endpoint (off by default). */
   mcp?: McpMount | null;
+  /**
+   * The MCP approval inbox the app shows and answers (GET/POST /api/mcp/approvals). Pass the one
+   * the MCP mount asks into; default a new one with TOOLROW_MCP_APPROVAL_TIMEOUT's wait.
+   */
+  approvals?: ApprovalInbox;
   /** The desktop build to serve at `/` (default apps/desktop/dist); null serves no UI. */
   desktopDir?: string | null;
   /** Version shown in the status bar. */
@@ -112,6 +127,11 @@ export interface ToolrowServerOptions {
    * random one). See app-auth.ts; the MCP paths keep their own bearer tokens.
    */
   token?: string;
+  /**
+   * The latest `toolrow eval` run, which the Agent tools page shows next to each row (default
+   * <data dir>/eval/latest.json, where the command writes it). Read on every request; never written.
+   */
+  latestEvalPath?: string;
 }
 
 export interface ChatContext {
@@ -125,6 +145,10 @@ export interface ChatContext {
 export interface McpMount {
   path: string;
   metadataPath: string;
+  /** Every path it serves, outside the app's login (default: path and metadataPath). */
+  paths?: readonly string[];
+  /** The authorization server's consent requests, when the mount is one (see oauth.ts). */
+  consent?: ConsentService;
   fetch(request: Request): Promise<Response>;
   close(): Promise<void>;
 }
@@ -135,6 +159,8 @@ export interface ToolrowServer {
   port: number;
   /** The app secret: `Authorization: Bearer <token>`, or the cookie the `?token=` link sets. */
   readonly token: string;
+  /** Gated MCP calls waiting for the user (Manual mode, and what Auto asks). */
+  readonly approvals: ApprovalInbox;
   /** `url` is the base (no token); `openUrl` the link that signs a browser in. */
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; openUrl: string }>;
   close(): Promise<void>;
@@ -184,10 +210,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   const auth: AppAuth = createAppAuth(options.token ?? appTokenFrom(env), () => server.port);
+  const approvals = options.approvals ?? createApprovalInbox({ timeoutMs: approvalTimeoutFromEnv(env) });
   const server: ToolrowServer = {
     app: new Hono(),
     port: 0,
     token: auth.token,
+    approvals,
     listen: async () => {
       throw new Error('unreachable');
     },
@@ -201,7 +229,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     return c.json(body, status as 400);
   });
 
-  const mcpPaths = options.mcp ? [options.mcp.path, options.mcp.metadataPath] : [];
+  const mcpPaths = options.mcp
+    ? [...(options.mcp.paths ?? [options.mcp.path, options.mcp.metadataPath])]
+    : [];
   app.use('*', async (c, next) => {
     const verdict = checkRequest(
       { method: c.req.method, path: c.req.path, headers: c.req.raw.headers },
@@ -556,6 +586,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     });
   });
 
+  // ── The latest eval run, per row ──────────────────────────────────────────────────────────
+  app.get('/api/eval/latest', async (c) =>
+    c.json(await readLatestEval(options.latestEvalPath ?? join(source.dataDir, 'eval', 'latest.json'))),
+  );
+
   // ── Audit log ─────────────────────────────────────────────────────────────────────────────
   app.get('/api/audit', async (c) => {
     const { limit } = readQuery(c, z.object({ limit: queryInteger(1, 1000, 200) }));
@@ -625,6 +660,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   mountConversationRoutes(app, state, profile);
+  if (options.mcp?.consent) {
+    mountOAuthRoutes(app, { consent: options.mcp.consent, state, profile, port: () => server.port });
+  }
+
+  // ── MCP approvals: the inbox of gated MCP calls waiting for the user (behind the app's auth) ──
+  const approvalRoutes = createApprovalsHandler(approvals);
+  app.all(APPROVALS_PATH, (c) => approvalRoutes(c.req.raw));
+  app.all(`${APPROVALS_PATH}/*`, (c) => approvalRoutes(c.req.raw));
 
   app.all('/api/*', (c) =>
     c.json({ error: { message: `No API route ${c.req.method} ${c.req.path}.`, code: 'not-found' } }, 404),
@@ -636,6 +679,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     app.all(mcp.path, (c) => mcp.fetch(c.req.raw));
     app.all(`${mcp.path}/*`, (c) => mcp.fetch(c.req.raw));
     app.get(mcp.metadataPath, (c) => mcp.fetch(c.req.raw));
+    for (const path of mcp.paths ?? []) {
+      if (path !== mcp.path && path !== mcp.metadataPath) app.all(path, (c) => mcp.fetch(c.req.raw));
+    }
   }
 
   // ── The desktop build at / ────────────────────────────────────────────────────────────────
@@ -668,6 +714,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     return { url: origin(address.port), port: address.port, openUrl: auth.openUrl(origin(address.port)) };
   };
   server.close = async () => {
+    // Waiting calls end now, as refusals, rather than when their clients give up.
+    if (!options.approvals) approvals.close();
     await options.mcp?.close();
     const listening = node;
     node = null;
@@ -713,3 +761,43 @@ const stagingFilterBody = z.object({
   table: nonEmpty().optional(),
   profile: nonEmpty().optional(),
 });
+
+/** The per-row figures of the run `toolrow eval` last wrote, or why there is none. */
+export async function readLatestEval(path: string): Promise<EvalLatest> {
+  const hint =
+    'Run `npx toolrow eval --model <your model>` to measure how the agent finds and picks each tool (see the README).';
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return { run: null, hint: `No eval run yet (${path} does not exist). ${hint}` };
+  }
+  let report: EvalReport;
+  try {
+    report = JSON.parse(text) as EvalReport;
+  } catch {
+    report = {} as EvalReport;
+  }
+  if (report.format !== 'toolrow-eval/1' || !Array.isArray(report.tools)) {
+    return { run: null, hint: `${path} is not a toolrow eval report. ${hint}` };
+  }
+  return {
+    run: {
+      model: report.model,
+      mode: report.mode,
+      runs: report.runs,
+      finishedAt: report.finishedAt,
+      requests: report.requests?.length ?? 0,
+      passRate: report.summary.passRate,
+      searchRate: report.summary.discoverable.searchRate,
+      tools: report.tools.map((tool) => ({
+        tool: tool.tool,
+        attempts: tool.attempts,
+        passRate: tool.passRate,
+        searchRate: tool.searchRate,
+        foundRate: tool.foundRate,
+        wrongTwinPicks: tool.wrongTwinPicks,
+      })),
+    },
+  };
+}

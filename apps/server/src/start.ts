@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import type { DataSource, SeedProgress } from '@toolrow/datasource';
 import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
+import { type ApprovalInbox, approvalTimeoutFromEnv, createApprovalInbox } from '@toolrow/mcp-server';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import type { LanguageModel } from 'ai';
 import { appTokenFrom } from './app-auth.ts';
@@ -75,6 +76,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     options.toolrow ?? (await openToolrow({ env, ...(options.cwd ? { cwd: options.cwd } : {}) }));
   const { source, state } = toolrow;
   let mcp: MountedMcp | null = null;
+  let approvals: ApprovalInbox | undefined;
   try {
     const tables = (await source.schema.get()).tables;
     if (tables.length === 0) {
@@ -87,12 +89,15 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       }
     }
 
+    // One inbox for every MCP client: the app's endpoint and `toolrow mcp --stdio` beside it.
+    approvals = createApprovalInbox({ timeoutMs: approvalTimeoutFromEnv(env) });
     const mcpOn = options.mcp ?? ['1', 'true', 'yes', 'on'].includes((env.TOOLROW_MCP ?? '').toLowerCase());
     if (mcpOn) {
       mcp = await mountMcp({
         source,
         state,
         ...(env.TOOLROW_MCP_SCOPE ? { scope: env.TOOLROW_MCP_SCOPE } : {}),
+        approvals,
         onerror: (error) => err(`MCP: ${error.message}\n`),
       });
     }
@@ -105,6 +110,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       env: { ...env, TOOLROW_APPROVAL_SECRET: approvalSecret },
       ...(options.model !== undefined ? { model: options.model } : {}),
       mcp: mcp?.mount ?? null,
+      approvals,
       log: (message) => err(`${message}\n`),
       token,
     });
@@ -163,6 +169,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       mcp,
       async close() {
         appFile.remove();
+        approvals?.close();
         await server.close();
         if (!options.toolrow) await toolrow.close();
       },

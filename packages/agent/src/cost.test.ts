@@ -58,4 +58,37 @@ describe('tool definition cost', () => {
     const json = JSON.parse(await toolCostReport({ json: true })) as { inline: { tools: number } };
     expect(json.inline.tools).toBe(INLINE_TOOLS.length);
   });
+
+  it('splits each definition into its fields, which add up to the whole', async () => {
+    const cost = await toolDefinitionCost(toolSchemas);
+    const inline = await definitionsSent(toolSchemas, INLINE_TOOLS);
+    for (const tool of cost.perTool) {
+      expect(
+        tool.fields.reduce((sum, part) => sum + part.tokens, 0),
+        tool.name,
+      ).toBe(tool.tokens);
+      const framing = tool.fields.find((part) => part.field === 'framing')!;
+      // The framing is the name and the JSON around the parts: never negative, never most of it.
+      expect(framing.tokens, tool.name).toBeGreaterThan(0);
+      expect(framing.tokens, tool.name).toBeLessThan(tool.tokens);
+    }
+    const countRows = cost.perTool.find((tool) => tool.name === 'countRows')!;
+    const sent = inline.find((tool) => tool.name === 'countRows')!.inputSchema as {
+      properties: Record<string, unknown>;
+    };
+    expect(countRows.fields.map((part) => part.field)).toEqual([
+      'description',
+      ...Object.keys(sent.properties).map((name) => `input.${name}`),
+      'definitions.filterItem',
+      'framing',
+    ]);
+    const text = await toolCostReport();
+    expect(text).toMatch(/Per field across the inline core/);
+    expect(text).toMatch(/definitions\.filterItem\s+[\d,]+\s+in\s+5 tools/);
+  });
+
+  it('keeps the inline core within 4,000 tokens', async () => {
+    // The goal of issue 11 (5,081 before the compact filter and sort); raise it only on purpose.
+    expect((await toolDefinitionCost(toolSchemas)).inline.tokens).toBeLessThanOrEqual(4000);
+  });
 });

@@ -14,6 +14,18 @@ export interface ToolCost {
   /** Tokens of this tool's definition: name, description and input JSON Schema. */
   tokens: number;
   bytes: number;
+  /** Where the tokens go: the description, each input field, shared definitions and the framing. */
+  fields: FieldCost[];
+}
+
+/**
+ * The tokens of one part of a definition, counted alone: `description`, `input.<field>` (its
+ * JSON Schema), `definitions.<id>` (a shared shape the fields refer to, such as the filter
+ * item), and `framing` (the name, type and punctuation: what the parts do not add up to).
+ */
+export interface FieldCost {
+  field: string;
+  tokens: number;
 }
 
 export interface ToolDefinitionCost {
@@ -78,6 +90,24 @@ function wireJson(tool: SentTool): string {
   });
 }
 
+function fieldCosts(tool: SentTool, total: number, countTokens: (text: string) => number): FieldCost[] {
+  const schema = (tool.inputSchema ?? {}) as {
+    properties?: Record<string, unknown>;
+    definitions?: Record<string, unknown>;
+    $defs?: Record<string, unknown>;
+  };
+  const fields: FieldCost[] = [];
+  if (tool.description)
+    fields.push({ field: 'description', tokens: countTokens(JSON.stringify(tool.description)) });
+  for (const [name, property] of Object.entries(schema.properties ?? {}))
+    fields.push({ field: `input.${name}`, tokens: countTokens(JSON.stringify({ [name]: property })) });
+  for (const [id, definition] of Object.entries(schema.definitions ?? schema.$defs ?? {}))
+    fields.push({ field: `definitions.${id}`, tokens: countTokens(JSON.stringify({ [id]: definition })) });
+  const parts = fields.reduce((sum, part) => sum + part.tokens, 0);
+  fields.push({ field: 'framing', tokens: total - parts });
+  return fields;
+}
+
 /** Tokens the tool definitions cost on every request: the inline core against all the rows. */
 export async function toolDefinitionCost(
   backend: Pick<ToolBackend, 'inputSchema'>,
@@ -88,11 +118,13 @@ export async function toolDefinitionCost(
   const visibility = new Map(CATALOG_ROWS.map((row) => [row.name as string, row.visibility]));
   const perTool: ToolCost[] = all.map((tool) => {
     const json = wireJson(tool);
+    const tokens = countTokens(json);
     return {
       name: tool.name as ToolName,
       visibility: visibility.get(tool.name) ?? 'inline',
-      tokens: countTokens(json),
+      tokens,
       bytes: Buffer.byteLength(json),
+      fields: fieldCosts(tool, tokens, countTokens),
     };
   });
   const inlineSent = await definitionsSent(backend, INLINE_TOOLS);
@@ -130,6 +162,23 @@ export async function toolCostReport(options: { json?: boolean } = {}): Promise<
       (tool) =>
         `  ${tool.name.padEnd(width)}  ${tool.visibility.padEnd(12)}  ${thousands(tool.tokens).padStart(5)}`,
     );
+  // The same field in several tools (filter, sort, table) is one line: that is what a shared
+  // shape costs the inline core in all.
+  const byField = new Map<string, { tokens: number; tools: number }>();
+  for (const tool of cost.perTool.filter((candidate) => candidate.visibility === 'inline'))
+    for (const { field, tokens } of tool.fields) {
+      const entry = byField.get(field) ?? { tokens: 0, tools: 0 };
+      entry.tokens += tokens;
+      entry.tools += 1;
+      byField.set(field, entry);
+    }
+  const fieldWidth = Math.max(...[...byField.keys()].map((field) => field.length));
+  const perField = [...byField]
+    .sort((a, b) => b[1].tokens - a[1].tokens)
+    .map(
+      ([field, entry]) =>
+        `  ${field.padEnd(fieldWidth)}  ${thousands(entry.tokens).padStart(5)}  in ${String(entry.tools).padStart(2)} tools`,
+    );
   return [
     'Tool definitions sent with every model request (name, description, input JSON Schema):',
     line('inline core', cost.inline),
@@ -137,6 +186,9 @@ export async function toolCostReport(options: { json?: boolean } = {}): Promise<
     '',
     `Per tool, most expensive first (tokens):`,
     ...perTool,
+    '',
+    'Per field across the inline core, most expensive first (tokens, each part counted alone):',
+    ...perField,
     '',
     `Counted with ${cost.tokenizer}.`,
     '',

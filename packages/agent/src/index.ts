@@ -74,6 +74,8 @@ export {
 } from './search/scorer.ts';
 export { splitCamel, stem, terms } from './search/text.ts';
 export {
+  askReason,
+  autoReason,
   buildToolSet,
   SEARCH_BUDGET,
   type SearchBudgetExhausted,

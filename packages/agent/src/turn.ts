@@ -98,7 +98,8 @@ function denialHint(reason: string | undefined, propose: string): string {
   return `${said} Nothing ran. If it still helps, offer ${propose} instead: a button the user can click, which changes nothing until they do.`;
 }
 
-function askReason(access: ToolAccess, mode: PermissionMode): string {
+/** Why the ladder asks, in the words the user and the audit log read (chat and MCP alike). */
+export function askReason(access: ToolAccess, mode: PermissionMode): string {
   const label = PERMISSION_MODE_LABELS[mode];
   if (mode === 'manual') return `${label} mode asks before every gated action.`;
   if (access === 'read') return `${label} mode asks once per table before reading table data.`;
@@ -106,7 +107,12 @@ function askReason(access: ToolAccess, mode: PermissionMode): string {
   return `${label} mode asks before changing what the user sees.`;
 }
 
-function autoReason(access: ToolAccess, mode: PermissionMode, tables: readonly string[] | undefined): string {
+/** Why the ladder let a gated call run without asking (chat and MCP alike). */
+export function autoReason(
+  access: ToolAccess,
+  mode: PermissionMode,
+  tables: readonly string[] | undefined,
+): string {
   const label = PERMISSION_MODE_LABELS[mode];
   if (access === 'propose') return `${label} mode: a propose tool only offers a chip; the click is the ask.`;
   if (mode === 'full-auto') return `${label} mode runs every gated action; writes still only stage.`;

@@ -72,6 +72,17 @@ export interface CursorOptions extends ReadOnlyOptions {
   onFields?: (fields: FieldInfo[]) => void;
 }
 
+export interface TextLinesOptions extends ReadOnlyOptions {
+  /** Rows per FETCH (default 5000). */
+  batchSize?: number;
+}
+
+/** Rows of one text column as bytes, each row's value followed by LF. */
+export interface TextLines {
+  bytes: Uint8Array;
+  rows: number;
+}
+
 /**
  * One Postgres-dialect connection, the same for both engines. On PGlite every call is serialised
  * (one connection); on PostgreSQL calls share a pool. Inside transaction/readOnly use the handle
@@ -103,6 +114,22 @@ export interface Database extends Queryable {
    * On PGlite the cursor is WITH HOLD so other callers can run between batches.
    */
   cursor<R = Row>(sql: string, params?: readonly unknown[], options?: CursorOptions): AsyncIterable<R[]>;
+  /**
+   * Streams a SELECT of one text column as bytes (each value followed by LF), in batches of
+   * FETCH on a cursor that is not held: the read-only transaction stays open (and on PGlite the
+   * connection stays taken) until the last batch, so nothing is materialised. For exports; the
+   * values must hold no LF of their own for the lines to mean rows.
+   */
+  textLines(sql: string, params?: readonly unknown[], options?: TextLinesOptions): AsyncIterable<TextLines>;
+  /**
+   * PostgreSQL only: runs `COPY (…) TO STDOUT …` inside the same read layers as readOnly (READ
+   * ONLY transaction, pinned settings, reader role) and streams the server's bytes with
+   * backpressure. COPY takes no parameters: inline them first. `copySupported` says whether the
+   * engine has it.
+   */
+  copyOut(sql: string, options?: ReadOnlyOptions): AsyncIterable<Uint8Array>;
+  /** Whether copyOut works on this engine (PostgreSQL: yes; PGlite: no). */
+  readonly copySupported: boolean;
   /** The role reads run as (SET LOCAL ROLE), when one is set up: see reader-role.ts. */
   readonly readerRole: string | undefined;
   /** Reads (readOnly, readQuery, cursor) run as this role from now on; undefined: as the login user. */

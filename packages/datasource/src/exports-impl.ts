@@ -2,8 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { lstat, mkdir, realpath, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { Database, FieldInfo } from './database.ts';
+import { pipeline } from 'node:stream/promises';
+import type { Database, TextLines } from './database.ts';
+import { trimStatement } from './engines/core.ts';
 import { abortedError, DataSourceError } from './errors.ts';
+import {
+  COPY_LINES,
+  csvHeader,
+  csvLineSelect,
+  csvRecords,
+  csvSelect,
+  type ExportColumn,
+  jsonArrayRecords,
+  jsonLineSelect,
+  ndjsonRecords,
+  type Piece,
+} from './export-format.ts';
 import {
   DEFAULT_EXPORT_TIME_LIMIT_MS,
   EXPORT_FORMATS,
@@ -19,9 +33,10 @@ import { tableRef } from './rows-impl.ts';
 import type { SchemaCache } from './schema-cache.ts';
 import { resolveColumnIn } from './schema-names.ts';
 import { quoteIdent } from './sql.ts';
-import { DEFAULT_PROFILE, isActor, type Row } from './types.ts';
+import { inlineParams } from './sql-inline.ts';
+import { DEFAULT_PROFILE, isActor } from './types.ts';
 
-const DEFAULT_BATCH = 2000;
+const DEFAULT_LINES_BATCH = 5000;
 const PROGRESS_EVERY_MS = 250;
 
 function refuse(requested: string, why: string): DataSourceError {
@@ -79,72 +94,42 @@ export async function resolveExportPath(dir: string, requested: string): Promise
   return target;
 }
 
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  let text: string;
-  if (value instanceof Date) text = value.toISOString();
-  else if (value instanceof Uint8Array) text = `\\x${Buffer.from(value).toString('hex')}`;
-  else if (typeof value === 'object') text = JSON.stringify(value);
-  else text = String(value);
-  return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-function jsonReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`;
-  if (typeof value === 'bigint') return value.toString();
-  return value;
-}
-
-/** Writes rows in one format; returns the text for each piece. */
-function formatter(format: ExportFormat) {
-  let count = 0;
-  return {
-    header(fields: FieldInfo[]): string {
-      if (format === 'csv') return `${fields.map((field) => csvCell(field.name)).join(',')}\r\n`;
-      return format === 'json' ? '[' : '';
-    },
-    rows(rows: Row[], fields: FieldInfo[]): string {
-      let out = '';
-      for (const row of rows) {
-        if (format === 'csv') out += `${fields.map((field) => csvCell(row[field.name])).join(',')}\r\n`;
-        else if (format === 'ndjson') out += `${JSON.stringify(row, jsonReplacer)}\n`;
-        else out += `${count === 0 ? '\n' : ',\n'}${JSON.stringify(row, jsonReplacer)}`;
-        count++;
-      }
-      return out;
-    },
-    footer(): string {
-      return format === 'json' ? (count === 0 ? ']\n' : '\n]\n') : '';
-    },
-  };
-}
-
-function write(stream: WriteStream, text: string): Promise<void> {
-  if (text.length === 0) return Promise.resolve();
-  return new Promise((resolvePromise, reject) => {
-    const ok = stream.write(text, (error) => {
-      if (error) reject(error);
-    });
-    if (ok) resolvePromise();
-    else {
-      const onError = (error: Error) => reject(error);
-      stream.once('error', onError);
-      stream.once('drain', () => {
-        stream.off('error', onError);
-        resolvePromise();
-      });
-    }
-  });
-}
-
-function closeStream(stream: WriteStream): Promise<void> {
-  return new Promise((resolvePromise, reject) => {
-    stream.end((error?: Error | null) => (error ? reject(error) : resolvePromise()));
-  });
-}
-
 function stamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+interface Layout {
+  source: AsyncIterable<Uint8Array>;
+  header: string;
+  take: (chunk: Uint8Array) => Piece;
+  footer: () => string;
+}
+
+function buildSelect(
+  copy: boolean,
+  statement: string,
+  format: ExportFormat,
+  columns: ExportColumn[],
+): string {
+  if (format !== 'csv') return jsonLineSelect(statement, columns);
+  return copy ? csvSelect(statement, columns) : csvLineSelect(statement, columns);
+}
+
+async function* linesOf(batches: AsyncIterable<TextLines>): AsyncGenerator<Uint8Array> {
+  for await (const batch of batches) yield batch.bytes;
+}
+
+/** COPY_LINES writes JSON lines unchanged unless one needed quoting, which a JSON line never does. */
+async function* unquotedLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    if (chunk.indexOf(1) >= 0) {
+      throw new DataSourceError(
+        'export',
+        'The database quoted a JSON line it was to write unchanged (a control character in the output). Please report this; export as CSV meanwhile.',
+      );
+    }
+    yield chunk;
+  }
 }
 
 interface Plan {
@@ -236,6 +221,68 @@ export function createExportEngine(
     }
   }
 
+  /**
+   * The columns of the statement (DECLARE + FETCH 0 runs nothing), then the statement that writes
+   * the file's records and where its bytes come from: COPY on PostgreSQL, FETCHed lines elsewhere.
+   */
+  async function layOut(
+    planned: Plan,
+    format: ExportFormat,
+    request: ExportRequest,
+    signal: AbortSignal,
+  ): Promise<Layout> {
+    const statement = trimStatement(planned.sql);
+    const copy = db.copySupported;
+    // COPY takes no parameters: they go into the text as literals.
+    const copyStatement = copy ? inlineParams(statement, planned.params) : statement;
+    const columns = await db.readOnly(
+      async (tx) => {
+        await tx.query(`DECLARE toolrow_export_probe NO SCROLL CURSOR FOR ${statement}`, planned.params);
+        const { fields } = await tx.query('FETCH FORWARD 0 FROM toolrow_export_probe');
+        await tx.query('CLOSE toolrow_export_probe');
+        const types = await tx.query<{ oid: number; category: string }>(
+          'SELECT oid::int AS oid, typcategory::text AS category FROM pg_catalog.pg_type WHERE oid = ANY($1::oid[])',
+          [[...new Set(fields.map((field) => field.typeId))]],
+        );
+        const category = new Map(types.rows.map((row) => [row.oid, row.category]));
+        const described: ExportColumn[] = fields.map((field) => ({
+          ...field,
+          category: category.get(field.typeId) ?? 'X',
+        }));
+        const select = buildSelect(copy, copyStatement, format, described);
+        // The text COPY will run, parsed alone over the extended protocol: one statement, a query.
+        if (copy) {
+          await tx.query(`DECLARE toolrow_export_check NO SCROLL CURSOR FOR ${select}`);
+          await tx.query('CLOSE toolrow_export_check');
+        }
+        return { described, select };
+      },
+      { timeoutMs: 30_000, signal },
+    );
+    const { described, select } = columns;
+    const source: AsyncIterable<Uint8Array> = copy
+      ? db.copyOut(
+          `COPY (${select}
+) TO STDOUT ${format === 'csv' ? '(FORMAT csv)' : COPY_LINES}`,
+          {
+            signal,
+          },
+        )
+      : linesOf(
+          db.textLines(select, planned.params, {
+            batchSize: request.batchSize ?? DEFAULT_LINES_BATCH,
+            signal,
+          }),
+        );
+    if (format === 'csv') {
+      return { source, header: csvHeader(described), take: csvRecords(), footer: () => '' };
+    }
+    const checked = copy ? unquotedLines(source) : source;
+    if (format === 'ndjson') return { source: checked, header: '', take: ndjsonRecords(), footer: () => '' };
+    const array = jsonArrayRecords();
+    return { source: checked, header: array.header, take: array.take, footer: array.footer };
+  }
+
   async function prepare(request: ExportRequest): Promise<{ job: ExportJob; plan: Plan }> {
     if (request.signal?.aborted) throw abortedError();
     if (!(EXPORT_FORMATS as readonly string[]).includes(request.format)) {
@@ -291,41 +338,36 @@ export function createExportEngine(
     let rowsDone = 0;
     try {
       await jobs.markRunning(job.id);
+      const layout = await layOut(planned, job.format, request, signal);
       await mkdir(dirname(job.path), { recursive: true });
       // The directories now exist: check again that none of them is a link out.
       await resolveExportPath(root, relative(root, job.path));
       if (request.overwrite) await unlink(job.path).catch(() => {});
-      stream = createWriteStream(job.path, { flags: 'wx' });
+      stream = createWriteStream(job.path, { flags: 'wx', highWaterMark: 256 * 1024 });
       await new Promise<void>((resolveOpen, reject) => {
         stream!.once('open', () => resolveOpen());
         stream!.once('error', reject);
       });
-      const out = formatter(job.format);
-      let fields: FieldInfo[] = [];
-      let headerWritten = false;
+      const file = stream;
       let lastReport = Date.now();
-      for await (const rows of db.cursor(planned.sql, planned.params, {
-        batchSize: request.batchSize ?? DEFAULT_BATCH,
-        signal,
-        onFields: (received) => {
-          fields = received;
-        },
-      })) {
-        if (Date.now() > deadline) throw new ExportTimeLimit(limitMs);
-        if (!headerWritten) {
-          await write(stream, out.header(fields));
-          headerWritten = true;
+      // The database's bytes go to the file as the file takes them: pipeline pulls the next chunk
+      // only when the write stream has room, and the source (a COPY socket, a FETCH) waits meanwhile.
+      async function* body(): AsyncGenerator<Uint8Array> {
+        if (layout.header !== '') yield Buffer.from(layout.header);
+        for await (const chunk of layout.source) {
+          if (Date.now() > deadline) throw new ExportTimeLimit(limitMs);
+          const piece = layout.take(chunk);
+          rowsDone += piece.rows;
+          if (piece.bytes.length > 0) yield piece.bytes;
+          if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+            lastReport = Date.now();
+            await progress(rowsDone, file.bytesWritten + file.writableLength);
+          }
         }
-        await write(stream, out.rows(rows, fields));
-        rowsDone += rows.length;
-        if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
-          lastReport = Date.now();
-          await progress(rowsDone, stream.bytesWritten + stream.writableLength);
-        }
+        const footer = layout.footer();
+        if (footer !== '') yield Buffer.from(footer);
       }
-      if (!headerWritten) await write(stream, out.header(fields));
-      await write(stream, out.footer());
-      await closeStream(stream);
+      await pipeline(body, file);
       await jobs.finish(job.id, {
         state: 'done',
         rowsDone,

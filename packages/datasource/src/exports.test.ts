@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
@@ -11,6 +12,7 @@ import {
   type ExportEngine,
   resolveExportPath,
 } from './exports.ts';
+import { readerRoleSql } from './reader-role.ts';
 import { testEngines } from './testing.ts';
 
 /** RFC 4180 reader, enough to check what the writer produced. */
@@ -41,6 +43,29 @@ function parseCsv(text: string): string[][] {
   }
   if (cell !== '' || row.length > 0) rows.push([...row, cell]);
   return rows;
+}
+
+/** What an export wrote before the database did the formatting: the driver's values, formatted in JS. */
+function oldCsvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text: string;
+  if (value instanceof Date) text = value.toISOString();
+  else if (value instanceof Uint8Array) text = `\\x${Buffer.from(value).toString('hex')}`;
+  else if (typeof value === 'object') text = JSON.stringify(value);
+  else text = String(value);
+  return text;
+}
+
+function oldJson(row: Record<string, unknown>): unknown {
+  return JSON.parse(
+    JSON.stringify(row, (_key, value) => {
+      if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`;
+      if (typeof value === 'bigint') return value.toString();
+      if (value?.type === 'Buffer' && Array.isArray(value.data))
+        return `\\x${Buffer.from(value.data).toString('hex')}`;
+      return value;
+    }),
+  );
 }
 
 describe('resolveExportPath', () => {
@@ -200,17 +225,21 @@ describe.each(testEngines())('exports on $name', ({ open }) => {
     });
     const text = await readFile(job.path, 'utf8');
     expect(job.bytesWritten).toBe(Buffer.byteLength(text));
+    // jsonb cells hold PostgreSQL's own text for the value (a space after ':' and ','), as COPY writes it.
+    const jsonbText: Record<number, string> = { 1: '{"a": [1, 2]}', 3: '{"s": "x,\\"y\\""}' };
     expect(parseCsv(text)).toEqual([
       ['id', 'name', 'note', 'meta', 'at', 'amount'],
       ...tricky.map((row) => [
         String(row.id),
         row.name,
         row.note ?? '',
-        row.meta ? JSON.stringify(row.meta) : '',
+        jsonbText[row.id] ?? '',
         row.at ?? '',
         row.amount ?? '',
       ]),
     ]);
+    for (const [id, cell] of Object.entries(jsonbText))
+      expect(JSON.parse(cell)).toEqual(tricky[Number(id) - 1]!.meta);
   });
 
   it('JSON and NDJSON parse back to the rows', async () => {
@@ -309,6 +338,130 @@ describe.each(testEngines())('exports on $name', ({ open }) => {
       overwrite: true,
     });
     expect(again.state).toBe('done');
+  });
+
+  it('writes every value as exports did before the database formatted them (json text and "" for empty strings aside)', async () => {
+    await ds.db.exec(String.raw`CREATE TABLE kinds (id int PRIMARY KEY, t text, b boolean, i8 bigint, n numeric, f float8,
+        d date, ts timestamp, tz timestamptz, iv interval, by bytea, j json, jb jsonb, ia int[], ta text[], u uuid);
+      INSERT INTO kinds VALUES
+        (1, E'back\\slash\ttab \\N \\. end\\', true, 9007199254740993, 1.50, 0.1, '2026-01-02',
+         '2026-01-02 03:04:05.123456', '2026-01-02 03:04:05.999999+02', '1 day 02:03:04', '\x00ff0a',
+         E'{"k":\n "a\\\\b",\t"u": "\\u00e9"}', '{"b": 1, "a": [true, null]}', '{1,2,NULL}', '{"a,b","c\"d"}',
+         'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'),
+        (2, '', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+        (3, E'quote " and \r\n crlf, ünï 😀 \u0001', false, -42, -0.01, -2.5, 'infinity', 'infinity', '-infinity',
+         '-3 mons', '\x', 'null', '"str"', '{}', '{}', NULL),
+        (4, ' padded ', NULL, 12, 'NaN', 'Infinity', '0099-12-31', '10000-01-01 00:00:00', '0044-03-15 12:00:00+00 BC',
+         NULL, NULL, '[1, 2]', '[]', '{{1,2},{3,4}}', '{NULL}', NULL);`);
+    await ds.schema.refresh();
+    try {
+      const { rows } = await ds.db.query<Record<string, unknown>>('SELECT * FROM kinds ORDER BY id');
+      const names = Object.keys(rows[0]!);
+      const source = { table: 'kinds', sort: [{ column: 'id' }] };
+      const csv = await exports.run({ source, format: 'csv', actor: 'user' });
+      const text = await readFile(csv.path, 'utf8');
+      // An empty string is quoted, unlike NULL: the two no longer look alike.
+      expect(text.split('\r\n')[2]!.startsWith('2,"",,')).toBe(true);
+      const cells = parseCsv(text);
+      expect(cells[0]).toEqual(names);
+      const dbText = await ds.db.query<Record<string, string | null>>(
+        'SELECT j::text AS j, jb::text AS jb FROM kinds ORDER BY id',
+      );
+      expect(cells.slice(1)).toEqual(
+        rows.map((row, index) =>
+          names.map((name) =>
+            // json and jsonb cells carry PostgreSQL's own text of the value.
+            name === 'j' || name === 'jb' ? (dbText.rows[index]![name] ?? '') : oldCsvCell(row[name]),
+          ),
+        ),
+      );
+      expect(cells[1]![names.indexOf('ts')]).toBe('2026-01-02T03:04:05.123Z');
+      expect(cells[1]![names.indexOf('tz')]).toBe('2026-01-02T01:04:05.999Z');
+      expect(cells[3]![names.indexOf('tz')]).toBe('-infinity');
+      expect(cells[4]![names.indexOf('tz')]).toBe('0044-03-15 12:00:00+00 BC');
+      expect(cells[1]![names.indexOf('b')]).toBe('true');
+
+      // JSON has no Infinity or NaN: JSON.stringify wrote null, PostgreSQL writes the name as a string.
+      const expected = rows.map(oldJson) as Record<string, unknown>[];
+      expect(expected[3]!.f).toBeNull();
+      expected[3]!.f = 'Infinity';
+      const ndjson = await exports.run({ source, format: 'ndjson', actor: 'user' });
+      const lines = (await readFile(ndjson.path, 'utf8')).split('\n');
+      expect(lines.pop()).toBe('');
+      expect(lines).toHaveLength(rows.length);
+      expect(lines.map((line) => JSON.parse(line))).toEqual(expected);
+      const json = await exports.run({ source, format: 'json', actor: 'user' });
+      const body = await readFile(json.path, 'utf8');
+      expect(JSON.parse(body)).toEqual(expected);
+      expect(body.startsWith('[\n{"id":1,')).toBe(true);
+      expect(body.endsWith('}\n]\n')).toBe(true);
+      expect(body.split('\n')).toHaveLength(rows.length + 3);
+    } finally {
+      await ds.db.exec('DROP TABLE kinds');
+      await ds.schema.refresh();
+    }
+  });
+
+  it('parameters reach the export as values, also through COPY (which takes none)', async () => {
+    const job = await exports.run({
+      source: {
+        sql: `SELECT '$1' AS lit, $1::text AS p, $2::int + 1 AS n, "name" AS "$1" FROM things WHERE name LIKE $3 -- $2
+          /* $1 */ ORDER BY id`,
+        params: ["it's \\ $2", 41, '%quotes%'],
+      },
+      format: 'ndjson',
+      actor: 'user',
+    });
+    expect(job.error).toBeNull();
+    expect(JSON.parse(await readFile(job.path, 'utf8'))).toEqual({
+      lit: '$1',
+      p: "it's \\ $2",
+      n: 42,
+      $1: 'comma, and "quotes"',
+    });
+    const filtered = await exports.run({
+      source: { table: 'things', filter: { column: 'name', op: 'contains', value: '\'\\ and, "quotes' } },
+      format: 'csv',
+      actor: 'user',
+    });
+    expect(filtered.rowsDone).toBe(0);
+    const found = await exports.run({
+      source: {
+        table: 'things',
+        filter: { column: 'name', op: 'contains', value: 'and "quotes' },
+        columns: ['id'],
+      },
+      format: 'csv',
+      actor: 'user',
+    });
+    expect(await readFile(found.path, 'utf8')).toBe('id\r\n2\r\n');
+  });
+
+  it('runs inside the read layers: READ ONLY, and as the reader role when one is set', async () => {
+    const role = `toolrow_reader_${randomBytes(4).toString('hex')}`;
+    await ds.db.exec(`CREATE TABLE secret (x int); INSERT INTO secret VALUES (1);
+      ${readerRoleSql({ role, schemas: ['public'] })}
+      REVOKE ALL ON secret FROM "${role}";`);
+    await ds.schema.refresh();
+    ds.db.useReaderRole(role);
+    try {
+      const who = await exports.run({
+        source: {
+          sql: "SELECT current_user AS who, current_setting('transaction_read_only') AS ro, current_setting('standard_conforming_strings') AS scs",
+        },
+        format: 'ndjson',
+        actor: 'agent',
+      });
+      expect(JSON.parse(await readFile(who.path, 'utf8'))).toEqual({ who: role, ro: 'on', scs: 'on' });
+      const denied = await exports.run({ source: { table: 'secret' }, format: 'csv', actor: 'agent' });
+      expect(denied.state).toBe('failed');
+      expect(denied.error).toMatch(/permission denied/);
+      await expect(stat(denied.path)).rejects.toThrow(/ENOENT/);
+    } finally {
+      ds.db.useReaderRole(undefined);
+      await ds.db.exec(`DROP TABLE secret; DROP OWNED BY "${role}"; DROP ROLE "${role}";`);
+      await ds.schema.refresh();
+    }
   });
 
   it('runs in the background with progress readable through status, and lists the job', async () => {

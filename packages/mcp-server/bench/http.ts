@@ -1,81 +1,254 @@
-// What a fresh server per request costs (CVE-2026-25536 forbids sharing one across clients).
-// Over a real socket on 127.0.0.1, in one run:
-//   baseline   GET of the protected resource metadata: the same HTTP stack, Host/Origin checks,
-//              no token, no MCP server;
-//   tools/list authenticated, a fresh McpServer with the scope's tools, their JSON Schemas;
-//   tools/call authenticated, scope gate, fresh server, one scripted tool run.
-// Reported as ratios to the baseline, so the numbers mean the same on any machine.
-
-import type { McpToken } from '@toolrow/state';
-import { TOOL_IMPLEMENTATIONS } from '@toolrow/tools';
-import type { McpBackend } from '../src/backend.ts';
+// Toolrow's MCP layer against a bare @modelcontextprotocol/server server, in the same run, as
+// throughput ratios (Toolrow ÷ bare; 1.00 = as fast as the bare SDK server):
+//   transports   Streamable HTTP on 127.0.0.1 (both on @hono/node-server, fresh server per
+//                request as the SDK serves stateless HTTP) and stdio (one child process per client);
+//   clients      1 and 8 concurrent clients, each sending its next request when the last answered;
+//   operations   tools/list (both list the same 35 tools, tables:full) and tools/call countRows
+//                (the bare server has that one tool);
+//   backends     noop (the tool answers at once: the MCP layer alone) and real (countRows over a
+//                real PGlite table through @toolrow/tools; Toolrow's side verifies a stored token,
+//                reads the profile's mode and writes the audit entry, as a user's server does).
+// Rounds alternate bare and Toolrow (the machine may be busy with other work); medians are shown.
+// Knobs: BENCH_ROUNDS (default 5), BENCH_MS per round (default 700), BENCH_ONLY=http|stdio.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { createMcpHttpHandler, serveMcpHttp } from '../src/http.ts';
-import type { McpTokenStore } from '../src/tokens.ts';
+import {
+  type BackendKind,
+  BENCH_TOKEN,
+  bareServer,
+  CALL_ARGS,
+  CALL_TOOL,
+  LISTING,
+  openPeers,
+} from './peers.ts';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
-const record: McpToken = {
-  id: 1,
-  name: 'bench',
-  tokenHash: '',
-  scope: 'tables:full',
-  createdAt: new Date(),
-  expiresAt: null,
-  revokedAt: null,
-  lastUsedAt: null,
-};
-// In memory, so the numbers are the MCP layer's and not the database's.
-const tokens: McpTokenStore = {
-  create: async () => ({ token: 'bench', record }),
-  verify: async (token) =>
-    token === 'bench' ? { ok: true, token: record } : { ok: false, reason: 'unknown' },
-  list: async () => [record],
-  revoke: async () => false,
-};
-const backend: McpBackend = {
-  inputSchemaOf: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
-  parseInput: (_name, input) => input,
-  run: async () => ({ ok: true }),
-  audit: async () => {},
-};
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUND_MS = Number(process.env.BENCH_MS ?? 700);
+const ONLY = process.env.BENCH_ONLY;
+const CONCURRENCY = [1, 8];
+type Op = 'list' | 'call';
+type Side = 'bare' | 'toolrow';
 
-const server = await serveMcpHttp(createMcpHttpHandler({ backend, tokens }), 0);
-const headers = {
-  Authorization: 'Bearer bench',
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-  'MCP-Protocol-Version': '2025-11-25',
-};
-const post = (body: unknown) => fetch(server.url, { method: 'POST', headers, body: JSON.stringify(body) });
-const metadataUrl = new URL('/.well-known/oauth-protected-resource/mcp', server.url);
+const request = (op: Op, id: number) =>
+  op === 'list'
+    ? { jsonrpc: '2.0', id, method: 'tools/list' }
+    : { jsonrpc: '2.0', id, method: 'tools/call', params: { name: CALL_TOOL, arguments: CALL_ARGS } };
 
-async function measure(label: string, once: () => Promise<Response>): Promise<number> {
-  for (let i = 0; i < 20; i++) await (await once()).text(); // warm-up
+/** Throughput (requests/s) of `clients` loops of `once` for ROUND_MS. */
+async function throughput(
+  clients: number,
+  once: (client: number, id: number) => Promise<void>,
+): Promise<number> {
+  let done = 0;
+  const until = performance.now() + ROUND_MS;
   const started = performance.now();
-  for (let i = 0; i < ROUNDS; i++) {
-    const response = await once();
-    await response.text();
-    if (!response.ok) throw new Error(`${label}: HTTP ${response.status}`);
-  }
-  return (performance.now() - started) / ROUNDS;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      while (performance.now() < until) {
+        await once(client, done);
+        done += 1;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
 }
 
-const baseline = await measure('baseline', () => fetch(metadataUrl));
-const list = await measure('tools/list', () => post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
-const call = await measure('tools/call', () =>
-  post({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'countRows', arguments: { table: 'orders' } },
-  }),
-);
-await server.close();
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 
-const row = (label: string, ms: number) =>
-  `${label.padEnd(38)} ${ms.toFixed(3).padStart(8)} ms  ${(ms / baseline).toFixed(1).padStart(6)}×`;
+interface Row {
+  transport: string;
+  backend: BackendKind;
+  op: Op;
+  clients: number;
+  bare: number;
+  toolrow: number;
+}
+const rows: Row[] = [];
+
+/** Alternates the sides round by round and keeps the medians. */
+async function compare(
+  label: Omit<Row, 'bare' | 'toolrow'>,
+  run: (side: Side) => Promise<number>,
+): Promise<void> {
+  const samples: Record<Side, number[]> = { bare: [], toolrow: [] };
+  // A warm-up round each, not counted (JIT, connection pools, caches).
+  await run('bare');
+  await run('toolrow');
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: Side[] = round % 2 === 0 ? ['bare', 'toolrow'] : ['toolrow', 'bare'];
+    for (const side of order) samples[side].push(await run(side));
+  }
+  const row = { ...label, bare: median(samples.bare), toolrow: median(samples.toolrow) };
+  rows.push(row);
+  print(row);
+}
+
+function print(row: Row): void {
+  const name = `${row.transport.padEnd(5)} ${row.backend.padEnd(4)} ${(row.op === 'list' ? 'tools/list (35)' : `tools/call ${CALL_TOOL}`).padEnd(22)} ${String(row.clients).padStart(2)} client${row.clients === 1 ? ' ' : 's'}`;
+  console.log(
+    `${name}  bare ${row.bare.toFixed(0).padStart(6)}/s  toolrow ${row.toolrow.toFixed(0).padStart(6)}/s  ratio ${(row.toolrow / row.bare).toFixed(2)}×`,
+  );
+}
+
+// ── HTTP ──────────────────────────────────────────────────────────────────────────────────
+async function benchHttp(backend: BackendKind): Promise<void> {
+  const peers = await openPeers(backend);
+  const bareList = await listen(createMcpHandler(() => bareServer(LISTING, peers.runCall)).fetch);
+  const bareCall = await listen(createMcpHandler(() => bareServer([CALL_TOOL], peers.runCall)).fetch);
+  const toolrow = await serveMcpHttp(
+    createMcpHttpHandler({ backend: peers.toolrowBackend, tokens: peers.tokens }),
+    0,
+  );
+  const headers = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': '2025-11-25',
+  };
+  const post = async (url: URL, body: unknown, auth: boolean) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: auth ? { ...headers, Authorization: `Bearer ${BENCH_TOKEN}` } : headers,
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok || text.includes('"isError":true') || text.includes('"error"'))
+      throw new Error(`${url}: HTTP ${response.status} ${text.slice(0, 300)}`);
+  };
+  try {
+    for (const op of ['list', 'call'] as const) {
+      for (const clients of CONCURRENCY) {
+        await compare({ transport: 'http', backend, op, clients }, (side) =>
+          throughput(clients, (_client, id) =>
+            side === 'bare'
+              ? post(op === 'list' ? bareList.url : bareCall.url, request(op, id), false)
+              : post(toolrow.url, request(op, id), true),
+          ),
+        );
+      }
+    }
+  } finally {
+    await toolrow.close();
+    await bareList.close();
+    await bareCall.close();
+    await peers.close();
+  }
+}
+
+async function listen(fetch: (request: Request) => Promise<Response>) {
+  return new Promise<{ url: URL; close: () => Promise<void> }>((resolve) => {
+    const server = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+      resolve({
+        url: new URL(`http://127.0.0.1:${info.port}/mcp`),
+        close: () => new Promise((done) => server.close(() => done())),
+      }),
+    );
+  });
+}
+
+// ── stdio ─────────────────────────────────────────────────────────────────────────────────
+/** A stdio client speaking newline-delimited JSON-RPC to one child server. */
+class StdioPeer {
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #waiting = new Map<
+    number,
+    (message: { error?: unknown; result?: { isError?: boolean } }) => void
+  >();
+  #buffer = '';
+  #id = 0;
+
+  constructor(args: string[]) {
+    this.#child = spawn(
+      process.execPath,
+      ['--conditions=@toolrow/source', join(import.meta.dirname, 'stdio-child.ts'), ...args],
+      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLROW_MCP_TOKEN: '' } },
+    );
+    this.#child.stderr.resume();
+    this.#child.stdout.setEncoding('utf8');
+    this.#child.stdout.on('data', (chunk: string) => {
+      this.#buffer += chunk;
+      let newline = this.#buffer.indexOf('\n');
+      while (newline >= 0) {
+        const line = this.#buffer.slice(0, newline);
+        this.#buffer = this.#buffer.slice(newline + 1);
+        newline = this.#buffer.indexOf('\n');
+        if (!line.trim()) continue;
+        const message = JSON.parse(line) as { id?: number; error?: unknown; result?: { isError?: boolean } };
+        if (typeof message.id === 'number') {
+          this.#waiting.get(message.id)?.(message);
+          this.#waiting.delete(message.id);
+        }
+      }
+    });
+  }
+
+  send(body: Record<string, unknown>): Promise<void> {
+    const id = ++this.#id;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, (message) => {
+        if (message.error || message.result?.isError)
+          reject(new Error(JSON.stringify(message).slice(0, 300)));
+        else resolve();
+      });
+      this.#child.stdin.write(`${JSON.stringify({ ...body, id })}\n`);
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.send({
+      jsonrpc: '2.0',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '0' },
+      },
+    });
+    this.#child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#child.once('exit', () => resolve());
+      this.#child.stdin.end();
+    });
+  }
+}
+
+async function benchStdio(backend: BackendKind): Promise<void> {
+  const max = Math.max(...CONCURRENCY);
+  for (const op of ['list', 'call'] as const) {
+    const peers: Record<Side, StdioPeer[]> = {
+      bare: Array.from({ length: max }, () => new StdioPeer(['bare', backend, op])),
+      toolrow: Array.from({ length: max }, () => new StdioPeer(['toolrow', backend, op])),
+    };
+    try {
+      await Promise.all([...peers.bare, ...peers.toolrow].map((peer) => peer.start()));
+      for (const clients of CONCURRENCY) {
+        await compare({ transport: 'stdio', backend, op, clients }, (side) =>
+          throughput(clients, (client, id) => peers[side][client]!.send(request(op, id))),
+        );
+      }
+    } finally {
+      await Promise.all([...peers.bare, ...peers.toolrow].map((peer) => peer.close()));
+    }
+  }
+}
+
 console.log(
-  `MCP over HTTP on 127.0.0.1, ${ROUNDS} sequential requests each (ratio to the baseline of this run)`,
+  `MCP: Toolrow vs a bare @modelcontextprotocol/server server, same run, ${ROUNDS} alternating rounds of ${ROUND_MS} ms, medians (ratio = Toolrow ÷ bare)`,
 );
-console.log(row('baseline: metadata GET', baseline));
-console.log(row('tools/list, fresh server, 35 tools', list));
-console.log(row('tools/call countRows, fresh server', call));
+for (const backend of ['noop', 'real'] as const) {
+  if (ONLY !== 'stdio') await benchHttp(backend);
+  if (ONLY !== 'http') await benchStdio(backend);
+}
+const goal = rows.filter((row) => row.transport === 'http' && row.backend === 'noop' && row.clients === 8);
+console.log(
+  `\nGoal (HTTP, no-op backend, 8 clients, ≥ 0.90×): ${goal.map((row) => `${row.op === 'list' ? 'tools/list' : 'tools/call'} ${(row.toolrow / row.bare).toFixed(2)}×`).join(', ')}`,
+);

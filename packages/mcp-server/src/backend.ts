@@ -2,6 +2,7 @@
 // record (audit log) and nothing else. createToolrowBackend wires it to @toolrow/tools and
 // @toolrow/datasource and @toolrow/state; tests can pass any object of this shape.
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { AuditDecision, Grant, ProfilePermissions } from '@toolrow/agent';
 import type { ToolName } from '@toolrow/catalog';
 import type { McpToolName } from './generated/mcp-scopes.ts';
 
@@ -12,17 +13,28 @@ export interface McpToolCall {
   actor: McpActor;
   /** Aborted when the client cancels the request or disconnects. */
   signal: AbortSignal;
+  /**
+   * Reports progress of long work (an export, a slow query) to the client, when it asked for
+   * progress (a progressToken); a no-op otherwise.
+   */
+  progress?: (update: { progress: number; total?: number; message?: string }) => void;
 }
 
 /** One gated decision an MCP call produced. */
 export interface McpAuditRecord {
   tool: ToolName;
   input: unknown;
-  /** 'auto': in scope, ran without asking (the token's scope is the user's standing grant). 'denied': refused unrun. */
-  decision: 'auto' | 'denied';
+  /**
+   * As in chat: 'auto' the profile's mode let it run; 'asked' the user (or the client's user) was
+   * asked; 'approved' / 'denied' the answer (a timeout, a refused scope or nobody to ask is 'denied').
+   */
+  decision: AuditDecision;
+  /** Always the client (mcp:<name>): who answered is in `detail`. */
   decidedBy: McpActor;
   /** Why, in a few words ("scope tables:staged", "needs tables:full, holds tables:readonly"). */
   detail: string;
+  /** The tables the call concerns, when already known (else the backend works them out). */
+  tables?: readonly string[];
 }
 
 export interface McpBackend {
@@ -34,4 +46,25 @@ export interface McpBackend {
   run(name: McpToolName, input: unknown, call: McpToolCall): Promise<unknown>;
   /** Appends one decision to the always-on audit log. */
   audit(record: McpAuditRecord): Promise<void>;
+  /** The profile the tools act for (its mode decides what is asked). */
+  readonly profile: string;
+  /** The profile's rung on the permission ladder and its remembered grants, read per call. */
+  permissions(): Promise<ProfilePermissions>;
+  /** The tables a call reads, for grants (Auto asks once per table); undefined when unknown. */
+  tablesOf(name: McpToolName, input: unknown): Promise<readonly string[] | undefined>;
+  /** Remembers a "yes" to a read of one table (Auto mode), as chat does. */
+  rememberGrant(grant: Grant): Promise<void>;
+  /** The user's tables, for resources/list (omit: no table resources). */
+  tables?(): Promise<McpTableSummary[]>;
+  /** One table's schema as describeTable returns it, for resources/read; throws for an unknown table. */
+  describeTable?(qualifiedName: string): Promise<unknown>;
+}
+
+/** A table as resources/list shows it. */
+export interface McpTableSummary {
+  schema: string;
+  name: string;
+  kind: string;
+  comment: string | null;
+  rowEstimate: number;
 }

@@ -1,73 +1,14 @@
 import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated } from '@toolrow/catalog';
-import type { McpToken } from '@toolrow/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { rowsListedAt } from '../test/expected.ts';
 import { connectHttp, listedNames, rawRequest, rawSocketStatus, rawToolCall } from '../test/helpers.ts';
-import type { McpAuditRecord, McpBackend } from './backend.ts';
+import { memoryTokens, scriptedBackend } from '../test/scripted.ts';
 import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
-import { createToken, type McpTokenStore } from './tokens.ts';
+import { createToken } from './tokens.ts';
 
 // Scripted stand-ins; the real-database version of this suite is in toolrow.test.ts.
-function scriptedBackend() {
-  const runs: { name: string; input: unknown; actor: string }[] = [];
-  const audits: McpAuditRecord[] = [];
-  const backend: McpBackend = {
-    inputSchemaOf: () => z.object({}).passthrough(),
-    parseInput: (_name, rawInput) => rawInput,
-    async run(name, input, call) {
-      runs.push({ name, input, actor: call.actor });
-      return { ran: name };
-    },
-    async audit(record) {
-      audits.push(record);
-    },
-  };
-  return { backend, runs, audits };
-}
-
-function memoryTokens(now = () => new Date()): McpTokenStore {
-  const records: McpToken[] = [];
-  const secrets = new Map<string, McpToken>();
-  return {
-    async create({ name, scope, expiresAt }) {
-      const record: McpToken = {
-        id: records.length + 1,
-        name,
-        tokenHash: `hash-${records.length}`,
-        scope,
-        createdAt: now(),
-        expiresAt: expiresAt ?? null,
-        revokedAt: null,
-        lastUsedAt: null,
-      };
-      const token = `tok-${records.length}-${Math.random()}`;
-      records.push(record);
-      secrets.set(token, record);
-      return { token, record };
-    },
-    async verify(token) {
-      const record = secrets.get(token);
-      if (!record) return { ok: false, reason: 'unknown' };
-      if (record.revokedAt) return { ok: false, reason: 'revoked', token: record };
-      if (record.expiresAt && record.expiresAt <= now())
-        return { ok: false, reason: 'expired', token: record };
-      return { ok: true, token: record };
-    },
-    async list() {
-      return records;
-    },
-    async revoke(name) {
-      const record = records.find((candidate) => candidate.name === name && !candidate.revokedAt);
-      if (!record) return false;
-      record.revokedAt = now();
-      return true;
-    },
-  };
-}
-
 describe('MCP over Streamable HTTP (scripted tools)', () => {
   const { backend, runs, audits } = scriptedBackend();
   const tokens = memoryTokens();

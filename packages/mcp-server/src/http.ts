@@ -19,21 +19,29 @@ import {
 } from '@modelcontextprotocol/server';
 import type { McpBackend } from './backend.ts';
 import { MCP_SCOPES } from './generated/mcp-scopes.ts';
+import { createBearerVerifier, type OAuthTokenStore } from './oauth/verifier.ts';
 import { refusalFor } from './scopes.ts';
+import type { ToolrowServerOptions } from './server.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
-import { createTokenVerifier, type McpTokenStore, principalOf } from './tokens.ts';
+import { type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
 export const DEFAULT_MCP_PATH = '/mcp';
 /** The port `toolrow mcp --http` listens on unless --port says otherwise. */
 export const DEFAULT_MCP_PORT = 7337;
 
-export interface McpHttpOptions {
+export interface McpHttpOptions extends ToolrowServerOptions {
   backend: McpBackend;
   tokens: McpTokenStore;
   /** Path of the MCP endpoint (default /mcp); the metadata lives at its RFC 9728 well-known path. */
   path?: string;
   /** Out-of-band errors (a failing audit write, a broken stream); reporting only. */
   onerror?: (error: Error) => void;
+  /** Also accept the OAuth access tokens of Toolrow's authorization server (bound to this resource). */
+  oauth?: OAuthTokenStore;
+  /** Name this origin as the authorization server in the protected resource metadata (the app serves one). */
+  authorizationServer?: boolean;
+  /** The backend of an OAuth connection's profile (the one the user picked at consent). */
+  backendFor?: (profile: string) => McpBackend;
 }
 
 export interface McpHttpHandler {
@@ -68,9 +76,19 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const path = options.path ?? DEFAULT_MCP_PATH;
   const metadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(path, 'http://127.0.0.1')))
     .pathname;
-  const verifier = createTokenVerifier(options.tokens);
+  const verifier = createBearerVerifier(options.tokens, options.oauth);
+  const backendOf = (principal: McpPrincipal | undefined) =>
+    principal?.profile && options.backendFor ? options.backendFor(principal.profile) : options.backend;
+  const gate: ToolrowServerOptions = {
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+  };
   const mcp = createMcpHandler(
-    (context) => createToolrowMcpServer(options.backend, principalOf(context.authInfo)),
+    (context) => {
+      const principal = principalOf(context.authInfo);
+      return createToolrowMcpServer(backendOf(principal), principal, gate);
+    },
     {
       ...(options.onerror ? { onerror: options.onerror } : {}),
     },
@@ -83,10 +101,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       return new Response(null, { status: 405, headers: { Allow: 'GET, HEAD' } });
     }
     const origin = new URL(request.url).origin;
-    // No authorization_servers: tokens are issued out of band by `toolrow mcp token create`,
-    // not by an OAuth server, so there is none to point a client at.
+    // Without an authorization server (`toolrow mcp --http`), tokens come from `toolrow mcp token
+    // create` only, so there is none to point a client at.
     const document: OAuthProtectedResourceMetadata = {
       resource: `${origin}${path}`,
+      ...(options.authorizationServer ? { authorization_servers: [origin] } : {}),
       scopes_supported: [...MCP_SCOPES],
       bearer_methods_supported: ['header'],
       resource_name: 'Toolrow',
@@ -99,6 +118,17 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     const auth: AuthInfo | Response = await requireBearerAuth({ verifier, resourceMetadataUrl })(request);
     if (auth instanceof Response) return auth;
     const principal = principalOf(auth);
+    // RFC 8707: a token bound to another resource (another port, another name) is not for us.
+    const resource = `${new URL(request.url).origin}${path}`;
+    if (auth.resource && auth.resource.href !== new URL(resource).href) {
+      return bearerAuthChallengeResponse(
+        new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          `This token was issued for ${auth.resource.href}, not for ${resource}; connect this client to ${resource} to get one.`,
+        ),
+        { resourceMetadataUrl },
+      );
+    }
     if (!principal) {
       return bearerAuthChallengeResponse(
         new OAuthError(OAuthErrorCode.InvalidToken, 'Token carries no Toolrow scope'),
@@ -131,7 +161,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
       const refusal = refusalFor(message.params.name, principal.scope);
       if (!refusal) continue;
-      await auditRefusal(options.backend, refusal, message.params.arguments ?? {}, principal).catch(report);
+      await auditRefusal(backendOf(principal), refusal, message.params.arguments ?? {}, principal).catch(
+        report,
+      );
       // Excluded and unknown names fall through: the server has no such tool and says so.
       if (refusal.kind === 'scope') {
         return bearerAuthChallengeResponse(

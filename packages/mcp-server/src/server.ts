@@ -1,130 +1,401 @@
-// One McpServer per client session, registering exactly the tools the session's scope covers.
-// Never reuse an instance across clients (CVE-2026-25536): both transports call this factory
-// afresh for every connection (stdio) or request (HTTP).
+// One MCP server per client session (stdio: per connection; HTTP: per request), never shared
+// between clients (CVE-2026-25536). What is shared is what never differs between clients of one
+// scope: the tools/list listing (names, descriptions, JSON Schemas, annotations) is built once per
+// backend and scope and frozen, so a fresh server costs a handful of handler registrations, not 35
+// tool registrations with their schema conversions (bench/http.ts measures it).
 import {
   type CallToolResult,
-  McpServer,
-  requireScopes,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  type ListResourcesResult,
+  type ListResourceTemplatesResult,
+  type ListToolsResult,
+  type LoggingLevel,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  ResourceNotFoundError,
+  Server,
+  type ServerContext,
   type StandardSchemaWithJSON,
+  type Tool,
 } from '@modelcontextprotocol/server';
-import { isGated, rowOf } from '@toolrow/catalog';
+import { isGated, rowOf, TOOL_ACCESS } from '@toolrow/catalog';
 // The package's own manifest, one folder up from both src/ and dist/; a bundler inlines it.
 // `changeset version` bumps it, so the version a client sees is the version that was installed.
 import manifest from '../package.json' with { type: 'json' };
-import { annotationsFor } from './annotations.ts';
+import { annotationsFor, titleOf } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
-import { MCP_REQUIRED_SCOPE, type McpToolName } from './generated/mcp-scopes.ts';
+import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
+import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
 import type { McpRefusal } from './scopes.ts';
-import { toolsForScope } from './scopes.ts';
+import { isMcpToolName, scopeCovers, toolsForScope } from './scopes.ts';
 import type { McpPrincipal } from './tokens.ts';
 
 export const SERVER_NAME = 'toolrow';
 export const SERVER_VERSION: string = manifest.version;
 
 const INSTRUCTIONS =
-  "Toolrow: read and query the tables of the user's SQL database (PostgreSQL dialect). Writes never reach a table: stage tools queue changes that the user reviews and commits in Toolrow. Start with listTables and describeTable.";
+  "Toolrow: read and query the tables of the user's SQL database (PostgreSQL dialect). Writes never reach a table: stage tools queue changes that the user reviews and commits in Toolrow. Start with listTables and describeTable; each table's schema is also a resource (toolrow://tables/{schema}/{table}). Gated tools follow the user's permission mode: a call may wait for the user's answer, or be refused with what to do.";
+
+/** The URI template of a table's schema resource. */
+export const TABLE_RESOURCE_TEMPLATE = 'toolrow://tables/{schema}/{table}';
+const TABLE_URI = /^toolrow:\/\/tables\/([^/]+)\/([^/]+)$/;
+
+export function tableResourceUri(schema: string, table: string): string {
+  return `toolrow://tables/${encodeURIComponent(schema)}/${encodeURIComponent(table)}`;
+}
+
+/** How long a tool runs before the client (if it asked for progress) hears that it still runs. */
+export const DEFAULT_HEARTBEAT_MS = 2000;
 
 export function actorOf(principal: McpPrincipal): McpActor {
   return `mcp:${principal.name}`;
 }
 
-/** A tool's output as an MCP result: JSON text for every client, structured content for objects. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A tool's output as an MCP result: the structured content, and the same document as compact JSON
+ * text for clients that read text only. An output that is not an object rides as `{ result }`
+ * (structured content must be an object).
+ */
 export function toCallToolResult(output: unknown): CallToolResult {
-  const text = output === undefined ? 'null' : JSON.stringify(output, null, 2);
-  const structured = output !== null && typeof output === 'object' && !Array.isArray(output);
-  return {
-    content: [{ type: 'text', text }],
-    ...(structured ? { structuredContent: output as Record<string, unknown> } : {}),
-  };
+  const structuredContent = isPlainObject(output) ? output : { result: output ?? null };
+  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
 function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-// JSON Schema conversions, kept per input schema: a fresh server per request would otherwise
-// convert every tool's schema on every tools/list (measured in bench/http.ts).
-const converted = new WeakMap<object, Map<string, Record<string, unknown>>>();
-
 /**
- * The schema the SDK is given: the tool's own JSON Schema for tools/list, but validation that
- * accepts anything, so the backend's parseInput checks input once, with the same messages the
- * agent and the CLI give ("table: expected a string, got number").
+ * The output schema every tool is listed with. The tools (@toolrow/tools) declare input schemas
+ * only, so this is the generic one their results all meet: a JSON object, the same document as
+ * the text content. A tool that gains a zod output schema can be listed with its own here.
  */
-export function listingSchema(schema: StandardSchemaWithJSON): StandardSchemaWithJSON {
-  type ConvertOptions = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];
-  const convert = (io: 'input' | 'output') => (options: ConvertOptions) => {
-    let cache = converted.get(schema);
-    if (!cache) {
-      cache = new Map();
-      converted.set(schema, cache);
-    }
-    const key = `${io} ${options.target}`;
-    let json = cache.get(key);
-    if (!json) {
-      json = schema['~standard'].jsonSchema[io](options);
-      cache.set(key, json);
-    }
-    // A copy, so nothing downstream can change the cached document.
-    return structuredClone(json);
-  };
+export function outputSchemaOf(name: McpToolName): Tool['outputSchema'] & object {
   return {
-    '~standard': {
-      version: 1,
-      vendor: 'toolrow',
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: { input: convert('input'), output: convert('output') },
-    },
+    type: 'object',
+    description: `What ${name} returns (the same JSON document as the text content).`,
+    additionalProperties: true,
   };
+}
+
+// JSON Schema conversions, kept per input schema: shared by every listing that shows the schema.
+const converted = new WeakMap<object, Record<string, unknown>>();
+
+/** A tool's input schema as tools/list shows it (JSON Schema 2020-12, object-rooted). */
+export function inputJsonSchema(schema: StandardSchemaWithJSON): Tool['inputSchema'] {
+  let json = converted.get(schema);
+  if (!json) {
+    const raw = schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
+    json = deepFreeze({ type: 'object', ...raw });
+    converted.set(schema, json);
+  }
+  return json as Tool['inputSchema'];
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+interface Listing {
+  result: ListToolsResult;
+  byName: ReadonlyMap<string, Tool>;
+}
+
+// Per backend (its schemas) and scope: built on first use, frozen, shared by every server after.
+const listings = new WeakMap<McpBackend, Map<McpScope, Listing>>();
+
+/** The scope's tools/list result for this backend, built once. */
+export function listingFor(backend: McpBackend, scope: McpScope): Listing {
+  let byScope = listings.get(backend);
+  if (!byScope) {
+    byScope = new Map();
+    listings.set(backend, byScope);
+  }
+  let listing = byScope.get(scope);
+  if (!listing) {
+    const tools = toolsForScope(scope).map((name): Tool => {
+      const row = rowOf(name);
+      return {
+        name,
+        title: titleOf(name),
+        description: row.description,
+        inputSchema: inputJsonSchema(backend.inputSchemaOf(name)),
+        outputSchema: outputSchemaOf(name),
+        annotations: annotationsFor(row),
+      };
+    });
+    listing = deepFreeze({ result: { tools }, byName: new Map(tools.map((tool) => [tool.name, tool])) });
+    byScope.set(scope, listing);
+  }
+  return listing;
+}
+
+export interface ToolrowServerOptions extends McpGateOptions {
+  /** A running tool tells a client that asked for progress that it still runs, every this many ms. */
+  heartbeatMs?: number;
 }
 
 /**
  * A fresh server for one client that holds `principal`'s scope: tools/list shows exactly the
- * scope's tools; a gated call is audited 'auto' under mcp:<name> before it runs.
- * `principal` undefined yields a server with no tools (defence in depth: the transports refuse
- * unauthenticated clients before they get here).
+ * scope's tools, a gated call goes up the permission ladder (gate.ts), the tables' schemas are
+ * resources, and the logging capability carries what the ladder decided. `principal` undefined
+ * yields a server with no tools (defence in depth: the transports refuse unauthenticated clients
+ * before they get here).
  */
-export function createToolrowMcpServer(backend: McpBackend, principal: McpPrincipal | undefined): McpServer {
-  const server = new McpServer(
+export function createToolrowMcpServer(
+  backend: McpBackend,
+  principal: McpPrincipal | undefined,
+  options: ToolrowServerOptions = {},
+): Server {
+  const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        logging: {},
+      },
+      instructions: INSTRUCTIONS,
+      requestState: { verify: verifyElicitState },
+    },
   );
-  if (!principal) return server;
-  const actor = actorOf(principal);
-  for (const name of toolsForScope(principal.scope)) {
-    const row = rowOf(name);
-    const needed = MCP_REQUIRED_SCOPE[name];
-    server.registerTool(
+  const listing = principal ? listingFor(backend, principal.scope) : undefined;
+  server.setRequestHandler('tools/list', () => listing?.result ?? { tools: [] });
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const name = request.params.name;
+    const tool = listing?.byName.get(name);
+    // Out-of-scope calls never get here (the transports refuse them first); excluded and unknown
+    // names are no tool of this server, as the SDK's own servers say.
+    if (!principal || !tool || !isMcpToolName(name)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+    }
+    const result = await callTool(
+      server,
+      backend,
+      principal,
       name,
-      {
-        description: row.description,
-        inputSchema: listingSchema(backend.inputSchemaOf(name)),
-        annotations: annotationsFor(row),
-        // Always satisfied for a registered tool; kept so a wrong registration fails closed.
-        scopeChallenge: requireScopes(needed),
-      },
-      async (rawInput: unknown, ctx) => {
-        try {
-          const input = await backend.parseInput(name, rawInput);
-          if (isGated(name)) {
-            await backend.audit({
-              tool: name,
-              input,
-              decision: 'auto',
-              decidedBy: actor,
-              detail: `scope ${principal.scope}`,
-            });
-          }
-          return toCallToolResult(
-            await backend.run(name as McpToolName, input, { actor, signal: ctx.mcpReq.signal }),
-          );
-        } catch (error) {
-          return errorResult(error instanceof Error ? error.message : String(error));
-        }
-      },
+      request.params.arguments ?? {},
+      ctx,
+      options,
     );
-  }
+    if (isInputRequiredResult(result)) return result;
+    return server.projectCallToolResult(result, tool.outputSchema);
+  });
+  registerResources(server, backend, principal);
   return server;
+}
+
+async function callTool(
+  server: Server,
+  backend: McpBackend,
+  principal: McpPrincipal,
+  name: McpToolName,
+  rawInput: unknown,
+  ctx: ServerContext,
+  options: ToolrowServerOptions,
+): Promise<CallToolResult | InputRequiredResult> {
+  const actor = actorOf(principal);
+  const log = (level: LoggingLevel, data: Record<string, unknown>) =>
+    ctx.mcpReq.log(level, { tool: name, ...data }, SERVER_NAME).catch(() => {});
+  try {
+    const input = await backend.parseInput(name, rawInput);
+    if (isGated(name)) {
+      const verdict = await gateCall({
+        backend,
+        principal,
+        actor,
+        name,
+        input,
+        ctx,
+        initializedCapabilities: server.getClientCapabilities(),
+        options,
+      });
+      if (verdict.kind === 'elicit') {
+        await log('info', { message: `${name} waits for your answer (the Toolrow permission ladder asks).` });
+        return verdict.result;
+      }
+      if (verdict.kind === 'refuse') {
+        await log('warning', { message: `${name} did not run.`, refusal: textOf(verdict.result) });
+        return verdict.result;
+      }
+    }
+    const output = await runWithProgress(
+      backend,
+      name,
+      input,
+      actor,
+      ctx,
+      options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    );
+    return toCallToolResult(output);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await log('error', { message });
+    return errorResult(message);
+  }
+}
+
+const textOf = (result: CallToolResult) =>
+  result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+/**
+ * Runs the tool; when the client asked for progress, long work reports it: a heartbeat while the
+ * tool runs (a slow query), and for an export, the job's rows until it finishes (the call then
+ * returns the finished job). Without a progressToken an export returns at once, as in chat.
+ */
+async function runWithProgress(
+  backend: McpBackend,
+  name: McpToolName,
+  input: unknown,
+  actor: McpActor,
+  ctx: ServerContext,
+  heartbeatMs: number,
+): Promise<unknown> {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  let beats = 0;
+  const progress =
+    progressToken === undefined
+      ? undefined
+      : (update: { progress: number; total?: number; message?: string }) => {
+          void ctx.mcpReq
+            .notify({ method: 'notifications/progress', params: { progressToken, ...update } })
+            .catch(() => {});
+        };
+  const started = Date.now();
+  const timer = progress
+    ? setInterval(() => {
+        beats += 1;
+        progress({
+          progress: beats,
+          message: `${name} is still running (${Math.round((Date.now() - started) / 1000)} s).`,
+        });
+      }, heartbeatMs)
+    : undefined;
+  try {
+    const output = await backend.run(name, input, {
+      actor,
+      signal: ctx.mcpReq.signal,
+      ...(progress ? { progress } : {}),
+    });
+    if (progress && isGated(name) && TOOL_ACCESS[name as keyof typeof TOOL_ACCESS] === 'export')
+      return await followExport(backend, output, actor, ctx, progress);
+    return output;
+  } finally {
+    if (timer) clearInterval(timer);
+  }
+}
+
+interface ExportSummary {
+  id?: unknown;
+  state?: unknown;
+  rowsDone?: unknown;
+  rowsEstimate?: unknown;
+}
+
+const EXPORT_POLL_MS = 250;
+
+/** Follows an export job until it settles, reporting its rows; returns the settled job. */
+async function followExport(
+  backend: McpBackend,
+  started: unknown,
+  actor: McpActor,
+  ctx: ServerContext,
+  progress: (update: { progress: number; total?: number; message?: string }) => void,
+): Promise<unknown> {
+  const id = (started as ExportSummary | null)?.id;
+  if (typeof id !== 'string') return started;
+  let job = started as ExportSummary;
+  let sent = -1;
+  while (job.state === 'queued' || job.state === 'running') {
+    const done = typeof job.rowsDone === 'number' ? job.rowsDone : 0;
+    if (done > sent) {
+      sent = done;
+      progress({
+        progress: done,
+        ...(typeof job.rowsEstimate === 'number' && job.rowsEstimate >= done
+          ? { total: job.rowsEstimate }
+          : {}),
+        message: `Export ${id}: ${done} rows written.`,
+      });
+    }
+    if (ctx.mcpReq.signal.aborted) return job;
+    await new Promise((resolve) => setTimeout(resolve, EXPORT_POLL_MS));
+    job = (await backend.run(
+      'getExportStatus',
+      { id },
+      { actor, signal: ctx.mcpReq.signal },
+    )) as ExportSummary;
+  }
+  return job;
+}
+
+/** The tables' schemas as resources, for any scope that may describe tables. */
+function registerResources(server: Server, backend: McpBackend, principal: McpPrincipal | undefined): void {
+  const allowed =
+    principal !== undefined &&
+    backend.tables !== undefined &&
+    scopeCovers(principal.scope, 'tables:readonly') &&
+    toolsForScope(principal.scope).includes('describeTable' as McpToolName);
+  server.setRequestHandler('resources/list', async (): Promise<ListResourcesResult> => {
+    if (!allowed) return { resources: [] };
+    const tables = await backend.tables!();
+    return {
+      resources: tables.map((table) => ({
+        uri: tableResourceUri(table.schema, table.name),
+        name: `${table.schema}.${table.name}`,
+        title: `${table.schema}.${table.name} (${table.kind})`,
+        description:
+          table.comment ??
+          `The ${table.kind} ${table.schema}.${table.name}: columns, keys, indexes and foreign keys, about ${table.rowEstimate} rows.`,
+        mimeType: 'application/json',
+      })),
+    };
+  });
+  server.setRequestHandler(
+    'resources/templates/list',
+    (): ListResourceTemplatesResult => ({
+      resourceTemplates: allowed
+        ? [
+            {
+              uriTemplate: TABLE_RESOURCE_TEMPLATE,
+              name: 'table-schema',
+              title: "A table's schema",
+              description:
+                'Columns (types, nullability, defaults, common values), primary key, indexes and foreign keys of one table, as describeTable returns them.',
+              mimeType: 'application/json',
+            },
+          ]
+        : [],
+    }),
+  );
+  server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
+    const uri = request.params.uri;
+    const match = TABLE_URI.exec(uri);
+    if (!allowed || !match) {
+      throw new ResourceNotFoundError(
+        uri,
+        `No resource ${uri}: table schemas are at ${TABLE_RESOURCE_TEMPLATE} (see resources/list).`,
+      );
+    }
+    const schema = decodeURIComponent(match[1] as string);
+    const table = decodeURIComponent(match[2] as string);
+    let description: unknown;
+    try {
+      description = await backend.describeTable!(`${schema}.${table}`);
+    } catch (error) {
+      throw new ResourceNotFoundError(uri, `No table ${schema}.${table}: ${(error as Error).message}`);
+    }
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(description) }] };
+  });
 }
 
 /** Records a refused call as a 'denied' decision; unknown names are no tool, so nothing to record. */

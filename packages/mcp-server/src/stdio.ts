@@ -13,6 +13,7 @@ import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/s
 import type { McpBackend } from './backend.ts';
 import type { McpScope } from './generated/mcp-scopes.ts';
 import { parseScope, refusalFor, scopeCovers } from './scopes.ts';
+import type { ToolrowServerOptions } from './server.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
 import { createTokenVerifier, type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
@@ -60,7 +61,7 @@ export async function resolveStdioPrincipal(options: {
       `Scope ${wanted} is wider than the token ${principal.name} allows (${principal.scope}). Create a token with --scope ${wanted}, or drop --scope.`,
     );
   }
-  return { name: principal.name, scope: wanted };
+  return { ...principal, scope: wanted };
 }
 
 /**
@@ -141,7 +142,7 @@ class ScopeGateTransport implements Transport {
   }
 }
 
-export interface McpStdioOptions {
+export interface McpStdioOptions extends ToolrowServerOptions {
   backend: McpBackend;
   principal: McpPrincipal;
   stdin?: Readable;
@@ -163,7 +164,12 @@ export function serveMcpStdio(options: McpStdioOptions): RunningMcpStdio {
   });
   const wire = new StdioServerTransport(options.stdin, options.stdout);
   const transport = new ScopeGateTransport(wire, options.backend, options.principal, () => markClosed());
-  const handle = serveStdio(() => createToolrowMcpServer(options.backend, options.principal), {
+  const gate: ToolrowServerOptions = {
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+  };
+  const handle = serveStdio(() => createToolrowMcpServer(options.backend, options.principal, gate), {
     transport,
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });

@@ -50,6 +50,8 @@ export interface CreateTokenOptions {
   name?: string;
   /** From parseTtl; null never expires. Default DEFAULT_TOKEN_TTL. */
   ttlMs?: number | null;
+  /** Trust the client to ask its own user when the ladder asks (McpPrincipal.askViaClient). */
+  askViaClient?: boolean;
   now?: Date;
 }
 
@@ -79,7 +81,12 @@ export async function createToken(store: McpTokenStore, options: CreateTokenOpti
   }
   const ttlMs = options.ttlMs === undefined ? parseTtl(DEFAULT_TOKEN_TTL) : options.ttlMs;
   const expiresAt = ttlMs === null ? null : new Date(now.getTime() + ttlMs);
-  const { token, record } = await store.create({ name, scope: options.scope, expiresAt });
+  const { token, record } = await store.create({
+    name,
+    scope: options.scope,
+    expiresAt,
+    ...(options.askViaClient ? { askViaClient: true } : {}),
+  });
   return { token, name, scope: options.scope, expiresAt, record };
 }
 
@@ -87,6 +94,15 @@ export async function createToken(store: McpTokenStore, options: CreateTokenOpti
 export interface McpPrincipal {
   name: string;
   scope: McpScope;
+  /** The profile the user picked at consent (OAuth connections); else the server's own. */
+  profile?: string;
+  /**
+   * The user trusted this client to ask its own user when the ladder asks (MCP elicitation, form
+   * mode), instead of the Toolrow app's approval inbox. Only used when the client declares the
+   * elicitation capability. Set by `toolrow mcp token create --ask-via-client`, or by the consent
+   * page for an OAuth client. Default false: the app's inbox asks.
+   */
+  askViaClient?: boolean;
 }
 
 /** Reads the principal back from the AuthInfo our verifier made. */
@@ -124,7 +140,11 @@ export function createTokenVerifier(store: McpTokenStore): OAuthTokenVerifier {
           `Token ${stored.name} holds scope ${stored.scope}, which this version does not know; create a new token`,
         );
       }
-      const principal: McpPrincipal = { name: stored.name, scope: stored.scope };
+      const principal: McpPrincipal = {
+        name: stored.name,
+        scope: stored.scope,
+        ...(stored.askViaClient ? { askViaClient: true } : {}),
+      };
       return {
         token,
         clientId: stored.name,

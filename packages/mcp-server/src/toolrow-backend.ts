@@ -30,7 +30,27 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
   const profile = options.profile ?? DEFAULT_PROFILE;
   const { source, state } = options;
   const gate = appStateGateStore(state);
+  const context = { source, state, profile } as const;
   return {
+    profile,
+    permissions: () => gate.permissions(profile),
+    tablesOf: async (_name, input) => tablesOfCall(input, { ...context, actor: 'agent' }),
+    rememberGrant: (grant) => gate.rememberGrant(profile, grant),
+    async tables() {
+      return (await source.schema.get()).tables.map((table) => ({
+        schema: table.schema,
+        name: table.name,
+        kind: table.kind,
+        comment: table.comment,
+        rowEstimate: table.rowEstimate,
+      }));
+    },
+    // The describeTable tool's own output, so the resource and the tool never disagree.
+    describeTable: (qualifiedName) =>
+      (TOOL_IMPLEMENTATIONS.describeTable as ToolImplementation).execute(
+        parseToolInput('describeTable', { table: qualifiedName }),
+        { ...context, actor: 'agent' },
+      ),
     inputSchemaOf: (name) => implementationOf(name).inputSchema,
     parseInput: (name, rawInput) => parseToolInput(name, rawInput),
     async run(name, input, call) {
@@ -49,14 +69,15 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
       }
     },
     async audit(record) {
-      const tables = await tablesOfCall(record.input, { source, state, profile, actor: record.decidedBy });
+      const tables =
+        record.tables ?? (await tablesOfCall(record.input, { ...context, actor: record.decidedBy }));
       await gate.appendAudit({
         tool: record.tool,
         input: record.input,
         decision: record.decision,
         decidedBy: record.decidedBy,
         profileId: profile,
-        ...(tables ? { tables } : {}),
+        ...(tables && tables.length > 0 ? { tables } : {}),
         at: new Date(),
         reason: record.detail,
       });

@@ -2,13 +2,14 @@
 // staged, full} for list and call over Streamable HTTP on 127.0.0.1, with the SDK's own Client.
 import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
-import type { DataSource } from '@toolrow/datasource';
+import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsListedAt } from '../test/expected.ts';
 import { auditOf, createWidgets, stateOf, validInputs, WIDGETS } from '../test/fixture.ts';
 import { connectHttp, listedNames, rawToolCall } from '../test/helpers.ts';
+import { createApprovalInbox } from './approvals.ts';
 import { MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
 import { createToken } from './tokens.ts';
@@ -38,6 +39,9 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
     });
     tokens.expired = expiring.token;
     await createWidgets(toolrow);
+    // The scope matrix runs every in-scope call: Full Auto. What the modes ask is tested below
+    // and in ladder.test.ts.
+    await state.profiles.setMode(DEFAULT_PROFILE, 'full-auto');
     for (const scope of MCP_SCOPES) {
       const actor = `mcp:${nameOf(scope)}` as const;
       const job = await state.exports.run({ source: { table: WIDGETS }, format: 'csv', actor });
@@ -217,5 +221,48 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
     const committed = await state.staging.commit({ ids: staged.map((change) => change.id) });
     expect(committed.ok).toBe(true);
     expect(await read()).toBe('hex nut');
+  });
+
+  it('Manual mode: a gated call waits for the user, the tabs change only after the yes, audited under the client', async () => {
+    await state.profiles.setMode(DEFAULT_PROFILE, 'manual');
+    const inbox = createApprovalInbox();
+    const manual = await serveMcpHttp(
+      createMcpHttpHandler({
+        backend: createToolrowBackend({ source, state }),
+        tokens: state.tokens,
+        approvals: inbox,
+      }),
+      0,
+    );
+    const client = await connectHttp(manual.url, tokens['tables:full']);
+    try {
+      const asked = new Promise<string>((resolve) => {
+        const stop = inbox.subscribe((event) => {
+          if (event.type === 'asked') {
+            stop();
+            resolve(event.request.id);
+          }
+        });
+      });
+      const before = await stateOf(toolrow);
+      const lastId = Math.max(0, ...(await auditOf(toolrow)).map((entry) => entry.id));
+      const call = client.callTool({ name: 'openTable', arguments: { table: WIDGETS } });
+      const id = await asked;
+      expect(await stateOf(toolrow)).toEqual(before);
+      inbox.answer(id, { approved: true });
+      expect((await call).isError).toBeFalsy();
+      expect((await stateOf(toolrow)).tabs).not.toEqual(before.tabs);
+      const audit = (await state.audit.list({ limit: 10_000 }))
+        .filter((entry) => entry.id > lastId)
+        .sort((a, b) => a.id - b.id);
+      expect(audit.map((entry) => [entry.tool, entry.decision, entry.decidedBy, entry.table])).toEqual([
+        ['openTable', 'asked', 'mcp:client-full', `public.${WIDGETS}`],
+        ['openTable', 'approved', 'mcp:client-full', `public.${WIDGETS}`],
+      ]);
+    } finally {
+      await client.close();
+      await manual.close();
+      await state.profiles.setMode(DEFAULT_PROFILE, 'full-auto');
+    }
   });
 });

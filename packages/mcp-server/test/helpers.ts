@@ -21,14 +21,22 @@ export async function connectHttp(url: URL, token?: string, era: Era = 'legacy')
   return client;
 }
 
+/** A client that declares elicitation (form mode) and answers every ask with `elicit`. */
+export interface Eliciting {
+  capabilities: { elicitation: { form: Record<string, never> } };
+  elicit: () => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> };
+}
+
 export async function connectStdio(
   options: { command: string; args: string[]; env: Record<string, string>; cwd?: string },
   era: Era = 'legacy',
+  eliciting?: Eliciting,
 ): Promise<{ client: Client; stderr: () => string }> {
   const client = new Client(
     { name: 'toolrow-test', version: '0.0.0' },
-    { versionNegotiation: { mode: era } },
+    { versionNegotiation: { mode: era }, ...(eliciting ? { capabilities: eliciting.capabilities } : {}) },
   );
+  if (eliciting) client.setRequestHandler('elicitation/create', async () => eliciting.elicit());
   const transport = new StdioClientTransport({ ...options, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {

@@ -28,6 +28,8 @@ import {
   type SavedSpec,
   type UiState,
 } from './app-types.ts';
+import { createOAuthStore, writeGrantLastUse } from './oauth-store.ts';
+import { createLastUse, createVerifyCache } from './verify-cache.ts';
 
 const S = APP_SCHEMA;
 
@@ -159,6 +161,7 @@ const toToken = (row: Row): McpToken => ({
   expiresAt: dateOrNull(row.expires_at),
   revokedAt: dateOrNull(row.revoked_at),
   lastUsedAt: dateOrNull(row.last_used_at),
+  askViaClient: row.ask_via_client === true,
 });
 
 const toConversationSummary = (row: Row): ConversationSummary => ({
@@ -236,6 +239,8 @@ function emptyUi(profile: string): UiState {
 export interface AppStateOptions {
   /** The connection this process uses, listed as active by connections.list(). */
   activeConnection: Omit<ConnectionInfo, 'active'>;
+  /** How long a verified bearer token is trusted without a query (default VERIFY_CACHE_TTL_MS). */
+  verifyCacheTtlMs?: number;
 }
 
 export function createAppState(db: Database, options: AppStateOptions): AppState {
@@ -252,7 +257,26 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
     return toProfile(result.rows[0]!);
   };
 
+  // One cache for both kinds of bearer token: any revocation clears it.
+  const cache = createVerifyCache<unknown>(options.verifyCacheTtlMs);
+  const tokenLastUse = createLastUse<number>(async (stamps) => {
+    await db.transaction(async (tx) => {
+      for (const [id, at] of stamps) {
+        await tx.query(
+          `UPDATE ${S}.mcp_tokens SET last_used_at = GREATEST(coalesce(last_used_at, $2), $2) WHERE id = $1`,
+          [id, at],
+        );
+      }
+    });
+  });
+  const grantLastUse = createLastUse<string>((stamps) => writeGrantLastUse(db, stamps));
+  const flushLastUse = async () => {
+    await Promise.all([tokenLastUse.flush(), grantLastUse.flush()]);
+  };
+
   const app: AppState = {
+    flushLastUse,
+    oauth: createOAuthStore({ db, cache, lastUse: grantLastUse }),
     profiles: {
       ensure: ensureProfile,
       async list() {
@@ -656,7 +680,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
     },
 
     tokens: {
-      async create({ name, scope, expiresAt }) {
+      async create({ name, scope, expiresAt, askViaClient }) {
         if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
           throw new DataSourceError(
             'misuse',
@@ -672,8 +696,8 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
         const token = `trw_${randomBytes(32).toString('base64url')}`;
         try {
           const result = await db.query(
-            `INSERT INTO ${S}.mcp_tokens (name, token_hash, scope, expires_at) VALUES ($1, $2, $3, $4) RETURNING *`,
-            [name, hashToken(token), scope, expiresAt ?? null],
+            `INSERT INTO ${S}.mcp_tokens (name, token_hash, scope, expires_at, ask_via_client) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+            [name, hashToken(token), scope, expiresAt ?? null, askViaClient === true],
           );
           return { token, record: toToken(result.rows[0]!) };
         } catch (error) {
@@ -688,22 +712,26 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
       },
       async verify(token) {
         if (typeof token !== 'string' || token.length === 0) return { ok: false, reason: 'unknown' };
-        const result = await db.query(`SELECT * FROM ${S}.mcp_tokens WHERE token_hash = $1`, [
-          hashToken(token),
-        ]);
-        const row = result.rows[0];
-        if (!row) return { ok: false, reason: 'unknown' };
-        const record = toToken(row);
-        if (record.revokedAt) return { ok: false, reason: 'revoked', token: record };
-        if (record.expiresAt && record.expiresAt.getTime() <= Date.now())
+        const hash = hashToken(token);
+        const now = Date.now();
+        let record = cache.get(hash, now) as McpToken | undefined;
+        if (!record) {
+          const result = await db.query(`SELECT * FROM ${S}.mcp_tokens WHERE token_hash = $1`, [hash]);
+          const row = result.rows[0];
+          if (!row) return { ok: false, reason: 'unknown' };
+          record = toToken(row);
+          if (record.revokedAt) return { ok: false, reason: 'revoked', token: record };
+          cache.set(hash, record, now);
+        }
+        if (record.expiresAt && record.expiresAt.getTime() <= now)
           return { ok: false, reason: 'expired', token: record };
-        const stamped = await db.query(
-          `UPDATE ${S}.mcp_tokens SET last_used_at = now() WHERE id = $1 RETURNING *`,
-          [record.id],
-        );
-        return { ok: true, token: toToken(stamped.rows[0] ?? row) };
+        // No write per request: the stamp is remembered and written with the next flush.
+        const at = new Date(now);
+        tokenLastUse.touch(record.id, at);
+        return { ok: true, token: { ...record, lastUsedAt: at } };
       },
       async list() {
+        await tokenLastUse.flush();
         return (await db.query(`SELECT * FROM ${S}.mcp_tokens ORDER BY created_at, id`)).rows.map(toToken);
       },
       async revoke(name) {
@@ -711,6 +739,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
           `UPDATE ${S}.mcp_tokens SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL`,
           [name],
         );
+        cache.clear();
         return result.rowCount > 0;
       },
     },

@@ -10,6 +10,12 @@ import type {
   ConversationSummary,
   Grant,
   McpToken,
+  OAuthAccessCheck,
+  OAuthClient,
+  OAuthCodeRedemption,
+  OAuthGrant,
+  OAuthRefresh,
+  OAuthTokenPair,
   PermissionMode,
   Profile,
   QueryHistoryEntry,
@@ -127,6 +133,8 @@ export interface AppState {
       name: string;
       scope: string;
       expiresAt?: Date | null;
+      /** Ask through the client's own user (elicitation) instead of the app's inbox; default false. */
+      askViaClient?: boolean;
     }): Promise<{ token: string; record: McpToken }>;
     /** Checks a presented bearer token (and stamps lastUsedAt when valid). */
     verify(token: string): Promise<TokenCheck>;
@@ -134,6 +142,53 @@ export interface AppState {
     /** Revokes by name; false when no such live token. */
     revoke(name: string): Promise<boolean>;
   };
+  /**
+   * The OAuth authorization server's records (see oauth-store.ts). Verification is cached and
+   * last use is written in batches, like the tokens'; every revocation takes effect at once here.
+   */
+  oauth: {
+    /** Creates or updates a client by id. */
+    saveClient(client: Omit<OAuthClient, 'createdAt'>): Promise<OAuthClient>;
+    getClient(id: string): Promise<OAuthClient | null>;
+    /** Records a consent. */
+    createGrant(grant: {
+      clientId: string;
+      scope: string;
+      profile: string;
+      resource: string;
+      actorName: string;
+      expiresAt: Date | null;
+    }): Promise<OAuthGrant>;
+    /** A one-time authorization code for a grant; returned once, stored as sha-256. */
+    issueCode(code: {
+      grantId: string;
+      redirectUri: string;
+      codeChallenge: string;
+      expiresAt: Date;
+    }): Promise<string>;
+    /** Uses a code up. A second use revokes the grant it was issued for. */
+    redeemCode(code: string): Promise<OAuthCodeRedemption>;
+    /** An access token (expiring at accessExpiresAt, or the grant's end if sooner) and a refresh token. */
+    issueTokens(grantId: string, options: { accessExpiresAt: Date }): Promise<OAuthTokenPair>;
+    /** Rotates a refresh token: the old one is spent; reusing a spent one revokes the grant. */
+    refresh(
+      refreshToken: string,
+      options: { clientId: string; accessExpiresAt: Date },
+    ): Promise<OAuthRefresh>;
+    /** Checks a presented access token (cached briefly; last use recorded without a write per call). */
+    verifyAccess(token: string): Promise<OAuthAccessCheck>;
+    /** RFC 7009: an access token alone, or a refresh token with its whole grant. False when nothing was live. */
+    revokeToken(token: string, clientId?: string): Promise<boolean>;
+    /** Connected clients (live grants), oldest first; `all` includes revoked and expired ones. */
+    listGrants(options?: { all?: boolean }): Promise<OAuthGrant[]>;
+    getGrant(id: string): Promise<OAuthGrant | null>;
+    /** The grant a token or refresh token belongs to (whatever its state), or null. */
+    grantOfToken(token: string): Promise<OAuthGrant | null>;
+    /** Disconnects: every token of the grant stops working at once. */
+    revokeGrant(id: string, reason?: string): Promise<boolean>;
+  };
+  /** Writes the remembered last-use times of tokens and grants now (list() and close do it too). */
+  flushLastUse(): Promise<void>;
 }
 
 export {

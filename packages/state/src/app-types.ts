@@ -128,11 +128,67 @@ export interface McpToken {
   expiresAt: Date | null;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
+  /** The user trusted this client to ask its own user (MCP elicitation) when the ladder asks. */
+  askViaClient: boolean;
 }
 
 export type TokenCheck =
   | { ok: true; token: McpToken }
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked'; token?: McpToken };
+
+// ── OAuth (Toolrow as the MCP endpoint's authorization server) ─────────────────────────────────
+
+/** A client that may ask for consent: registered (RFC 7591) or named by its metadata document URL. */
+export interface OAuthClient {
+  /** The client_id: random for a registered client, the https URL of a metadata-document client. */
+  id: string;
+  kind: 'registered' | 'metadata-document';
+  /** client_name as the client gave it (shown on the consent page). */
+  name: string;
+  redirectUris: string[];
+  /** The registration or metadata document as accepted. */
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** One consent: a client connected at a scope, for a profile and a resource, until expiry or revocation. */
+export interface OAuthGrant {
+  id: string;
+  clientId: string;
+  clientName: string;
+  scope: string;
+  profile: string;
+  /** The RFC 8707 resource (the MCP endpoint URL) its tokens are bound to. */
+  resource: string;
+  /** The audit actor is mcp:<actorName>. */
+  actorName: string;
+  createdAt: Date;
+  /** When the connection ends (its refresh tokens stop); null lasts until revoked. */
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  revokedReason: string | null;
+  lastUsedAt: Date | null;
+}
+
+export type OAuthCodeRedemption =
+  | { ok: true; grant: OAuthGrant; redirectUri: string; codeChallenge: string }
+  | { ok: false; reason: 'unknown' | 'expired' | 'replayed' | 'revoked' };
+
+export interface OAuthTokenPair {
+  accessToken: string;
+  accessExpiresAt: Date;
+  refreshToken: string;
+  refreshExpiresAt: Date | null;
+  grant: OAuthGrant;
+}
+
+export type OAuthRefresh =
+  | { ok: true; tokens: OAuthTokenPair }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' | 'wrong-client'; grant?: OAuthGrant };
+
+export type OAuthAccessCheck =
+  | { ok: true; grant: OAuthGrant; expiresAt: Date }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked'; grant?: OAuthGrant };
 
 // ── Conversations ────────────────────────────────────────────────────────────────────────────
 

@@ -13,6 +13,7 @@ export {
 export type { AppStateOptions } from './app-state-impl.ts';
 export * from './app-types.ts';
 export { MIGRATIONS, type Migration, migrate } from './migrations.ts';
+export { OAUTH_PREFIX } from './oauth-store.ts';
 export type { Staging } from './staging.ts';
 export { createStaging } from './staging.ts';
 export type { CommitPoint, StagingOptions } from './staging-impl.ts';
@@ -21,3 +22,4 @@ export type { OpenStateOptions, ToolrowState } from './state.ts';
 export { openState, resolveDataDir } from './state.ts';
 export type { OpenToolrowOptions, Toolrow } from './toolrow.ts';
 export { openToolrow } from './toolrow.ts';
+export { LAST_USE_FLUSH_MS, VERIFY_CACHE_TTL_MS } from './verify-cache.ts';

@@ -177,6 +177,64 @@ CREATE INDEX commits_applying ON ${S}.commits (id) WHERE state = 'applying';
 ALTER TABLE ${S}.staged_changes ADD COLUMN commit_id bigint REFERENCES ${S}.commits(id);
 `,
   },
+  {
+    version: 5,
+    name: 'oauth clients, grants, codes and tokens',
+    // Toolrow is its own OAuth 2.1 authorization server for the MCP endpoint. A grant is one
+    // consent (client, scope, profile, resource, lifetime) and the family of its refresh tokens:
+    // revoking it ends every token issued under it. Codes and tokens are stored as sha-256 only.
+    sql: `
+CREATE TABLE ${S}.oauth_clients (
+  id text PRIMARY KEY,
+  kind text NOT NULL CHECK (kind IN ('registered', 'metadata-document')),
+  name text NOT NULL,
+  redirect_uris jsonb NOT NULL,
+  metadata jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE ${S}.oauth_grants (
+  id text PRIMARY KEY,
+  client_id text NOT NULL REFERENCES ${S}.oauth_clients(id) ON DELETE CASCADE,
+  scope text NOT NULL,
+  profile text NOT NULL,
+  resource text NOT NULL,
+  actor_name text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz,
+  revoked_at timestamptz,
+  revoked_reason text,
+  last_used_at timestamptz
+);
+CREATE INDEX oauth_grants_client ON ${S}.oauth_grants (client_id);
+CREATE TABLE ${S}.oauth_codes (
+  code_hash text PRIMARY KEY,
+  grant_id text NOT NULL REFERENCES ${S}.oauth_grants(id) ON DELETE CASCADE,
+  redirect_uri text NOT NULL,
+  code_challenge text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+CREATE TABLE ${S}.oauth_tokens (
+  token_hash text PRIMARY KEY,
+  grant_id text NOT NULL REFERENCES ${S}.oauth_grants(id) ON DELETE CASCADE,
+  kind text NOT NULL CHECK (kind IN ('access', 'refresh')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz,
+  used_at timestamptz,
+  revoked_at timestamptz
+);
+CREATE INDEX oauth_tokens_grant ON ${S}.oauth_tokens (grant_id);
+`,
+  },
+  {
+    // 6, not 5: the OAuth branch takes 5. Versions apply in order and gaps are fine.
+    version: 6,
+    name: 'mcp tokens that ask through the client',
+    // A CLI-minted token the user trusts to ask its own user (MCP elicitation) when the ladder asks.
+    sql: `
+ALTER TABLE ${S}.mcp_tokens ADD COLUMN ask_via_client boolean NOT NULL DEFAULT false;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

@@ -12,6 +12,7 @@ import { createExportJobStore } from './export-jobs.ts';
 import { migrate } from './migrations.ts';
 import { createStaging } from './staging-impl.ts';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
+import { LAST_USE_FLUSH_MS } from './verify-cache.ts';
 
 const DEFAULT_DATA_DIR = '.toolrow';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1', '']);
@@ -153,6 +154,9 @@ export function wireState(store: StateStore, options: OpenStateOptions): Toolrow
       exportTimeLimit(options),
     );
     let closing: Promise<void> | undefined;
+    // Last use of MCP tokens is written in batches (verify-cache.ts); unref'd, it never keeps a process alive.
+    const flushTimer = setInterval(() => void app.flushLastUse().catch(() => {}), LAST_USE_FLUSH_MS);
+    flushTimer.unref();
     return {
       ...app,
       db,
@@ -162,7 +166,9 @@ export function wireState(store: StateStore, options: OpenStateOptions): Toolrow
       dataDir,
       close() {
         closing ??= (async () => {
+          clearInterval(flushTimer);
           await exports.idle();
+          await app.flushLastUse().catch(() => {});
           await db.close();
           await options.onClose?.();
         })();

@@ -109,6 +109,44 @@ export function toFilter(input: FilterInput | null | undefined): Filter | undefi
   return { and: input.map(itemToFilter) };
 }
 
+/** Operators as models also write them: SQL's symbols, and not_ before any operator. */
+const OP_ALIASES: Readonly<Record<string, FilterInputOp>> = {
+  '=': 'eq',
+  '==': 'eq',
+  '!=': 'neq',
+  '<>': 'neq',
+  '<': 'lt',
+  '<=': 'lte',
+  '>': 'gt',
+  '>=': 'gte',
+};
+
+/**
+ * The operator an alias stands for ("=" → eq, "NOT IN" → not_in, not_eq → neq, not_is_null →
+ * is_not_null); anything else is returned as it is, for validation to name.
+ */
+export function canonicalOp(op: string): string {
+  if (Object.hasOwn(COMPLEMENT, op)) return op;
+  const spelled = op
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  if (Object.hasOwn(OP_ALIASES, spelled)) return OP_ALIASES[spelled]!;
+  if (Object.hasOwn(COMPLEMENT, spelled)) return spelled;
+  const base = /^not_(.+)$/.exec(spelled)?.[1];
+  if (base !== undefined) {
+    const inner = canonicalOp(base);
+    if (Object.hasOwn(COMPLEMENT, inner)) return COMPLEMENT[inner as FilterInputOp];
+  }
+  return op;
+}
+
+function withCanonicalOp(node: Record<string, unknown>): Record<string, unknown> {
+  if (typeof node.op !== 'string') return node;
+  const op = canonicalOp(node.op);
+  return op === node.op ? node : { ...node, op };
+}
+
 // Pushes `not` down to the conditions. Works on unknown input (the schema's preprocess runs before
 // validation): a shape it does not recognise is left as it is, for validation to name.
 function pushDown(node: unknown, negate: boolean): unknown {
@@ -119,11 +157,12 @@ function pushDown(node: unknown, negate: boolean): unknown {
     const group = negate ? (key === 'and' ? 'or' : 'and') : key;
     return { [group]: (node[key] as unknown[]).map((child) => pushDown(child, negate)) };
   }
-  if (!negate) return node;
-  const op = node.op;
+  const condition = withCanonicalOp(node);
+  if (!negate) return condition;
+  const op = condition.op;
   if (typeof op === 'string' && Object.hasOwn(COMPLEMENT, op))
-    return { ...node, op: COMPLEMENT[op as FilterInputOp] };
-  return { not: node };
+    return { ...condition, op: COMPLEMENT[op as FilterInputOp] };
+  return { not: condition };
 }
 
 /**

@@ -17,6 +17,7 @@ export type {
 } from './define.ts';
 export { describeIssues, type InputIssue, isToolError, ToolError, type ToolErrorCode } from './errors.ts';
 export {
+  canonicalOp,
   FILTER_INPUT_OPS,
   type FilterInput,
   type FilterInputCondition,

@@ -6,6 +6,7 @@ import {
   SILENT_TOOLS,
   TOOL_NAMES,
 } from '@toolrow/catalog';
+import { FILTER_OPS } from '@toolrow/datasource';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ToolContext } from './context.ts';
@@ -92,19 +93,24 @@ describe('the registry', () => {
     },
   );
 
-  it('describes the filter as a list of conditions and or/and groups, the item defined once', () => {
+  it('describes the filter as a list of one compact item (condition or group), defined once', () => {
     const schema = inputJsonSchema('countRows') as {
       properties: { filter: { type: string; items: { $ref: string } } };
-      $defs?: Record<string, { anyOf?: { properties?: Record<string, unknown> }[] }>;
+      $defs?: Record<
+        string,
+        { type?: string; anyOf?: unknown; properties?: Record<string, { enum?: string[] }> }
+      >;
     };
     expect(schema.properties.filter.type).toBe('array');
     const definitions = Object.values(schema.$defs ?? {});
     expect(definitions).toHaveLength(1);
-    const branches = definitions[0]?.anyOf?.map((branch) => Object.keys(branch.properties ?? {}).join(','));
-    expect(branches).toEqual(['column,op,value', 'or', 'and']);
-    // No {not: …} node: negation lives in the operators.
+    // One object, not a union of three: the check in schemas.ts holds an item to one form.
+    expect(definitions[0]?.anyOf).toBeUndefined();
+    expect(Object.keys(definitions[0]?.properties ?? {})).toEqual(['column', 'op', 'value', 'or', 'and']);
+    // No {not: …} node, and only the data source's operators shown: negations are not_<op>.
     expect(JSON.stringify(schema)).not.toContain('"not"');
-    expect(JSON.stringify(schema)).toContain('"not_contains"');
+    expect(definitions[0]?.properties?.op?.enum).toEqual([...FILTER_OPS]);
+    expect(JSON.stringify(schema)).toContain('not_ before an op negates it');
   });
 
   it('advertises no length bounds a model would never reach (they are still enforced)', () => {

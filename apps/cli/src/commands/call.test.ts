@@ -246,7 +246,7 @@ describe('toolrow call', () => {
       // A bad input is refused before any database opens: this data dir is never created.
       const untouched = join(dir, 'never-created');
       const bad = await spawnCli(
-        ['call', 'countRows', '{"table":"orders","filter":{"column":"id","op":"=="}}'],
+        ['call', 'countRows', '{"table":"orders","filter":{"column":"id","op":"equals"}}'],
         { env: { TOOLROW_DATA_DIR: untouched, DATABASE_URL: '' } },
       );
       expect(bad.code).toBe(2);

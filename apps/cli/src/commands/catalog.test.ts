@@ -1,3 +1,7 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   DISCOVERABLE_TOOLS,
   GATED_TOOLS,
@@ -77,6 +81,67 @@ describe('toolrow catalog', () => {
     );
   });
 
+  it('--audit runs as CI runs it: per-row figures and recommendations, exit 0 while every discoverable row is named', async () => {
+    const result = await spawnCli(['catalog', '--audit']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^tool\s+declared\s+requests\s+named\s+recommended\s+note$/);
+    expect(lines.find((line) => /^listAuditLog\s/.test(line))).toMatch(
+      /^listAuditLog\s+discoverable\s+\d+\s+\d+ \(\d+%\)\s+discoverable\s+ok$/,
+    );
+    expect(lines.find((line) => /^setFilter\s/.test(line))).toMatch(
+      /^setFilter\s+inline\s+\d+\s+\d+ \(\d+%\)\s+inline\s+ok$/,
+    );
+    expect(result.stdout).toContain('Every discoverable row is named often enough.');
+    expect(result.stdout).toMatch(
+      /a discoverable row must be named by at least 50% of its requests \(NAMING_THRESHOLD in @toolrow\/eval\)/,
+    );
+  });
+
+  it('--audit --eval adds what the model searched for and found; --json has the figures', async () => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'toolrow-audit-'));
+    try {
+      const tools = TOOL_ROWS.map((row) => ({
+        tool: row.name,
+        visibility: row.visibility,
+        attempts: row.name === 'explainQuery' ? 4 : 0,
+        passRate: 0.25,
+        searchRate: 0.5,
+        foundRate: 0.25,
+        wrongTwinPicks: 0,
+      }));
+      await writeFile(
+        join(dir, 'run.json'),
+        JSON.stringify({ format: 'toolrow-eval/1', tools, requests: [], summary: {} }),
+      );
+      const table = await runCli(['catalog', '--audit', '--eval', 'run.json'], {}, dir);
+      expect(table.code).toBe(0);
+      expect(table.stdout.split('\n').find((line) => /^explainQuery\s/.test(line))).toMatch(
+        /explainQuery\s+discoverable\s+\d+\s+\d+ \(\d+%\)\s+50%\s+25%\s+discoverable\s+the model's searches found it in only 25% of attempts$/,
+      );
+      const json = await runCli(['catalog', '--audit', '--json', '--eval', 'run.json'], {}, dir);
+      const audit = JSON.parse(json.stdout) as {
+        threshold: number;
+        rows: { tool: string; foundRate?: number }[];
+      };
+      expect(audit.threshold).toBe(0.5);
+      expect(audit.rows.find((row) => row.tool === 'explainQuery')?.foundRate).toBe(0.25);
+      const missing = await runCli(['catalog', '--audit', '--eval', 'nope.json'], {}, dir);
+      expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('cannot read')]);
+      const alone = await runCli(['catalog', '--eval', 'run.json'], {}, dir);
+      expect([alone.code, alone.stderr]).toEqual([
+        2,
+        expect.stringContaining('--eval <run.json> goes with --audit.'),
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an unknown flag with its usage and exit code 2', async () => {
     const result = await runCli(['catalog', '--jsno']);
     expect(result.code).toBe(2);
@@ -97,4 +162,29 @@ describe('toolrow', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^Unknown command 'catalgo'. Did you mean 'catalog'\?/);
   });
+});
+
+describe('commands that only read the catalog', () => {
+  const counter = fileURLToPath(new URL('../../bench/count-modules.mjs', import.meta.url));
+
+  it.each([[['catalog']], [['catalog', '--json']], [['search-tools', 'export this as CSV']]])(
+    'toolrow %j loads no dependency from node_modules (no zod, pg, PGlite, MCP or AI SDK)',
+    async (argv) => {
+      const dir = await mkdtemp(join(tmpdir(), 'toolrow-modules-'));
+      try {
+        const file = join(dir, 'count.json');
+        const result = await spawnCli(argv, {
+          env: { NODE_OPTIONS: `--import ${counter}`, TOOLROW_MODULE_COUNT: file },
+        });
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+        const loaded = JSON.parse(await readFile(file, 'utf8')) as { modules: number; packages: string[] };
+        expect(loaded.packages).toEqual([]);
+        // The workspace's own modules only: main, the command, the catalog and its declarations.
+        expect(loaded.modules).toBeLessThan(40);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { toolCostReport } from '@toolrow/agent';
 import {
   CATALOG_ROWS,
   type CatalogRow,
@@ -10,9 +11,11 @@ import {
   PROPOSE_TWINS,
   SILENT_TOOLS,
 } from '@toolrow/catalog';
-import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
-import { READ_ONLY_TOOLS, WRITE_SCOPE_TOOLS, type WriteScope } from '@toolrow/tools';
-import { type Command, UsageError } from '../command.ts';
+// The narrow entry points: the package indexes would load the MCP SDK, zod, the AI SDK and the
+// data layer, which listing the rows never touches (apps/cli/bench/cold-start.ts measures it).
+import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from '@toolrow/mcp-server/scopes';
+import { READ_ONLY_TOOLS, WRITE_SCOPE_TOOLS, type WriteScope } from '@toolrow/tools/write-scopes';
+import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
 function scopesListing(name: string): string {
@@ -45,21 +48,86 @@ function summary(): string {
   ].join(' ');
 }
 
+const pct = (value: number) => `${Math.round(value * 100)}%`;
+
+/** `--audit`: does the users' own wording name each row? Exits 1 when a discoverable row is not named enough. */
+async function audit(io: CommandIo, options: { json: boolean; eval?: string }): Promise<number> {
+  const { auditVisibility, CORPUS, parseReport, AUDIT_TOP } = await import('@toolrow/eval');
+  let run: Awaited<ReturnType<typeof parseReport>> | undefined;
+  if (options.eval !== undefined) {
+    const file = resolve(io.cwd, options.eval);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      throw new Error(`cannot read ${file}: write one with toolrow eval --json ${options.eval}`);
+    }
+    run = parseReport(text, file);
+  }
+  const result = auditVisibility(run ? { run } : {});
+  if (options.json) {
+    io.stdout(toJson(result));
+  } else {
+    const table = formatTable(
+      ['tool', 'declared', 'requests', 'named', ...(run ? ['searched', 'found'] : []), 'recommended', 'note'],
+      result.rows.map((row) => [
+        row.tool,
+        row.declared,
+        String(row.requests),
+        `${row.named} (${pct(row.namedRate)})`,
+        ...(run
+          ? [
+              row.searchRate === undefined ? '-' : pct(row.searchRate),
+              row.foundRate === undefined ? '-' : pct(row.foundRate),
+            ]
+          : []),
+        row.disagrees ? `${row.recommended} *` : row.recommended,
+        row.failing ? `FAIL: ${row.note}` : row.note,
+      ]),
+    );
+    const disagreeing = result.rows.filter((row) => row.disagrees).length;
+    io.stdout(
+      `${table}\n\nnamed: the agent's searchTools ranks the row in its top ${AUDIT_TOP} for the request as typed (${CORPUS.length} requests).\n` +
+        `${disagreeing} rows (*) disagree with their declared visibility; a discoverable row must be named by at least ${pct(result.threshold)} of its requests (NAMING_THRESHOLD in @toolrow/eval).\n` +
+        (result.failing.length === 0
+          ? 'Every discoverable row is named often enough.\n'
+          : `${result.failing.length} discoverable rows are named too rarely: ${result.failing.map((row) => row.tool).join(', ')}.\n`),
+    );
+  }
+  return result.failing.length === 0 ? 0 : 1;
+}
+
 export const catalogCommand: Command = {
   usage:
-    "Usage: toolrow catalog [--json] [--cost]\n\n  --json  print a JSON array, one object per row with the row's fields\n  --cost  the tokens the tool definitions cost per request: inline core vs all rows (with --json: as JSON)",
+    "Usage: toolrow catalog [--json] [--cost | --audit [--eval <run.json>]]\n\n  --json   print a JSON array, one object per row with the row's fields\n  --cost   the tokens the tool definitions cost per request: inline core vs all rows (with --json: as JSON)\n  --audit  per row, how often the corpus' requests name it as typed; recommends inline or discoverable and\n           exits 1 when a discoverable row is named less often than the threshold\n  --eval <run.json>  with --audit: add how often the model searched for and found each row in that run",
   async run(args, io) {
-    let values: { json?: boolean; cost?: boolean };
+    let values: { json?: boolean; cost?: boolean; audit?: boolean; eval?: string };
     try {
       values = parseArgs({
         args,
-        options: { json: { type: 'boolean' }, cost: { type: 'boolean' } },
+        options: {
+          json: { type: 'boolean' },
+          cost: { type: 'boolean' },
+          audit: { type: 'boolean' },
+          eval: { type: 'string' },
+        },
         allowPositionals: false,
       }).values;
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
+    if (values.eval !== undefined && !values.audit)
+      throw new UsageError('--eval <run.json> goes with --audit.');
+    if (values.audit) {
+      if (values.cost) throw new UsageError('--audit and --cost are separate reports; pass one.');
+      return audit(io, {
+        json: values.json ?? false,
+        ...(values.eval !== undefined ? { eval: values.eval } : {}),
+      });
+    }
     if (values.cost) {
+      // The cost report builds the real tool set (AI SDK, zod, every tool): loaded only when asked.
+      const { toolCostReport } = await import('@toolrow/agent');
       io.stdout(await toolCostReport({ json: values.json ?? false }));
       return 0;
     }

@@ -24,6 +24,10 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'Seed the sample shop, or show where the data lives and what is in it',
     load: async () => (await import('./db.ts')).dbCommand,
   },
+  eval: {
+    summary: 'Measure a model on the request corpus: right tool picked, searched when needed, tokens',
+    load: async () => (await import('./eval.ts')).evalCommand,
+  },
   mcp: {
     summary: 'Serve the tools to MCP clients (stdio or HTTP) and manage their tokens',
     load: async () => (await import('./mcp.ts')).mcpCommand,

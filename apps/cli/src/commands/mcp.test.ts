@@ -78,7 +78,7 @@ describe('toolrow mcp token', () => {
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const body = JSON.parse(created.stdout) as { token: string; scope: string; expiresAt: string };
-    expect(Object.keys(body).sort()).toEqual(['expiresAt', 'scope', 'token']);
+    expect(Object.keys(body).sort()).toEqual(['askViaClient', 'expiresAt', 'scope', 'token']);
     expect(body.scope).toBe('tables:staged');
     const days = (Date.parse(body.expiresAt) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(6.9);
@@ -99,8 +99,24 @@ describe('toolrow mcp token', () => {
       expect.objectContaining({ name: 'ide', scope: 'tables:staged', status: 'active' }),
     );
     const table = await runCli(['mcp', 'token', 'list'], env);
-    expect(table.stdout).toMatch(/^name\s+scope\s+status\s+created\s+expires\s+last used/);
-    expect(table.stdout).toMatch(/ide\s+tables:staged\s+active/);
+    expect(table.stdout).toMatch(/^name\s+scope\s+status\s+created\s+expires\s+last used\s+asks/);
+    expect(table.stdout).toMatch(/ide\s+tables:staged\s+active.*in app/);
+
+    const trusted = await runCli(
+      ['mcp', 'token', 'create', '--scope', 'full', '--name', 'desk', '--ask-via-client', '--json'],
+      env,
+    );
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(JSON.parse(trusted.stdout)).toMatchObject({ scope: 'tables:full', askViaClient: true });
+    expect((await runCli(['mcp', 'token', 'list'], env)).stdout).toMatch(
+      /desk\s+tables:full\s+active.*via client/,
+    );
+    expect(
+      await withSource(
+        async (ds) => (await ds.state.tokens.list()).find((t) => t.name === 'desk')?.askViaClient,
+      ),
+    ).toBe(true);
+    expect((await runCli(['mcp', 'token', 'revoke', 'desk'], env)).code).toBe(0);
 
     const revoked = await runCli(['mcp', 'token', 'revoke', 'ide'], env);
     expect(revoked.code).toBe(0);
@@ -170,6 +186,8 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
   beforeAll(async () => {
     await withSource(async (ds) => {
       await createWidgets(ds);
+      // The scope matrix: every in-scope call runs. The modes are tested in mcp-ladder.test.ts.
+      await ds.state.profiles.setMode('default', 'full-auto');
       for (const { actor } of cases) {
         const job = await ds.state.exports.run({
           source: { table: WIDGETS },
@@ -291,7 +309,15 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
 describe('a stage write through MCP, then `toolrow staging` (PGlite data directory)', () => {
   const localDir = mkdtempSync(join(tmpdir(), 'toolrow-cli-mcp-staging-'));
   const localEnv = { TOOLROW_DATA_DIR: localDir, DATABASE_URL: '' };
-  beforeAll(() => withSource(createWidgets, localEnv), 60_000);
+  // Auto runs stage tools without asking, as in chat.
+  beforeAll(
+    () =>
+      withSource(async (ds) => {
+        await createWidgets(ds);
+        await ds.state.profiles.setMode('default', 'auto');
+      }, localEnv),
+    60_000,
+  );
   afterAll(() => rmSync(localDir, { recursive: true, force: true }));
 
   it('a stage write through MCP shows in `toolrow staging list`; the table changes only on commit', async () => {

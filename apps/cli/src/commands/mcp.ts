@@ -1,20 +1,28 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import {
+  APPROVAL_TIMEOUT_ENV,
+  approvalTimeoutFromEnv,
   createMcpHttpHandler,
   createToken,
   createToolrowBackend,
   DEFAULT_MCP_PORT,
   DEFAULT_TOKEN_TTL,
+  grantsMatching,
   MCP_SCOPES,
+  type McpApprovals,
   parseScope,
   parseTtl,
+  remoteApprovals,
   renderClientConfig,
   resolveStdioPrincipal,
   STDIO_ENV,
   serveMcpHttp,
   serveMcpStdio,
+  toWireClient,
+  type WireMcpClient,
 } from '@toolrow/mcp-server';
 import { DEFAULT_PROFILE, type McpToken, openToolrow, type Toolrow } from '@toolrow/state';
+import { getFromApp, openOrApp, postToApp, runningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -22,9 +30,11 @@ const SCOPES = MCP_SCOPES.join(' | ');
 
 const usage = `Usage: toolrow mcp --stdio [--scope <scope>] [--profile <name>]
        toolrow mcp --http [--port <n>] [--profile <name>]
-       toolrow mcp token create --scope <scope> [--ttl <ttl>] [--name <name>] [--json]
+       toolrow mcp token create --scope <scope> [--ttl <ttl>] [--name <name>] [--ask-via-client] [--json]
        toolrow mcp token list [--json]
        toolrow mcp token revoke <name>
+       toolrow mcp clients [--all] [--json]
+       toolrow mcp clients revoke <id | mcp:name | client_id>
 
 Serve Toolrow's tools to MCP clients; each client sees exactly what its scope allows.
 Scopes nest: ${SCOPES}.
@@ -34,12 +44,22 @@ Scopes nest: ${SCOPES}.
                     without it the client is you, at --scope, else ${STDIO_ENV.scope}, else tables:readonly.
   --http            Streamable HTTP on 127.0.0.1 only (port ${DEFAULT_MCP_PORT}; --port 0 picks a free one).
                     Every request needs a bearer token from \`toolrow mcp token create\`.
-  --profile <name>  the profile whose tabs and history the tools use (default ${DEFAULT_PROFILE})
+  --profile <name>  the profile whose mode, tabs and history the tools use (default ${DEFAULT_PROFILE})
+
+Gated calls follow the profile's mode, as in chat: in Manual (and for what Auto asks) a call waits
+for the user in the running Toolrow app's approval inbox (${APPROVAL_TIMEOUT_ENV}, seconds or 90s/5m,
+default 5m), and is refused when no app is running or nobody answers in time.
   token create      prints a new token once (only its sha-256 is stored). --ttl: 30m, 12h, 7d, 4w
                     or never (default ${DEFAULT_TOKEN_TTL}); --name: how the audit log names the client
-                    (mcp:<name>; default mcp-<n>); --json prints {"token","scope","expiresAt"}.
+                    (mcp:<name>; default mcp-<n>); --ask-via-client: when the ladder asks, this
+                    client may ask its own user (MCP elicitation) instead of the app's inbox, if it
+                    declares the capability; --json prints {"token","scope","expiresAt"}.
   token list        every token: name, scope, status, created, expires, last used.
-  token revoke      revokes a token by name; clients using it get 401 from then on.`;
+  token revoke      revokes a token by name; clients using it get 401 from then on.
+  clients           MCP clients connected through OAuth (the app's consent page, when the app serves
+                    MCP): who, scope, profile, expiry, last use. --all includes disconnected ones.
+  clients revoke    disconnects a client: its tokens stop working at once. While the app runs,
+                    these go through it.`;
 
 function parse(args: string[], options: ParseArgsOptionsConfig) {
   try {
@@ -81,6 +101,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
       scope: { type: 'string' },
       ttl: { type: 'string' },
       name: { type: 'string' },
+      'ask-via-client': { type: 'boolean' },
       json: { type: 'boolean' },
     });
     if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'.`);
@@ -97,6 +118,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
         scope,
         ttlMs,
         ...(values.name ? { name: values.name as string } : {}),
+        ...(values['ask-via-client'] ? { askViaClient: true } : {}),
       }),
     );
     if (values.json) {
@@ -105,6 +127,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
           token: created.token,
           scope: created.scope,
           expiresAt: created.expiresAt?.toISOString() ?? null,
+          askViaClient: created.record.askViaClient,
         }),
       );
     } else {
@@ -132,6 +155,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
             expiresAt: token.expiresAt?.toISOString() ?? null,
             revokedAt: token.revokedAt?.toISOString() ?? null,
             lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+            askViaClient: token.askViaClient,
           })),
         ),
       );
@@ -143,7 +167,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     }
     io.stdout(
       `${formatTable(
-        ['name', 'scope', 'status', 'created', 'expires', 'last used'],
+        ['name', 'scope', 'status', 'created', 'expires', 'last used', 'asks'],
         tokens.map((token) => [
           token.name,
           token.scope,
@@ -151,6 +175,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
           day(token.createdAt),
           token.expiresAt ? day(token.expiresAt) : 'never',
           day(token.lastUsedAt),
+          token.askViaClient ? 'via client' : 'in app',
         ]),
       )}\n`,
     );
@@ -176,6 +201,29 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
   );
 }
 
+/**
+ * Where gated calls wait for the user: the running app's inbox (app.json beside the data), else
+ * nowhere (the ladder then refuses what it would ask, saying to start the app).
+ */
+function appApprovals(io: CommandIo): { approvals?: McpApprovals; note: string } {
+  let timeoutMs: number;
+  try {
+    timeoutMs = approvalTimeoutFromEnv(io.env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const app = runningApp(io);
+  if (!app) {
+    return {
+      note: 'no Toolrow app is running, so calls the profile asks about are refused until one is (npx toolrow serve)',
+    };
+  }
+  return {
+    approvals: remoteApprovals({ url: app.url, token: app.token, timeoutMs }),
+    note: `calls the profile asks about wait in the app's approval inbox at ${app.url}/`,
+  };
+}
+
 /** Resolves on SIGINT or SIGTERM, whichever comes first. */
 function untilSignal(): Promise<string> {
   return new Promise((resolve) => {
@@ -189,10 +237,102 @@ function untilSignal(): Promise<string> {
   });
 }
 
+/** Runs against the app while it holds the database, else on the state directly. */
+async function viaAppOrState<T>(
+  io: CommandIo,
+  viaApp: (app: Parameters<typeof getFromApp>[0]) => Promise<T>,
+  direct: (toolrow: Toolrow) => Promise<T>,
+): Promise<T> {
+  const opened = await openOrApp(io);
+  if ('app' in opened) return viaApp(opened.app);
+  try {
+    return await direct(opened.toolrow);
+  } finally {
+    await opened.toolrow.close();
+  }
+}
+
+async function clientsCommand(args: string[], io: CommandIo): Promise<number> {
+  if (args[0] === 'revoke') {
+    const { positionals } = parse(args.slice(1), {});
+    if (positionals.length !== 1)
+      throw new UsageError('clients revoke needs exactly one id (see toolrow mcp clients).');
+    const key = positionals[0] as string;
+    const revoked = await viaAppOrState(
+      io,
+      async (app) => {
+        try {
+          return (
+            await postToApp<{ revoked: WireMcpClient[] }>(
+              app,
+              `/api/mcp/clients/${encodeURIComponent(key)}/revoke`,
+              {},
+            )
+          ).revoked;
+        } catch (error) {
+          if ((error as { status?: number }).status === 404) return [];
+          throw error;
+        }
+      },
+      async ({ state }) => {
+        const matching = grantsMatching(await state.oauth.listGrants(), key);
+        for (const grant of matching) await state.oauth.revokeGrant(grant.id);
+        return matching.map((grant) => toWireClient({ ...grant, revokedAt: new Date() }));
+      },
+    );
+    if (revoked.length === 0) {
+      io.stderr(`No connected MCP client '${key}'. See the ids with: toolrow mcp clients\n`);
+      return 1;
+    }
+    for (const client of revoked)
+      io.stdout(
+        `Disconnected ${client.clientName} (${client.actor}, ${client.id}): its tokens stop working now.\n`,
+      );
+    return 0;
+  }
+  const { values, positionals } = parse(args, { json: { type: 'boolean' }, all: { type: 'boolean' } });
+  if (positionals.length > 0) throw new UsageError(`Unknown clients action '${positionals[0]}': use revoke.`);
+  const clients = await viaAppOrState(
+    io,
+    async (app) =>
+      (await getFromApp<{ clients: WireMcpClient[] }>(app, `/api/mcp/clients${values.all ? '?all=1' : ''}`))
+        .clients,
+    async ({ state }) => (await state.oauth.listGrants({ all: Boolean(values.all) })).map(toWireClient),
+  );
+  if (values.json) {
+    io.stdout(toJson(clients));
+    return 0;
+  }
+  if (clients.length === 0) {
+    io.stdout(
+      'No MCP clients connected through OAuth. Serve MCP from the app (TOOLROW_MCP=1 npm start) and add its /mcp URL to your client: it opens the consent page.\n',
+    );
+    return 0;
+  }
+  const when = (iso: string | null) => (iso ? day(new Date(iso)) : '-');
+  io.stdout(
+    `${formatTable(
+      ['id', 'client', 'actor', 'scope', 'profile', 'status', 'expires', 'last used'],
+      clients.map((client) => [
+        client.id,
+        client.clientName,
+        client.actor,
+        client.scope,
+        client.profile,
+        client.status,
+        client.expiresAt ? when(client.expiresAt) : 'never',
+        when(client.lastUsedAt),
+      ]),
+    )}\n`,
+  );
+  return 0;
+}
+
 export const mcpCommand: Command = {
   usage,
   async run(args, io) {
     if (args[0] === 'token') return tokenCommand(args.slice(1), io);
+    if (args[0] === 'clients') return clientsCommand(args.slice(1), io);
     const { values, positionals } = parse(args, {
       stdio: { type: 'boolean' },
       http: { type: 'boolean' },
@@ -212,12 +352,17 @@ export const mcpCommand: Command = {
       return withSource(io, async ({ source, state }) => {
         const principal = await resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens });
         const backend = createToolrowBackend({ source, state, profile });
+        const { approvals, note } = appApprovals(io);
         const running = serveMcpStdio({
           backend,
           principal,
+          ...(approvals ? { approvals } : {}),
           onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
         });
-        io.stderr(`toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name}\n`);
+        const { mode } = await state.profiles.ensure(profile);
+        io.stderr(
+          `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name}; profile ${profile} is in ${mode} mode; ${note}\n`,
+        );
         await Promise.race([running.closed, untilSignal()]);
         await running.close();
         return 0;
@@ -234,15 +379,18 @@ export const mcpCommand: Command = {
       throw new UsageError(`Bad --port '${values.port}': use 0-65535.`);
     return withSource(io, async ({ source, state }) => {
       const backend = createToolrowBackend({ source, state, profile });
+      const { approvals, note } = appApprovals(io);
       const handler = createMcpHttpHandler({
         backend,
         tokens: state.tokens,
+        ...(approvals ? { approvals } : {}),
         onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
       });
       const running = await serveMcpHttp(handler, port);
       io.stdout(
         `Toolrow MCP server on ${running.url} (Streamable HTTP, 127.0.0.1 only; bearer token required).\n` +
           'Create a token: toolrow mcp token create --scope tables:readonly\n' +
+          `Gated calls: ${note}.\n` +
           `Client config:\n${renderClientConfig({ kind: 'http', url: running.url })}`,
       );
       const signal = await untilSignal();

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { searchCatalog } from '@toolrow/agent';
+import { searchCatalog } from '@toolrow/agent/search';
 import { rowOf } from '@toolrow/catalog';
 import { type Command, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';

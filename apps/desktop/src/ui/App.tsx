@@ -17,6 +17,7 @@ import {
 } from './api.ts';
 import { ChatPanel } from './ChatPanel.tsx';
 import { describeFilter, describeKey, displayTable, formatCount, keyString } from './format.ts';
+import { McpInbox } from './McpInbox.tsx';
 import { Palette, ShortcutHelp } from './Palette.tsx';
 import { AuditPanel, ExportsPanel, StagingPanel, ToolsPanel } from './panels.tsx';
 import { RecordView } from './RecordView.tsx';
@@ -666,6 +667,8 @@ export function App() {
           </div>
         )}
       </main>
+
+      <McpInbox onError={toastError} />
 
       {/* Hidden with CSS, not unmounted, so the conversation survives Ctrl+. */}
       <ChatPanel

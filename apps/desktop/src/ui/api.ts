@@ -28,6 +28,44 @@ export interface AppStatus {
   mode: PermissionMode;
 }
 
+/** A gated MCP call waiting for the user (GET /api/mcp/approvals). */
+export interface McpApproval {
+  id: string;
+  /** The client's name; the audit log records it as mcp:<client>. */
+  client: string;
+  tool: string;
+  input: unknown;
+  tables?: string[];
+  mode: PermissionMode;
+  reason: string;
+  profile: string;
+  askedAt: string;
+  expiresAt: string;
+}
+
+/** Per-row figures of the latest `toolrow eval` run (GET /api/eval/latest); `run` is null before the first. */
+export interface EvalLatest {
+  run: {
+    model: string;
+    mode: string;
+    runs: number;
+    finishedAt: string;
+    requests: number;
+    passRate: number;
+    /** Share of attempts needing a discoverable tool in which the model searched. */
+    searchRate: number;
+    tools: {
+      tool: string;
+      attempts: number;
+      passRate: number;
+      searchRate: number;
+      foundRate: number;
+      wrongTwinPicks: number;
+    }[];
+  } | null;
+  hint?: string;
+}
+
 export interface TableSummary {
   /** schema-qualified when the schema is not public, e.g. "sales.orders"; otherwise the bare name. */
   id: string;
@@ -262,6 +300,7 @@ const table = (id: string) => `/api/tables/${encodeURIComponent(id)}`;
 
 export const api = {
   status: () => request<AppStatus>('GET', '/api/status'),
+  evalLatest: () => request<EvalLatest>('GET', '/api/eval/latest'),
   setMode: (mode: PermissionMode) => request<{ mode: PermissionMode }>('PUT', '/api/profile', { mode }),
   tables: () => request<{ tables: TableSummary[] }>('GET', '/api/tables'),
   describe: (id: string) => request<TableInfo>('GET', table(id)),
@@ -302,6 +341,12 @@ export const api = {
   // A body, so the request carries the JSON content type the server's guard requires of writes.
   deleteConversation: (id: string) =>
     request<{ deleted: string }>('DELETE', `/api/conversations/${encodeURIComponent(id)}`, {}),
+  mcpApprovals: () => request<{ pending: McpApproval[] }>('GET', '/api/mcp/approvals'),
+  answerMcpApproval: (id: string, approved: boolean, reason?: string) =>
+    request<{ ok: true }>('POST', `/api/mcp/approvals/${encodeURIComponent(id)}`, {
+      approved,
+      ...(reason ? { reason } : {}),
+    }),
   acceptChip: (chip: Chip) =>
     request<{ uiState: UiState; output: unknown }>('POST', '/api/chips/accept', chip),
 };

@@ -1,6 +1,13 @@
 import { CATALOG_ROWS } from '@toolrow/catalog';
 import { useEffect, useMemo, useState } from 'react';
-import { type AuditEntry, api, type CommitConflict, type ExportJob, type StagedChange } from './api.ts';
+import {
+  type AuditEntry,
+  api,
+  type CommitConflict,
+  type EvalLatest,
+  type ExportJob,
+  type StagedChange,
+} from './api.ts';
 import { describeKey, displayTable, formatAgo, formatCell, formatCount } from './format.ts';
 import { ErrorBox, ProgressBar, ToolBadges } from './widgets.tsx';
 
@@ -343,6 +350,20 @@ export function ToolsPanel() {
       : true,
   );
   const inline = CATALOG_ROWS.filter((row) => row.visibility === 'inline').length;
+  const [latest, setLatest] = useState<EvalLatest | null>(null);
+  useEffect(() => {
+    let live = true;
+    api
+      .evalLatest()
+      .then((value) => live && setLatest(value))
+      .catch((error: Error) => live && setLatest({ run: null, hint: error.message }));
+    return () => {
+      live = false;
+    };
+  }, []);
+  const run = latest?.run ?? null;
+  const figures = new Map((run?.tools ?? []).map((tool) => [tool.tool, tool]));
+  const pct = (value: number) => `${Math.round(value * 100)}%`;
   return (
     <div className="view">
       <div className="toolbar">
@@ -359,6 +380,11 @@ export function ToolsPanel() {
           onChange={(event) => setQuery(event.target.value)}
         />
       </div>
+      <div className="muted" data-testid="eval-summary" style={{ padding: '4px 12px' }}>
+        {run
+          ? `Latest eval: ${run.model} · ${run.requests} requests × ${run.runs} · ${pct(run.passRate)} passed · searched in ${pct(run.searchRate)} of the requests that needed it · ${formatAgo(run.finishedAt)}`
+          : (latest?.hint ?? 'Loading the latest eval run…')}
+      </div>
       <div className="list" style={{ padding: 0 }}>
         <table className="dtable">
           <thead>
@@ -366,6 +392,9 @@ export function ToolsPanel() {
               <th>Tool</th>
               <th>Tier</th>
               <th>Visibility</th>
+              <th title="The latest toolrow eval run: requests that need this tool, passed / searched">
+                Last eval
+              </th>
               <th>MCP</th>
               <th>Writes</th>
               <th>Description</th>
@@ -379,6 +408,19 @@ export function ToolsPanel() {
                   <ToolBadges name={row.name} />
                 </td>
                 <td>{row.visibility}</td>
+                <td data-testid="tool-eval" className="mono">
+                  {(() => {
+                    const tool = figures.get(row.name);
+                    if (!tool || tool.attempts === 0) return <span className="muted">–</span>;
+                    return (
+                      <span
+                        title={`${tool.attempts} attempts · found by a search in ${pct(tool.foundRate)} · ${tool.wrongTwinPicks} wrong-twin picks`}
+                      >
+                        {pct(tool.passRate)} passed · {pct(tool.searchRate)} searched
+                      </span>
+                    );
+                  })()}
+                </td>
                 <td>{row.mcp}</td>
                 <td>{row.writes}</td>
                 <td className="muted">{row.description}</td>

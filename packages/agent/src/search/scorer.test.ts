@@ -1,7 +1,8 @@
 import { CATALOG_ROWS, DISCOVERABLE_TOOLS, isLoop, LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TUNING_QUERIES } from './queries.ts';
+import { NaiveSearchIndex } from './naive.ts';
+import { HELD_OUT_QUERIES, TUNING_QUERIES } from './queries.ts';
 import { DEFAULT_SCORER_PARAMETERS, SearchIndex, searchCatalog, summaryLine } from './scorer.ts';
 import { splitCamel, stem, terms } from './text.ts';
 
@@ -122,5 +123,84 @@ describe('searchCatalog', () => {
     ] as typeof CATALOG_ROWS;
     const ranked = new SearchIndex(rows, DEFAULT_SCORER_PARAMETERS).rank('connections');
     expect(ranked.map((match) => match.name)).toEqual(['listConnections', 'listTables']);
+  });
+});
+
+describe('SearchIndex (inverted) against NaiveSearchIndex (every row per query)', () => {
+  const vocabulary = [
+    ...new Set(CATALOG_ROWS.flatMap((row) => [...row.keywords, ...row.description.split(/\s+/), row.name])),
+  ];
+  const word = fc.constantFrom(...vocabulary);
+  const text = fc.array(word, { maxLength: 12 }).map((words) => words.join(' '));
+  // Rows keep real names (so propose twins and the loop tool take part) with random text, in a random order.
+  const catalog = fc.shuffledSubarray([...CATALOG_ROWS], { minLength: 0 }).chain((rows) =>
+    fc.tuple(
+      ...rows.map((row) =>
+        fc
+          .record({
+            keep: fc.boolean(),
+            keywords: fc.array(fc.oneof(word, text), { maxLength: 6 }),
+            description: text,
+          })
+          .map(({ keep, keywords, description }) => (keep ? row : { ...row, keywords, description })),
+      ),
+    ),
+  ) as fc.Arbitrary<typeof CATALOG_ROWS>;
+  const weight = fc.oneof(fc.constant(0), fc.double({ min: 0.1, max: 5, noNaN: true }));
+  const parameters = fc.oneof(
+    fc.constant(DEFAULT_SCORER_PARAMETERS),
+    fc.record({
+      weights: fc.record({ name: weight, keywords: weight, description: weight }),
+      lengthNormalisation: fc.record({
+        name: fc.double({ min: 0, max: 1, noNaN: true }),
+        keywords: fc.double({ min: 0, max: 1, noNaN: true }),
+        description: fc.double({ min: 0, max: 1, noNaN: true }),
+      }),
+      saturation: fc.double({ min: 0.1, max: 3, noNaN: true }),
+      phraseBonus: fc.double({ min: 0, max: 3, noNaN: true }),
+      twinShare: fc.double({ min: 0, max: 1, noNaN: true }),
+      exactNameBonus: fc.double({ min: 0, max: 20, noNaN: true }),
+    }),
+  );
+  const query = fc.oneof(
+    text,
+    fc.string(),
+    fc.constantFrom(...TOOL_NAMES, ...TUNING_QUERIES.map(([q]) => q)),
+  );
+  const options = fc.record(
+    {
+      limit: fc.integer({ min: 0, max: 60 }),
+      minRelativeScore: fc.double({ min: 0, max: 1, noNaN: true }),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('ranks and searches random catalogs exactly as the naive scorer does, score for score (property)', () => {
+    fc.assert(
+      fc.property(
+        catalog,
+        parameters,
+        fc.array(fc.tuple(query, options), { minLength: 1, maxLength: 8 }),
+        (rows, params, queries) => {
+          const inverted = new SearchIndex(rows, params);
+          const naive = new NaiveSearchIndex(rows, params);
+          // Several queries per index: scratch state left by one query must not leak into the next.
+          for (const [q, opts] of queries) {
+            expect(inverted.rank(q)).toEqual(naive.rank(q));
+            expect(inverted.search(q, opts)).toEqual(naive.search(q, opts));
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('agrees with the naive scorer on the real catalog for every tuning and held-out query', () => {
+    const inverted = new SearchIndex();
+    const naive = new NaiveSearchIndex();
+    for (const [q] of [...TUNING_QUERIES, ...HELD_OUT_QUERIES]) {
+      expect(inverted.rank(q)).toEqual(naive.rank(q));
+      expect(inverted.search(q)).toEqual(naive.search(q));
+    }
   });
 });

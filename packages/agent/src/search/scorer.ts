@@ -15,7 +15,7 @@ export interface SearchOptions {
   minRelativeScore?: number;
 }
 
-type Field = 'name' | 'keywords' | 'description';
+export type Field = 'name' | 'keywords' | 'description';
 
 /**
  * Field weights and BM25 parameters. Keywords are curated synonyms and names are short, so both
@@ -53,24 +53,7 @@ export const DEFAULT_SCORER_PARAMETERS: ScorerParameters = {
   exactNameBonus: 10,
 };
 
-interface Document {
-  row: CatalogRow;
-  fields: Record<Field, Map<string, number>>;
-  lengths: Record<Field, number>;
-  phrases: string[][];
-  /** Propose rows only: words of this row that its twin lacks. */
-  ownTerms?: ReadonlySet<string>;
-  twin?: ToolName;
-  line: string;
-}
-
 const FIELDS: readonly Field[] = ['name', 'keywords', 'description'];
-
-function counts(words: readonly string[]): Map<string, number> {
-  const map = new Map<string, number>();
-  for (const word of words) map.set(word, (map.get(word) ?? 0) + 1);
-  return map;
-}
 
 /** The first sentence of a description: what the model reads in a search result. */
 export function summaryLine(description: string): string {
@@ -78,22 +61,48 @@ export function summaryLine(description: string): string {
   return match ? match[1]! : description;
 }
 
-function containsSequence(haystack: readonly string[], needle: readonly string[]): boolean {
-  outer: for (let start = 0; start + needle.length <= haystack.length; start++) {
-    for (let offset = 0; offset < needle.length; offset++) {
-      if (haystack[start + offset] !== needle[offset]) continue outer;
-    }
-    return true;
-  }
-  return false;
+function counts(words: readonly string[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const word of words) map.set(word, (map.get(word) ?? 0) + 1);
+  return map;
 }
 
-/** A BM25F index over the tool rows: name (camelCase split), keywords and description. */
+/** A term's documents, ascending, and what the term adds to each one's score. */
+interface Postings {
+  documents: Int32Array;
+  contributions: Float64Array;
+}
+
+/** Phrases are looked up by their words joined with a space, which no term contains. */
+const PHRASE_SEPARATOR = ' ';
+
+/**
+ * A BM25F index over the tool rows: name (camelCase split), keywords and description.
+ *
+ * Inverted: a query touches only the postings of its own terms, so its cost grows with how many
+ * rows share its words, not with the catalog. A term's BM25F contribution to a row depends on
+ * nothing in the query, so it is computed once at build time, with the very expression (and
+ * field order) the per-query scorer used, so scores are bit-for-bit those of NaiveSearchIndex
+ * (naive.ts); scorer.test.ts holds it to that on random catalogs and queries.
+ */
 export class SearchIndex {
-  readonly #documents: Document[];
-  readonly #averageLengths: Record<Field, number>;
-  readonly #documentFrequency = new Map<string, number>();
   readonly #parameters: ScorerParameters;
+  readonly #names: ToolName[] = [];
+  readonly #lowerNames: string[] = [];
+  readonly #lines: string[] = [];
+  readonly #postings = new Map<string, Postings>();
+  readonly #phrases = new Map<string, number[]>();
+  #longestPhrase = 0;
+  readonly #byLowerName = new Map<string, number[]>();
+  /** Propose rows only: the twin's document, and the words of this row that the twin lacks. */
+  readonly #twin: Int32Array;
+  readonly #ownTerms: (ReadonlySet<string> | undefined)[] = [];
+  // Per-query scratch, reused so that a query allocates only its results. A document's score is
+  // valid while its mark equals the current generation, which spares clearing between queries.
+  readonly #scores: Float64Array;
+  readonly #marks: Uint32Array;
+  readonly #touched: Int32Array;
+  #generation = 0;
 
   constructor(
     rows: readonly CatalogRow[] = CATALOG_ROWS,
@@ -101,106 +110,256 @@ export class SearchIndex {
   ) {
     this.#parameters = parameters;
     // The loop tool is how you search; finding it again would only spend the budget.
-    this.#documents = rows
-      .filter((row) => !isLoop(row.name))
-      .map((row) => {
-        const words: Record<Field, string[]> = {
-          name: terms(row.name),
-          keywords: row.keywords.flatMap((keyword) => terms(keyword)),
-          description: terms(row.description),
-        };
-        return {
-          row,
-          fields: {
-            name: counts(words.name),
-            keywords: counts(words.keywords),
-            description: counts(words.description),
-          },
-          lengths: {
-            name: words.name.length,
-            keywords: words.keywords.length,
-            description: words.description.length,
-          },
-          phrases: row.keywords.map((keyword) => terms(keyword)).filter((phrase) => phrase.length > 1),
-          line: summaryLine(row.description),
-        };
-      });
-    const byName = new Map(this.#documents.map((doc) => [doc.row.name as string, doc]));
-    for (const doc of this.#documents) {
-      if (!isPropose(doc.row.name)) continue;
-      const twin = byName.get(twinOf(doc.row.name));
-      if (!twin) continue;
-      const twinTerms = new Set(FIELDS.flatMap((field) => [...twin.fields[field].keys()]));
-      doc.twin = twin.row.name;
-      doc.ownTerms = new Set(
-        FIELDS.flatMap((field) => [...doc.fields[field].keys()]).filter((term) => !twinTerms.has(term)),
-      );
-    }
-    const total = Math.max(1, this.#documents.length);
-    this.#averageLengths = {
-      name: this.#documents.reduce((sum, doc) => sum + doc.lengths.name, 0) / total,
-      keywords: this.#documents.reduce((sum, doc) => sum + doc.lengths.keywords, 0) / total,
-      description: this.#documents.reduce((sum, doc) => sum + doc.lengths.description, 0) / total,
+    const kept = rows.filter((row) => !isLoop(row.name));
+    const n = kept.length;
+    this.#twin = new Int32Array(n).fill(-1);
+    this.#scores = new Float64Array(n);
+    this.#marks = new Uint32Array(n);
+    this.#touched = new Int32Array(n);
+
+    const fields = kept.map((row) => ({
+      name: counts(terms(row.name)),
+      keywords: counts(row.keywords.flatMap((keyword) => terms(keyword))),
+      description: counts(terms(row.description)),
+    }));
+    const lengths = fields.map((doc) => ({
+      name: sum(doc.name.values()),
+      keywords: sum(doc.keywords.values()),
+      description: sum(doc.description.values()),
+    }));
+    const total = Math.max(1, n);
+    const averageLengths = {
+      name: lengths.reduce((acc, doc) => acc + doc.name, 0) / total,
+      keywords: lengths.reduce((acc, doc) => acc + doc.keywords, 0) / total,
+      description: lengths.reduce((acc, doc) => acc + doc.description, 0) / total,
     };
-    for (const doc of this.#documents) {
-      const seen = new Set(FIELDS.flatMap((field) => [...doc.fields[field].keys()]));
-      for (const term of seen)
-        this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
+    const termsOf = fields.map((doc) => new Set(FIELDS.flatMap((field) => [...doc[field].keys()])));
+    const documentsOf = new Map<string, number[]>();
+    termsOf.forEach((seen, document) => {
+      for (const term of seen) {
+        append(documentsOf, term, document);
+      }
+    });
+
+    const { weights, lengthNormalisation: b, saturation: k1 } = parameters;
+    for (const [term, documents] of documentsOf) {
+      const df = documents.length;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const kept: number[] = [];
+      const contributions: number[] = [];
+      for (const document of documents) {
+        let weighted = 0;
+        for (const field of FIELDS) {
+          const tf = fields[document]![field].get(term);
+          if (!tf) continue;
+          const average = averageLengths[field] || 1;
+          weighted +=
+            (weights[field] * tf) / (1 - b[field] + (b[field] * lengths[document]![field]) / average);
+        }
+        // A zero weight contributes nothing, and the scorer skipped such terms, not added zero.
+        if (weighted === 0) continue;
+        kept.push(document);
+        contributions.push((idf * weighted * (k1 + 1)) / (k1 + weighted));
+      }
+      if (kept.length > 0)
+        this.#postings.set(term, {
+          documents: Int32Array.from(kept),
+          contributions: Float64Array.from(contributions),
+        });
     }
+
+    kept.forEach((row, document) => {
+      this.#names.push(row.name);
+      this.#lowerNames.push(row.name.toLowerCase());
+      this.#lines.push(summaryLine(row.description));
+      append(this.#byLowerName, row.name.toLowerCase(), document);
+      for (const keyword of row.keywords) {
+        const phrase = terms(keyword);
+        if (phrase.length < 2) continue;
+        const key = phrase.join(PHRASE_SEPARATOR);
+        // Once per listing: a phrase a row lists twice earns its bonus twice.
+        append(this.#phrases, key, document);
+        this.#longestPhrase = Math.max(this.#longestPhrase, phrase.length);
+      }
+    });
+
+    // A later row of the same name wins, as a Map built from the rows would have it.
+    const byName = new Map<string, number>(kept.map((row, document) => [row.name, document]));
+    kept.forEach((row, document) => {
+      if (!isPropose(row.name)) return;
+      const twin = byName.get(twinOf(row.name));
+      if (twin === undefined) return;
+      this.#twin[document] = twin;
+      const twinTerms = termsOf[twin]!;
+      this.#ownTerms[document] = new Set([...termsOf[document]!].filter((term) => !twinTerms.has(term)));
+    });
+  }
+
+  /**
+   * Scores every row that shares a word with the query into #scores and returns how many there
+   * are; their documents are the first that many entries of #touched.
+   */
+  #score(query: string): { count: number; unique: string[]; rawWords: Set<string> } {
+    const queryTerms = terms(query);
+    const unique = [...new Set(queryTerms)];
+    const rawWords = new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+    if (unique.length === 0) return { count: 0, unique, rawWords };
+    if (this.#generation === 0xffffffff) {
+      this.#marks.fill(0);
+      this.#generation = 0;
+    }
+    const generation = ++this.#generation;
+    const scores = this.#scores;
+    const marks = this.#marks;
+    const touched = this.#touched;
+    let count = 0;
+    // Terms in query order, so each row's sum adds the same numbers in the same order as before.
+    for (const term of unique) {
+      const postings = this.#postings.get(term);
+      if (!postings) continue;
+      const { documents, contributions } = postings;
+      for (let i = 0; i < documents.length; i++) {
+        const document = documents[i]!;
+        if (marks[document] !== generation) {
+          marks[document] = generation;
+          scores[document] = 0;
+          touched[count++] = document;
+        }
+        scores[document] = scores[document]! + contributions[i]!;
+      }
+    }
+    // A row whose words sum to zero is no match, and gets no bonus either.
+    let live = 0;
+    for (let i = 0; i < count; i++) {
+      const document = touched[i]!;
+      if (scores[document] === 0) marks[document] = 0;
+      else touched[live++] = document;
+    }
+    if (live === 0) return { count: 0, unique, rawWords };
+
+    const { phraseBonus, exactNameBonus, twinShare } = this.#parameters;
+    if (this.#longestPhrase > 1 && queryTerms.length > 1) {
+      const seen = new Set<string>();
+      for (let start = 0; start < queryTerms.length - 1; start++) {
+        let key = queryTerms[start]!;
+        const end = Math.min(queryTerms.length, start + this.#longestPhrase);
+        for (let next = start + 1; next < end; next++) {
+          key += PHRASE_SEPARATOR + queryTerms[next]!;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          const documents = this.#phrases.get(key);
+          if (!documents) continue;
+          for (const document of documents)
+            if (marks[document] === generation) scores[document] = scores[document]! + phraseBonus;
+        }
+      }
+    }
+    for (const word of rawWords) {
+      const documents = this.#byLowerName.get(word);
+      if (!documents) continue;
+      for (const document of documents)
+        if (marks[document] === generation) scores[document] = scores[document]! + exactNameBonus;
+    }
+    for (let i = 0; i < live; i++) {
+      const document = touched[i]!;
+      const twin = this.#twin[document]!;
+      if (twin < 0 || marks[twin] !== generation || rawWords.has(this.#lowerNames[document]!)) continue;
+      const own = this.#ownTerms[document];
+      if (unique.some((term) => own?.has(term))) continue;
+      // Twins are never propose rows themselves, so the twin's score here is its uncapped one.
+      scores[document] = Math.min(scores[document]!, scores[twin]! * twinShare);
+    }
+    return { count: live, unique, rawWords };
+  }
+
+  #match(document: number): ToolMatch {
+    return { name: this.#names[document]!, score: this.#scores[document]!, line: this.#lines[document]! };
   }
 
   /** Every scored row, best first, ties in row order; rows that share no word with the query are left out. */
   rank(query: string): ToolMatch[] {
-    const queryTerms = terms(query);
-    const rawWords = new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
-    const unique = [...new Set(queryTerms)];
-    if (unique.length === 0) return [];
-    const { weights, lengthNormalisation: b, saturation: k1, phraseBonus } = this.#parameters;
-    const n = this.#documents.length;
-    const matches: ToolMatch[] = [];
-    const documentOf = new Map<ToolMatch, Document>();
-    for (const doc of this.#documents) {
-      let score = 0;
-      for (const term of unique) {
-        let weighted = 0;
-        for (const field of FIELDS) {
-          const tf = doc.fields[field].get(term);
-          if (!tf) continue;
-          const average = this.#averageLengths[field] || 1;
-          weighted += (weights[field] * tf) / (1 - b[field] + (b[field] * doc.lengths[field]) / average);
-        }
-        if (weighted === 0) continue;
-        const df = this.#documentFrequency.get(term) ?? 0;
-        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        score += (idf * weighted * (k1 + 1)) / (k1 + weighted);
-      }
-      if (score === 0) continue;
-      for (const phrase of doc.phrases) if (containsSequence(queryTerms, phrase)) score += phraseBonus;
-      if (rawWords.has(doc.row.name.toLowerCase())) score += this.#parameters.exactNameBonus;
-      const match = { name: doc.row.name, score, line: doc.line };
-      matches.push(match);
-      documentOf.set(match, doc);
-    }
-    const scoreOf = new Map(matches.map((match) => [match.name as string, match.score]));
-    for (const match of matches) {
-      const doc = documentOf.get(match)!;
-      const twinScore = doc.twin ? scoreOf.get(doc.twin) : undefined;
-      if (twinScore === undefined || rawWords.has(match.name.toLowerCase())) continue;
-      if (unique.some((term) => doc.ownTerms?.has(term))) continue;
-      match.score = Math.min(match.score, twinScore * this.#parameters.twinShare);
-    }
-    // Array.prototype.sort is stable, so equal scores keep row order.
-    return matches.sort((left, right) => right.score - left.score);
+    const { count } = this.#score(query);
+    const documents = Array.from(this.#touched.subarray(0, count));
+    const scores = this.#scores;
+    documents.sort((left, right) => scores[right]! - scores[left]! || left - right);
+    return documents.map((document) => this.#match(document));
   }
 
   /** The top matches for a query, as searchTools and `toolrow search-tools` return them. */
   search(query: string, options: SearchOptions = {}): ToolMatch[] {
     const limit = options.limit ?? 5;
     const minRelative = options.minRelativeScore ?? 0.25;
-    const ranked = this.rank(query);
-    const best = ranked[0]?.score ?? 0;
-    return ranked.filter((match) => match.score >= best * minRelative).slice(0, limit);
+    if (!Number.isInteger(limit) || limit < 0) {
+      const ranked = this.rank(query);
+      const best = ranked[0]?.score ?? 0;
+      return ranked.filter((match) => match.score >= best * minRelative).slice(0, limit);
+    }
+    const { count } = this.#score(query);
+    const top = topDocuments(this.#touched, count, this.#scores, limit);
+    const best = top.length > 0 ? this.#scores[top[0]!]! : 0;
+    // The cut keeps a prefix of the ranking, so cutting the top `limit` equals cutting it all first.
+    const matches: ToolMatch[] = [];
+    for (const document of top) {
+      if (this.#scores[document]! < best * minRelative) break;
+      matches.push(this.#match(document));
+    }
+    return matches;
   }
+}
+
+function append(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function sum(values: Iterable<number>): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}
+
+/** Whether document a ranks before b: higher score, then earlier row. */
+function before(scores: Float64Array, a: number, b: number): boolean {
+  const left = scores[a]!;
+  const right = scores[b]!;
+  return left > right || (left === right && a < b);
+}
+
+/**
+ * The best `limit` of the first `count` documents, best first: a heap whose root is the worst one
+ * kept, so the rest cost one comparison each and nothing is allocated per match.
+ */
+function topDocuments(documents: Int32Array, count: number, scores: Float64Array, limit: number): number[] {
+  const heap: number[] = [];
+  if (limit === 0) return heap;
+  for (let i = 0; i < count; i++) {
+    const document = documents[i]!;
+    if (heap.length < limit) {
+      heap.push(document);
+      let child = heap.length - 1;
+      while (child > 0) {
+        const parent = (child - 1) >> 1;
+        if (!before(scores, heap[parent]!, heap[child]!)) break;
+        [heap[parent], heap[child]] = [heap[child]!, heap[parent]!];
+        child = parent;
+      }
+    } else if (before(scores, document, heap[0]!)) {
+      heap[0] = document;
+      let parent = 0;
+      for (;;) {
+        const left = 2 * parent + 1;
+        const right = left + 1;
+        let worst = parent;
+        if (left < heap.length && before(scores, heap[worst]!, heap[left]!)) worst = left;
+        if (right < heap.length && before(scores, heap[worst]!, heap[right]!)) worst = right;
+        if (worst === parent) break;
+        [heap[parent], heap[worst]] = [heap[worst]!, heap[parent]!];
+        parent = worst;
+      }
+    }
+  }
+  return heap.sort((a, b) => (before(scores, a, b) ? -1 : 1));
 }
 
 let defaultIndex: SearchIndex | undefined;

@@ -9,6 +9,8 @@ import type {
   ReadOnlyOptions,
   ReadQueryOptions,
   ReadQueryResult,
+  TextLines,
+  TextLinesOptions,
   TransactionOptions,
 } from '../database.ts';
 import { abortedError, DataSourceError, isDataSourceError } from '../errors.ts';
@@ -20,6 +22,17 @@ import { readLayerSwitches } from './layer-switches.ts';
 export interface Connection {
   query(sql: string, params: readonly unknown[]): Promise<QueryResult<Row>>;
   exec(sql: string): Promise<void>;
+  /**
+   * PostgreSQL: `COPY … TO STDOUT` as the bytes the server sends, paced by the reader (the socket
+   * pauses while the consumer is behind). Absent on engines without a COPY stream.
+   */
+  copyOut?(sql: string): AsyncIterable<Uint8Array>;
+  /**
+   * A statement (simple protocol, no parameters) whose rows have one text column: the values'
+   * bytes, each followed by LF, read straight from the wire without a row object per row.
+   * Absent: the core joins the values of a plain query.
+   */
+  queryLines?(sql: string): Promise<TextLines>;
 }
 
 export interface Lease {
@@ -56,6 +69,8 @@ export interface Adapter {
    * callers run between batches. pg: the cursor keeps its own client and transaction.
    */
   holdCursors: boolean;
+  /** Connections offer copyOut (COPY … TO STDOUT). */
+  copy: boolean;
   /**
    * How often the engine was restarted under this adapter (PGlite: to stop a runaway read).
    * Session state — held cursors above all — does not survive a restart.
@@ -67,6 +82,7 @@ export interface Adapter {
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_ROWS = 1000;
 const DEFAULT_BATCH = 1000;
+const DEFAULT_LINES_BATCH = 5000;
 const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 const DEFAULT_MAX_VALUE_BYTES = 64 * 1024;
 
@@ -458,12 +474,139 @@ export class CoreDatabase implements Database {
     };
   }
 
+  get copySupported(): boolean {
+    return this.#adapter.copy;
+  }
+
+  textLines(
+    sql: string,
+    params: readonly unknown[] = [],
+    options: TextLinesOptions = {},
+  ): AsyncIterable<TextLines> {
+    const batch = positiveInt('batchSize', options.batchSize, DEFAULT_LINES_BATCH);
+    const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
+    const statement = trimStatement(sql);
+    const [begin, pin] = this.#readBegin(timeoutMs, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const end = this.#readEnd();
+    const adapter = this.#adapter;
+    const check = () => this.#check();
+    const { signal } = options;
+    async function* batches(): AsyncGenerator<TextLines> {
+      check();
+      if (signal?.aborted) throw abortedError();
+      const name = `toolrow_lines_${++cursorCounter}`;
+      // Not WITH HOLD: a held cursor's COMMIT materialises the whole result first. The lease (on
+      // PGlite, the one connection) is kept until the last batch instead.
+      const lease = await acquire(adapter, { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) });
+      let broken = false;
+      try {
+        await lease.connection.query(begin!, []);
+        await lease.connection.query(pin!, []);
+        await lease.connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
+        const fetch = `FETCH FORWARD ${batch} FROM ${name}`;
+        while (true) {
+          if (signal?.aborted) throw abortedError();
+          const lines = lease.connection.queryLines
+            ? await lease.connection.queryLines(fetch)
+            : joinLines(await lease.connection.query(fetch, []));
+          if (lines.rows > 0) yield lines;
+          if (lines.rows < batch) return;
+        }
+      } catch (error) {
+        broken = true;
+        throw error;
+      } finally {
+        try {
+          await lease.connection.query(broken ? 'ROLLBACK' : end, []);
+          broken = false;
+        } catch {
+          broken = true;
+        }
+        lease.release(broken);
+      }
+    }
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          yield* batches();
+        } catch (error) {
+          throw signal?.aborted ? asAborted(error) : error;
+        }
+      },
+    };
+  }
+
+  copyOut(sql: string, options: ReadOnlyOptions = {}): AsyncIterable<Uint8Array> {
+    if (!this.#adapter.copy) {
+      throw new DataSourceError(
+        'misuse',
+        `COPY … TO STDOUT is not available on ${this.description}; stream with textLines instead (check copySupported first).`,
+      );
+    }
+    const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
+    const [begin, pin] = this.#readBegin(timeoutMs);
+    const end = this.#readEnd();
+    const adapter = this.#adapter;
+    const check = () => this.#check();
+    const { signal } = options;
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      check();
+      if (signal?.aborted) throw abortedError();
+      const lease = await acquire(adapter, { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) });
+      let broken = false;
+      // A COPY left before its end (the consumer stopped, a write failed) still has rows on the
+      // wire: the client cannot run ROLLBACK behind them, so it is dropped, and the server rolls
+      // the transaction back as the session ends.
+      let copying = false;
+      try {
+        await lease.connection.query(begin!, []);
+        await lease.connection.query(pin!, []);
+        copying = true;
+        yield* lease.connection.copyOut!(sql);
+        copying = false;
+        if (signal?.aborted) throw abortedError();
+      } catch (error) {
+        broken = true;
+        throw error;
+      } finally {
+        if (copying) lease.release(true);
+        else {
+          try {
+            await lease.connection.query(broken ? 'ROLLBACK' : end, []);
+            broken = false;
+          } catch {
+            broken = true;
+          }
+          lease.release(broken);
+        }
+      }
+    }
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          yield* chunks();
+        } catch (error) {
+          throw signal?.aborted ? asAborted(error) : error;
+        }
+      },
+    };
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     for (const closeCursor of [...this.#openCursors]) await closeCursor();
     this.#closed = true;
     await this.#adapter.close();
   }
+}
+
+/** The values of a one-column result as LF-terminated bytes: the engines without a raw path. */
+function joinLines(result: QueryResult<Row>): TextLines {
+  const column = result.fields[0]?.name;
+  if (column === undefined) return { bytes: new Uint8Array(0), rows: 0 };
+  let text = '';
+  for (const row of result.rows) text += `${String(row[column] ?? '')}\n`;
+  return { bytes: Buffer.from(text), rows: result.rows.length };
 }
 
 function cursorLost(): DataSourceError {

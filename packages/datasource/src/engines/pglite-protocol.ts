@@ -1,6 +1,6 @@
 // Messages between the main thread (pglite-thread.ts) and the PGlite worker (pglite-worker.ts).
 // Everything here crosses the thread boundary by structured clone.
-import type { QueryResult } from '../database.ts';
+import type { QueryResult, TextLines } from '../database.ts';
 import type { Row } from '../types.ts';
 
 export interface WorkerInit {
@@ -19,6 +19,8 @@ export type WorkerRequest =
    */
   | { id: number; op: 'query'; sql: string; params: readonly unknown[]; guarded: boolean }
   | { id: number; op: 'exec'; sql: string }
+  /** One statement whose rows' first column comes back as LF-terminated bytes (see pglite-lines.ts). */
+  | { id: number; op: 'lines'; sql: string; guarded: boolean }
   | { id: number; op: 'close' };
 
 /** An error as data: the class name, message, stack and every primitive field (code, hint, position, …). */
@@ -35,6 +37,8 @@ export type WorkerMessage =
   /** A guarded statement is running inside a READ ONLY transaction: its timer may start. */
   | { type: 'armed'; id: number }
   | { type: 'result'; id: number; result: QueryResult<Row> | null }
+  /** The answer to 'lines': the bytes' buffer is transferred, not copied. */
+  | { type: 'lines'; id: number; lines: TextLines }
   | { type: 'error'; id: number; error: WireError };
 
 export function toWireError(error: unknown): WireError {

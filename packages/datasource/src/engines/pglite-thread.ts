@@ -8,7 +8,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { messages } from '@electric-sql/pglite';
-import type { QueryResult } from '../database.ts';
+import type { QueryResult, TextLines } from '../database.ts';
 import { DataSourceError } from '../errors.ts';
 import type { Row } from '../types.ts';
 import type { Adapter, Connection } from './core.ts';
@@ -80,7 +80,7 @@ async function removeTempFiles(pgdata: string): Promise<void> {
 }
 
 interface Pending {
-  resolve(result: QueryResult<Row> | null): void;
+  resolve(result: QueryResult<Row> | TextLines | null): void;
   reject(error: Error): void;
   timeoutMs: number;
   timer?: ReturnType<typeof setTimeout>;
@@ -157,7 +157,7 @@ class WorkerHost {
   }
 
   #onMessage(message: WorkerMessage): void {
-    if (message.type !== 'armed' && message.type !== 'result' && message.type !== 'error') return;
+    if (message.type === 'ready' || message.type === 'failed') return;
     const pending = this.#pending.get(message.id);
     if (!pending) return;
     if (message.type === 'armed') {
@@ -175,6 +175,7 @@ class WorkerHost {
     }
     this.#settle(message.id, pending);
     if (message.type === 'result') pending.resolve(message.result);
+    else if (message.type === 'lines') pending.resolve(message.lines);
     else pending.reject(fromWire(message.error));
   }
 
@@ -221,7 +222,7 @@ class WorkerHost {
   async send(
     request: DistributiveOmit<WorkerRequest, 'id'>,
     stop: StopOptions = {},
-  ): Promise<QueryResult<Row> | null> {
+  ): Promise<QueryResult<Row> | TextLines | null> {
     const worker = await this.#ready;
     const id = ++this.#nextId;
     return new Promise((resolve, reject) => {
@@ -306,6 +307,7 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
     engine: 'pglite',
     description: `PGlite at ${options.pgdata}`,
     holdCursors: true,
+    copy: false,
     get restarts() {
       return host.restarts;
     },
@@ -328,6 +330,11 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
         async exec(sql) {
           if (host.restarts !== restarts) throw staleTransaction();
           await host.send({ op: 'exec', sql });
+        },
+        async queryLines(sql) {
+          if (host.restarts !== restarts) throw staleTransaction();
+          const guarded = (stop.timeoutMs ?? 0) > 0 || stop.signal !== undefined;
+          return (await host.send({ op: 'lines', sql, guarded }, stop)) as TextLines;
         },
       };
       return { connection, release: () => unlock() };

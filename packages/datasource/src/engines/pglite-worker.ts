@@ -4,6 +4,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type PGliteOptions, protocol } from '@electric-sql/pglite';
 import type { QueryResult } from '../database.ts';
 import type { Row } from '../types.ts';
+import { pgliteLines } from './pglite-lines.ts';
 import { toWireError, type WorkerInit, type WorkerMessage, type WorkerRequest } from './pglite-protocol.ts';
 import { PARSERS } from './values.ts';
 
@@ -58,6 +59,14 @@ async function handle(pglite: PGlite, request: WorkerRequest): Promise<void> {
         if (request.guarded && (await inReadOnlyTransaction(pglite))) post({ type: 'armed', id: request.id });
         const result = await pglite.query(request.sql, request.params as unknown[]);
         post({ type: 'result', id: request.id, result: toResult(result) });
+        break;
+      }
+      case 'lines': {
+        if (request.guarded && (await inReadOnlyTransaction(pglite))) post({ type: 'armed', id: request.id });
+        const lines = await pgliteLines(pglite, request.sql);
+        port.postMessage({ type: 'lines', id: request.id, lines } satisfies WorkerMessage, [
+          lines.bytes.buffer as ArrayBuffer,
+        ]);
         break;
       }
       case 'exec':

@@ -8,6 +8,7 @@ import type { Row } from '../types.ts';
 import { type Adapter, type Connection, toFields } from './core.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { Mutex } from './mutex.ts';
+import { pgliteLines } from './pglite-lines.ts';
 import { PARSERS } from './values.ts';
 
 export interface PgliteOpenOptions {
@@ -132,12 +133,14 @@ export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdap
     exec: async (sql) => {
       await pglite.exec(sql);
     },
+    queryLines: (sql) => pgliteLines(pglite, sql),
   };
   return {
     instance: pglite,
     engine: 'pglite',
     description: options.pgdata ? `PGlite at ${options.pgdata}` : 'PGlite in memory',
     holdCursors: true,
+    copy: false,
     restarts: 0,
     async acquire() {
       const unlock = await mutex.lock();

@@ -1,5 +1,7 @@
+import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import type { QueryResult } from '../database.ts';
 import { DataSourceError } from '../errors.ts';
 import type { Row } from '../types.ts';
@@ -99,12 +101,27 @@ function extended(sql: string, params: readonly unknown[]): pg.QueryConfig {
   return { text: sql, values: params as unknown[], queryMode: 'extended' } as pg.QueryConfig;
 }
 
+/**
+ * COPY … TO STDOUT on the client, as a stream read at the consumer's pace: pg-copy-streams pauses
+ * the socket while its buffer is full, so a slow disk slows the server instead of filling memory.
+ * `track` learns when the statement ends (for a cancel that must wait for it).
+ */
+function copyOutOf(client: pg.PoolClient, track?: (ended: Promise<unknown>) => void) {
+  return (sql: string): AsyncIterable<Uint8Array> => {
+    // A high-water mark of 256 KiB: fewer, larger chunks for the writer than the default 16 KiB.
+    const stream = client.query(copyTo(sql, { highWaterMark: 256 * 1024 }));
+    track?.(finished(stream));
+    return stream;
+  };
+}
+
 function plainConnection(client: pg.PoolClient): Connection {
   return {
     query: async (sql, params) => toResult(await client.query(extended(sql, params))),
     exec: async (sql) => {
       await client.query(sql);
     },
+    copyOut: copyOutOf(client),
   };
 }
 
@@ -186,6 +203,7 @@ export async function openPostgres(options: PostgresOpenOptions): Promise<Adapte
     engine: 'postgres',
     description: `PostgreSQL ${where}`,
     holdCursors: false,
+    copy: true,
     restarts: 0,
     async acquire(leaseOptions = {}) {
       const client = await pool.connect();
@@ -211,6 +229,17 @@ export async function openPostgres(options: PostgresOpenOptions): Promise<Adapte
         exec: async (sql) => {
           await client.query(sql);
         },
+        copyOut: copyOutOf(client, (ended) => {
+          running = ended;
+          ended.then(
+            () => {
+              if (running === ended) running = undefined;
+            },
+            () => {
+              if (running === ended) running = undefined;
+            },
+          );
+        }),
       };
       // pg's Client has the backend's pid from the startup handshake (BackendKeyData).
       const pid = (client as unknown as { processID: number }).processID;

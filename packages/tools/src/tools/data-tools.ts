@@ -13,7 +13,7 @@ import {
   filterField,
   rowKey,
   rowValues,
-  sortSchema,
+  sortField,
   sqlText,
   tableName,
   textField,
@@ -54,7 +54,7 @@ export const getRow = defineTool({
 export const countRows = defineTool({
   inputSchema: z.strictObject({
     table: tableName,
-    filter: filterField('Count only rows matching every item').optional(),
+    filter: filterField('Count only rows matching every item', { guide: true }).optional(),
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
@@ -148,7 +148,7 @@ export const stageDeleteRows = defineTool({
 const exportInput = z.strictObject({
   table: tableName.optional().describe('Export this table (give table or sql, not both).'),
   filter: filterField('With table: export only rows matching every item').optional(),
-  sort: sortSchema.optional().describe('With table: row order in the file.'),
+  sort: sortField('With table: row order in the file').optional(),
   columns: within(z.array(textField(200)), 1, 500)
     .optional()
     .describe('With table: only these columns (default: all).'),

@@ -12,8 +12,8 @@ import { checkFilter, checkSort, fromFilter, toFilter } from '../filter-input.ts
 import {
   filterField,
   nullableFilterField,
+  nullableSortField,
   rowKey,
-  sortList,
   sortSchema,
   tableName,
   textField,
@@ -273,7 +273,7 @@ const setFilterInput = z.strictObject({
   filter: nullableFilterField(
     'New filter (null clears it, omit keeps it): rows must match every item',
   ).optional(),
-  sort: sortList.nullable().optional().describe('New sort keys (null clears them, omit keeps them).'),
+  sort: nullableSortField('New sort keys (null clears them, omit keeps them)').optional(),
 });
 
 async function targetTableTab(

@@ -1,0 +1,195 @@
+// The app's side of MCP OAuth: the consent page the authorization server sends a browser to
+// (behind the app's own login), and the connected clients (list, disconnect) for the app's UI and
+// `toolrow mcp clients`. The protocol endpoints are @toolrow/mcp-server's (oauth/).
+import {
+  type AuthorizationServer,
+  CONSENT_LIFETIMES,
+  type ConsentLifetime,
+  type ConsentRequest,
+  grantsMatching,
+  MCP_SCOPES,
+  type McpScope,
+  scopeCovers,
+  toolsForScope,
+  toWireClient,
+} from '@toolrow/mcp-server';
+import type { ToolrowState } from '@toolrow/state';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { readForm, readQuery } from './body.ts';
+import { badRequest, HttpError } from './errors.ts';
+
+export const CONSENT_PATH = '/oauth/consent';
+
+/** What the consent and clients routes need of the authorization server. */
+export type ConsentService = Pick<AuthorizationServer, 'consentRequest' | 'approve' | 'deny'>;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const SCOPE_WORDS: Record<McpScope, string> = {
+  'tables:readonly': 'read the tables, their schema and the app state',
+  'tables:staged': 'read, and stage changes that you review and commit',
+  'tables:full': 'read, stage, and also open tabs and start exports now',
+};
+
+function page(title: string, body: string, status = 200): Response {
+  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:42em;margin:0 auto;padding:2em;color:#1d2330}h1{font-size:1.4em}
+fieldset{border:1px solid #d5d9e0;border-radius:8px;margin:1em 0;padding:.8em 1em}legend{font-weight:600}
+.client{background:#f4f6fa;border-radius:8px;padding:.8em 1em}code{background:#eef1f6;padding:0 .3em;border-radius:4px}
+button{font:inherit;padding:.5em 1.4em;border-radius:6px;border:1px solid #aab;margin-right:.6em;cursor:pointer}
+button.approve{background:#2457d6;color:#fff;border-color:#2457d6}label{display:block;margin:.2em 0}</style>
+<body>${body}</body></html>`;
+  return new Response(html, {
+    status,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      // The page must not be framed by another site (clickjacking the Approve button).
+      'x-frame-options': 'DENY',
+      'content-security-policy': "frame-ancestors 'none'; default-src 'none'; style-src 'unsafe-inline'",
+      // same-origin, not no-referrer: with no-referrer the form's POST says Origin: null.
+      'referrer-policy': 'same-origin',
+    },
+  });
+}
+
+function consentPage(request: ConsentRequest, profiles: string[], defaultProfile: string): Response {
+  const who =
+    request.clientKind === 'metadata-document'
+      ? `identified by its metadata document at <code>${escapeHtml(request.clientId)}</code> (host <b>${escapeHtml(new URL(request.clientId).host)}</b>)`
+      : 'registered itself with this Toolrow (its name is its own claim)';
+  const scopes = MCP_SCOPES.filter((scope) => scopeCovers(request.scope, scope));
+  const scopeInputs = scopes
+    .map(
+      (scope) =>
+        `<label><input type="radio" name="scope" value="${scope}"${scope === request.scope ? ' checked' : ''}> <code>${scope}</code>: ${SCOPE_WORDS[scope]} (${toolsForScope(scope).length} tools)</label>`,
+    )
+    .join('');
+  const profileOptions = profiles
+    .map((name) => `<option${name === defaultProfile ? ' selected' : ''}>${escapeHtml(name)}</option>`)
+    .join('');
+  const lifetimes = CONSENT_LIFETIMES.map(
+    (entry) =>
+      `<option value="${entry.id}"${entry.id === '30d' ? ' selected' : ''}>${escapeHtml(entry.label)}</option>`,
+  ).join('');
+  return page(
+    'Toolrow: connect an MCP client?',
+    `<h1>Connect <span data-testid="consent-client">${escapeHtml(request.clientName)}</span> to Toolrow?</h1>
+<div class="client"><p>An MCP client ${who} asks to use your tables.</p>
+<p>After you decide, your browser goes back to <code data-testid="consent-redirect">${escapeHtml(request.redirectUri)}</code>.</p>
+<p>It asked for <code data-testid="consent-scope">${request.scope}</code>.</p></div>
+<form method="post" action="${CONSENT_PATH}">
+<input type="hidden" name="request" value="${escapeHtml(request.id)}"><input type="hidden" name="csrf" value="${escapeHtml(request.csrf)}">
+<fieldset><legend>What it may do</legend>${scopeInputs}</fieldset>
+<fieldset><legend>Profile</legend><label>Its tabs, history and audit entries go to <select name="profile">${profileOptions}</select></label></fieldset>
+<fieldset><legend>For how long</legend><label>Stay connected for <select name="lifetime">${lifetimes}</select></label>
+<p>You can disconnect it any time in the app or with <code>toolrow mcp clients revoke</code>.</p></fieldset>
+<button class="approve" name="decision" value="approve" type="submit">Approve</button><button name="decision" value="deny" type="submit">Deny</button>
+</form>`,
+  );
+}
+
+const see = (location: string) =>
+  new Response(null, {
+    status: 303,
+    headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+  });
+
+/**
+ * Mounts the consent page and the connected-clients API. They sit behind the app's login (the
+ * server's middleware); the approve/deny POST is also checked to come from this origin and to
+ * carry the request's own CSRF value, and the login cookie is SameSite=Strict.
+ */
+/** The consent page's form (see consentPage). */
+const consentForm = z.object({
+  request: z.string().default(''),
+  csrf: z.string().default(''),
+  decision: z.enum(['approve', 'deny']),
+  scope: z.string().default(''),
+  profile: z.string().optional(),
+  lifetime: z.string().default(''),
+});
+
+export function mountOAuthRoutes(
+  app: Hono,
+  options: { consent: ConsentService; state: ToolrowState; profile: string; port: () => number },
+): void {
+  const { consent, state } = options;
+
+  app.get(CONSENT_PATH, async (c) => {
+    const id = c.req.query('request') ?? '';
+    const request = consent.consentRequest(id);
+    if (!request) {
+      return page(
+        'Toolrow: request expired',
+        '<h1>This connection request is unknown or expired</h1><p>Requests last 15 minutes and work once. Connect again from the MCP client.</p>',
+        404,
+      );
+    }
+    const profiles = (await state.profiles.list()).map((profile) => profile.name);
+    if (!profiles.includes(options.profile)) profiles.unshift(options.profile);
+    return consentPage(request, profiles, options.profile);
+  });
+
+  app.post(CONSENT_PATH, async (c) => {
+    // Same-origin only: a form on another site cannot even carry the cookie (SameSite=Strict), and
+    // a page on another local port is another origin.
+    const own = [`http://127.0.0.1:${options.port()}`, `http://localhost:${options.port()}`];
+    const origin = c.req.header('origin');
+    const site = c.req.header('sec-fetch-site');
+    const sameOrigin =
+      site !== undefined ? site === 'same-origin' : origin === undefined || own.includes(origin);
+    if (!sameOrigin || (origin !== undefined && !own.includes(origin))) {
+      return page(
+        'Toolrow: refused',
+        '<h1>Refused</h1><p>The consent can only be given on this Toolrow page itself.</p>',
+        403,
+      );
+    }
+    const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/x-www-form-urlencoded') throw badRequest('Send the consent form as a form.');
+    const form = await readForm(c, consentForm);
+    const { request: id, csrf } = form;
+    try {
+      if (form.decision === 'deny') return see(consent.deny(id, csrf));
+      // The consent service checks the scope and lifetime against what the request may have.
+      const location = await consent.approve(id, csrf, {
+        scope: form.scope as McpScope,
+        profile: form.profile || options.profile,
+        lifetime: form.lifetime as ConsentLifetime,
+      });
+      return see(location);
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      return page(
+        'Toolrow: consent failed',
+        `<h1>The consent could not be recorded</h1><p>${escapeHtml(message)}</p>`,
+        400,
+      );
+    }
+  });
+
+  app.get('/api/mcp/clients', async (c) => {
+    const all = readQuery(c, z.object({ all: z.enum(['0', '1']).optional() })).all === '1';
+    const grants = await state.oauth.listGrants({ all });
+    return c.json({ clients: grants.map(toWireClient) });
+  });
+
+  app.post('/api/mcp/clients/:id/revoke', async (c) => {
+    const key = c.req.param('id');
+    const grants = await state.oauth.listGrants();
+    const matching = grantsMatching(grants, key);
+    if (matching.length === 0) {
+      throw new HttpError(
+        404,
+        'not-found',
+        `No connected MCP client '${key}'.`,
+        'See the ids with `toolrow mcp clients` (or GET /api/mcp/clients).',
+      );
+    }
+    for (const grant of matching) await state.oauth.revokeGrant(grant.id);
+    return c.json({ revoked: matching.map((grant) => toWireClient({ ...grant, revokedAt: new Date() })) });
+  });
+}

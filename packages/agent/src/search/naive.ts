@@ -1,0 +1,158 @@
+import { CATALOG_ROWS, type CatalogRow, isLoop, isPropose, type ToolName, twinOf } from '@toolrow/catalog';
+import {
+  DEFAULT_SCORER_PARAMETERS,
+  type Field,
+  type ScorerParameters,
+  type SearchOptions,
+  summaryLine,
+  type ToolMatch,
+} from './scorer.ts';
+import { terms } from './text.ts';
+
+interface Document {
+  row: CatalogRow;
+  fields: Record<Field, Map<string, number>>;
+  lengths: Record<Field, number>;
+  phrases: string[][];
+  /** Propose rows only: words of this row that its twin lacks. */
+  ownTerms?: ReadonlySet<string>;
+  twin?: ToolName;
+  line: string;
+}
+
+const FIELDS: readonly Field[] = ['name', 'keywords', 'description'];
+
+function counts(words: readonly string[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const word of words) map.set(word, (map.get(word) ?? 0) + 1);
+  return map;
+}
+
+function containsSequence(haystack: readonly string[], needle: readonly string[]): boolean {
+  outer: for (let start = 0; start + needle.length <= haystack.length; start++) {
+    for (let offset = 0; offset < needle.length; offset++) {
+      if (haystack[start + offset] !== needle[offset]) continue outer;
+    }
+    return true;
+  }
+  return false;
+}
+
+/**
+ * The scorer as it was before the inverted index: every document visited per query, every match
+ * sorted. Kept as the reference the property test and the benchmark compare SearchIndex with;
+ * nothing in production calls it.
+ */
+export class NaiveSearchIndex {
+  readonly #documents: Document[];
+  readonly #averageLengths: Record<Field, number>;
+  readonly #documentFrequency = new Map<string, number>();
+  readonly #parameters: ScorerParameters;
+
+  constructor(
+    rows: readonly CatalogRow[] = CATALOG_ROWS,
+    parameters: ScorerParameters = DEFAULT_SCORER_PARAMETERS,
+  ) {
+    this.#parameters = parameters;
+    // The loop tool is how you search; finding it again would only spend the budget.
+    this.#documents = rows
+      .filter((row) => !isLoop(row.name))
+      .map((row) => {
+        const words: Record<Field, string[]> = {
+          name: terms(row.name),
+          keywords: row.keywords.flatMap((keyword) => terms(keyword)),
+          description: terms(row.description),
+        };
+        return {
+          row,
+          fields: {
+            name: counts(words.name),
+            keywords: counts(words.keywords),
+            description: counts(words.description),
+          },
+          lengths: {
+            name: words.name.length,
+            keywords: words.keywords.length,
+            description: words.description.length,
+          },
+          phrases: row.keywords.map((keyword) => terms(keyword)).filter((phrase) => phrase.length > 1),
+          line: summaryLine(row.description),
+        };
+      });
+    const byName = new Map(this.#documents.map((doc) => [doc.row.name as string, doc]));
+    for (const doc of this.#documents) {
+      if (!isPropose(doc.row.name)) continue;
+      const twin = byName.get(twinOf(doc.row.name));
+      if (!twin) continue;
+      const twinTerms = new Set(FIELDS.flatMap((field) => [...twin.fields[field].keys()]));
+      doc.twin = twin.row.name;
+      doc.ownTerms = new Set(
+        FIELDS.flatMap((field) => [...doc.fields[field].keys()]).filter((term) => !twinTerms.has(term)),
+      );
+    }
+    const total = Math.max(1, this.#documents.length);
+    this.#averageLengths = {
+      name: this.#documents.reduce((sum, doc) => sum + doc.lengths.name, 0) / total,
+      keywords: this.#documents.reduce((sum, doc) => sum + doc.lengths.keywords, 0) / total,
+      description: this.#documents.reduce((sum, doc) => sum + doc.lengths.description, 0) / total,
+    };
+    for (const doc of this.#documents) {
+      const seen = new Set(FIELDS.flatMap((field) => [...doc.fields[field].keys()]));
+      for (const term of seen)
+        this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
+    }
+  }
+
+  /** Every scored row, best first, ties in row order; rows that share no word with the query are left out. */
+  rank(query: string): ToolMatch[] {
+    const queryTerms = terms(query);
+    const rawWords = new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+    const unique = [...new Set(queryTerms)];
+    if (unique.length === 0) return [];
+    const { weights, lengthNormalisation: b, saturation: k1, phraseBonus } = this.#parameters;
+    const n = this.#documents.length;
+    const matches: ToolMatch[] = [];
+    const documentOf = new Map<ToolMatch, Document>();
+    for (const doc of this.#documents) {
+      let score = 0;
+      for (const term of unique) {
+        let weighted = 0;
+        for (const field of FIELDS) {
+          const tf = doc.fields[field].get(term);
+          if (!tf) continue;
+          const average = this.#averageLengths[field] || 1;
+          weighted += (weights[field] * tf) / (1 - b[field] + (b[field] * doc.lengths[field]) / average);
+        }
+        if (weighted === 0) continue;
+        const df = this.#documentFrequency.get(term) ?? 0;
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        score += (idf * weighted * (k1 + 1)) / (k1 + weighted);
+      }
+      if (score === 0) continue;
+      for (const phrase of doc.phrases) if (containsSequence(queryTerms, phrase)) score += phraseBonus;
+      if (rawWords.has(doc.row.name.toLowerCase())) score += this.#parameters.exactNameBonus;
+      const match = { name: doc.row.name, score, line: doc.line };
+      matches.push(match);
+      documentOf.set(match, doc);
+    }
+    const scoreOf = new Map(matches.map((match) => [match.name as string, match.score]));
+    for (const match of matches) {
+      const doc = documentOf.get(match)!;
+      const twinScore = doc.twin ? scoreOf.get(doc.twin) : undefined;
+      if (twinScore === undefined || rawWords.has(match.name.toLowerCase())) continue;
+      if (unique.some((term) => doc.ownTerms?.has(term))) continue;
+      match.score = Math.min(match.score, twinScore * this.#parameters.twinShare);
+    }
+    // Array.prototype.sort is stable, so equal scores keep row order.
+    return matches.sort((left, right) => right.score - left.score);
+  }
+
+  /** The top matches for a query, as searchTools and `toolrow search-tools` return them. */
+  search(query: string, options: SearchOptions = {}): ToolMatch[] {
+    const limit = options.limit ?? 5;
+    const minRelative = options.minRelativeScore ?? 0.25;
+    const ranked = this.rank(query);
+    const best = ranked[0]?.score ?? 0;
+    return ranked.filter((match) => match.score >= best * minRelative).slice(0, limit);
+  }
+}

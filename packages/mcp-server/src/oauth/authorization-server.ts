@@ -1,0 +1,594 @@
+// Toolrow as the OAuth 2.1 authorization server of its own MCP endpoint (MCP authorization spec
+// 2025-11-25): RFC 8414 metadata, the authorization endpoint (code + PKCE S256 only), the token
+// endpoint (authorization_code, rotating refresh_token), RFC 7591 registration, RFC 7009
+// revocation, client ID metadata documents, RFC 8707 resources and RFC 9207 `iss`.
+// The consent itself is the app's: /oauth/authorize sends the browser to the app's consent page,
+// which calls approve() or deny() here once its user has decided.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  OAuthError,
+  OAuthErrorCode,
+  type OAuthMetadata,
+  readRequestBody,
+} from '@modelcontextprotocol/server';
+import type { AppState, OAuthClient } from '@toolrow/state';
+import { MCP_SCOPES, type McpScope } from '../generated/mcp-scopes.ts';
+import { isMcpScope, scopeCovers } from '../scopes.ts';
+import {
+  acceptClientMetadata,
+  type DocumentFetch,
+  fetchClientMetadataDocument,
+  isMetadataDocumentClientId,
+  redirectUriMatches,
+} from './clients.ts';
+
+export const OAUTH_PATHS = {
+  metadata: '/.well-known/oauth-authorization-server',
+  authorize: '/oauth/authorize',
+  token: '/oauth/token',
+  register: '/oauth/register',
+  revoke: '/oauth/revoke',
+} as const;
+
+/** How long an access token lives: short, since refresh tokens renew it (and revocation is checked per request anyway). */
+export const ACCESS_TOKEN_TTL_MS = 60 * 60_000;
+const CODE_TTL_MS = 5 * 60_000;
+const CONSENT_TTL_MS = 15 * 60_000;
+const DOCUMENT_CACHE_MS = 5 * 60_000;
+
+/** What the user may pick as a connection's lifetime on the consent page. */
+export const CONSENT_LIFETIMES = [
+  { id: '1h', label: '1 hour', ms: 3_600_000 },
+  { id: '1d', label: '1 day', ms: 86_400_000 },
+  { id: '30d', label: '30 days', ms: 30 * 86_400_000 },
+  { id: '90d', label: '90 days', ms: 90 * 86_400_000 },
+  { id: 'never', label: 'until I disconnect it', ms: null },
+] as const;
+export type ConsentLifetime = (typeof CONSENT_LIFETIMES)[number]['id'];
+
+/** One authorization request waiting for the user, as the consent page shows it. */
+export interface ConsentRequest {
+  id: string;
+  /** Must come back with approve/deny: binds the decision to the page that showed this request. */
+  csrf: string;
+  clientId: string;
+  clientName: string;
+  clientKind: OAuthClient['kind'];
+  redirectUri: string;
+  /** The widest scope the client asked for; the user may grant it or a narrower one. */
+  scope: McpScope;
+  resource: string;
+  expiresAt: Date;
+}
+
+interface Pending extends ConsentRequest {
+  state: string | undefined;
+  codeChallenge: string;
+  issuer: string;
+}
+
+export interface ConsentChoice {
+  scope: McpScope;
+  profile: string;
+  lifetime: ConsentLifetime;
+}
+
+export interface AuthorizationServerOptions {
+  state: Pick<AppState, 'oauth' | 'profiles'>;
+  /** The app page that shows a consent request: `?request=<id>` is appended. */
+  consentPath: string;
+  /** The MCP endpoint's path: a token's resource is <origin><mcpPath>. */
+  mcpPath: string;
+  /** Fetches client ID metadata documents (default: fetch). */
+  fetchDocument?: DocumentFetch;
+  accessTokenTtlMs?: number;
+}
+
+export interface AuthorizationServer {
+  /** Every path it serves; the app mounts them outside its own login. */
+  readonly paths: readonly string[];
+  /** Serves the paths above. */
+  fetch(request: Request): Promise<Response>;
+  /** The waiting request for the consent page, or undefined when unknown or expired. */
+  consentRequest(id: string): ConsentRequest | undefined;
+  /** The user approved: the URL to send the browser back to the client with a code. */
+  approve(id: string, csrf: string, choice: ConsentChoice): Promise<string>;
+  /** The user denied: the client's redirect with error=access_denied. */
+  deny(id: string, csrf: string): string;
+}
+
+const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+function oauthJson(error: OAuthError, status = 400, headers: Record<string, string> = {}): Response {
+  return Response.json(
+    { error: error.code, error_description: error.message },
+    { status, headers: { ...noStore, ...headers } },
+  );
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** An error the browser shows instead of following a redirect it cannot trust (RFC 6749 §4.1.2.1). */
+function authorizeErrorPage(error: OAuthError): Response {
+  const body = `<!doctype html><meta charset="utf-8"><title>Toolrow: authorization refused</title><body style="font:15px/1.5 system-ui;max-width:40em;padding:2em"><h1>This MCP client cannot sign in</h1><p><code data-testid="oauth-error">${escapeHtml(error.code)}</code>: ${escapeHtml(error.message)}</p><p>Nothing was granted. Reconnect from the client, or tell its authors.</p></body>`;
+  return new Response(body, {
+    status: 400,
+    headers: { 'content-type': 'text/html; charset=utf-8', ...noStore },
+  });
+}
+
+function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined) url.searchParams.set(key, value);
+  return url.href;
+}
+
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+const sameSecret = (a: string, b: string) => {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+};
+
+/** The widest of the requested scopes (they nest), or an invalid_scope error. */
+export function requestedScope(raw: string | null): McpScope {
+  const asked = (raw ?? '').split(' ').filter(Boolean);
+  if (asked.length === 0) return 'tables:readonly';
+  let widest: McpScope | undefined;
+  for (const scope of asked) {
+    if (!isMcpScope(scope)) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidScope,
+        `Unknown scope '${scope}'. Toolrow's scopes are ${MCP_SCOPES.join(', ')} (each includes the ones before it).`,
+      );
+    }
+    if (!widest || scopeCovers(scope, widest)) widest = scope;
+  }
+  return widest!;
+}
+
+/** An audit-friendly name for a connection: the client's name, slugged, and a short tag. */
+export function actorNameFor(clientName: string): string {
+  const slug =
+    clientName
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[-._]+|[-._]+$/g, '')
+      .slice(0, 40) || 'client';
+  return `${slug}-${randomBytes(3).toString('hex')}`;
+}
+
+async function formBody(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new OAuthError(
+      OAuthErrorCode.InvalidRequest,
+      `Send the request as application/x-www-form-urlencoded (got ${type ?? 'no content type'}).`,
+    );
+  }
+  const read = await readRequestBody(request);
+  if (read.tooLarge) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'Request body too large.');
+  return new URLSearchParams(read.text);
+}
+
+/** client_id from the body, or from HTTP Basic (a client that sends an empty secret). */
+function clientIdOf(request: Request, form: URLSearchParams): string | undefined {
+  const basic = /^Basic\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+  if (basic) {
+    const decoded = Buffer.from(basic, 'base64').toString('utf8');
+    const user = decoded.slice(0, Math.max(0, decoded.indexOf(':')));
+    if (user) return decodeURIComponent(user);
+  }
+  return form.get('client_id') ?? undefined;
+}
+
+export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+  const { oauth } = options.state;
+  const accessTtl = options.accessTokenTtlMs ?? ACCESS_TOKEN_TTL_MS;
+  const pending = new Map<string, Pending>();
+  const documents = new Map<string, { client: OAuthClient; until: number }>();
+
+  const issuerOf = (request: Request) => new URL(request.url).origin;
+  const resourceOf = (issuer: string) => `${issuer}${options.mcpPath}`;
+
+  function sweep(now: number) {
+    for (const [id, request] of pending) if (request.expiresAt.getTime() <= now) pending.delete(id);
+  }
+
+  /** A registered client, or a metadata-document client fetched (and remembered a few minutes). */
+  async function resolveClient(clientId: string | undefined | null): Promise<OAuthClient> {
+    if (!clientId) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'client_id is required.');
+    if (isMetadataDocumentClientId(clientId)) {
+      const cached = documents.get(clientId);
+      if (cached && cached.until > Date.now()) return cached.client;
+      const accepted = await fetchClientMetadataDocument(clientId, options.fetchDocument);
+      const client = await oauth.saveClient({
+        id: clientId,
+        kind: 'metadata-document',
+        name: accepted.name,
+        redirectUris: accepted.redirectUris,
+        metadata: accepted.metadata,
+      });
+      documents.set(clientId, { client, until: Date.now() + DOCUMENT_CACHE_MS });
+      return client;
+    }
+    const client = await oauth.getClient(clientId);
+    if (client?.kind !== 'registered') {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidClient,
+        `Unknown client_id '${clientId}': register first (POST ${OAUTH_PATHS.register}) or use a client ID metadata document URL.`,
+      );
+    }
+    return client;
+  }
+
+  function metadata(request: Request): Response {
+    const issuer = issuerOf(request);
+    const document: OAuthMetadata & Record<string, unknown> = {
+      issuer,
+      authorization_endpoint: `${issuer}${OAUTH_PATHS.authorize}`,
+      token_endpoint: `${issuer}${OAUTH_PATHS.token}`,
+      registration_endpoint: `${issuer}${OAUTH_PATHS.register}`,
+      revocation_endpoint: `${issuer}${OAUTH_PATHS.revoke}`,
+      scopes_supported: [...MCP_SCOPES],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none'],
+      revocation_endpoint_auth_methods_supported: ['none'],
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
+    };
+    return Response.json(document, { headers: { 'cache-control': 'no-store' } });
+  }
+
+  async function authorize(request: Request): Promise<Response> {
+    if (request.method !== 'GET') return new Response(null, { status: 405, headers: { allow: 'GET' } });
+    const issuer = issuerOf(request);
+    const params = new URL(request.url).searchParams;
+    // Until the client and its redirect URI are known good, errors are shown, never redirected:
+    // redirecting to an unchecked URI would make this an open redirector (RFC 6749 §4.1.2.1).
+    let client: OAuthClient;
+    try {
+      client = await resolveClient(params.get('client_id'));
+    } catch (error) {
+      if (error instanceof OAuthError) return authorizeErrorPage(error);
+      throw error;
+    }
+    const redirectUri = params.get('redirect_uri');
+    if (!redirectUri || !redirectUriMatches(client.redirectUris, redirectUri)) {
+      return authorizeErrorPage(
+        new OAuthError(
+          OAuthErrorCode.InvalidRequest,
+          redirectUri
+            ? `redirect_uri ${redirectUri} is not one ${client.name} registered (${client.redirectUris.join(', ')}).`
+            : 'redirect_uri is required.',
+        ),
+      );
+    }
+    const state = params.get('state') ?? undefined;
+    const back = (error: OAuthError) =>
+      new Response(null, {
+        status: 302,
+        headers: {
+          location: redirectWith(redirectUri, {
+            error: error.code,
+            error_description: error.message,
+            state,
+            iss: issuer,
+          }),
+          ...noStore,
+        },
+      });
+    try {
+      if (params.get('response_type') !== 'code') {
+        throw new OAuthError(
+          OAuthErrorCode.UnsupportedResponseType,
+          `response_type must be 'code' (got '${params.get('response_type') ?? ''}').`,
+        );
+      }
+      const challenge = params.get('code_challenge');
+      if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidRequest,
+          'PKCE is required: send code_challenge, the base64url SHA-256 of your code_verifier, with code_challenge_method=S256.',
+        );
+      }
+      if (params.get('code_challenge_method') !== 'S256') {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidRequest,
+          `code_challenge_method must be S256 (got '${params.get('code_challenge_method') ?? 'none, which means plain'}'); plain PKCE is refused.`,
+        );
+      }
+      const scope = requestedScope(params.get('scope'));
+      const resource = resourceOf(issuer);
+      const asked = params.getAll('resource');
+      if (asked.length > 1 || (asked.length === 1 && asked[0] !== resource)) {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidTarget,
+          `This server issues tokens for ${resource} only (asked for ${asked.join(', ')}).`,
+        );
+      }
+      const now = Date.now();
+      sweep(now);
+      const id = randomBytes(16).toString('base64url');
+      pending.set(id, {
+        id,
+        csrf: randomBytes(24).toString('base64url'),
+        clientId: client.id,
+        clientName: client.name,
+        clientKind: client.kind,
+        redirectUri,
+        scope,
+        resource,
+        expiresAt: new Date(now + CONSENT_TTL_MS),
+        state,
+        codeChallenge: challenge,
+        issuer,
+      });
+      return new Response(null, {
+        status: 302,
+        headers: { location: `${options.consentPath}?request=${encodeURIComponent(id)}`, ...noStore },
+      });
+    } catch (error) {
+      if (error instanceof OAuthError) return back(error);
+      throw error;
+    }
+  }
+
+  async function token(request: Request): Promise<Response> {
+    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    const form = await formBody(request);
+    const grantType = form.get('grant_type');
+    if (!grantType) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'grant_type is required.');
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+      throw new OAuthError(
+        OAuthErrorCode.UnsupportedGrantType,
+        `grant_type '${grantType}' is not supported: use authorization_code or refresh_token.`,
+      );
+    }
+    const clientId = clientIdOf(request, form);
+    let client: OAuthClient;
+    try {
+      client = await resolveClient(clientId);
+    } catch (error) {
+      if (error instanceof OAuthError) throw new OAuthError(OAuthErrorCode.InvalidClient, error.message);
+      throw error;
+    }
+    const issuer = issuerOf(request);
+    const asked = form.getAll('resource');
+    const checkResource = (bound: string) => {
+      if (asked.length > 1 || (asked.length === 1 && asked[0] !== bound)) {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidTarget,
+          `This grant is for ${bound}; a token for ${asked.join(', ')} cannot be issued from it.`,
+        );
+      }
+    };
+    const accessExpiresAt = new Date(Date.now() + accessTtl);
+
+    if (grantType === 'authorization_code') {
+      const code = form.get('code');
+      const verifier = form.get('code_verifier');
+      const redirectUri = form.get('redirect_uri');
+      if (!code) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'code is required.');
+      if (!verifier) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'code_verifier is required (PKCE).');
+      const redeemed = await oauth.redeemCode(code);
+      if (!redeemed.ok) {
+        const why = {
+          unknown: 'The authorization code is not one this server issued.',
+          expired: 'The authorization code expired; start the authorization again.',
+          replayed:
+            'The authorization code was already used. A code works once; every token issued with it is now revoked.',
+          revoked: 'The connection this code was issued for was disconnected.',
+        }[redeemed.reason];
+        throw new OAuthError(OAuthErrorCode.InvalidGrant, why);
+      }
+      const { grant } = redeemed;
+      if (grant.clientId !== client.id)
+        throw new OAuthError(
+          OAuthErrorCode.InvalidGrant,
+          'The authorization code was issued to another client.',
+        );
+      if (redirectUri !== redeemed.redirectUri) {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidGrant,
+          'redirect_uri does not match the one of the authorization request.',
+        );
+      }
+      if (
+        !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) ||
+        !sameSecret(s256(verifier), redeemed.codeChallenge)
+      ) {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidGrant,
+          'code_verifier does not match the code_challenge (PKCE).',
+        );
+      }
+      checkResource(grant.resource);
+      if (grant.resource !== resourceOf(issuer))
+        throw new OAuthError(OAuthErrorCode.InvalidTarget, `This grant is for ${grant.resource}.`);
+      const tokens = await oauth.issueTokens(grant.id, { accessExpiresAt });
+      return tokenResponse(tokens);
+    }
+
+    const refreshToken = form.get('refresh_token');
+    if (!refreshToken) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'refresh_token is required.');
+    const before = await oauth.grantOfToken(refreshToken);
+    if (before) checkResource(before.resource);
+    const scope = form.get('scope');
+    if (scope && before && !scopeCovers(before.scope as McpScope, requestedScope(scope))) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidScope,
+        `This connection was granted ${before.scope}; a refresh cannot widen it. Authorize again to ask for more.`,
+      );
+    }
+    const refreshed = await oauth.refresh(refreshToken, { clientId: client.id, accessExpiresAt });
+    if (!refreshed.ok) {
+      const why = {
+        unknown: 'The refresh token is not one this server issued.',
+        expired: 'The connection expired; authorize again.',
+        revoked: 'The connection was disconnected; authorize again.',
+        reused:
+          'This refresh token was already used. Refresh tokens rotate: reuse means it leaked, so the connection is revoked. Authorize again.',
+        'wrong-client': 'The refresh token was issued to another client.',
+      }[refreshed.reason];
+      throw new OAuthError(OAuthErrorCode.InvalidGrant, why);
+    }
+    return tokenResponse(refreshed.tokens);
+  }
+
+  function tokenResponse(tokens: Awaited<ReturnType<typeof oauth.issueTokens>>): Response {
+    return Response.json(
+      {
+        access_token: tokens.accessToken,
+        token_type: 'Bearer',
+        expires_in: Math.max(1, Math.floor((tokens.accessExpiresAt.getTime() - Date.now()) / 1000)),
+        refresh_token: tokens.refreshToken,
+        scope: tokens.grant.scope,
+      },
+      { headers: noStore },
+    );
+  }
+
+  async function register(request: Request): Promise<Response> {
+    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    const read = await readRequestBody(request);
+    if (read.tooLarge) throw new OAuthError(OAuthErrorCode.InvalidClientMetadata, 'Registration too large.');
+    let body: unknown;
+    try {
+      body = JSON.parse(read.text);
+    } catch {
+      throw new OAuthError(OAuthErrorCode.InvalidClientMetadata, 'The registration must be a JSON object.');
+    }
+    const accepted = acceptClientMetadata(body, { document: false, fallbackName: 'Unnamed MCP client' });
+    const id = `trwclient_${randomBytes(16).toString('base64url')}`;
+    const client = await oauth.saveClient({
+      id,
+      kind: 'registered',
+      name: accepted.name,
+      redirectUris: accepted.redirectUris,
+      metadata: accepted.metadata,
+    });
+    return Response.json(
+      {
+        ...accepted.metadata,
+        client_id: client.id,
+        client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
+      },
+      { status: 201, headers: noStore },
+    );
+  }
+
+  async function revoke(request: Request): Promise<Response> {
+    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    const form = await formBody(request);
+    const value = form.get('token');
+    if (!value) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'token is required.');
+    const clientId = clientIdOf(request, form);
+    try {
+      await resolveClient(clientId);
+    } catch (error) {
+      if (error instanceof OAuthError) throw new OAuthError(OAuthErrorCode.InvalidClient, error.message);
+      throw error;
+    }
+    // RFC 7009 §2.2: 200 whether or not there was anything to revoke.
+    await oauth.revokeToken(value, clientId);
+    return new Response(null, { status: 200, headers: noStore });
+  }
+
+  function take(id: string, csrf: string): Pending {
+    sweep(Date.now());
+    const request = pending.get(id);
+    if (!request) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidRequest,
+        'This authorization request is unknown or expired (they last 15 minutes). Connect again from the client.',
+      );
+    }
+    if (!sameSecret(csrf, request.csrf)) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidRequest,
+        'The consent form does not belong to this request.',
+      );
+    }
+    pending.delete(id);
+    return request;
+  }
+
+  const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
+    [OAUTH_PATHS.metadata]: metadata,
+    [OAUTH_PATHS.authorize]: authorize,
+    [OAUTH_PATHS.token]: token,
+    [OAUTH_PATHS.register]: register,
+    [OAUTH_PATHS.revoke]: revoke,
+  };
+
+  return {
+    paths: Object.values(OAUTH_PATHS),
+    async fetch(request) {
+      const route = routes[new URL(request.url).pathname];
+      if (!route) return Response.json({ error: 'not_found' }, { status: 404 });
+      try {
+        return await route(request);
+      } catch (error) {
+        if (!(error instanceof OAuthError)) throw error;
+        return oauthJson(error, error.code === OAuthErrorCode.InvalidClient ? 401 : 400);
+      }
+    },
+    consentRequest(id) {
+      sweep(Date.now());
+      const request = pending.get(id);
+      if (!request) return undefined;
+      const { state: _state, codeChallenge: _challenge, issuer: _issuer, ...shown } = request;
+      return shown;
+    },
+    async approve(id, csrf, choice) {
+      const request = take(id, csrf);
+      if (!isMcpScope(choice.scope) || !scopeCovers(request.scope, choice.scope)) {
+        pending.set(id, request);
+        throw new OAuthError(
+          OAuthErrorCode.InvalidScope,
+          `Grant at most what ${request.clientName} asked for (${request.scope}); got ${String(choice.scope)}.`,
+        );
+      }
+      const lifetime = CONSENT_LIFETIMES.find((entry) => entry.id === choice.lifetime);
+      if (!lifetime) {
+        pending.set(id, request);
+        throw new OAuthError(
+          OAuthErrorCode.InvalidRequest,
+          `Lifetime must be one of ${CONSENT_LIFETIMES.map((entry) => entry.id).join(', ')}.`,
+        );
+      }
+      await options.state.profiles.ensure(choice.profile);
+      const grant = await oauth.createGrant({
+        clientId: request.clientId,
+        scope: choice.scope,
+        profile: choice.profile,
+        resource: request.resource,
+        actorName: actorNameFor(request.clientName),
+        expiresAt: lifetime.ms === null ? null : new Date(Date.now() + lifetime.ms),
+      });
+      const code = await oauth.issueCode({
+        grantId: grant.id,
+        redirectUri: request.redirectUri,
+        codeChallenge: request.codeChallenge,
+        expiresAt: new Date(Date.now() + CODE_TTL_MS),
+      });
+      return redirectWith(request.redirectUri, { code, state: request.state, iss: request.issuer });
+    },
+    deny(id, csrf) {
+      const request = take(id, csrf);
+      return redirectWith(request.redirectUri, {
+        error: OAuthErrorCode.AccessDenied,
+        error_description: 'The user denied the request.',
+        state: request.state,
+        iss: request.issuer,
+      });
+    },
+  };
+}
