@@ -25,7 +25,7 @@ function check<S extends z.ZodType>(
   c: Context,
   schema: S,
   input: unknown,
-  part: 'body' | 'query',
+  part: 'body' | 'query' | 'form',
 ): z.output<S> {
   const parsed = schema.safeParse(input, { reportInput: true });
   if (parsed.success) return parsed.data;
@@ -42,6 +42,11 @@ function check<S extends z.ZodType>(
 /** The request's JSON body, parsed by `schema`; throws a 400 naming each bad field. */
 export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
   return check(c, schema, await jsonObject(c), 'body');
+}
+
+/** A form post (application/x-www-form-urlencoded), its fields parsed by `schema`. */
+export async function readForm<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  return check(c, schema, Object.fromEntries(new URLSearchParams(await c.req.text())), 'form');
 }
 
 /** The request's query string, parsed by `schema`; throws a 400 naming each bad parameter. */

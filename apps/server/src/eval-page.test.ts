@@ -3,6 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TOOL_NAMES } from '@toolrow/catalog';
 import type { EvalLatest } from '@toolrow/desktop/wire';
 import { buildReport, CORPUS, grade, type TracedCall } from '@toolrow/eval';
 import type { Toolrow } from '@toolrow/state';
@@ -112,7 +113,7 @@ describe('the latest eval run', () => {
       await page.goto(app.openUrl);
       await page.getByRole('button', { name: 'Agent tools' }).click();
       const rows = page.getByTestId('tool-row');
-      await expect.poll(() => rows.count()).toBe(38);
+      await expect.poll(() => rows.count()).toBe(TOOL_NAMES.length);
       await expect
         .poll(() => page.getByTestId('eval-summary').textContent())
         .toMatch(

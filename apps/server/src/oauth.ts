@@ -15,6 +15,8 @@ import {
 } from '@toolrow/mcp-server';
 import type { ToolrowState } from '@toolrow/state';
 import type { Hono } from 'hono';
+import { z } from 'zod';
+import { readForm, readQuery } from './body.ts';
 import { badRequest, HttpError } from './errors.ts';
 
 export const CONSENT_PATH = '/oauth/consent';
@@ -100,6 +102,17 @@ const see = (location: string) =>
  * server's middleware); the approve/deny POST is also checked to come from this origin and to
  * carry the request's own CSRF value, and the login cookie is SameSite=Strict.
  */
+/** The consent page's form (see consentPage). */
+const consentForm = z.object({
+  request: z.string().default(''),
+  csrf: z.string().default(''),
+  decision: z.enum(['approve', 'deny']),
+  scope: z.string().default(''),
+  profile: z.string().optional(),
+  lifetime: z.string().default(''),
+  askViaClient: z.string().optional(),
+});
+
 export function mountOAuthRoutes(
   app: Hono,
   options: { consent: ConsentService; state: ToolrowState; profile: string; port: () => number },
@@ -138,17 +151,16 @@ export function mountOAuthRoutes(
     }
     const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/x-www-form-urlencoded') throw badRequest('Send the consent form as a form.');
-    const form = new URLSearchParams(await c.req.text());
-    const id = form.get('request') ?? '';
-    const csrf = form.get('csrf') ?? '';
+    const form = await readForm(c, consentForm);
+    const { request: id, csrf } = form;
     try {
-      if (form.get('decision') === 'deny') return see(consent.deny(id, csrf));
-      if (form.get('decision') !== 'approve') throw badRequest("decision must be 'approve' or 'deny'.");
+      if (form.decision === 'deny') return see(consent.deny(id, csrf));
+      // The consent service checks the scope and lifetime against what the request may have.
       const location = await consent.approve(id, csrf, {
-        scope: (form.get('scope') ?? '') as McpScope,
-        profile: form.get('profile') || options.profile,
-        lifetime: (form.get('lifetime') ?? '') as ConsentLifetime,
-        askViaClient: form.get('askViaClient') === '1',
+        scope: form.scope as McpScope,
+        profile: form.profile || options.profile,
+        lifetime: form.lifetime as ConsentLifetime,
+        askViaClient: form.askViaClient === '1',
       });
       return see(location);
     } catch (error) {
@@ -163,7 +175,7 @@ export function mountOAuthRoutes(
   });
 
   app.get('/api/mcp/clients', async (c) => {
-    const all = c.req.query('all') === '1';
+    const all = readQuery(c, z.object({ all: z.enum(['0', '1']).optional() })).all === '1';
     const grants = await state.oauth.listGrants({ all });
     return c.json({ clients: grants.map(toWireClient) });
   });

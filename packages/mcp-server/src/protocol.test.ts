@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWidgets, WIDGETS } from '../test/fixture.ts';
 import { connectHttp, connectStdio } from '../test/helpers.ts';
 import { memoryTokens, scriptedBackend } from '../test/scripted.ts';
+import { MCP_SCOPE_TOOLS } from './generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
 import { TABLE_RESOURCE_TEMPLATE, tableResourceUri } from './server.ts';
 import { createToken } from './tokens.ts';
@@ -46,7 +47,7 @@ describe('results, resources and export progress (real tools, PGlite)', () => {
 
   it('lists every tool with an object output schema; results are structured content and its compact JSON', async () => {
     const { tools } = await client.listTools();
-    expect(tools.length).toBe(35);
+    expect(tools.length).toBe(MCP_SCOPE_TOOLS['tables:full'].length);
     for (const tool of tools) {
       expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
       expect(tool.inputSchema.type).toBe('object');
