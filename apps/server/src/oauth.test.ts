@@ -156,8 +156,15 @@ async function decideInBrowser(
     if (decision.approve && decision.lifetime)
       await page.selectOption('select[name=lifetime]', decision.lifetime);
     const callback = callbacks.next();
-    await page.getByRole('button', { name: decision.approve ? 'Approve' : 'Deny' }).click();
-    return { params: await callback, shown };
+    // The browser lands on the client's loopback listener, which receives the same query.
+    const landed = page.waitForURL((url) => url.href.startsWith(callbacks.url), { waitUntil: 'commit' });
+    await page
+      .getByRole('button', { name: decision.approve ? 'Approve' : 'Deny' })
+      .click({ noWaitAfter: true });
+    await landed;
+    const params = new URL(page.url()).searchParams;
+    expect((await callback).toString()).toBe(params.toString());
+    return { params, shown };
   } finally {
     await page.close();
   }

@@ -5,8 +5,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OAuthError } from '@modelcontextprotocol/server';
+import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorizationServer, OAUTH_PATHS, requestedScope } from './authorization-server.ts';
 import {
   acceptClientMetadata,
@@ -127,6 +128,13 @@ describe('client metadata', () => {
 });
 
 describe('a client ID metadata document client signs in', () => {
+  let toolrow: Toolrow;
+  // Opening the stores is slow on a loaded machine: outside the test's own time.
+  beforeAll(async () => {
+    toolrow = await testStores()[0]!.open();
+  }, 180_000);
+  afterAll(() => toolrow?.close());
+
   it('the document is fetched from its URL (here served by a real socket), checked, and its redirect honoured', async () => {
     const clientId = 'https://client.example/oauth/toolrow.json';
     let fetched = 0;
@@ -137,8 +145,6 @@ describe('a client ID metadata document client signs in', () => {
     });
     await new Promise<void>((resolve) => docServer.listen(0, '127.0.0.1', resolve));
     const docUrl = `http://127.0.0.1:${(docServer.address() as AddressInfo).port}/oauth/toolrow.json`;
-    const [store] = testStores();
-    const toolrow = await store!.open();
     try {
       documentBody = {
         client_id: clientId,
@@ -215,7 +221,6 @@ describe('a client ID metadata document client signs in', () => {
       expect(refused.status).toBe(400);
       expect(await refused.text()).toContain('>invalid_client</code>');
     } finally {
-      await toolrow.close();
       await new Promise<void>((resolve) => docServer.close(() => resolve()));
     }
   });
