@@ -32,7 +32,14 @@ import type { Toolrow } from '@toolrow/state';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MountedMcp, mountMcp } from './mcp.ts';
-import { api, launchBrowser, openSeededSource, startTestServer, type TestServer } from './test-support.ts';
+import {
+  api,
+  ensureBundle,
+  launchBrowser,
+  openSeededSource,
+  startTestServer,
+  type TestServer,
+} from './test-support.ts';
 
 let toolrow: Toolrow;
 let browser: Browser;
@@ -129,7 +136,7 @@ class MemoryProvider implements OAuthClientProvider {
 /** The user, in Chromium: opens the authorization URL, sees the consent page, decides. */
 async function decideInBrowser(
   authorizationUrl: URL,
-  decision: { approve: true; scope?: string; lifetime?: string } | { approve: false },
+  decision: { approve: true; scope?: string; lifetime?: string; askViaClient?: boolean } | { approve: false },
 ): Promise<{ params: URLSearchParams; shown: { client: string; redirect: string; scope: string } }> {
   const page = await context.newPage();
   try {
@@ -141,6 +148,7 @@ async function decideInBrowser(
       scope: (await page.getByTestId('consent-scope').textContent()) ?? '',
     };
     if (decision.approve && decision.scope) await page.check(`input[name=scope][value="${decision.scope}"]`);
+    if (decision.approve && decision.askViaClient) await page.check('input[name=askViaClient]');
     if (decision.approve && decision.lifetime)
       await page.selectOption('select[name=lifetime]', decision.lifetime);
     const callback = callbacks.next();
@@ -156,9 +164,10 @@ beforeAll(async () => {
     openSeededSource(200),
     launchBrowser(),
     startCallbackServer(),
+    ensureBundle(),
   ]);
   mounted = await mountMcp({ source: toolrow.source, state: toolrow.state });
-  app = await startTestServer(toolrow, { mcp: mounted.mount, desktopDir: null });
+  app = await startTestServer(toolrow, { mcp: mounted.mount });
   mcpUrl = `${app.url}/mcp`;
   context = await browser.newContext();
   // The user is signed in to the app (its launch link sets the cookie), as when they use it.
@@ -193,6 +202,7 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
     const { params, shown } = await decideInBrowser(authorizationUrl, {
       approve: true,
       scope: 'tables:staged',
+      askViaClient: true,
     });
     expect(shown).toEqual({ client: 'SDK Test Client', redirect: callbacks.url, scope: 'tables:full' });
     expect(params.get('iss')).toBe(app.url);
@@ -204,18 +214,25 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
     await connected.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
     const listed = (await connected.listTools()).tools.map((tool) => tool.name).sort();
     expect(listed).toEqual([...toolsForScope('tables:staged')].sort());
-    const result = await connected.callTool({ name: 'countRows', arguments: { table: 'orders' } });
+    // A silent tool runs at once (gated ones follow the profile's mode: the ladder's tests).
+    const result = await connected.callTool({ name: 'describeTable', arguments: { table: 'orders' } });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ count: 200 });
+    expect(JSON.stringify(result.structuredContent)).toContain('customer_id');
     await connected.close();
 
     // Listed as a connected client in the app, with its scope, profile and last use.
     await toolrow.state.flushLastUse();
     const { clients } = await api<{
-      clients: { clientName: string; scope: string; lastUsedAt: string | null; actor: string }[];
+      clients: {
+        clientName: string;
+        scope: string;
+        lastUsedAt: string | null;
+        actor: string;
+        askViaClient: boolean;
+      }[];
     }>(app, '/api/mcp/clients');
     const mine = clients.find((entry) => entry.clientName === 'SDK Test Client');
-    expect(mine).toMatchObject({ scope: 'tables:staged' });
+    expect(mine).toMatchObject({ scope: 'tables:staged', askViaClient: true });
     expect(mine?.lastUsedAt).not.toBeNull();
     expect(mine?.actor).toMatch(/^mcp:sdk-test-client-[0-9a-f]{6}$/);
   });
@@ -273,7 +290,7 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
     try {
       const listed = (await client.listTools()).tools.map((tool) => tool.name).sort();
       expect(listed).toEqual([...toolsForScope('tables:readonly')].sort());
-      const called = await client.callTool({ name: 'countRows', arguments: { table: 'customers' } });
+      const called = await client.callTool({ name: 'listTables', arguments: {} });
       expect(called.isError).toBeFalsy();
       // A call beyond the grant is refused with the scope it needs.
       const beyond = await client
@@ -410,8 +427,8 @@ async function listWith(token: string, url = mcpUrl) {
   return { status: response.status, challenge: response.headers.get('www-authenticate') ?? '' };
 }
 
-async function freshTokens(scope = 'tables:readonly') {
-  const clientId = await register();
+async function freshTokens(scope = 'tables:readonly', name = 'Raw Client') {
+  const clientId = await register(name);
   const verifier = randomBytes(32).toString('base64url');
   const code = await codeFor(clientId, verifier, scope);
   const { status, body } = await exchange(clientId, code, verifier);
@@ -649,5 +666,28 @@ describe('refusals with the standard errors', () => {
     const ok = await post(app.url, csrf);
     expect(ok.status).toBe(303);
     expect(new URL(ok.headers.get('location')!).searchParams.get('code')).toMatch(/^trwc_/);
+  });
+
+  it('the app lists a connected client in its MCP clients panel; Disconnect there ends its tokens', async () => {
+    const tokens = await freshTokens('tables:readonly', 'Panel Client');
+    expect((await listWith(tokens.access)).status).toBe(200);
+    const page = await context.newPage();
+    try {
+      await page.goto(app.url);
+      await page
+        .getByRole('navigation', { name: 'Tables and panels' })
+        .getByRole('button', { name: 'MCP clients' })
+        .click();
+      const row = page.getByTestId('mcp-client').filter({ hasText: 'Panel Client' });
+      await expect.poll(() => row.count()).toBe(1);
+      expect(await row.textContent()).toContain('tables:readonly');
+      await row.getByRole('button', { name: 'Disconnect' }).click();
+      await expect.poll(() => row.count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+    const after = await listWith(tokens.access);
+    expect(after.status).toBe(401);
+    expect(after.challenge).toContain('error="invalid_token"');
   });
 });

@@ -85,6 +85,7 @@ function consentPage(request: ConsentRequest, profiles: string[], defaultProfile
 <fieldset><legend>Profile</legend><label>Its tabs, history and audit entries go to <select name="profile">${profileOptions}</select></label></fieldset>
 <fieldset><legend>For how long</legend><label>Stay connected for <select name="lifetime">${lifetimes}</select></label>
 <p>You can disconnect it any time in the app or with <code>toolrow mcp clients revoke</code>.</p></fieldset>
+<fieldset><legend>When a call needs your approval</legend><label><input type="checkbox" name="askViaClient" value="1"> Let the client ask me itself (MCP elicitation, if it supports it) instead of this app's approval inbox</label></fieldset>
 <button class="approve" name="decision" value="approve" type="submit">Approve</button><button name="decision" value="deny" type="submit">Deny</button>
 </form>`,
   );
@@ -109,6 +110,7 @@ const consentForm = z.object({
   scope: z.string().default(''),
   profile: z.string().optional(),
   lifetime: z.string().default(''),
+  askViaClient: z.string().optional(),
 });
 
 export function mountOAuthRoutes(
@@ -158,6 +160,7 @@ export function mountOAuthRoutes(
         scope: form.scope as McpScope,
         profile: form.profile || options.profile,
         lifetime: form.lifetime as ConsentLifetime,
+        askViaClient: form.askViaClient === '1',
       });
       return see(location);
     } catch (error) {

@@ -145,7 +145,9 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     if (mcp) {
       lines.push(
         '',
-        '  Paste this into your MCP client (the token is shown once, and replaced on every start):',
+        `  MCP clients that sign in with OAuth (Claude Desktop, VS Code, Cursor) need only the URL`,
+        `  ${url}/mcp: they open a consent page here. \`toolrow mcp clients\` lists them.`,
+        '  For a client without OAuth, paste this (the token is shown once, and replaced on every start):',
         '',
       );
       lines.push(

@@ -211,7 +211,8 @@ for (const size of [ROWS.length, 10_000]) {
     const top1 = allQueries.filter(
       ([query, expected]) => engine.top1(query)?.replace(/V\d+$/, '') === expected,
     ).length;
-    const ratio = engine === list[0] ? '' : `  → Toolrow takes ${fmt(ours / us)}× its time`;
+    const ratio =
+      engine === list[0] ? '' : `  → Toolrow takes ${fmt(ours / us, ours / us < 0.1 ? 4 : 2)}× its time`;
     console.log(
       `    ${engine.name.padEnd(22)} ${fmt(us, 2).padStart(9)} µs  top-1 ${top1}/${allQueries.length}${ratio}`,
     );

@@ -217,7 +217,7 @@ const INPUTS: Record<string, unknown> = {
 interface TurnSoFar {
   request: EvalRequest | undefined;
   /** Tool names called since the user's message, with whether their result was an error. */
-  called: { name: string; failed: boolean }[];
+  called: { name: string; failed: boolean; refused: boolean }[];
   searches: number;
 }
 
@@ -233,6 +233,7 @@ function turnSoFar(chat: ChatRequest, corpus: readonly EvalRequest[]): TurnSoFar
       called.push({
         name: names.get(message.tool_call_id) ?? '?',
         failed: /not in active set|error|invalid/i.test(result),
+        refused: /not in active set/.test(result),
       });
     }
   }
@@ -254,9 +255,10 @@ function oracle(corpus: readonly EvalRequest[], search: boolean): ChatScript {
     const { request, called, searches } = turnSoFar(chat, corpus);
     if (!request) return { text: 'I do not know how to help with that.' };
     let next = 0;
+    // A refused call did not happen; a failed one did (its input was wrong), and is not retried.
     for (const call of called) {
       const step = request.expect[next];
-      if (step && options(step).includes(call.name)) next++;
+      if (step && !call.refused && options(step).includes(call.name)) next++;
     }
     const step = request.expect[next];
     if (!step) return { text: 'Done.' };
@@ -264,13 +266,33 @@ function oracle(corpus: readonly EvalRequest[], search: boolean): ChatScript {
       (name) =>
         chat.tools.includes(name) &&
         (search || name !== 'searchTools') &&
-        !called.some((c) => c.name === name && c.failed),
+        !called.some((c) => c.name === name && c.failed && !c.refused),
     );
     if (available) return { toolCalls: [{ name: available, arguments: INPUTS[available] ?? {} }] };
     if (search && searches === 0 && chat.tools.includes('searchTools')) {
       // The user's own words: exactly what the visibility audit says should find the tool.
       return { toolCalls: [{ name: 'searchTools', arguments: { query: request.text } }] };
     }
+    return { text: 'I cannot do that with the tools I have.' };
+  };
+}
+
+/**
+ * Calls the tool it needs by name even when it was not sent; after the refusal, searches for that
+ * name as the refusal says to, then calls it. Exercises refusals and recovery.
+ */
+export function guessingModel(corpus: readonly EvalRequest[] = CORPUS): ChatScript {
+  const searching = searchingModel(corpus);
+  return (chat) => {
+    const { request, called, searches } = turnSoFar(chat, corpus);
+    const wanted = request?.expect
+      .map(options)
+      .find((step) => !step.some((name) => called.some((c) => c.name === name && !c.failed)));
+    const name = wanted?.[0];
+    if (!request || !name || chat.tools.includes(name)) return searching(chat);
+    const refused = called.some((call) => call.name === name && call.failed);
+    if (!refused) return { toolCalls: [{ name, arguments: INPUTS[name] ?? {} }] };
+    if (searches === 0) return { toolCalls: [{ name: 'searchTools', arguments: { query: name } }] };
     return { text: 'I cannot do that with the tools I have.' };
   };
 }

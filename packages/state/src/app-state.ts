@@ -158,6 +158,7 @@ export interface AppState {
       resource: string;
       actorName: string;
       expiresAt: Date | null;
+      askViaClient?: boolean;
     }): Promise<OAuthGrant>;
     /** A one-time authorization code for a grant; returned once, stored as sha-256. */
     issueCode(code: {

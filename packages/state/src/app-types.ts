@@ -162,6 +162,8 @@ export interface OAuthGrant {
   resource: string;
   /** The audit actor is mcp:<actorName>. */
   actorName: string;
+  /** The user trusted the client to ask its own user when the ladder asks (MCP elicitation). */
+  askViaClient: boolean;
   createdAt: Date;
   /** When the connection ends (its refresh tokens stop); null lasts until revoked. */
   expiresAt: Date | null;

@@ -235,6 +235,14 @@ CREATE INDEX oauth_tokens_grant ON ${S}.oauth_tokens (grant_id);
 ALTER TABLE ${S}.mcp_tokens ADD COLUMN ask_via_client boolean NOT NULL DEFAULT false;
 `,
   },
+  {
+    version: 7,
+    name: 'oauth connections that ask through the client',
+    // The consent page's "let it ask you itself": the OAuth twin of migration 6.
+    sql: `
+ALTER TABLE ${S}.oauth_grants ADD COLUMN ask_via_client boolean NOT NULL DEFAULT false;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

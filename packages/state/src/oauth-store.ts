@@ -29,7 +29,7 @@ const toClient = (row: Row): OAuthClient => ({
 });
 
 const GRANT_COLUMNS = `g.id, g.client_id, c.name AS client_name, g.scope, g.profile, g.resource, g.actor_name,
-  g.created_at, g.expires_at, g.revoked_at, g.revoked_reason, g.last_used_at`;
+  g.created_at, g.expires_at, g.revoked_at, g.revoked_reason, g.last_used_at, g.ask_via_client`;
 const GRANT_FROM = `${S}.oauth_grants g JOIN ${S}.oauth_clients c ON c.id = g.client_id`;
 
 const toGrant = (row: Row): OAuthGrant => ({
@@ -40,6 +40,7 @@ const toGrant = (row: Row): OAuthGrant => ({
   profile: row.profile as string,
   resource: row.resource as string,
   actorName: row.actor_name as string,
+  askViaClient: row.ask_via_client === true,
   createdAt: date(row.created_at),
   expiresAt: dateOrNull(row.expires_at),
   revokedAt: dateOrNull(row.revoked_at),
@@ -103,11 +104,11 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
       const result = await db.query(`SELECT * FROM ${S}.oauth_clients WHERE id = $1`, [id]);
       return result.rows[0] ? toClient(result.rows[0]) : null;
     },
-    async createGrant({ clientId, scope, profile, resource, actorName, expiresAt }) {
+    async createGrant({ clientId, scope, profile, resource, actorName, expiresAt, askViaClient }) {
       const id = `grant_${randomUUID()}`;
       await db.query(
-        `INSERT INTO ${S}.oauth_grants (id, client_id, scope, profile, resource, actor_name, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [id, clientId, scope, profile, resource, actorName, expiresAt],
+        `INSERT INTO ${S}.oauth_grants (id, client_id, scope, profile, resource, actor_name, expires_at, ask_via_client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [id, clientId, scope, profile, resource, actorName, expiresAt, askViaClient === true],
       );
       return (await grantById(db, id))!;
     },

@@ -64,7 +64,8 @@ describe('toolrow eval, through a real OpenAI-compatible server', () => {
       const report = JSON.parse(await readFile(join(dir, `${name}.json`), 'utf8')) as EvalReport;
       runs[name] = { ...result, report };
     }
-  });
+    // Two eval runs of 8 requests, each on its own in-memory shop: minutes on a loaded 2-core machine.
+  }, 600_000);
   afterAll(async () => {
     await Promise.all([floor?.close(), searching?.close()]);
     await rm(dir, { recursive: true, force: true });
@@ -166,7 +167,9 @@ describe('toolrow eval, through a real OpenAI-compatible server', () => {
     }
   });
 
-  it('the real bin reads TOOLROW_MODEL, and --fail-under fails a run below it', async () => {
+  it('the real bin reads TOOLROW_MODEL, and --fail-under fails a run below it', {
+    timeout: 300_000,
+  }, async () => {
     const result = await spawnCli(['eval', '--only', 'audit-log,tables-what', '--fail-under', '75'], {
       env: { ...env, TOOLROW_MODEL: `openai-compatible:${floor.baseURL}#floor-bin` },
       cwd: dir,

@@ -17,6 +17,7 @@ import {
 } from './api.ts';
 import { ChatPanel } from './ChatPanel.tsx';
 import { describeFilter, describeKey, displayTable, formatCount, keyString } from './format.ts';
+import { McpClientsPanel } from './McpClients.tsx';
 import { McpInbox } from './McpInbox.tsx';
 import { Palette, ShortcutHelp } from './Palette.tsx';
 import { AuditPanel, ExportsPanel, StagingPanel, ToolsPanel } from './panels.tsx';
@@ -25,7 +26,7 @@ import { TableView } from './TableView.tsx';
 import { Workbench } from './Workbench.tsx';
 import { ErrorBox, ProgressBar, type Toast, Toasts } from './widgets.tsx';
 
-type PanelKind = 'staging' | 'exports' | 'audit' | 'tools';
+type PanelKind = 'staging' | 'exports' | 'audit' | 'tools' | 'clients';
 type PanelTab = { id: PanelKind; kind: PanelKind };
 type Tab = UiTab | PanelTab;
 
@@ -34,6 +35,7 @@ const PANEL_TITLES: Record<PanelKind, string> = {
   exports: 'Exports',
   audit: 'Audit log',
   tools: 'Agent tools',
+  clients: 'MCP clients',
 };
 
 const EMPTY_FILTER: Filter = { combine: 'and', conditions: [] };
@@ -509,6 +511,8 @@ export function App() {
         return <AuditPanel refreshKey={auditKey} />;
       case 'tools':
         return <ToolsPanel />;
+      case 'clients':
+        return <McpClientsPanel onError={toastError} />;
     }
   };
 
@@ -594,7 +598,15 @@ export function App() {
           })}
         </div>
         <div className="nav-footer">
-          {(['staging', 'exports', 'audit', 'tools'] as const).map((kind) => (
+          {(
+            [
+              'staging',
+              'exports',
+              'audit',
+              'tools',
+              ...(status?.mcp.enabled ? (['clients'] as const) : []),
+            ] as const
+          ).map((kind) => (
             <button
               key={kind}
               type="button"

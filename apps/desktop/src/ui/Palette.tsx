@@ -9,6 +9,7 @@ const PANELS = [
   { id: 'exports', label: 'Exports' },
   { id: 'audit', label: 'Audit log' },
   { id: 'tools', label: 'Agent tools' },
+  { id: 'clients', label: 'MCP clients' },
 ];
 
 /** Ctrl+P: type part of a table name, arrows to choose, Enter to open. */

@@ -28,6 +28,20 @@ export interface AppStatus {
   mode: PermissionMode;
 }
 
+/** An MCP client connected through OAuth (GET /api/mcp/clients). */
+export interface McpClient {
+  id: string;
+  clientId: string;
+  clientName: string;
+  actor: string;
+  scope: string;
+  profile: string;
+  status: 'connected' | 'expired' | 'revoked';
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
+
 /** A gated MCP call waiting for the user (GET /api/mcp/approvals). */
 export interface McpApproval {
   id: string;
@@ -341,6 +355,9 @@ export const api = {
   // A body, so the request carries the JSON content type the server's guard requires of writes.
   deleteConversation: (id: string) =>
     request<{ deleted: string }>('DELETE', `/api/conversations/${encodeURIComponent(id)}`, {}),
+  mcpClients: () => request<{ clients: McpClient[] }>('GET', '/api/mcp/clients'),
+  revokeMcpClient: (id: string) =>
+    request<{ revoked: McpClient[] }>('POST', `/api/mcp/clients/${encodeURIComponent(id)}/revoke`, {}),
   mcpApprovals: () => request<{ pending: McpApproval[] }>('GET', '/api/mcp/approvals'),
   answerMcpApproval: (id: string, approved: boolean, reason?: string) =>
     request<{ ok: true }>('POST', `/api/mcp/approvals/${encodeURIComponent(id)}`, {

@@ -35,6 +35,7 @@ export const ACCESS_TOKEN_TTL_MS = 60 * 60_000;
 const CODE_TTL_MS = 5 * 60_000;
 const CONSENT_TTL_MS = 15 * 60_000;
 const DOCUMENT_CACHE_MS = 5 * 60_000;
+const MAX_PENDING = 1000;
 
 /** What the user may pick as a connection's lifetime on the consent page. */
 export const CONSENT_LIFETIMES = [
@@ -71,6 +72,8 @@ export interface ConsentChoice {
   scope: McpScope;
   profile: string;
   lifetime: ConsentLifetime;
+  /** Let the client ask its own user (MCP elicitation) when the ladder asks, instead of the app's inbox. */
+  askViaClient?: boolean;
 }
 
 export interface AuthorizationServerOptions {
@@ -315,6 +318,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       }
       const now = Date.now();
       sweep(now);
+      // Bounded: any local process may start authorizations; the oldest waiting one gives way.
+      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
       const id = randomBytes(16).toString('base64url');
       pending.set(id, {
         id,
@@ -572,6 +577,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         resource: request.resource,
         actorName: actorNameFor(request.clientName),
         expiresAt: lifetime.ms === null ? null : new Date(Date.now() + lifetime.ms),
+        askViaClient: choice.askViaClient === true,
       });
       const code = await oauth.issueCode({
         grantId: grant.id,

@@ -11,6 +11,7 @@ export function toWireClient(grant: OAuthGrant) {
     actor: `mcp:${grant.actorName}`,
     scope: grant.scope,
     profile: grant.profile,
+    askViaClient: grant.askViaClient,
     resource: grant.resource,
     status: grant.revokedAt
       ? 'revoked'

@@ -41,7 +41,12 @@ export function createBearerVerifier(
           `The token holds unknown scope ${grant.scope}; connect again.`,
         );
       }
-      const principal: McpPrincipal = { name: grant.actorName, scope: grant.scope, profile: grant.profile };
+      const principal: McpPrincipal = {
+        name: grant.actorName,
+        scope: grant.scope,
+        profile: grant.profile,
+        ...(grant.askViaClient ? { askViaClient: true } : {}),
+      };
       return {
         token,
         clientId: grant.clientId,
