@@ -9,7 +9,8 @@
 //                real PGlite table through @toolrow/tools; Toolrow's side verifies a stored token,
 //                reads the profile's mode and writes the audit entry, as a user's server does).
 // Rounds alternate bare and Toolrow (the machine may be busy with other work); medians are shown.
-// Knobs: BENCH_ROUNDS (default 5), BENCH_MS per round (default 700), BENCH_ONLY=http|stdio.
+// Knobs: BENCH_ROUNDS (default 5), BENCH_MS per round (default 700), BENCH_ONLY=http|stdio,
+// BENCH_BACKENDS=noop,real.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
@@ -28,6 +29,7 @@ import {
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ROUND_MS = Number(process.env.BENCH_MS ?? 700);
 const ONLY = process.env.BENCH_ONLY;
+const BACKENDS = (process.env.BENCH_BACKENDS ?? 'noop,real').split(',') as BackendKind[];
 const CONCURRENCY = [1, 8];
 type Op = 'list' | 'call';
 type Side = 'bare' | 'toolrow';
@@ -162,6 +164,8 @@ class StdioPeer {
   >();
   #buffer = '';
   #id = 0;
+  #closing = false;
+  #dead: Error | undefined;
 
   constructor(args: string[]) {
     this.#child = spawn(
@@ -169,7 +173,19 @@ class StdioPeer {
       ['--conditions=@toolrow/source', join(import.meta.dirname, 'stdio-child.ts'), ...args],
       { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLROW_MCP_TOKEN: '' } },
     );
-    this.#child.stderr.resume();
+    let stderr = '';
+    this.#child.stderr.setEncoding('utf8');
+    this.#child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-2000);
+    });
+    // A child that dies must fail the bench loudly, not leave its requests waiting forever.
+    this.#child.once('exit', (code, signal) => {
+      if (this.#closing) return;
+      const error = new Error(`stdio server ${args.join(' ')} exited (${code ?? signal}): ${stderr}`);
+      for (const settle of this.#waiting.values()) settle({ error });
+      this.#waiting.clear();
+      this.#dead = error;
+    });
     this.#child.stdout.setEncoding('utf8');
     this.#child.stdout.on('data', (chunk: string) => {
       this.#buffer += chunk;
@@ -190,6 +206,7 @@ class StdioPeer {
 
   send(body: Record<string, unknown>): Promise<void> {
     const id = ++this.#id;
+    if (this.#dead) return Promise.reject(this.#dead);
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, (message) => {
         if (message.error || message.result?.isError)
@@ -214,8 +231,14 @@ class StdioPeer {
   }
 
   close(): Promise<void> {
+    this.#closing = true;
+    if (this.#dead || this.#child.exitCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
-      this.#child.once('exit', () => resolve());
+      const kill = setTimeout(() => this.#child.kill('SIGKILL'), 5000);
+      this.#child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
       this.#child.stdin.end();
     });
   }
@@ -244,7 +267,7 @@ async function benchStdio(backend: BackendKind): Promise<void> {
 console.log(
   `MCP: Toolrow vs a bare @modelcontextprotocol/server server, same run, ${ROUNDS} alternating rounds of ${ROUND_MS} ms, medians (ratio = Toolrow ÷ bare)`,
 );
-for (const backend of ['noop', 'real'] as const) {
+for (const backend of BACKENDS) {
   if (ONLY !== 'stdio') await benchHttp(backend);
   if (ONLY !== 'http') await benchStdio(backend);
 }

@@ -31,9 +31,23 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
   const { source, state } = options;
   const gate = appStateGateStore(state);
   const context = { source, state, profile } as const;
+  let ensured: Promise<unknown> | undefined;
   return {
     profile,
-    permissions: () => gate.permissions(profile),
+    // profiles.ensure is an upsert (a write): once per backend, then the mode is a plain read, and
+    // grants only matter (and are read) in Auto mode.
+    async permissions() {
+      ensured ??= state.profiles.ensure(profile).catch((error: unknown) => {
+        ensured = undefined;
+        throw error;
+      });
+      await ensured;
+      const found = (await state.profiles.list()).find((candidate) => candidate.name === profile);
+      const mode = found?.mode ?? (await state.profiles.ensure(profile)).mode;
+      if (mode !== 'auto') return { mode, grants: [] };
+      const grants = await state.profiles.grants(profile);
+      return { mode, grants: grants.map((grant) => ({ tool: grant.tool, table: grant.table })) };
+    },
     tablesOf: async (_name, input) => tablesOfCall(input, { ...context, actor: 'agent' }),
     rememberGrant: (grant) => gate.rememberGrant(profile, grant),
     async tables() {
