@@ -232,9 +232,8 @@ describe.each(['legacy', 'auto'] as const)('the ladder over Streamable HTTP, %s 
 
   // Over stateless HTTP only the 2026-07-28 era carries the client's capabilities per request;
   // a 2025-era request has no channel for the server's question, so the inbox asks (next test).
-  it.runIf(era === 'auto')(
-    'a trusted client that declares elicitation asks its own user: accept runs, decline refuses',
-    async () => {
+  if (era === 'auto') {
+    it('a trusted client that declares elicitation asks its own user: accept runs, decline refuses', async () => {
       const questions: string[] = [];
       let answer: 'accept' | 'decline' = 'accept';
       const client = await open(server.url, trusted, era, (params) => {
@@ -258,8 +257,8 @@ describe.each(['legacy', 'auto'] as const)('the ladder over Streamable HTTP, %s 
         ['denied', 'mcp:trusted'],
       ]);
       expect(scripted.audits[1]?.detail).toContain('MCP elicitation');
-    },
-  );
+    });
+  }
 
   it('a trusted client without the elicitation capability is asked in the inbox instead', async () => {
     const client = await open(server.url, trusted, era);
