@@ -9,6 +9,8 @@ export interface WorkerInit {
   modules: { pgliteWasmModule?: unknown; initdbWasmModule?: unknown };
   /** A dumped data directory to load into an empty pgdata instead of running initdb. */
   loadDataDir?: Uint8Array;
+  /** postgresql.conf lines for the instance (the open option `embeddedSettings`). */
+  settings?: string[];
 }
 
 export type WorkerRequest =

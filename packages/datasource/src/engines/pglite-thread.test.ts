@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../database.ts';
 import type { DataSource } from '../datasource.ts';
 import { openDataSource } from '../datasource-impl.ts';
 import { DataSourceError } from '../errors.ts';
@@ -234,5 +235,24 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
     });
     expect(stdout.trim()).toBe('2003');
     expect(existsSync(join(dataDir, 'pgdata.lock'))).toBe(false);
+  });
+});
+
+describe('on-disk PGlite in its worker', () => {
+  it('applies the embeddedSettings it was opened with (postgresql.conf lines)', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'toolrow-settings-'));
+    const db = await openDatabase({
+      env: {},
+      dataDir,
+      embeddedSettings: ['work_mem = 7MB'],
+      loadDataDir: await pgliteSnapshot('empty', '1'),
+    });
+    try {
+      const { rows } = await db.query<{ work_mem: string }>('SHOW work_mem');
+      expect(rows[0]?.work_mem).toBe('7MB');
+    } finally {
+      await db.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

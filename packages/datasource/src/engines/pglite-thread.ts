@@ -34,6 +34,8 @@ export interface PgliteThreadOptions {
   dataDirSource: string;
   /** Load this dump when pgdata holds no database yet, instead of running initdb. */
   loadDataDir?: Blob;
+  /** postgresql.conf lines, applied in the worker (and again whenever it is replaced). */
+  settings?: readonly string[];
 }
 
 function fromWire(wire: WireError): Error {
@@ -101,14 +103,16 @@ function abortReason(signal: AbortSignal): Error {
 /** One worker at a time on the data directory; replaced when a statement is stopped or the worker dies. */
 class WorkerHost {
   readonly #pgdata: string;
+  readonly #settings: readonly string[] | undefined;
   #worker: Worker | undefined;
   #ready: Promise<Worker>;
   #pending = new Map<number, Pending>();
   #nextId = 0;
   #restarts = 0;
 
-  constructor(pgdata: string, loadDataDir: Uint8Array | undefined) {
+  constructor(pgdata: string, loadDataDir: Uint8Array | undefined, settings?: readonly string[]) {
     this.#pgdata = pgdata;
+    this.#settings = settings;
     this.#ready = this.#start(loadDataDir);
   }
 
@@ -126,6 +130,7 @@ class WorkerHost {
       pgdata: this.#pgdata,
       modules: await compiledModules(),
       ...(loadDataDir ? { loadDataDir } : {}),
+      ...(this.#settings ? { settings: [...this.#settings] } : {}),
     };
     const worker = await new Promise<Worker>((resolve, reject) => {
       const worker = new Worker(WORKER_BOOT, { eval: true, workerData: init });
@@ -292,7 +297,7 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
       options.loadDataDir && !hasCluster(options.pgdata)
         ? new Uint8Array(await options.loadDataDir.arrayBuffer())
         : undefined;
-    host = new WorkerHost(options.pgdata, load);
+    host = new WorkerHost(options.pgdata, load, options.settings);
     await host.ready;
   } catch (error) {
     lock.release();

@@ -90,6 +90,7 @@ async function start(): Promise<void> {
     pglite = await PGlite.create({
       dataDir: init.pgdata,
       ...(init.loadDataDir ? { loadDataDir: new Blob([init.loadDataDir as Uint8Array<ArrayBuffer>]) } : {}),
+      ...(init.settings ? { postgresqlconf: init.settings } : {}),
       ...(init.modules as Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule'>),
       parsers: PARSERS,
     });
