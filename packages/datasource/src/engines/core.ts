@@ -393,6 +393,14 @@ export class CoreDatabase implements Database {
     const throwIfAborted = () => {
       if (signal?.aborted) throw abortedError();
     };
+    const read: HeldRead = {
+      adapter,
+      timeoutMs,
+      begin: begin!,
+      pin: pin!,
+      end,
+      ...(signal ? { signal } : {}),
+    };
     async function* batches(): AsyncGenerator<R[]> {
       check();
       const name = `toolrow_cursor_${++cursorCounter}`;
@@ -436,42 +444,20 @@ export class CoreDatabase implements Database {
           await closeCursor();
         }
       }
-      const lease = await acquire(adapter, { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) });
-      let broken = false;
-      try {
-        await lease.connection.query(begin!, []);
-        await lease.connection.query(pin!, []);
-        await lease.connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
+      // Not WITH HOLD: one lease, and the transaction, held until the last batch.
+      yield* heldRead(read, async function* (connection) {
+        await connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
         while (true) {
           throwIfAborted();
-          const result = await lease.connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
+          const result = await connection.query(`FETCH FORWARD ${batch} FROM ${name}`, []);
           if (first) options.onFields?.(result.fields);
           first = false;
           if (result.rows.length > 0) yield result.rows as R[];
           if (result.rows.length < batch) return;
         }
-      } catch (error) {
-        broken = true;
-        throw error;
-      } finally {
-        try {
-          await lease.connection.query(broken ? 'ROLLBACK' : end, []);
-          broken = false;
-        } catch {
-          broken = true;
-        }
-        lease.release(broken);
-      }
+      });
     }
-    return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          yield* batches();
-        } catch (error) {
-          throw signal?.aborted ? asAborted(error) : error;
-        }
-      },
-    };
+    return abortable(batches, signal);
   }
 
   get copySupported(): boolean {
@@ -488,52 +474,36 @@ export class CoreDatabase implements Database {
     const statement = trimStatement(sql);
     const [begin, pin] = this.#readBegin(timeoutMs, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const end = this.#readEnd();
-    const adapter = this.#adapter;
     const check = () => this.#check();
     const { signal } = options;
+    const read: HeldRead = {
+      adapter: this.#adapter,
+      timeoutMs,
+      begin: begin!,
+      pin: pin!,
+      end,
+      ...(signal ? { signal } : {}),
+    };
     async function* batches(): AsyncGenerator<TextLines> {
       check();
       if (signal?.aborted) throw abortedError();
       const name = `toolrow_lines_${++cursorCounter}`;
       // Not WITH HOLD: a held cursor's COMMIT materialises the whole result first. The lease (on
       // PGlite, the one connection) is kept until the last batch instead.
-      const lease = await acquire(adapter, { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) });
-      let broken = false;
-      try {
-        await lease.connection.query(begin!, []);
-        await lease.connection.query(pin!, []);
-        await lease.connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
+      yield* heldRead(read, async function* (connection) {
+        await connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
         const fetch = `FETCH FORWARD ${batch} FROM ${name}`;
         while (true) {
           if (signal?.aborted) throw abortedError();
-          const lines = lease.connection.queryLines
-            ? await lease.connection.queryLines(fetch)
-            : joinLines(await lease.connection.query(fetch, []));
+          const lines = connection.queryLines
+            ? await connection.queryLines(fetch)
+            : joinLines(await connection.query(fetch, []));
           if (lines.rows > 0) yield lines;
           if (lines.rows < batch) return;
         }
-      } catch (error) {
-        broken = true;
-        throw error;
-      } finally {
-        try {
-          await lease.connection.query(broken ? 'ROLLBACK' : end, []);
-          broken = false;
-        } catch {
-          broken = true;
-        }
-        lease.release(broken);
-      }
+      });
     }
-    return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          yield* batches();
-        } catch (error) {
-          throw signal?.aborted ? asAborted(error) : error;
-        }
-      },
-    };
+    return abortable(batches, signal);
   }
 
   copyOut(sql: string, options: ReadOnlyOptions = {}): AsyncIterable<Uint8Array> {
@@ -546,50 +516,28 @@ export class CoreDatabase implements Database {
     const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
     const [begin, pin] = this.#readBegin(timeoutMs);
     const end = this.#readEnd();
-    const adapter = this.#adapter;
     const check = () => this.#check();
     const { signal } = options;
+    const read: HeldRead = {
+      adapter: this.#adapter,
+      timeoutMs,
+      begin: begin!,
+      pin: pin!,
+      end,
+      ...(signal ? { signal } : {}),
+    };
     async function* chunks(): AsyncGenerator<Uint8Array> {
       check();
       if (signal?.aborted) throw abortedError();
-      const lease = await acquire(adapter, { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) });
-      let broken = false;
       // A COPY left before its end (the consumer stopped, a write failed) still has rows on the
-      // wire: the client cannot run ROLLBACK behind them, so it is dropped, and the server rolls
-      // the transaction back as the session ends.
-      let copying = false;
-      try {
-        await lease.connection.query(begin!, []);
-        await lease.connection.query(pin!, []);
-        copying = true;
-        yield* lease.connection.copyOut!(sql);
-        copying = false;
+      // wire: the client cannot run ROLLBACK behind them, so the connection is dropped and the
+      // server rolls the transaction back as the session ends.
+      yield* heldRead({ ...read, dropUnlessFinished: true }, async function* (connection) {
+        yield* connection.copyOut!(sql);
         if (signal?.aborted) throw abortedError();
-      } catch (error) {
-        broken = true;
-        throw error;
-      } finally {
-        if (copying) lease.release(true);
-        else {
-          try {
-            await lease.connection.query(broken ? 'ROLLBACK' : end, []);
-            broken = false;
-          } catch {
-            broken = true;
-          }
-          lease.release(broken);
-        }
-      }
+      });
     }
-    return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          yield* chunks();
-        } catch (error) {
-          throw signal?.aborted ? asAborted(error) : error;
-        }
-      },
-    };
+    return abortable(chunks, signal);
   }
 
   async close(): Promise<void> {
@@ -614,6 +562,66 @@ function cursorLost(): DataSourceError {
     'connection',
     'This cursor was lost: the embedded database restarted (to stop another query at its timeout or on cancel, or after its worker thread died), and open cursors do not survive a restart. Start the export or read again.',
   );
+}
+
+/** A read streamed over one lease held from its BEGIN to its last item. */
+interface HeldRead {
+  adapter: Adapter;
+  timeoutMs: number;
+  begin: string;
+  pin: string;
+  /** How the transaction ends when the read went well (see #readEnd). */
+  end: string;
+  signal?: AbortSignal;
+  /** Drop the connection, not ROLLBACK, when the body did not run to its end (a COPY mid-stream). */
+  dropUnlessFinished?: boolean;
+}
+
+/** BEGIN and the pins, then `body`'s items, then `end` (ROLLBACK after a failure); a connection that could not be ended is dropped. */
+async function* heldRead<T>(
+  read: HeldRead,
+  body: (connection: Connection) => AsyncGenerator<T>,
+): AsyncGenerator<T> {
+  const { signal } = read;
+  const lease = await acquire(read.adapter, {
+    readOnlyTimeoutMs: read.timeoutMs,
+    ...(signal ? { signal } : {}),
+  });
+  let finished = false;
+  let broken = false;
+  try {
+    await lease.connection.query(read.begin, []);
+    await lease.connection.query(read.pin, []);
+    yield* body(lease.connection);
+    finished = true;
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    if (read.dropUnlessFinished && !finished) lease.release(true);
+    else {
+      try {
+        await lease.connection.query(broken ? 'ROLLBACK' : read.end, []);
+        broken = false;
+      } catch {
+        broken = true;
+      }
+      lease.release(broken);
+    }
+  }
+}
+
+/** The generator as an iterable whose errors read as "aborted" once the signal fired. */
+function abortable<T>(items: () => AsyncGenerator<T>, signal: AbortSignal | undefined): AsyncIterable<T> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* items();
+      } catch (error) {
+        throw signal?.aborted ? asAborted(error) : error;
+      }
+    },
+  };
 }
 
 function asAborted(error: unknown): DataSourceError {
