@@ -137,6 +137,18 @@ class MemoryProvider implements OAuthClientProvider {
   }
 }
 
+/**
+ * Fails naming the step when it has not settled in `ms`: a hang then says where it stopped instead
+ * of ending as the test's bare timeout. (Never a retry: the step itself must work.)
+ */
+function within<T>(step: string, promise: Promise<T>, ms = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Still waiting after ${ms / 1000} s: ${step}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** The user, in Chromium: opens the authorization URL, sees the consent page, decides. */
 async function decideInBrowser(
   authorizationUrl: URL,
@@ -163,10 +175,11 @@ async function decideInBrowser(
       .click({ noWaitAfter: true });
     await landed;
     const params = new URL(page.url()).searchParams;
-    expect((await callback).toString()).toBe(params.toString());
+    const received = await within(`the client's loopback listener to receive ${page.url()}`, callback);
+    expect(received.toString()).toBe(params.toString());
     return { params, shown };
   } finally {
-    await page.close();
+    await within('Chromium to close the consent tab', page.close());
   }
 }
 
@@ -366,13 +379,16 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
     const provider = new MemoryProvider(callbacks.url, 'Denied Client');
     const client = new Client({ name: 'denied', version: '1.0.0' });
     await expect(
-      client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider })),
+      within(
+        'the SDK client to register and stop at the authorization step',
+        client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider })),
+      ),
     ).rejects.toBeInstanceOf(UnauthorizedError);
     const { params } = await decideInBrowser(provider.authorizationUrl!, { approve: false });
     expect(params.get('error')).toBe('access_denied');
     expect(params.get('code')).toBeNull();
     expect(params.get('state')).toBe(provider.authorizationUrl!.searchParams.get('state'));
-    const grants = await toolrow.state.oauth.listGrants({ all: true });
+    const grants = await within('the grants to list', toolrow.state.oauth.listGrants({ all: true }));
     expect(grants.some((grant) => grant.clientName === 'Denied Client')).toBe(false);
   });
 });

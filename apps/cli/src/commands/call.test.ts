@@ -46,6 +46,8 @@ beforeAll(async () => {
   if (serverUrl) {
     const database = await createTestEnvironment('postgres');
     env.DATABASE_URL = database.env.DATABASE_URL!;
+    // Toolrow's state on the server too: every command here opens it, and PGlite from disk is slow.
+    env.TOOLROW_STATE_URL = database.env.TOOLROW_STATE_URL!;
     dropDatabase = database.cleanup;
   }
   await withSource(async (ds) => {

@@ -14,8 +14,9 @@ import { createWidgets, validInputs, WIDGETS } from '../../../../packages/mcp-se
 import { runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
 
 // One database for the whole file, opened in turn by every command and server process, as a
-// user's successive commands would: a fresh PostgreSQL database when TOOLROW_TEST_DATABASE_URL is
-// set (opening PGlite from disk costs seconds per command), else a PGlite data directory. The
+// user's successive commands would: fresh PostgreSQL databases for the data and for Toolrow's state
+// when TOOLROW_TEST_DATABASE_URL is set (opening PGlite from disk costs seconds per command on a
+// loaded machine, and this file runs dozens), else a PGlite data directory. The
 // staging walk-through below always uses a PGlite data directory, the desktop set-up.
 const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
 if (!serverUrl && process.env.CI === 'true') throw new Error('CI must set TOOLROW_TEST_DATABASE_URL.');
@@ -36,6 +37,7 @@ beforeAll(async () => {
   if (!serverUrl) return;
   const database = await createTestEnvironment('postgres');
   env.DATABASE_URL = database.env.DATABASE_URL!;
+  env.TOOLROW_STATE_URL = database.env.TOOLROW_STATE_URL!;
   dropDatabase = database.cleanup;
 });
 
