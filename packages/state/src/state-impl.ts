@@ -69,6 +69,8 @@ export interface StateStore {
 export async function openStateStore(options: Omit<OpenStateOptions, 'source'>): Promise<StateStore> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
+  // A bad setting is refused before anything opens (opening an embedded store takes seconds).
+  checkStateSettings(options);
   const dataDir = resolveDataDir({ env, cwd, dataDir: options.dataDir });
   const url = options.url ?? (env.TOOLROW_STATE_URL?.trim() || undefined);
   const urlSource = options.url !== undefined ? 'the url option' : 'TOOLROW_STATE_URL';
@@ -117,8 +119,13 @@ export async function openStateStore(options: Omit<OpenStateOptions, 'source'>):
   }
 }
 
+/** Throws the clear error for a bad state setting, before anything is opened. */
+export function checkStateSettings(options: Omit<OpenStateOptions, 'source'>): void {
+  exportTimeLimit(options);
+}
+
 /** The export time limit: the option, else TOOLROW_EXPORT_TIME_LIMIT (minutes), else the default. */
-function exportTimeLimit(options: OpenStateOptions): ExportEngineOptions {
+function exportTimeLimit(options: Omit<OpenStateOptions, 'source'>): ExportEngineOptions {
   if (options.exportTimeLimitMs !== undefined)
     return { timeLimitMs: options.exportTimeLimitMs, timeLimitSource: 'the exportTimeLimitMs option' };
   const raw = (options.env ?? process.env).TOOLROW_EXPORT_TIME_LIMIT?.trim();

@@ -1,6 +1,6 @@
 import { type DataSource, type OpenDataSourceOptions, openDataSource } from '@toolrow/datasource';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
-import { openStateStore, settled, wireState } from './state-impl.ts';
+import { checkStateSettings, openStateStore, settled, wireState } from './state-impl.ts';
 
 /** The user's data and Toolrow's own state, opened together: what the apps and the CLI hold. */
 export interface Toolrow {
@@ -29,6 +29,7 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   };
+  checkStateSettings({ ...options.state, ...common });
   const [data, store] = await Promise.allSettled([
     openDataSource({ ...options.data, ...common, readerRoleSetup: 'later' }),
     openStateStore({ ...options.state, ...common }),
