@@ -216,7 +216,9 @@ describe('edit one row: add listViews', () => {
       ]),
       ...dirs.map((dir) => sh(join(root, dir), tsc, ['--noEmit'])),
     ]);
-    typechecks.forEach((typecheck, i) => expect(typecheck!.stdout + typecheck!.stderr, dirs[i]).toBe(''));
+    for (const [i, typecheck] of typechecks.entries()) {
+      expect(typecheck.stdout + typecheck.stderr, dirs[i]).toBe('');
+    }
     // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the colours vitest prints
     const report = (vitest.stdout + vitest.stderr).replace(/\u001b\[[0-9;]*m/g, '');
     expect(report).toMatch(/Test Files\s+\d+ passed \(\d+\)/);
