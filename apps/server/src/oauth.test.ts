@@ -174,6 +174,9 @@ async function decideInBrowser(
       .getByRole('button', { name: decision.approve ? 'Approve' : 'Deny' })
       .click({ noWaitAfter: true });
     await landed;
+    // Closing a tab while a cross-origin navigation is still committing can hang Chromium's close
+    // for good (microsoft/playwright#41900, crbug 536385539): let the landing page finish first.
+    await page.waitForLoadState('load');
     const params = new URL(page.url()).searchParams;
     const received = await within(`the client's loopback listener to receive ${page.url()}`, callback);
     expect(received.toString()).toBe(params.toString());
