@@ -104,11 +104,23 @@ function tableSql(rows: number): string {
 }
 
 /** The export command: table `bench_<rows>` to CSV, waited for. Returns its run and checks the file. */
-async function toolrowExport(rows: number, env: NodeJS.ProcessEnv, dataDir: string, round: number) {
+async function toolrowExport(
+  rows: number,
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  round: number,
+  nodeFlags: string[] = [],
+) {
   const file = `bench_${rows}-${round}-${Date.now()}.csv`;
   const run = await measure(
     process.execPath,
-    [CLI, 'call', 'startExport', JSON.stringify({ table: `bench_${rows}`, format: 'csv', path: file })],
+    [
+      ...nodeFlags,
+      CLI,
+      'call',
+      'startExport',
+      JSON.stringify({ table: `bench_${rows}`, format: 'csv', path: file }),
+    ],
     env,
     dataDir,
   );
@@ -146,10 +158,11 @@ async function benchEngine(
   env: NodeJS.ProcessEnv,
   dataDir: string,
   psql?: { bin: string; url: string },
+  nodeFlags: string[] = [],
 ): Promise<SizeResult[]> {
   const results: SizeResult[] = [];
   // The first command in a fresh data dir creates Toolrow's state: not part of any export.
-  await toolrowExport(0, env, dataDir, -1);
+  await toolrowExport(0, env, dataDir, -1, nodeFlags);
   for (const rows of SIZES) {
     const psqlRuns: number[] = [];
     const commandRuns: Run[] = [];
@@ -166,8 +179,8 @@ async function benchEngine(
         psqlRuns.push(run.ms);
         await rm(target);
       }
-      commandRuns.push(await toolrowExport(rows, env, dataDir, round));
-      emptyRuns.push(await toolrowExport(0, env, dataDir, round));
+      commandRuns.push(await toolrowExport(rows, env, dataDir, round, nodeFlags));
+      emptyRuns.push(await toolrowExport(0, env, dataDir, round, nodeFlags));
     }
     const pick = (runs: Run[]): Run => ({
       ms: median(runs.map((run) => run.ms)),
@@ -260,17 +273,31 @@ async function main(): Promise<void> {
     for (const rows of [0, ...SIZES]) await ds.db.exec(`VACUUM ANALYZE bench_${rows}`);
     await ds.db.exec('CHECKPOINT');
     await ds.close();
+    const pgliteEnv = { ...baseEnv, TOOLROW_DATA_DIR: dataDir };
     const onPglite = await benchEngine(
       'embedded PGlite (data and state in the data dir)',
-      { ...baseEnv, TOOLROW_DATA_DIR: dataDir },
+      pgliteEnv,
       dataDir,
     );
+    // The low-memory lever (see the seed bench): wasm on V8's baseline compiler only.
+    const onPgliteLow = await benchEngine(
+      'embedded PGlite under node --liftoff-only',
+      pgliteEnv,
+      dataDir,
+      undefined,
+      ['--liftoff-only'],
+    );
     if (onPostgres) {
-      for (const [index, result] of onPglite.entries()) {
-        const peer = onPostgres[index]!;
-        console.log(
-          `  ${pad(fmt(result.rows), 9)} rows  PGlite/PostgreSQL: export ${ratio(exportRate(result), exportRate(peer))} the rows/s, ${(result.command.peakMb / peer.command.peakMb).toFixed(2)}× the peak RSS`,
-        );
+      for (const [name, runs] of [
+        ['PGlite', onPglite],
+        ['PGlite --liftoff-only', onPgliteLow],
+      ] as const) {
+        for (const [index, result] of runs.entries()) {
+          const peer = onPostgres[index]!;
+          console.log(
+            `  ${pad(fmt(result.rows), 9)} rows  ${name}/PostgreSQL: export ${ratio(exportRate(result), exportRate(peer))} the rows/s, ${(result.command.peakMb / peer.command.peakMb).toFixed(2)}× the peak RSS`,
+          );
+        }
       }
     } else console.log('  (no PostgreSQL run to compare PGlite with)');
   } finally {
