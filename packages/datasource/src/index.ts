@@ -28,6 +28,7 @@ export type {
 export { openDatabase, resolveConnectionConfig } from './database.ts';
 export type { DataSource, OpenDataSourceOptions } from './datasource.ts';
 export { openDataSource } from './datasource.ts';
+export { dumpEmbeddedDatabase } from './engines/dump.ts';
 export { DataSourceError, type DataSourceErrorCode, isDataSourceError, UnknownNameError } from './errors.ts';
 export type {
   ExportEngine,

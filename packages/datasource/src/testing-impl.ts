@@ -6,8 +6,7 @@ import pg from 'pg';
 import type { Database } from './database.ts';
 import type { DataSource } from './datasource.ts';
 import { openDataSource } from './datasource-impl.ts';
-import { CoreDatabase } from './engines/core.ts';
-import { openPglite } from './engines/pglite.ts';
+import { dumpEmbeddedDatabase } from './engines/dump.ts';
 import { describeUrl, parsePostgresUrl } from './engines/postgres.ts';
 import type { SeedOptions } from './seed-types.ts';
 import type { OpenTestOptions, TestDatabase, TestEngine } from './testing.ts';
@@ -43,12 +42,7 @@ export function pgliteSnapshot(
       } catch {
         // Not cached yet: build it below.
       }
-      const adapter = await openPglite({ dataDirSource: 'memory' });
-      const db = new CoreDatabase(adapter);
-      await prepare(db);
-      const dump = await adapter.instance.dumpDataDir('none');
-      await db.close();
-      const bytes = new Uint8Array(await dump.arrayBuffer());
+      const bytes = new Uint8Array(await (await dumpEmbeddedDatabase(prepare)).arrayBuffer());
       // Write then rename: parallel workers never read a half-written snapshot.
       const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
       await writeFile(partial, bytes);

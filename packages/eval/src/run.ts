@@ -9,8 +9,7 @@ import {
   toolsBackend,
 } from '@toolrow/agent';
 import { type DataSource, openDataSource } from '@toolrow/datasource';
-import { openState, type Tab, type ToolrowState } from '@toolrow/state';
-import { stateSnapshot } from '@toolrow/state/testing';
+import { emptyStateTemplate, openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
 import type { EvalRequest, RequestContext } from './corpus.ts';
 import { type Grade, grade, type TracedCall } from './grade.ts';
@@ -75,7 +74,7 @@ class EvalShop {
   static async open(orders: number): Promise<EvalShop> {
     const [source, snapshot, exportsDir] = await Promise.all([
       openDataSource({ memory: true, env: {} }),
-      stateSnapshot(),
+      emptyStateTemplate(),
       mkdtemp(join(tmpdir(), 'toolrow-eval-exports-')),
     ]);
     try {

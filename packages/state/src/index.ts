@@ -19,7 +19,7 @@ export { createStaging } from './staging.ts';
 export type { CommitPoint, StagingOptions } from './staging-impl.ts';
 export type * from './staging-types.ts';
 export type { OpenStateOptions, ToolrowState } from './state.ts';
-export { openState, resolveDataDir } from './state.ts';
+export { emptyStateTemplate, openState, resolveDataDir } from './state.ts';
 export type { OpenToolrowOptions, Toolrow } from './toolrow.ts';
 export { openToolrow } from './toolrow.ts';
 export { LAST_USE_FLUSH_MS, VERIFY_CACHE_TTL_MS } from './verify-cache.ts';

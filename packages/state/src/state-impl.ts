@@ -4,6 +4,7 @@ import {
   createExportEngine,
   type Database,
   DataSourceError,
+  dumpEmbeddedDatabase,
   type ExportEngineOptions,
   openDatabase,
 } from '@toolrow/datasource';
@@ -47,6 +48,23 @@ function databaseIdentity(raw: string | undefined): string | undefined {
 /** Opens (and migrates) Toolrow's own store, and wires the staging area and exports to `source`. */
 export async function openState(options: OpenStateOptions): Promise<ToolrowState> {
   return settled(wireState(await openStateStore(options), options));
+}
+
+let emptyTemplate: Promise<Blob> | undefined;
+
+/**
+ * An empty, migrated state store, dumped once per process: pass it as `loadDataDir` with
+ * `memory: true` to open many fresh in-memory states (an eval run opens one per request) without
+ * initdb and the migrations each time.
+ */
+export function emptyStateTemplate(): Promise<Blob> {
+  emptyTemplate ??= dumpEmbeddedDatabase(async (db) => {
+    await migrate(db);
+  }).catch((error: unknown) => {
+    emptyTemplate = undefined;
+    throw error;
+  });
+  return emptyTemplate;
 }
 
 /**

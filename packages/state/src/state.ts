@@ -53,4 +53,4 @@ export interface ToolrowState extends AppState {
   close(): Promise<void>;
 }
 
-export { openState, resolveDataDir } from './state-impl.ts';
+export { emptyStateTemplate, openState, resolveDataDir } from './state-impl.ts';
