@@ -201,6 +201,18 @@ export class CoreDatabase implements Database {
     const role = layers.readerRole === false ? undefined : this.#readerRole;
     return [layers.transaction === false ? 'BEGIN' : begin, pinStatement(timeoutMs, role)];
   }
+  /** A streamed read's lease plan, taken now, in the caller's context: its items run later, outside it. */
+  #heldRead(timeoutMs: number, signal: AbortSignal | undefined, begin?: string): HeldRead {
+    const [start, pin] = this.#readBegin(timeoutMs, begin);
+    return {
+      adapter: this.#adapter,
+      timeoutMs,
+      begin: start!,
+      pin: pin!,
+      end: this.#readEnd(),
+      ...(signal ? { signal } : {}),
+    };
+  }
 
   /** How a read ends: rolled back, so nothing it did stays (committed with the layer switched off). */
   #readEnd(): 'COMMIT' | 'ROLLBACK' {
@@ -380,26 +392,17 @@ export class CoreDatabase implements Database {
     const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
     const statement = trimStatement(sql);
     const hold = this.#adapter.holdCursors;
-    // Read now, in the caller's context: the batches run later, outside it.
-    const [begin, pin] = this.#readBegin(
+    const { signal } = options;
+    const read = this.#heldRead(
       timeoutMs,
+      signal,
       hold ? 'BEGIN READ ONLY' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
     );
-    const end = this.#readEnd();
     const adapter = this.#adapter;
     const openCursors = this.#openCursors;
     const check = () => this.#check();
-    const { signal } = options;
     const throwIfAborted = () => {
       if (signal?.aborted) throw abortedError();
-    };
-    const read: HeldRead = {
-      adapter,
-      timeoutMs,
-      begin: begin!,
-      pin: pin!,
-      end,
-      ...(signal ? { signal } : {}),
     };
     async function* batches(): AsyncGenerator<R[]> {
       check();
@@ -412,9 +415,9 @@ export class CoreDatabase implements Database {
         // The signal can stop the declaring transaction too: its COMMIT materialises the whole result.
         const declare = { readOnlyTimeoutMs: timeoutMs, ...(signal ? { signal } : {}) };
         await withLease(adapter, declare, async (connection) => {
-          await connection.query(begin!, []);
+          await connection.query(read.begin, []);
           try {
-            await connection.query(pin!, []);
+            await connection.query(read.pin, []);
             await connection.query(`DECLARE ${name} NO SCROLL CURSOR WITH HOLD FOR ${statement}`, params);
             await connection.query('COMMIT', []);
           } catch (error) {
@@ -472,18 +475,9 @@ export class CoreDatabase implements Database {
     const batch = positiveInt('batchSize', options.batchSize, DEFAULT_LINES_BATCH);
     const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
     const statement = trimStatement(sql);
-    const [begin, pin] = this.#readBegin(timeoutMs, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const end = this.#readEnd();
-    const check = () => this.#check();
     const { signal } = options;
-    const read: HeldRead = {
-      adapter: this.#adapter,
-      timeoutMs,
-      begin: begin!,
-      pin: pin!,
-      end,
-      ...(signal ? { signal } : {}),
-    };
+    const read = this.#heldRead(timeoutMs, signal, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const check = () => this.#check();
     async function* batches(): AsyncGenerator<TextLines> {
       check();
       if (signal?.aborted) throw abortedError();
@@ -514,18 +508,9 @@ export class CoreDatabase implements Database {
       );
     }
     const timeoutMs = timeoutMsOf(options.timeoutMs, 0);
-    const [begin, pin] = this.#readBegin(timeoutMs);
-    const end = this.#readEnd();
-    const check = () => this.#check();
     const { signal } = options;
-    const read: HeldRead = {
-      adapter: this.#adapter,
-      timeoutMs,
-      begin: begin!,
-      pin: pin!,
-      end,
-      ...(signal ? { signal } : {}),
-    };
+    const read = this.#heldRead(timeoutMs, signal);
+    const check = () => this.#check();
     async function* chunks(): AsyncGenerator<Uint8Array> {
       check();
       if (signal?.aborted) throw abortedError();
