@@ -20,6 +20,9 @@ if (major >= 22) {
       return nextResolve(specifier, { ...context, conditions });
     },
   });
+  // Everything Toolrow writes (data dir, databases, tokens, exports, eval reports) is its user's
+  // alone: files 0600, folders 0700, whatever the shell's umask.
+  process.umask(0o077);
   const { run } = await import('../src/main.ts');
   process.exitCode = await run(process.argv.slice(2));
 } else {

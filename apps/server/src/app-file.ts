@@ -2,8 +2,9 @@
 // user's commands go through the app (which holds the embedded database) instead of failing on
 // its lock. It holds the token, so it is owner-only, and it goes away when the app stops.
 import { readFileSync, unlinkSync } from 'node:fs';
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+import { chmod, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensurePrivateDir } from '@toolrow/datasource';
 
 export const APP_FILE = 'app.json';
 
@@ -26,8 +27,8 @@ export async function writeAppFile(dataDir: string, app: Omit<AppFile, 'pid' | '
   const file = join(dataDir, APP_FILE);
   const content: AppFile = { ...app, pid: process.pid, startedAt: new Date().toISOString() };
   const temporary = `${file}.${process.pid}.tmp`;
+  await ensurePrivateDir(dataDir, 'The Toolrow data directory');
   try {
-    await mkdir(dataDir, { recursive: true });
     await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
     await chmod(temporary, 0o600); // mode applies only when the file is created
     await rename(temporary, file);

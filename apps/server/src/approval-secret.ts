@@ -2,8 +2,9 @@
 // pending approval in a saved conversation unanswerable after a restart, so `npm start` keeps one
 // beside the data (unless TOOLROW_APPROVAL_SECRET gives one).
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensurePrivateDir } from '@toolrow/datasource';
 
 export const APPROVAL_SECRET_FILE = 'approval-secret';
 
@@ -14,7 +15,7 @@ export async function loadApprovalSecret(dir: string): Promise<string> {
   const file = join(dir, APPROVAL_SECRET_FILE);
   const existing = await readSecret(file);
   if (existing) return existing;
-  await mkdir(dir, { recursive: true });
+  await ensurePrivateDir(dir, 'The Toolrow data directory');
   const secret = randomBytes(32).toString('base64url');
   // Written aside and put in place whole, so no reader sees a half-written (too short) file.
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;

@@ -53,7 +53,8 @@ export function appStateGateStore(app: ToolrowState): GateStore {
   return {
     async permissions(profileId) {
       const profile = await app.profiles.ensure(profileId);
-      const grants = await app.profiles.grants(profileId);
+      // The chat's own grants: a "yes" given to an MCP client is that client's alone.
+      const grants = await app.profiles.grants(profileId, 'agent');
       return {
         mode: profile.mode,
         grants: grants.map((grant) => ({ tool: grant.tool, table: grant.table })),
@@ -62,6 +63,7 @@ export function appStateGateStore(app: ToolrowState): GateStore {
     async rememberGrant(profileId, grant) {
       await app.profiles.addGrant({
         profile: profileId,
+        grantee: 'agent',
         tool: grant.tool,
         table: grant.table,
         grantedBy: 'user',

@@ -339,11 +339,12 @@ export function createExportEngine(
     try {
       await jobs.markRunning(job.id);
       const layout = await layOut(planned, job.format, request, signal);
-      await mkdir(dirname(job.path), { recursive: true });
+      await mkdir(dirname(job.path), { recursive: true, mode: 0o700 });
       // The directories now exist: check again that none of them is a link out.
       await resolveExportPath(root, relative(root, job.path));
       if (request.overwrite) await unlink(job.path).catch(() => {});
-      stream = createWriteStream(job.path, { flags: 'wx', highWaterMark: 256 * 1024 });
+      // 0600: an export holds the user's rows, wherever the exports folder is.
+      stream = createWriteStream(job.path, { flags: 'wx', mode: 0o600, highWaterMark: 256 * 1024 });
       await new Promise<void>((resolveOpen, reject) => {
         stream!.once('open', () => resolveOpen());
         stream!.once('error', reject);

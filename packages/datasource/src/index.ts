@@ -49,6 +49,7 @@ export {
 } from './exports.ts';
 export * from './filter-types.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
+export { ensurePrivateDir } from './private-dir.ts';
 export {
   describeReadLayers,
   hardeningSql,

@@ -48,12 +48,12 @@ export interface McpBackend {
   audit(record: McpAuditRecord): Promise<void>;
   /** The profile the tools act for (its mode decides what is asked). */
   readonly profile: string;
-  /** The profile's rung on the permission ladder and its remembered grants, read per call. */
-  permissions(): Promise<ProfilePermissions>;
+  /** The profile's rung on the permission ladder and this client's remembered grants, read per call. */
+  permissions(actor: McpActor): Promise<ProfilePermissions>;
   /** The tables a call reads, for grants (Auto asks once per table); undefined when unknown. */
   tablesOf(name: McpToolName, input: unknown): Promise<readonly string[] | undefined>;
-  /** Remembers a "yes" to a read of one table (Auto mode), as chat does. */
-  rememberGrant(grant: Grant): Promise<void>;
+  /** Remembers a "yes" to a read of one table (Auto mode) for this client alone, as chat does for itself. */
+  rememberGrant(grant: Grant, actor: McpActor): Promise<void>;
   /** The user's tables, for resources/list (omit: no table resources). */
   tables?(): Promise<McpTableSummary[]>;
   /** One table's schema as describeTable returns it, for resources/read; throws for an unknown table. */

@@ -148,7 +148,10 @@ export async function gateCall(params: {
 }): Promise<GateVerdict> {
   const { backend, principal, actor, name, input, ctx, options } = params;
   const access = TOOL_ACCESS[name as keyof typeof TOOL_ACCESS];
-  const [permissions, tables] = await Promise.all([backend.permissions(), backend.tablesOf(name, input)]);
+  const [permissions, tables] = await Promise.all([
+    backend.permissions(actor),
+    backend.tablesOf(name, input),
+  ]);
   const mode = permissions.mode;
   const audit = (decision: 'auto' | 'asked' | 'approved' | 'denied', detail: string) =>
     backend.audit({
@@ -163,7 +166,7 @@ export async function gateCall(params: {
     await audit('approved', detail);
     // Auto mode remembers a "yes" to a read, per table, so the next read of it runs (as in chat).
     if (mode === 'auto' && access === 'read') {
-      for (const table of tables ?? []) await backend.rememberGrant({ tool: name, table });
+      for (const table of tables ?? []) await backend.rememberGrant({ tool: name, table }, actor);
     }
     return { kind: 'run' };
   };

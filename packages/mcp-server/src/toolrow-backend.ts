@@ -36,7 +36,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
     profile,
     // profiles.ensure is an upsert (a write): once per backend, then the mode is a plain read, and
     // grants only matter (and are read) in Auto mode.
-    async permissions() {
+    async permissions(actor) {
       ensured ??= state.profiles.ensure(profile).catch((error: unknown) => {
         ensured = undefined;
         throw error;
@@ -45,11 +45,15 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
       const found = (await state.profiles.list()).find((candidate) => candidate.name === profile);
       const mode = found?.mode ?? (await state.profiles.ensure(profile)).mode;
       if (mode !== 'auto') return { mode, grants: [] };
-      const grants = await state.profiles.grants(profile);
+      // This client's grants only: a "yes" given to another client (or the chat) is not its.
+      const grants = await state.profiles.grants(profile, actor);
       return { mode, grants: grants.map((grant) => ({ tool: grant.tool, table: grant.table })) };
     },
     tablesOf: async (_name, input) => tablesOfCall(input, { ...context, actor: 'agent' }),
-    rememberGrant: (grant) => gate.rememberGrant(profile, grant),
+    rememberGrant: (grant, actor) =>
+      state.profiles
+        .addGrant({ profile, grantee: actor, tool: grant.tool, table: grant.table, grantedBy: 'user' })
+        .then(() => {}),
     async tables() {
       return (await source.schema.get()).tables.map((table) => ({
         schema: table.schema,

@@ -20,6 +20,7 @@ import {
   type ConversationMessage,
   type ConversationSummary,
   type Grant,
+  type Grantee,
   type McpToken,
   PERMISSION_MODES,
   type PermissionMode,
@@ -72,6 +73,16 @@ function checkActor(actor: string, field: string): Actor {
   return actor;
 }
 
+function checkGrantee(grantee: string): Grantee {
+  if (grantee === 'user' || !isActor(grantee)) {
+    throw new DataSourceError(
+      'misuse',
+      `A grant belongs to 'agent' (the chat) or one MCP client ('mcp:<name>'), got '${grantee}'.`,
+    );
+  }
+  return grantee as Grantee;
+}
+
 function date(value: unknown): Date {
   return value instanceof Date ? value : new Date(String(value));
 }
@@ -88,6 +99,7 @@ const toProfile = (row: Row): Profile => ({
 
 const toGrant = (row: Row): Grant => ({
   profile: row.profile as string,
+  grantee: row.grantee as Grantee,
   tool: row.tool as string,
   table: row.table_name as string,
   grantedBy: row.granted_by as Actor,
@@ -298,37 +310,47 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
         );
         return toProfile(result.rows[0]!);
       },
-      async grants(profile) {
+      async grants(profile, grantee) {
+        if (grantee !== undefined) checkGrantee(grantee);
         const result = await db.query(
-          `SELECT profile, tool, table_name, granted_by, granted_at FROM ${S}.grants WHERE profile = $1 ORDER BY tool, table_name`,
-          [profile],
+          `SELECT profile, grantee, tool, table_name, granted_by, granted_at FROM ${S}.grants
+           WHERE profile = $1 AND ($2::text IS NULL OR grantee = $2) ORDER BY grantee, tool, table_name`,
+          [profile, grantee ?? null],
         );
         return result.rows.map(toGrant);
       },
-      async hasGrant(profile, tool, table) {
+      async hasGrant(profile, grantee, tool, table) {
+        checkGrantee(grantee);
         const result = await db.query(
-          `SELECT 1 FROM ${S}.grants WHERE profile = $1 AND tool = $2 AND table_name IN ($3, '*')`,
-          [profile, tool, table],
+          `SELECT 1 FROM ${S}.grants WHERE profile = $1 AND grantee = $2 AND tool = $3 AND table_name IN ($4, '*')`,
+          [profile, grantee, tool, table],
         );
         return result.rows.length > 0;
       },
       async addGrant(grant) {
         checkActor(grant.grantedBy, 'grantedBy');
+        checkGrantee(grant.grantee);
         await ensureProfile(grant.profile);
         const result = await db.query(
-          `INSERT INTO ${S}.grants (profile, tool, table_name, granted_by) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (profile, tool, table_name) DO UPDATE SET granted_by = EXCLUDED.granted_by, granted_at = now()
-           RETURNING profile, tool, table_name, granted_by, granted_at`,
-          [grant.profile, grant.tool, grant.table, grant.grantedBy],
+          `INSERT INTO ${S}.grants (profile, grantee, tool, table_name, granted_by) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (profile, grantee, tool, table_name) DO UPDATE SET granted_by = EXCLUDED.granted_by, granted_at = now()
+           RETURNING profile, grantee, tool, table_name, granted_by, granted_at`,
+          [grant.profile, grant.grantee, grant.tool, grant.table, grant.grantedBy],
         );
         return toGrant(result.rows[0]!);
       },
-      async revokeGrants(profile, tool, table) {
+      async revokeGrants(profile, match = {}) {
+        if (match.grantee !== undefined) checkGrantee(match.grantee);
         const result = await db.query(
-          `DELETE FROM ${S}.grants WHERE profile = $1 AND ($2::text IS NULL OR tool = $2) AND ($3::text IS NULL OR table_name = $3)`,
-          [profile, tool ?? null, table ?? null],
+          `DELETE FROM ${S}.grants WHERE profile = $1 AND ($2::text IS NULL OR grantee = $2)
+             AND ($3::text IS NULL OR tool = $3) AND ($4::text IS NULL OR table_name = $4)`,
+          [profile, match.grantee ?? null, match.tool ?? null, match.table ?? null],
         );
         return result.rowCount;
+      },
+      async revokeGranteeGrants(grantee) {
+        checkGrantee(grantee);
+        return (await db.query(`DELETE FROM ${S}.grants WHERE grantee = $1`, [grantee])).rowCount;
       },
     },
 
@@ -735,10 +757,16 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
         return (await db.query(`SELECT * FROM ${S}.mcp_tokens ORDER BY created_at, id`)).rows.map(toToken);
       },
       async revoke(name) {
-        const result = await db.query(
-          `UPDATE ${S}.mcp_tokens SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL`,
-          [name],
-        );
+        const result = await db.transaction(async (tx) => {
+          const revoked = await tx.query(
+            `UPDATE ${S}.mcp_tokens SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL`,
+            [name],
+          );
+          // A later token may take the name: it must not inherit this one's remembered grants.
+          if (revoked.rowCount > 0)
+            await tx.query(`DELETE FROM ${S}.grants WHERE grantee = $1`, [`mcp:${name}`]);
+          return revoked;
+        });
         cache.clear();
         return result.rowCount > 0;
       },

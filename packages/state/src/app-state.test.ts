@@ -70,26 +70,72 @@ describe.each(testStores())('app state on $name', ({ open }) => {
     await expect(state.profiles.setMode('alice', 'yolo' as 'auto')).rejects.toThrow(
       /manual, auto, full-auto/,
     );
-    expect(await state.profiles.hasGrant('alice', 'runQuery', 'public.orders')).toBe(false);
+    expect(await state.profiles.hasGrant('alice', 'agent', 'runQuery', 'public.orders')).toBe(false);
     await state.profiles.addGrant({
       profile: 'alice',
+      grantee: 'agent',
       tool: 'runQuery',
       table: 'public.orders',
       grantedBy: 'user',
     });
-    await state.profiles.addGrant({ profile: 'alice', tool: 'countRows', table: '*', grantedBy: 'user' });
-    expect(await state.profiles.hasGrant('alice', 'runQuery', 'public.orders')).toBe(true);
-    expect(await state.profiles.hasGrant('alice', 'runQuery', 'public.customers')).toBe(false);
-    expect(await state.profiles.hasGrant('alice', 'countRows', 'public.customers')).toBe(true);
-    expect(await state.profiles.hasGrant('bob', 'runQuery', 'public.orders')).toBe(false);
-    expect((await state.profiles.grants('alice')).map((grant) => `${grant.tool}:${grant.table}`)).toEqual([
-      'countRows:*',
-      'runQuery:public.orders',
+    await state.profiles.addGrant({
+      profile: 'alice',
+      grantee: 'agent',
+      tool: 'countRows',
+      table: '*',
+      grantedBy: 'user',
+    });
+    await state.profiles.addGrant({
+      profile: 'alice',
+      grantee: 'mcp:client-a',
+      tool: 'runQuery',
+      table: 'public.customers',
+      grantedBy: 'user',
+    });
+    // Each grantee holds its own: the chat's grants are not a client's, nor one client's another's.
+    const holds = async (
+      grantee: 'agent' | `mcp:${string}`,
+      tool: string,
+      table: string,
+      profile = 'alice',
+    ) => state.profiles.hasGrant(profile, grantee, tool, table);
+    expect(await holds('agent', 'runQuery', 'public.orders')).toBe(true);
+    expect(await holds('agent', 'runQuery', 'public.customers')).toBe(false);
+    expect(await holds('agent', 'countRows', 'public.customers')).toBe(true);
+    expect(await holds('agent', 'runQuery', 'public.orders', 'bob')).toBe(false);
+    expect(await holds('mcp:client-a', 'runQuery', 'public.customers')).toBe(true);
+    expect(await holds('mcp:client-a', 'runQuery', 'public.orders')).toBe(false);
+    expect(await holds('mcp:client-b', 'runQuery', 'public.customers')).toBe(false);
+    expect(
+      (await state.profiles.grants('alice', 'agent')).map((grant) => `${grant.tool}:${grant.table}`),
+    ).toEqual(['countRows:*', 'runQuery:public.orders']);
+    expect(
+      (await state.profiles.grants('alice')).map((grant) => `${grant.grantee} ${grant.tool}:${grant.table}`),
+    ).toEqual([
+      'agent countRows:*',
+      'agent runQuery:public.orders',
+      'mcp:client-a runQuery:public.customers',
     ]);
     await expect(
-      state.profiles.addGrant({ profile: 'alice', tool: 'x', table: 't', grantedBy: 'someone' as 'user' }),
+      state.profiles.addGrant({
+        profile: 'alice',
+        grantee: 'agent',
+        tool: 'x',
+        table: 't',
+        grantedBy: 'someone' as 'user',
+      }),
     ).rejects.toThrow(/'user', 'agent' or 'mcp:<token name>'/);
-    expect(await state.profiles.revokeGrants('alice', 'runQuery')).toBe(1);
+    await expect(
+      state.profiles.addGrant({
+        profile: 'alice',
+        grantee: 'user' as 'agent',
+        tool: 'x',
+        table: 't',
+        grantedBy: 'user',
+      }),
+    ).rejects.toThrow(/belongs to 'agent' \(the chat\) or one MCP client/);
+    expect(await state.profiles.revokeGranteeGrants('mcp:client-a')).toBe(1);
+    expect(await state.profiles.revokeGrants('alice', { tool: 'runQuery' })).toBe(1);
     expect(await state.profiles.revokeGrants('alice')).toBe(1);
     expect(await state.profiles.grants('alice')).toEqual([]);
     expect((await state.profiles.list()).map((item) => item.name)).toContain('alice');

@@ -9,6 +9,7 @@ import type {
   ConversationMessage,
   ConversationSummary,
   Grant,
+  Grantee,
   McpToken,
   OAuthAccessCheck,
   OAuthClient,
@@ -43,11 +44,24 @@ export interface AppState {
     ensure(name?: string): Promise<Profile>;
     list(): Promise<Profile[]>;
     setMode(name: string, mode: PermissionMode): Promise<Profile>;
-    grants(profile: string): Promise<Grant[]>;
-    hasGrant(profile: string, tool: string, table: string): Promise<boolean>;
-    addGrant(grant: { profile: string; tool: string; table: string; grantedBy: Actor }): Promise<Grant>;
-    /** Removes one grant, or every grant of the profile when tool is omitted. Returns how many. */
-    revokeGrants(profile: string, tool?: string, table?: string): Promise<number>;
+    /** The profile's remembered grants: one grantee's, or (omitted) everyone's, for review. */
+    grants(profile: string, grantee?: Grantee): Promise<Grant[]>;
+    /** Whether this grantee (the chat agent, or one MCP client) holds the grant; never another's. */
+    hasGrant(profile: string, grantee: Grantee, tool: string, table: string): Promise<boolean>;
+    addGrant(grant: {
+      profile: string;
+      grantee: Grantee;
+      tool: string;
+      table: string;
+      grantedBy: Actor;
+    }): Promise<Grant>;
+    /** Removes the matching grants of the profile (every one when nothing more is given). Returns how many. */
+    revokeGrants(
+      profile: string,
+      match?: { grantee?: Grantee; tool?: string; table?: string },
+    ): Promise<number>;
+    /** Removes a grantee's grants in every profile (its MCP token or connection was revoked). */
+    revokeGranteeGrants(grantee: Grantee): Promise<number>;
   };
   ui: {
     /** The profile's UI state; empty (no tabs) when never written. */

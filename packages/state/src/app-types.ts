@@ -12,8 +12,13 @@ export interface Profile {
 }
 
 /** A remembered "yes" for one tool on one table (table '*' for tools that touch no table). */
+/** Who a remembered grant belongs to: the chat agent of a profile, or one MCP client. */
+export type Grantee = Exclude<Actor, 'user'>;
+
 export interface Grant {
   profile: string;
+  /** Who the grant is for: the chat agent ('agent') or one MCP client ('mcp:<name>'). */
+  grantee: Grantee;
   tool: string;
   table: string;
   grantedAt: Date;

@@ -9,7 +9,7 @@ import type { CommitPoint } from './staging-impl.ts';
 import { createTestEnvironment, type TestEnvironment } from './testing.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
 
-const POINTS: readonly CommitPoint[] = ['claimed', 'transaction-recorded', 'data-committed'];
+const POINTS: readonly CommitPoint[] = ['claimed', 'data-committed'];
 const ENGINES = process.env.TOOLROW_TEST_DATABASE_URL
   ? (['pglite', 'postgres'] as const)
   : (['pglite'] as const);

@@ -243,6 +243,19 @@ ALTER TABLE ${S}.mcp_tokens ADD COLUMN ask_via_client boolean NOT NULL DEFAULT f
 ALTER TABLE ${S}.oauth_grants ADD COLUMN ask_via_client boolean NOT NULL DEFAULT false;
 `,
   },
+  {
+    version: 8,
+    name: 'remembered grants per grantee',
+    // A "yes" remembered in Auto mode belongs to whoever was asked about: the chat agent, or one MCP
+    // client (mcp:<name>), never every caller of the profile. Grants from before could have been
+    // given to anyone; they stay with the chat, so an MCP client is asked again.
+    sql: `
+ALTER TABLE ${S}.grants ADD COLUMN grantee text NOT NULL DEFAULT 'agent';
+ALTER TABLE ${S}.grants ALTER COLUMN grantee DROP DEFAULT;
+ALTER TABLE ${S}.grants DROP CONSTRAINT grants_pkey;
+ALTER TABLE ${S}.grants ADD PRIMARY KEY (profile, grantee, tool, table_name);
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

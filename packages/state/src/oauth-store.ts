@@ -58,6 +58,13 @@ async function revokeGrantIn(q: Queryable, id: string, reason: string): Promise<
     `UPDATE ${S}.oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL`,
     [id, reason],
   );
+  if (result.rowCount > 0) {
+    // The connection's remembered "yes" answers go with it.
+    await q.query(
+      `DELETE FROM ${S}.grants WHERE grantee = (SELECT 'mcp:' || actor_name FROM ${S}.oauth_grants WHERE id = $1)`,
+      [id],
+    );
+  }
   return result.rowCount > 0;
 }
 

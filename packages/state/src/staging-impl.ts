@@ -116,8 +116,20 @@ function wrapStageError(error: unknown, where: string): never {
   throw new DataSourceError('invalid-change', `${where}: ${(error as Error).message}.`, { cause: error });
 }
 
-/** Points in a commit where a test can stop the process (see StagingOptions.faults). */
-export type CommitPoint = 'claimed' | 'transaction-recorded' | 'data-committed';
+/**
+ * Points in a commit where a test can stop the process (see StagingOptions.faults): 'claimed' is
+ * inside the data's write transaction, after the claim and its transaction id are recorded and
+ * before any row is written; 'data-committed' is after the data's COMMIT, before the staging area
+ * records the outcome.
+ */
+export type CommitPoint = 'claimed' | 'data-committed';
+
+/** The changes a commit read were claimed or discarded by someone else before it could claim them. */
+class ClaimLost extends Error {
+  constructor() {
+    super('the staged changes were claimed or discarded by another process');
+  }
+}
 
 export interface StagingOptions {
   /** Test hook: called at each CommitPoint; a test kills the process there to prove recovery. */
@@ -192,6 +204,8 @@ export function createStaging(db: Database, source: DataSource, options: Staging
     const undecided: number[] = [];
     for (const row of open.rows) {
       const id = Number(row.id);
+      // A claim records its transaction's id in the same statement (commit below); only a commit
+      // claimed by an older release can lack one, and that process is gone.
       const status = row.xid === null ? 'aborted' : await source.changes.transactionStatus(row.xid);
       if (status === 'committed')
         await settle(id, 'applied', null, 'recognised as applied after an interrupted commit');
@@ -202,17 +216,22 @@ export function createStaging(db: Database, source: DataSource, options: Staging
     return undecided;
   }
 
+  /**
+   * Moves a commit out of 'applying', once: whoever settles it first (the committer, or any
+   * process's recover) decides, and a later settle of the same commit changes nothing.
+   */
   async function settle(
     id: number,
     outcome: 'applied' | 'failed',
     applied: AppliedCounts | null,
     error: string | null,
-  ): Promise<number[]> {
+  ): Promise<boolean> {
     return db.transaction(async (tx) => {
-      const claimed = await tx.query<{ id: string }>(
-        `SELECT id FROM ${S}.staged_changes WHERE commit_id = $1 ORDER BY id FOR UPDATE`,
+      const current = await tx.query<{ state: string }>(
+        `SELECT state FROM ${S}.commits WHERE id = $1 FOR UPDATE`,
         [id],
       );
+      if (current.rows[0]?.state !== 'applying') return false;
       if (outcome === 'applied') {
         await tx.query(`DELETE FROM ${S}.staged_changes WHERE commit_id = $1`, [id]);
       } else {
@@ -222,8 +241,51 @@ export function createStaging(db: Database, source: DataSource, options: Staging
         `UPDATE ${S}.commits SET state = $2, applied = $3::jsonb, error = $4, finished_at = now() WHERE id = $1`,
         [id, outcome, applied === null ? null : JSON.stringify(applied), error],
       );
-      return claimed.rows.map((row) => Number(row.id));
+      return true;
     });
+  }
+
+  /**
+   * Claims the changes for a commit whose write transaction is `xid`, in one transaction of the
+   * state store: all of them, or none (ClaimLost: another commit took some, or they were discarded).
+   */
+  async function claim(ids: readonly number[], xid: string): Promise<number> {
+    return db.transaction(async (tx) => {
+      const free = await tx.query<{ id: string }>(
+        `SELECT id FROM ${S}.staged_changes WHERE id = ANY($1::int8[]) AND commit_id IS NULL ORDER BY id FOR UPDATE`,
+        [ids],
+      );
+      if (free.rows.length !== ids.length) throw new ClaimLost();
+      const id = Number(
+        (
+          await tx.query<{ id: string }>(
+            `INSERT INTO ${S}.commits (state, committed_by, xid) VALUES ('applying', 'user', $1) RETURNING id`,
+            [xid],
+          )
+        ).rows[0]!.id,
+      );
+      await tx.query(`UPDATE ${S}.staged_changes SET commit_id = $1 WHERE id = ANY($2::int8[])`, [id, ids]);
+      return id;
+    });
+  }
+
+  /** The write transaction failed after the claim: its outcome is the data database's to tell. */
+  async function afterFailedApply(id: number, ids: number[], error: unknown): Promise<CommitResult> {
+    const undecided = await recover().catch(() => [id]);
+    if (undecided.includes(id)) return unsettled();
+    const settled = await db.query<{ state: string; applied: AppliedCounts | null }>(
+      `SELECT state, applied FROM ${S}.commits WHERE id = $1`,
+      [id],
+    );
+    if (settled.rows[0]?.state === 'applied') {
+      return {
+        ok: true,
+        applied: settled.rows[0].applied ?? { insert: 0, update: 0, delete: 0 },
+        changeIds: ids,
+      };
+    }
+    await db.query(`UPDATE ${S}.commits SET error = $2 WHERE id = $1`, [id, (error as Error).message]);
+    throw error;
   }
 
   async function unsettled(): Promise<never> {
@@ -404,76 +466,55 @@ export function createStaging(db: Database, source: DataSource, options: Staging
       if ((await recover()).length > 0) return unsettled();
       const tableFilter = await tableFilterOf(filter);
       const { where, params } = selection(filter, tableFilter);
-      // Claim the changes: a second commit running at the same time skips what this one took.
-      const claim = await db.transaction(async (tx) => {
+      // Read what to commit, then claim it inside the data's write transaction, recording that
+      // transaction's id in the same statement as the claim. A claimed commit therefore always
+      // names a transaction whose outcome the data database decides: no reader, second process,
+      // crash or retry can free a claim whose changes may still be applied.
+      for (let attempt = 1; ; attempt++) {
         const rows = (
-          await tx.query(
+          await db.query(
             `SELECT *, row_key::text AS key_json, before::text AS before_json, "values"::text AS values_json
-             FROM ${S}.staged_changes WHERE ${where} AND commit_id IS NULL ORDER BY id FOR UPDATE`,
+             FROM ${S}.staged_changes WHERE ${where} AND commit_id IS NULL ORDER BY id`,
             params,
           )
         ).rows;
-        if (rows.length === 0) return null;
-        const id = Number(
-          (
-            await tx.query<{ id: string }>(
-              `INSERT INTO ${S}.commits (state, committed_by) VALUES ('applying', 'user') RETURNING id`,
-            )
-          ).rows[0]!.id,
-        );
-        await tx.query(`UPDATE ${S}.staged_changes SET commit_id = $1 WHERE id = ANY($2::int8[])`, [
-          id,
-          rows.map((row) => Number(row.id)),
-        ]);
-        return { id, rows };
-      });
-      if (!claim) return { ok: true, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] };
-      await fault('claimed');
-      const changes: ChangeToApply[] = claim.rows.map((row) => ({
-        id: Number(row.id),
-        kind: row.kind as ChangeToApply['kind'],
-        schema: row.table_schema as string,
-        table: row.table_name as string,
-        keyJson: (row.key_json as string | null) ?? null,
-        beforeJson: (row.before_json as string | null) ?? null,
-        valuesJson: (row.values_json as string | null) ?? null,
-      }));
-      let result: Awaited<ReturnType<DataSource['changes']['apply']>>;
-      try {
-        result = await source.changes.apply(changes, {
-          onTransaction: async (xid) => {
-            await db.query(`UPDATE ${S}.commits SET xid = $2 WHERE id = $1`, [claim.id, xid]);
-            await fault('transaction-recorded');
-          },
-        });
-      } catch (error) {
-        // Errors inside the write transaction roll it back; a lost COMMIT is decided by the database.
-        const undecided = await recover().catch(() => [claim.id]);
-        if (undecided.includes(claim.id)) return unsettled();
-        const settled = await db.query<{ state: string; applied: AppliedCounts | null }>(
-          `SELECT state, applied FROM ${S}.commits WHERE id = $1`,
-          [claim.id],
-        );
-        if (settled.rows[0]?.state === 'applied') {
-          return {
-            ok: true,
-            applied: settled.rows[0].applied ?? { insert: 0, update: 0, delete: 0 },
-            changeIds: changes.map((change) => change.id),
-          };
+        if (rows.length === 0)
+          return { ok: true, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] };
+        const changes: ChangeToApply[] = rows.map((row) => ({
+          id: Number(row.id),
+          kind: row.kind as ChangeToApply['kind'],
+          schema: row.table_schema as string,
+          table: row.table_name as string,
+          keyJson: (row.key_json as string | null) ?? null,
+          beforeJson: (row.before_json as string | null) ?? null,
+          valuesJson: (row.values_json as string | null) ?? null,
+        }));
+        const ids = changes.map((change) => change.id);
+        let claimed: number | undefined;
+        let result: Awaited<ReturnType<DataSource['changes']['apply']>>;
+        try {
+          result = await source.changes.apply(changes, {
+            onTransaction: async (xid) => {
+              claimed = await claim(ids, xid);
+              await fault('claimed');
+            },
+          });
+        } catch (error) {
+          if (error instanceof ClaimLost) {
+            if (attempt < 10) continue;
+            return unsettled();
+          }
+          if (claimed === undefined) throw error;
+          return afterFailedApply(claimed, ids, error);
         }
-        await db.query(`UPDATE ${S}.commits SET error = $2 WHERE id = $1`, [
-          claim.id,
-          (error as Error).message,
-        ]);
-        throw error;
+        await fault('data-committed');
+        if (!result.ok) {
+          await settle(claimed!, 'failed', null, 'conflicts');
+          return { ok: false, conflicts: result.conflicts };
+        }
+        await settle(claimed!, 'applied', result.applied, null);
+        return { ok: true, applied: result.applied, changeIds: ids };
       }
-      await fault('data-committed');
-      if (!result.ok) {
-        await settle(claim.id, 'failed', null, 'conflicts');
-        return { ok: false, conflicts: result.conflicts };
-      }
-      const changeIds = await settle(claim.id, 'applied', result.applied, null);
-      return { ok: true, applied: result.applied, changeIds };
     },
 
     async discard(filter) {

@@ -6,6 +6,7 @@ import {
   DataSourceError,
   dumpEmbeddedDatabase,
   type ExportEngineOptions,
+  ensurePrivateDir,
   openDatabase,
 } from '@toolrow/datasource';
 import { createAppState } from './app-state-impl.ts';
@@ -129,7 +130,10 @@ export async function openStateStore(options: Omit<OpenStateOptions, 'source'>):
     if (options.migrate !== false) await migrate(db);
     const exportsOption = options.exportsDir ?? (env.TOOLROW_EXPORTS_DIR?.trim() || undefined);
     const exportsDir = exportsOption ? absolute(exportsOption, cwd) : join(dataDir, 'exports');
-    await mkdir(exportsDir, { recursive: true });
+    // Inside the data dir it is checked with it; a folder of the user's choosing is theirs to
+    // open, and each export file in it is 0600 anyway.
+    if (!exportsOption) await ensurePrivateDir(dataDir, 'The Toolrow data directory');
+    await mkdir(exportsDir, { recursive: true, mode: 0o700 });
     return { db, dataDir, exportsDir };
   } catch (error) {
     await db.close().catch(() => {});

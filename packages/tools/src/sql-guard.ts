@@ -60,8 +60,15 @@ export interface ReadOnlyStatement {
   statement: string;
   /** Tables and views named in FROM / JOIN, including CTE references (see cteNames). */
   relations: RelationRef[];
-  /** Names defined by WITH; a relation with no schema and one of these names is the CTE. */
+  /** Names defined by WITH anywhere in the statement (see tablesRead for what each name means where). */
   cteNames: string[];
+  /**
+   * The tables and views the statement reads: every relation in FROM / JOIN, in subqueries,
+   * EXISTS, IN, LATERAL and CTE bodies, except a reference to a CTE that is in scope where it is
+   * written. Grants and the audit log are decided on these, never on names alone: in
+   * `WITH customers AS (SELECT * FROM customers) …` the inner `customers` is the table.
+   */
+  tablesRead: RelationRef[];
   columnRefs: ColumnRefInfo[];
   /** Names given to output columns (`AS x`); ORDER BY / GROUP BY may use them. */
   outputNames: string[];
@@ -216,6 +223,7 @@ function unguarded(sql: string): ReadOnlyStatement {
     statement: sql,
     relations: [],
     cteNames: [],
+    tablesRead: [],
     columnRefs: [],
     outputNames: [],
     derivedAliases: [],
@@ -353,6 +361,7 @@ export async function checkReadOnlySql(
     statement: text.trim(),
     relations: [],
     cteNames: [],
+    tablesRead: [],
     columnRefs: [],
     outputNames: [],
     derivedAliases: [],
@@ -446,5 +455,49 @@ export async function checkReadOnlySql(
     }
   };
   visit(root);
+  result.tablesRead = tablesReadIn(root);
   return result;
+}
+
+/**
+ * The relations a statement reads, resolving CTE names by scope as PostgreSQL does: a WITH list's
+ * names are visible in the query it belongs to and in nested queries; in a plain WITH, each CTE's
+ * body sees only the CTEs listed before it (itself and later ones name tables); in WITH RECURSIVE,
+ * every body sees every name of its list. A schema-qualified name is always a table.
+ */
+export function tablesReadIn(root: unknown): RelationRef[] {
+  const reads: RelationRef[] = [];
+  const walk = (value: unknown, scope: ReadonlySet<string>): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item, scope);
+      return;
+    }
+    if (!isObject(value)) return;
+    let inner = scope;
+    const withClause = value.withClause;
+    if (isObject(withClause) && Array.isArray(withClause.ctes)) {
+      const ctes = withClause.ctes
+        .map((entry) => (isObject(entry) ? entry.CommonTableExpr : undefined))
+        .filter(isObject);
+      const names = ctes.map((cte) => String(cte.ctename ?? ''));
+      const recursive = withClause.recursive === true;
+      ctes.forEach((cte, index) => {
+        const visible = new Set([...scope, ...(recursive ? names : names.slice(0, index))]);
+        walk(cte.ctequery, visible);
+      });
+      inner = new Set([...scope, ...names]);
+    }
+    for (const [key, child] of Object.entries(value)) {
+      if (key === 'withClause') continue;
+      if (key === 'RangeVar' && isObject(child)) {
+        const name = String(child.relname ?? '');
+        const schema = typeof child.schemaname === 'string' ? child.schemaname : undefined;
+        if (schema || !inner.has(name)) reads.push({ ...(schema ? { schema } : {}), name });
+        continue;
+      }
+      walk(child, inner);
+    }
+  };
+  walk(root, new Set());
+  return reads;
 }

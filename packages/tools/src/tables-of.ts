@@ -4,7 +4,8 @@ import { checkReadOnlySql } from './sql-guard.ts';
 
 /**
  * The tables a tool call concerns, for remembered grants ("Auto asks once per table"): the `table`
- * field, or the tables a `sql` field reads (CTE names left out). With a context, names are resolved
+ * field, or the tables a `sql` field reads (a CTE's name left out only where that CTE is in scope,
+ * see ReadOnlyStatement.tablesRead). With a context, names are resolved
  * through the schema cache to "schema.table"; unknown names are kept as written. undefined when the
  * call names no table or its SQL does not parse: the ladder should then ask.
  */
@@ -16,11 +17,8 @@ export async function tablesOfCall(input: unknown, ctx?: ToolContext): Promise<s
   if (typeof fields.sql === 'string') {
     try {
       const statement = await checkReadOnlySql(fields.sql, { hiddenSchemas: [APP_SCHEMA] });
-      const ctes = new Set(statement.cteNames);
-      for (const relation of statement.relations) {
-        if (!relation.schema && ctes.has(relation.name)) continue;
+      for (const relation of statement.tablesRead)
         names.push(relation.schema ? `${relation.schema}.${relation.name}` : relation.name);
-      }
     } catch {
       return undefined;
     }

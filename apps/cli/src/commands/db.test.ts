@@ -1,5 +1,8 @@
 // `toolrow db`: usage errors in-process, the real command as a child process on a PGlite data dir
 // (what a user runs first), and the rest in-process on PostgreSQL when it is available.
+import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MIGRATIONS } from '@toolrow/state';
 import { createTestEnvironment, type TestEnvironment } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +68,38 @@ describe('toolrow db seed as a real process on PGlite', () => {
     );
     const roles = await spawnCli(['db', 'setup-roles'], options);
     expect(roles.stdout).toMatch(/embedded PGlite: Toolrow sets up the reader role .* itself/);
+  }, 180_000);
+});
+
+describe('what a first command leaves on disk', () => {
+  let cwd: string;
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'toolrow-modes-'));
+  });
+  afterAll(() => rm(cwd, { recursive: true, force: true }));
+
+  it("every file and folder under a new data dir is its user's alone, whatever the shell umask", async () => {
+    const previous = process.umask(0o022);
+    let seeded: Awaited<ReturnType<typeof spawnCli>>;
+    try {
+      seeded = await spawnCli(['db', 'seed', '--orders', '50'], {
+        env: { DATABASE_URL: '', TOOLROW_STATE_URL: '', TOOLROW_DATA_DIR: '', CI: '' },
+        cwd,
+      });
+    } finally {
+      process.umask(previous);
+    }
+    expect(seeded.code, seeded.stderr).toBe(0);
+    const dataDir = join(cwd, '.toolrow');
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    const entries = await readdir(dataDir, { recursive: true });
+    expect(entries.length).toBeGreaterThan(100);
+    const open: string[] = [];
+    for (const entry of entries) {
+      const mode = (await lstat(join(dataDir, entry))).mode;
+      if ((mode & 0o077) !== 0) open.push(`${entry} ${(mode & 0o777).toString(8)}`);
+    }
+    expect(open).toEqual([]);
   }, 180_000);
 });
 

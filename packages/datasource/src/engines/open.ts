@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ConnectionConfig, Database, OpenDatabaseOptions } from '../database.ts';
 import { DataSourceError } from '../errors.ts';
+import { ensurePrivateDir } from '../private-dir.ts';
 import { CoreDatabase } from './core.ts';
 import { openPglite } from './pglite.ts';
 import { openPgliteThread } from './pglite-thread.ts';
@@ -53,6 +54,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const dataDirSource =
     options.pgdataSource ?? (options.dataDir !== undefined ? 'the dataDir option' : 'TOOLROW_DATA_DIR');
   if (!config.dataDir) throw new DataSourceError('config', `${dataDirSource} is empty.`);
+  await ensurePrivateDir(config.dataDir, 'The Toolrow data directory');
   const engineOptions = {
     pgdata: options.pgdata ?? join(config.dataDir, 'pgdata'),
     dataDirSource,

@@ -78,7 +78,7 @@ export function hasCluster(pgdata: string): boolean {
 
 export async function makeDataDir(pgdata: string, dataDirSource: string): Promise<void> {
   try {
-    await mkdir(pgdata, { recursive: true });
+    await mkdir(pgdata, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new DataSourceError(
       'config',
