@@ -128,6 +128,26 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       expect([...first.rows, ...second.rows].every((row) => row.status === 'paid')).toBe(true);
     });
 
+    it('a page of huge values stays small: each value over the cap is null and named, the page bounded', async () => {
+      await source.db.exec(`CREATE TABLE IF NOT EXISTS blobs (id int PRIMARY KEY, body text);
+        DELETE FROM blobs;
+        INSERT INTO blobs SELECT g, repeat('x', 2000000) FROM generate_series(1, 12) AS g;`);
+      await source.schema.refresh();
+      const response = await raw('/api/tables/blobs/rows', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ limit: 200 }),
+      });
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      expect(text.length).toBeLessThan(64 * 1024);
+      const page = JSON.parse(text) as { rows: { id: number; body: string | null }[]; oversized: unknown[] };
+      expect(page.rows.map((row) => row.id)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+      expect(page.rows.every((row) => row.body === null)).toBe(true);
+      expect(page.oversized).toHaveLength(12);
+      expect(page.oversized[0]).toEqual({ row: 0, column: 'body', bytes: 2_000_000 });
+    });
+
     it('refuses a filter on an unknown column, naming the columns there are', async () => {
       const response = await raw('/api/tables/orders/rows', {
         method: 'POST',
@@ -161,6 +181,19 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       expect(result.rows.reduce((sum, row) => sum + (row.n as number), 0)).toBe(
         await source.rows.count('orders'),
       );
+    });
+
+    it('one row wider than the result cap is not sent: the result says it was cut', async () => {
+      const columns = Array.from({ length: 120 }, (_, index) => `repeat('w', 60000) AS c${index}`).join(', ');
+      const response = await raw('/api/query', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sql: `select ${columns}` }),
+      });
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      expect(text.length).toBeLessThan(1024 * 1024);
+      expect(JSON.parse(text)).toMatchObject({ rows: [], truncated: true });
     });
 
     it.each([

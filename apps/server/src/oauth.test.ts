@@ -231,6 +231,23 @@ afterAll(async () => {
   await toolrow?.close();
 });
 
+describe('protocol paths', () => {
+  it.each([
+    '/oauth/token/x',
+    '/oauth/authorize/anything',
+    '/oauth/register/x',
+    '/.well-known/oauth-authorization-server/x',
+    '/.well-known/anything',
+  ])('%s never serves the app shell: 404 with the app token, refused without it', async (path) => {
+    const signedIn = await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${app.token}` } });
+    expect(signedIn.status).toBe(404);
+    expect(await signedIn.json()).toMatchObject({ error: 'not_found' });
+    const anonymous = await fetch(`${app.url}${path}`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).not.toContain('<script');
+  });
+});
+
 describe('an MCP client signs in with OAuth and the user consents in the app', () => {
   it('MCP TypeScript SDK: 401 → discovery → registration → consent in Chromium → tools at the granted scope', async () => {
     const provider = new MemoryProvider(callbacks.url, 'SDK Test Client');

@@ -81,7 +81,8 @@ function consentPage(request: ConsentRequest, profiles: string[], defaultProfile
 <p>It asked for <code data-testid="consent-scope">${request.scope}</code>.</p></div>
 <form method="post" action="${CONSENT_PATH}">
 <input type="hidden" name="request" value="${escapeHtml(request.id)}"><input type="hidden" name="csrf" value="${escapeHtml(request.csrf)}">
-<fieldset><legend>What it may do</legend>${scopeInputs}</fieldset>
+<fieldset><legend>What it may do</legend>${scopeInputs}
+<p data-testid="consent-silent-reads">Every scope includes reads that run without asking, in any mode: table and column names, row estimates, and the database's statistics of a column (sampleValues: its most common values and its bounds, so some values of any column, up to 100). Reads of rows (runQuery, getRow, countRows) follow the profile's permission mode.</p></fieldset>
 <fieldset><legend>Profile</legend><label>Its tabs, history and audit entries go to <select name="profile">${profileOptions}</select></label></fieldset>
 <fieldset><legend>For how long</legend><label>Stay connected for <select name="lifetime">${lifetimes}</select></label>
 <p>You can disconnect it any time in the app or with <code>toolrow mcp clients revoke</code>.</p></fieldset>

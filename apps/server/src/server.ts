@@ -245,7 +245,10 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       );
     }
     // The MCP endpoint checks its own bearer tokens (scoped per client); the app secret is not one.
-    const mcp = mcpPaths.some((path) => c.req.path === path || c.req.path.startsWith(`${path}/`));
+    // Exactly these paths (and what lies under the endpoint itself): /oauth/token/x is not one.
+    const mcp =
+      mcpPaths.includes(c.req.path) ||
+      (options.mcp != null && c.req.path.startsWith(`${options.mcp.path}/`));
     if (mcp) return next();
     const access = auth.check({ method: c.req.method, url: c.req.url, headers: c.req.raw.headers });
     if (access.kind === 'login') {
@@ -323,7 +326,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       offset,
       limit,
     });
-    return c.json({ rows: page.rows.map(jsonRow), offset, hasMore: page.hasMore });
+    return c.json({
+      rows: page.rows.map(jsonRow),
+      offset,
+      hasMore: page.hasMore,
+      // Values over the cap come back null and are named here; a page over its byte cap stops early.
+      ...(page.truncated ? { truncated: true } : {}),
+      ...(page.oversized ? { oversized: page.oversized } : {}),
+    });
   });
 
   app.post('/api/tables/:table/count', async (c) => {
@@ -683,6 +693,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       if (path !== mcp.path && path !== mcp.metadataPath) app.all(path, (c) => mcp.fetch(c.req.raw));
     }
   }
+
+  // Protocol paths never fall through to the app shell.
+  for (const prefix of ['/oauth/*', '/.well-known/*'])
+    app.all(prefix, (c) =>
+      c.json({ error: 'not_found', error_description: `Nothing is served at ${c.req.path}.` }, 404),
+    );
 
   // ── The desktop build at / ────────────────────────────────────────────────────────────────
   app.get('*', async (c) => {

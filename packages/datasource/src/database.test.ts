@@ -286,6 +286,13 @@ describe.each([...testEngines(), pgliteOnDisk])('Database on $name', ({ name, op
     expect(wide.rows.length).toBeGreaterThan(50);
     expect(wide.rows.length).toBeLessThan(110);
     expect(wide.rows.map((row) => row.id)).toEqual(wide.rows.map((_, index) => index + 1));
+    // One row wider than the whole budget (many values, each under the value cap) is not returned.
+    const oneWideRow = await db.readQuery(
+      `SELECT ${Array.from({ length: 40 }, (_, index) => `repeat('z', 900) AS c${index}`).join(', ')}`,
+      [],
+      { maxBytes: 10_000, maxValueBytes: 1000 },
+    );
+    expect(oneWideRow).toMatchObject({ rows: [], truncated: true, truncatedBy: 'bytes' });
     // Types, params, VALUES and a statement with no columns go through the wrapping unchanged.
     const typed = await db.readQuery('SELECT $1::int AS n, now() AS at, ARRAY[1, 2] AS list', [7]);
     expect(typed.rows[0]).toMatchObject({ n: 7, list: [1, 2] });

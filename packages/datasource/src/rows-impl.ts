@@ -77,6 +77,8 @@ export function tableRef(table: TableInfo): string {
   return quoteQualified(table.schema, table.name);
 }
 
+const PAGE_MAX_BYTES = 16 * 1024 * 1024;
+
 export function createRowReader(db: Database, schema: SchemaCache): RowReader {
   // Stoppable reads need a READ ONLY transaction: on-disk PGlite only ever stops read-only work.
   const read = <R = Row>(
@@ -115,9 +117,25 @@ export function createRowReader(db: Database, schema: SchemaCache): RowReader {
       const sql = `SELECT ${columns.map((column) => quoteIdent(column.name)).join(', ')} FROM ${tableRef(table)} WHERE ${where.sql}${
         order ? ` ORDER BY ${order}` : ''
       } LIMIT ${limit + 1} OFFSET ${offset}`;
-      const result = await read(sql, where.params, options);
-      const hasMore = result.rows.length > limit;
-      return { table, columns, rows: hasMore ? result.rows.slice(0, limit) : result.rows, hasMore };
+      // Bounded like every read a caller cannot size beforehand: a page of huge values stops at
+      // its byte cap, and a value past its cap comes back null (named in `oversized`).
+      const result = await db.readQuery(sql, where.params, {
+        maxRows: limit + 1,
+        maxBytes: options.maxBytes ?? PAGE_MAX_BYTES,
+        ...(options.maxValueBytes !== undefined ? { maxValueBytes: options.maxValueBytes } : {}),
+        timeoutMs: options.timeoutMs ?? 0,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      const hasMore = result.rows.length > limit || result.truncatedBy === 'bytes';
+      const oversized = result.oversized?.filter((entry) => entry.row < limit);
+      return {
+        table,
+        columns,
+        rows: result.rows.length > limit ? result.rows.slice(0, limit) : result.rows,
+        hasMore,
+        truncated: result.truncatedBy === 'bytes',
+        ...(oversized && oversized.length > 0 ? { oversized } : {}),
+      };
     },
     async count(tableName, filter, options) {
       const table = await schema.resolveTable(tableName);

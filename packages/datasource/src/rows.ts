@@ -14,6 +14,10 @@ export interface RowReadOptions {
 }
 
 export interface SelectRowsOptions extends RowReadOptions {
+  /** Byte cap on the page as text (default 16 MiB): rows stop there, and `truncated` says so. */
+  maxBytes?: number;
+  /** Byte cap on one value as text (default 64 KiB): a bigger one comes back null, named in `oversized`. */
+  maxValueBytes?: number;
   filter?: Filter;
   sort?: Sort[];
   /** Default 100, at most 10 000. */
@@ -29,6 +33,10 @@ export interface RowPage {
   rows: Row[];
   /** There are more rows after this page. */
   hasMore: boolean;
+  /** The page stopped at maxBytes before `limit` rows. */
+  truncated: boolean;
+  /** Values over maxValueBytes, returned as null: row index on this page and column. */
+  oversized?: { row: number; column: string; bytes: number }[];
 }
 
 /** Reads rows of user tables by structured filter and key; identifiers come from the schema cache. */

@@ -94,6 +94,18 @@ export function approvalTimeoutFromEnv(env: Readonly<Record<string, string | und
     : parseApprovalTimeout(value);
 }
 
+/** Asks one client may have waiting in the user's inbox at once; more are refused at once. */
+export const MAX_PENDING_ASKS_PER_CLIENT = 5;
+
+/** A client asked while it already has MAX_PENDING_ASKS_PER_CLIENT asks waiting. */
+export class TooManyPendingAsks extends Error {
+  constructor(client: string) {
+    super(
+      `${client} already has ${MAX_PENDING_ASKS_PER_CLIENT} calls waiting for the user's approval; wait for those answers before making another call that needs one`,
+    );
+  }
+}
+
 export function createApprovalInbox(options: { timeoutMs?: number } = {}): ApprovalInbox {
   const timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   const waiting = new Map<
@@ -113,6 +125,9 @@ export function createApprovalInbox(options: { timeoutMs?: number } = {}): Appro
   return {
     timeoutMs,
     ask(ask, { signal, timeoutMs: wait = timeoutMs } = {}) {
+      // One client cannot bury the user's inbox (or hold hundreds of calls open) with asks.
+      const ofClient = [...waiting.values()].filter((entry) => entry.request.actor === ask.actor).length;
+      if (ofClient >= MAX_PENDING_ASKS_PER_CLIENT) return Promise.reject(new TooManyPendingAsks(ask.client));
       const now = Date.now();
       const request: McpApprovalRequest = {
         ...ask,
@@ -236,7 +251,15 @@ function parseAsk(body: unknown): { ask: McpApprovalAsk; timeoutMs?: number } | 
 }
 
 const problem = (status: number, message: string) =>
-  Response.json({ error: { message, code: status === 404 ? 'not-found' : 'bad-request' } }, { status });
+  Response.json(
+    {
+      error: {
+        message,
+        code: status === 404 ? 'not-found' : status === 429 ? 'too-many-asks' : 'bad-request',
+      },
+    },
+    { status },
+  );
 
 /**
  * The inbox over HTTP, for the app to mount behind its own authentication (never open it
@@ -259,11 +282,16 @@ export function createApprovalsHandler(inbox: ApprovalInbox): (request: Request)
           'Not an approval request: send { client, actor: "mcp:<name>", tool, input, mode, reason, profile } as JSON.',
         );
       }
-      const outcome = await inbox.ask(parsed.ask, {
-        signal: request.signal,
-        ...(parsed.timeoutMs ? { timeoutMs: parsed.timeoutMs } : {}),
-      });
-      return Response.json({ outcome });
+      try {
+        const outcome = await inbox.ask(parsed.ask, {
+          signal: request.signal,
+          ...(parsed.timeoutMs ? { timeoutMs: parsed.timeoutMs } : {}),
+        });
+        return Response.json({ outcome });
+      } catch (error) {
+        if (error instanceof TooManyPendingAsks) return problem(429, error.message);
+        throw error;
+      }
     }
     const id = pathname.startsWith(`${APPROVALS_PATH}/`) ? pathname.slice(APPROVALS_PATH.length + 1) : '';
     if (!id || id.includes('/'))

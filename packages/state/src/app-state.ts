@@ -164,6 +164,10 @@ export interface AppState {
     /** Creates or updates a client by id. */
     saveClient(client: Omit<OAuthClient, 'createdAt'>): Promise<OAuthClient>;
     getClient(id: string): Promise<OAuthClient | null>;
+    /** Registered clients no user ever approved (no grant), for the registration cap. */
+    countUnapprovedClients(): Promise<number>;
+    /** Deletes registered clients registered before `before` that no user ever approved. */
+    pruneUnapprovedClients(before: Date): Promise<number>;
     /** Records a consent. */
     createGrant(grant: {
       clientId: string;

@@ -107,6 +107,21 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
       );
       return toClient(result.rows[0]!);
     },
+    async countUnapprovedClients() {
+      const result = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${S}.oauth_clients c WHERE c.kind = 'registered'
+           AND NOT EXISTS (SELECT 1 FROM ${S}.oauth_grants g WHERE g.client_id = c.id)`,
+      );
+      return result.rows[0]!.n;
+    },
+    async pruneUnapprovedClients(before) {
+      const result = await db.query(
+        `DELETE FROM ${S}.oauth_clients c WHERE c.kind = 'registered' AND c.created_at < $1
+           AND NOT EXISTS (SELECT 1 FROM ${S}.oauth_grants g WHERE g.client_id = c.id)`,
+        [before],
+      );
+      return result.rowCount;
+    },
     async getClient(id) {
       const result = await db.query(`SELECT * FROM ${S}.oauth_clients WHERE id = $1`, [id]);
       return result.rows[0] ? toClient(result.rows[0]) : null;

@@ -364,7 +364,8 @@ export class CoreDatabase implements Database {
           }
           const size = approximateBytes(row);
           widest = Math.max(widest, size);
-          if (bytes + size > maxBytes && rows.length > 0) {
+          // The cap holds for the first row too: one row of many large values is still too much.
+          if (bytes + size > maxBytes) {
             truncatedBy = 'bytes';
             break;
           }

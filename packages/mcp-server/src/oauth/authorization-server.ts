@@ -15,12 +15,14 @@ import type { AppState, OAuthClient } from '@toolrow/state';
 import { MCP_SCOPES, type McpScope } from '../generated/mcp-scopes.ts';
 import { isMcpScope, scopeCovers } from '../scopes.ts';
 import {
+  type AcceptedClientMetadata,
   acceptClientMetadata,
   type DocumentFetch,
   fetchClientMetadataDocument,
   isMetadataDocumentClientId,
   redirectUriMatches,
 } from './clients.ts';
+import { createDocumentFetchLimits, guardedDocumentFetch } from './document-fetch.ts';
 
 export const OAUTH_PATHS = {
   metadata: '/.well-known/oauth-authorization-server',
@@ -35,7 +37,13 @@ export const ACCESS_TOKEN_TTL_MS = 60 * 60_000;
 const CODE_TTL_MS = 5 * 60_000;
 const CONSENT_TTL_MS = 15 * 60_000;
 const DOCUMENT_CACHE_MS = 5 * 60_000;
-const MAX_PENDING = 1000;
+const MAX_CACHED_DOCUMENTS = 100;
+/** Consents waiting at once, and per client: past them a new request is refused, never another's evicted. */
+export const MAX_PENDING = 100;
+export const MAX_PENDING_PER_CLIENT = 3;
+/** Registered clients that no user has approved yet: kept a day, and at most this many. */
+export const MAX_UNAPPROVED_REGISTRATIONS = 50;
+const UNAPPROVED_REGISTRATION_TTL_MS = 24 * 60 * 60_000;
 
 /** What the user may pick as a connection's lifetime on the consent page. */
 export const CONSENT_LIFETIMES = [
@@ -66,6 +74,8 @@ interface Pending extends ConsentRequest {
   state: string | undefined;
   codeChallenge: string;
   issuer: string;
+  /** A metadata-document client is stored only once its user approves it. */
+  document?: AcceptedClientMetadata;
 }
 
 export interface ConsentChoice {
@@ -82,8 +92,13 @@ export interface AuthorizationServerOptions {
   consentPath: string;
   /** The MCP endpoint's path: a token's resource is <origin><mcpPath>. */
   mcpPath: string;
-  /** Fetches client ID metadata documents (default: fetch). */
+  /**
+   * Fetches client ID metadata documents (default: https to public addresses only, see
+   * guardedDocumentFetch; tests route a document to a local socket here).
+   */
   fetchDocument?: DocumentFetch;
+  /** Development mode the user turned on: metadata documents may be served from loopback. */
+  allowLoopbackDocuments?: boolean;
   accessTokenTtlMs?: number;
 }
 
@@ -114,10 +129,10 @@ function escapeHtml(text: string): string {
 }
 
 /** An error the browser shows instead of following a redirect it cannot trust (RFC 6749 §4.1.2.1). */
-function authorizeErrorPage(error: OAuthError): Response {
+function authorizeErrorPage(error: OAuthError, status = 400): Response {
   const body = `<!doctype html><meta charset="utf-8"><title>Toolrow: authorization refused</title><body style="font:15px/1.5 system-ui;max-width:40em;padding:2em"><h1>This MCP client cannot sign in</h1><p><code data-testid="oauth-error">${escapeHtml(error.code)}</code>: ${escapeHtml(error.message)}</p><p>Nothing was granted. Reconnect from the client, or tell its authors.</p></body>`;
   return new Response(body, {
-    status: 400,
+    status,
     headers: { 'content-type': 'text/html; charset=utf-8', ...noStore },
   });
 }
@@ -177,13 +192,32 @@ async function formBody(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams(read.text);
 }
 
-/** client_id from the body, or from HTTP Basic (a client that sends an empty secret). */
-function clientIdOf(request: Request, form: URLSearchParams): string | undefined {
-  const basic = /^Basic\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-  if (basic) {
-    const decoded = Buffer.from(basic, 'base64').toString('utf8');
-    const user = decoded.slice(0, Math.max(0, decoded.indexOf(':')));
-    if (user) return decodeURIComponent(user);
+const BASIC_ADVICE =
+  'Authorization: Basic must carry base64 of client_id:secret, each form-urlencoded (RFC 6749 §2.3.1); public clients can send client_id in the body instead.';
+
+/** client_id from the body, or from HTTP Basic (a client that sends an empty secret). Strict. */
+export function clientIdOf(request: Request, form: URLSearchParams): string | undefined {
+  const header = request.headers.get('authorization');
+  if (header !== null && /^Basic\b/i.test(header)) {
+    const encoded = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(header)?.[1];
+    const decoded =
+      encoded && encoded.length % 4 === 0 ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) throw new OAuthError(OAuthErrorCode.InvalidClient, BASIC_ADVICE);
+    let user: string;
+    try {
+      user = decodeURIComponent(decoded.slice(0, colon).replaceAll('+', ' '));
+    } catch {
+      throw new OAuthError(OAuthErrorCode.InvalidClient, `The client_id in ${BASIC_ADVICE}`);
+    }
+    const inBody = form.get('client_id');
+    if (inBody !== null && inBody !== user) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidRequest,
+        'client_id in the body and in Authorization: Basic differ.',
+      );
+    }
+    return user;
   }
   return form.get('client_id') ?? undefined;
 }
@@ -192,7 +226,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const { oauth } = options.state;
   const accessTtl = options.accessTokenTtlMs ?? ACCESS_TOKEN_TTL_MS;
   const pending = new Map<string, Pending>();
-  const documents = new Map<string, { client: OAuthClient; until: number }>();
+  const documents = new Map<string, { accepted: AcceptedClientMetadata; until: number }>();
+  const fetchDocument =
+    options.fetchDocument ?? guardedDocumentFetch({ allowLoopback: options.allowLoopbackDocuments === true });
+  const documentLimits = createDocumentFetchLimits();
+  const registrations: number[] = [];
 
   const issuerOf = (request: Request) => new URL(request.url).origin;
   const resourceOf = (issuer: string) => `${issuer}${options.mcpPath}`;
@@ -201,22 +239,43 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     for (const [id, request] of pending) if (request.expiresAt.getTime() <= now) pending.delete(id);
   }
 
-  /** A registered client, or a metadata-document client fetched (and remembered a few minutes). */
-  async function resolveClient(clientId: string | undefined | null): Promise<OAuthClient> {
+  /** A metadata document, fetched (within the limits) or remembered from the last few minutes. */
+  async function documentOf(clientId: string): Promise<AcceptedClientMetadata> {
+    const cached = documents.get(clientId);
+    if (cached && cached.until > Date.now()) return cached.accepted;
+    const accepted = await documentLimits.run(clientId, () =>
+      fetchClientMetadataDocument(clientId, fetchDocument),
+    );
+    documents.delete(clientId);
+    documents.set(clientId, { accepted, until: Date.now() + DOCUMENT_CACHE_MS });
+    if (documents.size > MAX_CACHED_DOCUMENTS) documents.delete(documents.keys().next().value as string);
+    return accepted;
+  }
+
+  /**
+   * A registered client; or a metadata-document client: the one its user approved (stored), else
+   * its document as fetched now. Nothing is stored for a client no user has approved.
+   */
+  async function resolveClient(
+    clientId: string | undefined | null,
+    options: { fresh?: boolean } = {},
+  ): Promise<OAuthClient & { document?: AcceptedClientMetadata }> {
     if (!clientId) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'client_id is required.');
     if (isMetadataDocumentClientId(clientId)) {
-      const cached = documents.get(clientId);
-      if (cached && cached.until > Date.now()) return cached.client;
-      const accepted = await fetchClientMetadataDocument(clientId, options.fetchDocument);
-      const client = await oauth.saveClient({
+      if (!options.fresh) {
+        const stored = await oauth.getClient(clientId);
+        if (stored?.kind === 'metadata-document') return stored;
+      }
+      const accepted = await documentOf(clientId);
+      return {
         id: clientId,
         kind: 'metadata-document',
         name: accepted.name,
         redirectUris: accepted.redirectUris,
         metadata: accepted.metadata,
-      });
-      documents.set(clientId, { client, until: Date.now() + DOCUMENT_CACHE_MS });
-      return client;
+        createdAt: new Date(),
+        document: accepted,
+      };
     }
     const client = await oauth.getClient(clientId);
     if (client?.kind !== 'registered') {
@@ -253,11 +312,24 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     if (request.method !== 'GET') return new Response(null, { status: 405, headers: { allow: 'GET' } });
     const issuer = issuerOf(request);
     const params = new URL(request.url).searchParams;
+    // A sign-in is a page the client opens in the browser. An <img>, a script or a fetch() from
+    // some web page is not one, and must not make the app fetch documents or hold requests.
+    const dest = request.headers.get('sec-fetch-dest');
+    const mode = request.headers.get('sec-fetch-mode');
+    if ((dest !== null && dest !== 'document') || (mode !== null && mode !== 'navigate')) {
+      return authorizeErrorPage(
+        new OAuthError(
+          OAuthErrorCode.InvalidRequest,
+          `An authorization request must be opened as a page (this one came as a ${dest ?? mode} request). Nothing was fetched or stored.`,
+        ),
+        403,
+      );
+    }
     // Until the client and its redirect URI are known good, errors are shown, never redirected:
     // redirecting to an unchecked URI would make this an open redirector (RFC 6749 §4.1.2.1).
-    let client: OAuthClient;
+    let client: OAuthClient & { document?: AcceptedClientMetadata };
     try {
-      client = await resolveClient(params.get('client_id'));
+      client = await resolveClient(params.get('client_id'), { fresh: true });
     } catch (error) {
       if (error instanceof OAuthError) return authorizeErrorPage(error);
       throw error;
@@ -318,8 +390,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       }
       const now = Date.now();
       sweep(now);
-      // Bounded: any local process may start authorizations; the oldest waiting one gives way.
-      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as string);
+      // Bounded without letting anyone push out the user's own waiting consent: a client's own
+      // oldest request gives way to its newest; past the total, new requests are refused.
+      const ofClient = [...pending.values()].filter((entry) => entry.clientId === client.id);
+      if (ofClient.length >= MAX_PENDING_PER_CLIENT) pending.delete(ofClient[0]!.id);
+      if (pending.size >= MAX_PENDING) {
+        throw new OAuthError(
+          OAuthErrorCode.TemporarilyUnavailable,
+          `${MAX_PENDING} sign-ins are already waiting for the user's consent in the Toolrow app. Answer or let them expire (15 minutes), then connect again.`,
+        );
+      }
       const id = randomBytes(16).toString('base64url');
       pending.set(id, {
         id,
@@ -334,6 +414,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         state,
         codeChallenge: challenge,
         issuer,
+        ...(client.document ? { document: client.document } : {}),
       });
       return new Response(null, {
         status: 302,
@@ -417,7 +498,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       checkResource(grant.resource);
       if (grant.resource !== resourceOf(issuer))
         throw new OAuthError(OAuthErrorCode.InvalidTarget, `This grant is for ${grant.resource}.`);
-      const tokens = await oauth.issueTokens(grant.id, { accessExpiresAt });
+      let tokens: Awaited<ReturnType<typeof oauth.issueTokens>>;
+      try {
+        tokens = await oauth.issueTokens(grant.id, { accessExpiresAt });
+      } catch {
+        // The same code redeemed again at the same moment revoked the grant in between.
+        throw new OAuthError(
+          OAuthErrorCode.InvalidGrant,
+          'The authorization code was used more than once; the connection is revoked. Authorize again.',
+        );
+      }
       return tokenResponse(tokens);
     }
 
@@ -471,6 +561,23 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       throw new OAuthError(OAuthErrorCode.InvalidClientMetadata, 'The registration must be a JSON object.');
     }
     const accepted = acceptClientMetadata(body, { document: false, fallbackName: 'Unnamed MCP client' });
+    const now = Date.now();
+    while (registrations.length > 0 && registrations[0]! <= now - 60_000) registrations.shift();
+    if (registrations.length >= 20) {
+      throw new OAuthError(
+        OAuthErrorCode.TemporarilyUnavailable,
+        'More than 20 clients registered in the last minute; try again in a minute.',
+      );
+    }
+    // Registrations nobody approved expire after a day; past the cap, new ones wait for that.
+    await oauth.pruneUnapprovedClients(new Date(now - UNAPPROVED_REGISTRATION_TTL_MS));
+    if ((await oauth.countUnapprovedClients()) >= MAX_UNAPPROVED_REGISTRATIONS) {
+      throw new OAuthError(
+        OAuthErrorCode.TemporarilyUnavailable,
+        `${MAX_UNAPPROVED_REGISTRATIONS} registered clients are waiting for a first approval; new registrations are refused until some are approved or expire (a day after registering).`,
+      );
+    }
+    registrations.push(now);
     const id = `trwclient_${randomBytes(16).toString('base64url')}`;
     const client = await oauth.saveClient({
       id,
@@ -542,6 +649,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return await route(request);
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;
+        if (error.code === OAuthErrorCode.TemporarilyUnavailable)
+          return oauthJson(error, 429, { 'retry-after': '60' });
         return oauthJson(error, error.code === OAuthErrorCode.InvalidClient ? 401 : 400);
       }
     },
@@ -570,6 +679,15 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         );
       }
       await options.state.profiles.ensure(choice.profile);
+      if (request.document) {
+        await oauth.saveClient({
+          id: request.clientId,
+          kind: 'metadata-document',
+          name: request.document.name,
+          redirectUris: request.document.redirectUris,
+          metadata: request.document.metadata,
+        });
+      }
       const grant = await oauth.createGrant({
         clientId: request.clientId,
         scope: choice.scope,

@@ -32,7 +32,10 @@ export function classifyRedirectUri(uri: string, allowHttps = false): RedirectKi
   } catch {
     return { refused: `'${uri}' is not an absolute URI.` };
   }
-  if (url.hash) return { refused: `'${uri}' has a fragment; redirect URIs may not (RFC 6749 §3.1.2).` };
+  if (url.hash || uri.includes('#'))
+    return { refused: `'${uri}' has a fragment; redirect URIs may not (RFC 6749 §3.1.2).` };
+  if (url.username || url.password)
+    return { refused: `'${uri}' has a user name or password in it; redirect URIs may not.` };
   if (url.protocol === 'http:') {
     if (LOOPBACK_HOSTS.has(url.hostname)) return 'loopback';
     return {
@@ -57,13 +60,16 @@ export function classifyRedirectUri(uri: string, allowHttps = false): RedirectKi
  * free (RFC 8252 §7.3: native apps take whatever port is free when they start listening).
  */
 export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
-  if (registered.includes(requested)) return true;
   let want: URL;
   try {
     want = new URL(requested);
   } catch {
     return false;
   }
+  // Never a fragment or user info, even on a registered string: the browser would carry the code
+  // somewhere the client did not name (`http://127.0.0.1:1/cb@attacker.example`).
+  if (requested.includes('#') || want.username || want.password) return false;
+  if (registered.includes(requested)) return true;
   if (want.protocol !== 'http:' || !LOOPBACK_HOSTS.has(want.hostname)) return false;
   return registered.some((candidate) => {
     try {
@@ -175,7 +181,7 @@ const MAX_DOCUMENT_BYTES = 64 * 1024;
  */
 export async function fetchClientMetadataDocument(
   clientId: string,
-  fetchDocument: DocumentFetch = fetch,
+  fetchDocument: DocumentFetch,
   timeoutMs = 5_000,
 ): Promise<AcceptedClientMetadata> {
   if (!isMetadataDocumentClientId(clientId)) {
@@ -185,11 +191,12 @@ export async function fetchClientMetadataDocument(
     );
   }
   let response: Response;
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
     response = await fetchDocument(clientId, {
       headers: { accept: 'application/json' },
       redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
     });
   } catch (error) {
     throw new OAuthError(
@@ -203,13 +210,7 @@ export async function fetchClientMetadataDocument(
       `The client metadata document at ${clientId} answered HTTP ${response.status}.`,
     );
   }
-  const text = await response.text();
-  if (text.length > MAX_DOCUMENT_BYTES) {
-    throw new OAuthError(
-      OAuthErrorCode.InvalidClient,
-      `The client metadata document at ${clientId} is over 64 KiB.`,
-    );
-  }
+  const text = await boundedText(response, MAX_DOCUMENT_BYTES, clientId);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -220,6 +221,35 @@ export async function fetchClientMetadataDocument(
     );
   }
   return validateClientMetadataDocument(clientId, doc);
+}
+
+/** The body as text, refused as soon as it passes `limit` bytes (never read whole first). */
+async function boundedText(response: Response, limit: number, clientId: string): Promise<string> {
+  const tooLarge = () =>
+    new OAuthError(
+      OAuthErrorCode.InvalidClient,
+      `The client metadata document at ${clientId} is over 64 KiB.`,
+    );
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The checks of a fetched document: it must name itself, and its metadata must be acceptable. */
