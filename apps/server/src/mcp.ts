@@ -25,8 +25,10 @@ export interface McpOptions {
   scope?: string;
   /** The token's name, the audit actor mcp:<name> (default 'toolrow-app'). */
   tokenName?: string;
-  /** Fetches client ID metadata documents (default: fetch; tests route a document to a local socket). */
+  /** Fetches client ID metadata documents (default: https to public addresses; tests route a document to a local socket). */
   fetchClientDocument?: DocumentFetch;
+  /** TOOLROW_DEV=1: client metadata documents may also be served from loopback. */
+  allowLoopbackClientDocuments?: boolean;
   /** Where gated calls wait for the user: the app's inbox (ToolrowServer.approvals). */
   approvals?: ApprovalInbox;
   onerror?: (error: Error) => void;
@@ -79,6 +81,7 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
     consentPath: CONSENT_PATH,
     mcpPath: handler.path,
     ...(options.fetchClientDocument ? { fetchDocument: options.fetchClientDocument } : {}),
+    ...(options.allowLoopbackClientDocuments ? { allowLoopbackDocuments: true } : {}),
   });
   const mount: McpMount = {
     path: handler.path,

@@ -247,8 +247,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     // The MCP endpoint checks its own bearer tokens (scoped per client); the app secret is not one.
     // Exactly these paths (and what lies under the endpoint itself): /oauth/token/x is not one.
     const mcp =
-      mcpPaths.includes(c.req.path) ||
-      (options.mcp != null && c.req.path.startsWith(`${options.mcp.path}/`));
+      mcpPaths.includes(c.req.path) || (options.mcp != null && c.req.path.startsWith(`${options.mcp.path}/`));
     if (mcp) return next();
     const access = auth.check({ method: c.req.method, url: c.req.url, headers: c.req.raw.headers });
     if (access.kind === 'login') {

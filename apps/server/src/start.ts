@@ -97,6 +97,8 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
         source,
         state,
         ...(env.TOOLROW_MCP_SCOPE ? { scope: env.TOOLROW_MCP_SCOPE } : {}),
+        // Development mode: a client metadata document may be served from this machine.
+        allowLoopbackClientDocuments: env.TOOLROW_DEV === '1',
         approvals,
         onerror: (error) => err(`MCP: ${error.message}\n`),
       });
