@@ -1,4 +1,5 @@
-import { chmod, mkdir, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DataSourceError } from './errors.ts';
 
 /** Mode bits that let another account in: any group or other permission. */
@@ -41,5 +42,16 @@ export async function ensurePrivateDir(dir: string, what: string): Promise<void>
       'config',
       `${what} ${dir} can be opened by other accounts on this machine (mode ${mode}). It holds your app token, MCP and OAuth tokens, the audit log, exports and the embedded databases, so Toolrow will not use it until it is yours alone. Run: chmod -R go-rwx ${quote(dir)} and start again.`,
     );
+  }
+}
+
+/** Strips group and other permissions from every file and folder under `dir` (symlinks left alone). */
+export async function ownerOnlyTree(dir: string): Promise<void> {
+  const entries = await readdir(dir, { recursive: true });
+  for (const entry of ['', ...entries]) {
+    const path = join(dir, entry);
+    const info = await lstat(path).catch(() => undefined);
+    if (!info || info.isSymbolicLink() || (info.mode & OPEN_TO_OTHERS) === 0) continue;
+    await chmod(path, info.mode & 0o7700).catch(() => {});
   }
 }

@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ConnectionConfig, Database, OpenDatabaseOptions } from '../database.ts';
 import { DataSourceError } from '../errors.ts';
-import { ensurePrivateDir } from '../private-dir.ts';
+import { ensurePrivateDir, ownerOnlyTree } from '../private-dir.ts';
 import { CoreDatabase } from './core.ts';
 import { openPglite } from './pglite.ts';
 import { openPgliteThread } from './pglite-thread.ts';
@@ -61,7 +61,15 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     ...(options.embeddedSettings ? { settings: options.embeddedSettings } : {}),
   };
-  return new CoreDatabase(
-    options.worker === false ? await openPglite(engineOptions) : await openPgliteThread(engineOptions),
-  );
+  const adapter =
+    options.worker === false ? await openPglite(engineOptions) : await openPgliteThread(engineOptions);
+  // PGlite's file layer creates every file 0666 whatever the umask. The 0700 data dir already
+  // keeps other accounts out; the cluster's own files are made owner-only too, at open and at close.
+  await ownerOnlyTree(engineOptions.pgdata);
+  const close = adapter.close.bind(adapter);
+  adapter.close = async () => {
+    await close();
+    await ownerOnlyTree(engineOptions.pgdata).catch(() => {});
+  };
+  return new CoreDatabase(adapter);
 }
