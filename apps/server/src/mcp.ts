@@ -4,6 +4,7 @@ import type { DataSource } from '@toolrow/datasource';
 import {
   type ApprovalInbox,
   createAuthorizationServer,
+  createFairShare,
   createMcpHttpHandler,
   createToken,
   createToolrowBackend,
@@ -52,9 +53,12 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
   const name = options.tokenName ?? 'toolrow-app';
   await options.state.tokens.revoke(name);
   const created = await createToken(options.state.tokens, { scope, name, ttlMs: null });
+  // One share of the database for every MCP client of this app, whatever profile it acts in.
+  const fairShare = createFairShare();
   const backend = createToolrowBackend({
     source: options.source,
     state: options.state,
+    fairShare,
     ...(options.profile ? { profile: options.profile } : {}),
   });
   // OAuth connections act in the profile the user picked at consent.
@@ -62,7 +66,7 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
   const backendFor = (profile: string) => {
     let found = backends.get(profile);
     if (!found) {
-      found = createToolrowBackend({ source: options.source, state: options.state, profile });
+      found = createToolrowBackend({ source: options.source, state: options.state, profile, fairShare });
       backends.set(profile, found);
     }
     return found;

@@ -15,12 +15,18 @@ import {
   UNIMPLEMENTED_TOOLS,
 } from '@toolrow/tools';
 import type { McpBackend } from './backend.ts';
+import { createFairShare, type FairShare } from './fair-share.ts';
 
 export interface ToolrowBackendOptions {
   source: DataSource;
   state: ToolrowState;
   /** The profile whose tabs, selection and history the tools use (default 'default'). */
   profile?: string;
+  /**
+   * How many calls clients may run at once (see fair-share.ts); share one between the backends of
+   * one process. Default: one of its own.
+   */
+  fairShare?: FairShare;
 }
 
 export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend {
@@ -28,6 +34,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
   if (UNIMPLEMENTED_TOOLS.length > 0)
     throw new Error(UNIMPLEMENTED_TOOLS.map(missingImplementationMessage).join('\n'));
   const profile = options.profile ?? DEFAULT_PROFILE;
+  const fairShare = options.fairShare ?? createFairShare();
   const { source, state } = options;
   const gate = appStateGateStore(state);
   const context = { source, state, profile } as const;
@@ -75,15 +82,17 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
       if (call.signal.aborted) throw toToolError(name, new Error('the client cancelled the call'));
       const implementation = TOOL_IMPLEMENTATIONS[name] as ToolImplementation;
       try {
-        return await implementation.execute(input, {
-          source,
-          state,
-          profile,
-          actor: call.actor,
-          signal: call.signal,
-        });
+        return await fairShare.run(call.actor, call.signal, () =>
+          implementation.execute(input, {
+            source,
+            state,
+            profile,
+            actor: call.actor,
+            signal: call.signal,
+          }),
+        );
       } catch (error) {
-        throw toToolError(name, error);
+        throw toToolError(name, call.signal.aborted ? new Error('the client cancelled the call') : error);
       }
     },
     async audit(record) {
