@@ -298,9 +298,9 @@ describe.each(testStores())('the authorization server under abuse, on $name', ({
 
   it.each([
     ['Basic %%%', 'not base64'],
-    ['Basic ' + Buffer.from('no-colon').toString('base64'), 'no colon'],
-    ['Basic ' + Buffer.from('%E0%A4%A:').toString('base64'), 'malformed percent-encoding'],
-    ['Basic ' + Buffer.from('%zz:secret').toString('base64'), 'bad escape'],
+    [`Basic ${Buffer.from('no-colon').toString('base64')}`, 'no colon'],
+    [`Basic ${Buffer.from('%E0%A4%A:').toString('base64')}`, 'malformed percent-encoding'],
+    [`Basic ${Buffer.from('%zz:secret').toString('base64')}`, 'bad escape'],
     ['Basic', 'empty'],
   ])(
     'Authorization: %s (%s) at /oauth/token and /oauth/revoke is invalid_client, not a 500',
