@@ -1,4 +1,5 @@
 import { CATALOG_ROWS, INLINE_TOOLS, TOOL_NAMES, type ToolName, type ToolVisibility } from '@toolrow/catalog';
+import { RESULT_TOKEN_BUDGET } from '@toolrow/tools';
 import { generateText } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import type { ToolBackend } from './ports.ts';
@@ -183,6 +184,7 @@ export async function toolCostReport(options: { json?: boolean } = {}): Promise<
     'Tool definitions sent with every model request (name, description, input JSON Schema):',
     line('inline core', cost.inline),
     line('all rows', cost.all, `  (${cost.ratio.toFixed(2)}× the inline core)`),
+    `  each result  at most ${thousands(RESULT_TOKEN_BUDGET)} tokens: longer lists are paged or narrowed, and say how to get the rest`,
     '',
     `Per tool, most expensive first (tokens):`,
     ...perTool,

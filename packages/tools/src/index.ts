@@ -7,6 +7,7 @@ export {
   modelValue,
   type ToolLimits,
 } from './bounds.ts';
+export { estimateTokens, RESULT_TOKEN_BUDGET } from './budget.ts';
 export { exportsDirOf, limitsOf, type ToolContext } from './context.ts';
 export type {
   ImplementedToolName,

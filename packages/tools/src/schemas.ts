@@ -32,7 +32,7 @@ export function textField(max: number): z.ZodString {
   return within(z.string(), 1, max);
 }
 
-export const tableName = textField(200).describe('Table name, e.g. "orders" or "public.orders".');
+export const tableName = textField(200).describe('e.g. "orders" or "public.orders"');
 
 export const columnName = textField(200).describe('Column name.');
 
@@ -246,6 +246,18 @@ export function positiveInteger(): z.ZodNumber {
       });
   });
 }
+
+/**
+ * Which page of a long result (1-based). Described in two words: a result that has pages says so,
+ * with the call for the next one, and every inline tool's definition costs tokens on every request.
+ */
+export const pageField = z
+  .number()
+  .min(1)
+  // A whole number, checked here: z.int() would put ±2^53 bounds into the JSON Schema the model reads.
+  .refine(Number.isInteger, 'expected a whole number')
+  .optional()
+  .describe('Default 1.');
 
 export function limitField(defaultRows: number, maxRows: number) {
   return z.number().int().min(1).max(maxRows).optional().describe(`Default ${defaultRows}.`);

@@ -312,15 +312,15 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     if (request.method !== 'GET') return new Response(null, { status: 405, headers: { allow: 'GET' } });
     const issuer = issuerOf(request);
     const params = new URL(request.url).searchParams;
-    // A sign-in is a page the client opens in the browser. An <img>, a script or a fetch() from
-    // some web page is not one, and must not make the app fetch documents or hold requests.
+    // A sign-in is a page the client opens in the browser. An <img>, a script, a frame or a
+    // fetch() from some web page is not one (browsers say so in Sec-Fetch-Dest), and must not make
+    // the app fetch documents or hold requests. Clients outside a browser send no such header.
     const dest = request.headers.get('sec-fetch-dest');
-    const mode = request.headers.get('sec-fetch-mode');
-    if ((dest !== null && dest !== 'document') || (mode !== null && mode !== 'navigate')) {
+    if (dest !== null && dest !== 'document') {
       return authorizeErrorPage(
         new OAuthError(
           OAuthErrorCode.InvalidRequest,
-          `An authorization request must be opened as a page (this one came as a ${dest ?? mode} request). Nothing was fetched or stored.`,
+          `An authorization request must be opened as a page (this one came as a request for ${dest === 'empty' ? "a script's fetch" : `an ${dest}`}). Nothing was fetched or stored.`,
         ),
         403,
       );

@@ -10,6 +10,7 @@ import {
 } from '@toolrow/datasource';
 import { z } from 'zod';
 import { boundRows, clipText } from '../bounds.ts';
+import { fitRows, RESULT_TOKEN_BUDGET } from '../budget.ts';
 import { limitsOf, ownRecords, type ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
@@ -272,17 +273,36 @@ export const runQuery = defineTool({
       durationMs,
       error: null,
     });
-    const bounded = boundRows(result.rows, limits, result.truncated);
+    // The token budget below bounds the output; here values are only made JSON-safe and clipped.
+    const shaped = boundRows(
+      result.rows,
+      { ...limits, maxOutputChars: Number.POSITIVE_INFINITY },
+      result.truncated,
+    );
     const names = result.fields.map((field) => field.name);
+    // Within the token budget: fewer rows, or for a wide result fewer columns, each named below.
+    const fitted = fitRows([...new Set(names)], shaped.rows, RESULT_TOKEN_BUDGET - 600);
+    const bounded = {
+      rows: fitted.rows,
+      truncated: shaped.truncated || fitted.droppedRows > 0 || fitted.droppedColumns.length > 0,
+    };
     const duplicates = names.filter((name, index) => names.indexOf(name) !== index);
     const notes: string[] = [];
     if (result.truncatedBy === 'bytes') {
       notes.push(
         `The result was cut after ${result.rows.length} rows: it passed ${Math.round(readBytesOf(limits) / 1024)} KiB as text. Select fewer or shorter columns (left(col, 200)), aggregate, or export the whole result with ${EXPORT_TOOL}.`,
       );
-    } else if (bounded.truncated) {
+    } else if (bounded.truncated && fitted.droppedColumns.length === 0) {
       notes.push(
-        `Only the first ${bounded.rows.length} rows are shown. Aggregate or narrow the query, or export the whole result with ${EXPORT_TOOL}.`,
+        `Only the first ${bounded.rows.length} rows are shown. Aggregate or narrow the query (LIMIT/OFFSET pages it), or export the whole result with ${EXPORT_TOOL}.`,
+      );
+    }
+    if (fitted.droppedColumns.length > 0) {
+      const kept = names.length - fitted.droppedColumns.length;
+      const listed = fitted.droppedColumns.slice(0, 40).join(', ');
+      const more = fitted.droppedColumns.length - 40;
+      notes.push(
+        `The result has ${names.length} columns; only the first ${kept} are shown, to stay within ${RESULT_TOKEN_BUDGET} tokens. Left out: ${listed}${more > 0 ? `, and ${more} more (describeTable lists them)` : ''}. Select the columns you need by name instead of *, a few at a time.`,
       );
     }
     if (result.oversized && result.oversized.length > 0) {
@@ -298,7 +318,11 @@ export const runQuery = defineTool({
       );
     }
     return {
-      columns: names,
+      columns:
+        fitted.droppedColumns.length > 0
+          ? names.slice(0, names.length - fitted.droppedColumns.length)
+          : names,
+      ...(fitted.droppedColumns.length > 0 ? { columnCount: names.length } : {}),
       rows: bounded.rows,
       rowCount: bounded.rows.length,
       truncated: bounded.truncated,
