@@ -31,7 +31,10 @@ export interface SchemaCache {
   resolveTable(name: string): Promise<TableInfo>;
   /** Throws UnknownNameError (code 'unknown-column') naming the nearest columns of that table. */
   resolveColumn(table: TableInfo, column: string): ColumnInfo;
-  /** Columns whose name contains `text` (case-insensitive), across every table. */
+  /**
+   * Columns whose name or comment contains `text` (case-insensitive), across every table: exact
+   * names first, then names containing it, then comments.
+   */
   findColumns(text: string): Promise<ColumnMatch[]>;
 }
 

@@ -278,11 +278,23 @@ export function createSchemaCache(db: Database): SchemaCache {
     async findColumns(text): Promise<ColumnMatch[]> {
       const needle = text.trim().toLowerCase();
       const snapshot = await get();
-      return snapshot.tables.flatMap((table) =>
-        table.columns
-          .filter((column) => column.name.toLowerCase().includes(needle))
-          .map((column) => ({ table: table.qualifiedName, column })),
-      );
+      // Exact names first, then names containing the text, then columns whose comment does.
+      const ranked: ColumnMatch[][] = [[], [], []];
+      for (const table of snapshot.tables) {
+        for (const column of table.columns) {
+          const name = column.name.toLowerCase();
+          const rank =
+            name === needle
+              ? 0
+              : name.includes(needle)
+                ? 1
+                : column.comment?.toLowerCase().includes(needle)
+                  ? 2
+                  : -1;
+          if (rank >= 0) ranked[rank]!.push({ table: table.qualifiedName, column });
+        }
+      }
+      return ranked.flat();
     },
   };
 }

@@ -41,6 +41,7 @@ describe.each(testStores())('a schema of 1,000 tables on $name', ({ open }) => {
     statements.push(`CREATE TABLE s0.wide (${columns})`);
     const values = Array.from({ length: WIDE_COLUMNS }, (_, index) => `g * ${index + 1}`).join(', ');
     statements.push(`INSERT INTO s0.wide SELECT ${values} FROM generate_series(1, 60) AS g`);
+    statements.push(`COMMENT ON COLUMN s0.wide.c500 IS 'the customer''s loyalty tier'`);
     await toolrow.source.db.exec(statements.join(';\n'));
     await toolrow.source.schema.refresh();
   }, 300_000);
@@ -120,7 +121,13 @@ describe.each(testStores())('a schema of 1,000 tables on $name', ({ open }) => {
     expect(reached.size).toBe(WIDE_COLUMNS);
   }, 180_000);
 
-  it('findColumns on the wide table stays within the budget', async () => {
-    await call('findColumns', { text: 'c1', limit: 500 });
+  it('findColumns: within the budget on a thousand matches, exact names first, comments searched too', async () => {
+    const many = await call('findColumns', { text: 'c', limit: 500 });
+    expect(many.truncated).toBe(true);
+    expect(many.note).toMatch(/of \d+ matching columns shown/);
+    const exact = await call('findColumns', { text: 'c5' });
+    expect((exact.matches as { column: string }[])[0]).toMatchObject({ table: 's0.wide', column: 'c5' });
+    const byComment = await call('findColumns', { text: 'LOYALTY' });
+    expect(byComment.matches).toEqual([{ table: 's0.wide', column: 'c500', type: 'integer' }]);
   });
 });

@@ -111,8 +111,9 @@ export const listViews = defineTool({
         (table.kind === 'view' || table.kind === 'materialized view') &&
         (input.schema === undefined || table.schema.toLowerCase() === input.schema.toLowerCase()),
     );
-    const { items, truncated } = capList(views, limitsOf(ctx).maxRows);
-    return { views: items.map((view) => ({ name: view.qualifiedName, kind: view.kind, comment: view.comment })), truncated };
+    const entries = views.map((view) => ({ name: view.qualifiedName, kind: view.kind, comment: view.comment }));
+    const [shown = []] = pagesOf(entries, RESULT_TOKEN_BUDGET - 200, tokensOf);
+    return { views: shown, truncated: shown.length < entries.length };
   },
 });
 `;
