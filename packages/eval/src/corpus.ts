@@ -27,7 +27,21 @@ export interface EvalRequest {
   /** Whether the wording names the capability ("export as csv" does; "last month's orders" never says setFilter). */
   namesCapability: boolean;
   context?: RequestContext;
+  /**
+   * Which sample the request runs on: the sample shop (default), or the large one, the same shop
+   * beside 1,000 more tables in five schemas and one table of 1,000 columns (see LARGE_SHOP).
+   */
+  shop?: 'large';
 }
+
+/** The large sample: where a model meets a schema that does not fit its window. */
+export const LARGE_SHOP = {
+  schemas: ['sales', 'marketing', 'support', 'finance', 'ops'],
+  tablesPerSchema: 200,
+  /** A table of 1,000 columns, m_0001…m_1000; m_0500 carries the comment 'customer loyalty tier'. */
+  wide: 'marketing.campaign_metrics',
+  wideColumns: 1000,
+} as const;
 
 /** The tools that write into the staging area: a read-only request must call none of them. */
 export const STAGE_TOOLS: readonly ToolName[] = TOOL_NAMES.filter((name) => accessOf(name) === 'stage');
@@ -1504,6 +1518,56 @@ export const CORPUS: readonly EvalRequest[] = [
     expect: [['explainQuery', 'getIndexStats']],
     namesCapability: false,
     context: { workbench: 'select * from order_items where product_id = 3' },
+    mustNot: read,
+  },
+
+  // ── a schema of 1,000 more tables: lists that page, a table too wide to show whole ──────────
+  {
+    id: 'large-how-many-tables',
+    text: 'how many tables do we even have',
+    expect: ['listTables'],
+    namesCapability: false,
+    shop: 'large',
+    mustNot: read,
+  },
+  {
+    id: 'large-finance-tables',
+    text: 'what tables are there in finance?',
+    expect: ['listTables'],
+    namesCapability: false,
+    shop: 'large',
+    mustNot: read,
+  },
+  {
+    id: 'large-wide-columns',
+    text: 'what columns does campaign_metrics have',
+    expect: ['describeTable'],
+    namesCapability: false,
+    shop: 'large',
+    mustNot: read,
+  },
+  {
+    id: 'large-loyalty-column',
+    text: 'where do we keep the customer loyalty tier',
+    expect: [['findColumns', 'describeTable']],
+    namesCapability: false,
+    shop: 'large',
+    mustNot: read,
+  },
+  {
+    id: 'large-wide-peek',
+    text: 'show me a few rows of campaign metrics',
+    expect: [['runQuery', 'openTable', 'proposeOpenTable']],
+    namesCapability: false,
+    shop: 'large',
+    mustNot: read,
+  },
+  {
+    id: 'large-orders-count',
+    text: 'how many orders are there',
+    expect: [['countRows', 'runQuery']],
+    namesCapability: false,
+    shop: 'large',
     mustNot: read,
   },
 ];

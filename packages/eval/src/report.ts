@@ -21,6 +21,8 @@ export interface EvalSummary {
   /** Attempts whose request needs a discoverable tool. */
   discoverable: { attempts: number; passRate: number; searchRate: number };
   inline: { attempts: number; passRate: number };
+  /** The requests on the large sample (1,000 more tables), when the run had any. */
+  largeSchema?: { attempts: number; passRate: number; meanInputTokens: number | null };
   wrongTwinPicks: number;
   unaskedWrites: number;
   refusals: number;
@@ -83,6 +85,7 @@ export function buildReport(
   const attempts = all.map((item) => item.attempt);
   const discoverable = attempts.filter((a) => a.needsSearch);
   const inline = attempts.filter((a) => !a.needsSearch);
+  const large = all.filter((item) => item.request.shop === 'large').map((item) => item.attempt);
   const passes = (list: readonly Attempt[]) => share(list.filter((a) => a.pass).length, list.length);
   const searches = (list: readonly Attempt[]) => share(list.filter((a) => a.searched).length, list.length);
   const sum = (pick: (a: Attempt) => number) => attempts.reduce((total, a) => total + pick(a), 0);
@@ -138,6 +141,15 @@ export function buildReport(
         searchRate: searches(discoverable),
       },
       inline: { attempts: inline.length, passRate: passes(inline) },
+      ...(large.length > 0
+        ? {
+            largeSchema: {
+              attempts: large.length,
+              passRate: passes(large),
+              meanInputTokens: meanKnown(large.map((a) => a.inputTokens)),
+            },
+          }
+        : {}),
       wrongTwinPicks: sum((a) => a.wrongTwin.length),
       unaskedWrites: sum((a) => a.unaskedWrites.length),
       refusals: sum((a) => a.refusals),
@@ -176,6 +188,11 @@ export function formatSummary(report: EvalReport): string {
     `passed                ${percent(s.passRate)} of ${s.attempts} attempts`,
     `  inline requests     ${percent(s.inline.passRate)} of ${s.inline.attempts}`,
     `  needing a search    ${percent(s.discoverable.passRate)} of ${s.discoverable.attempts}; searched in ${percent(s.discoverable.searchRate)}`,
+    ...(s.largeSchema
+      ? [
+          `  on 1,000+ tables    ${percent(s.largeSchema.passRate)} of ${s.largeSchema.attempts}; ${tokens(s.largeSchema.meanInputTokens)} input tokens per attempt`,
+        ]
+      : []),
     `wrong-twin picks      ${s.wrongTwinPicks}   unasked writes ${s.unaskedWrites}`,
     `refusals              ${s.refusals} (${s.recovered} recovered)   run errors ${s.errors}`,
     `per attempt           ${s.meanSteps.toFixed(1)} steps · ${tokens(s.meanInputTokens)} in / ${tokens(s.meanOutputTokens)} out tokens · p50 ${s.latencyP50Ms} ms, p95 ${s.latencyP95Ms} ms`,

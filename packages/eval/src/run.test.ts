@@ -1,9 +1,11 @@
 import { resolveModel } from '@toolrow/agent';
+import { RESULT_TOKEN_BUDGET } from '@toolrow/tools';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPUS, selectRequests } from './corpus.ts';
 import { buildReport } from './report.ts';
 import { type RequestAttempts, runEval } from './run.ts';
-import { type ChatServer, guessingModel, startChatServer } from './testing.ts';
+import { type ChatServer, guessingModel, searchingModel, startChatServer } from './testing.ts';
 
 describe('runEval over the real agent loop and tools', () => {
   let server: ChatServer;
@@ -64,5 +66,41 @@ describe('runEval over the real agent loop and tools', () => {
     );
     const answer = sent.flatMap((request) => request.messages).find((message) => message.role === 'tool');
     expect(JSON.stringify(answer?.content)).toContain('status = paid');
+  });
+});
+
+describe('the large sample: 1,000 more tables and one of 1,000 columns', () => {
+  let server: ChatServer;
+  let results: RequestAttempts[];
+  const large = selectRequests(CORPUS, 'large-');
+  beforeAll(async () => {
+    server = await startChatServer(searchingModel());
+    const model = await resolveModel({ TOOLROW_MODEL: `openai-compatible:${server.baseURL}#searching` });
+    results = await runEval({ model, requests: large, concurrency: 2, orders: 100 });
+  }, 600_000);
+  afterAll(() => server?.close());
+
+  it('runs every large-schema request there, each tool result within the result budget, and reports them apart', () => {
+    expect(large.length).toBeGreaterThanOrEqual(6);
+    expect(results.flatMap((entry) => entry.attempts).every((attempt) => attempt.pass)).toBe(true);
+    const toolResults = server.requests.flatMap((request) =>
+      request.messages.filter((message) => message.role === 'tool').map((message) => String(message.content)),
+    );
+    expect(toolResults.length).toBeGreaterThanOrEqual(large.length);
+    for (const content of toolResults) expect(countTokens(content)).toBeLessThanOrEqual(RESULT_TOKEN_BUDGET);
+    // What the model saw of the big lists: counts and the way to the rest, not everything.
+    const seen = toolResults.join('\n');
+    // 5 schemas × 200 tables, the wide one, and the sample shop's 4.
+    expect(seen).toContain('"totalTables":1005');
+    expect(seen).toContain('Next: describeTable');
+    expect(seen).toContain('only the first');
+    const report = buildReport(results, {
+      model: 'searching',
+      mode: 'manual',
+      runs: 1,
+      startedAt: new Date(),
+      finishedAt: new Date(),
+    });
+    expect(report.summary.largeSchema).toMatchObject({ attempts: large.length, passRate: 1 });
   });
 });

@@ -11,7 +11,7 @@ import {
 import { type DataSource, openDataSource } from '@toolrow/datasource';
 import { emptyStateTemplate, openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
-import type { EvalRequest, RequestContext } from './corpus.ts';
+import { type EvalRequest, LARGE_SHOP, type RequestContext } from './corpus.ts';
 import { type Grade, grade, type TracedCall } from './grade.ts';
 
 /** One attempt at one request: what the model did, its grade, and what it cost. */
@@ -71,7 +71,7 @@ class EvalShop {
     this.exportsDir = exportsDir;
   }
 
-  static async open(orders: number): Promise<EvalShop> {
+  static async open(orders: number, large = false): Promise<EvalShop> {
     const [source, snapshot, exportsDir] = await Promise.all([
       openDataSource({ memory: true, env: {} }),
       emptyStateTemplate(),
@@ -79,6 +79,10 @@ class EvalShop {
     ]);
     try {
       await source.seed({ orders });
+      if (large) {
+        await source.db.exec(largeShopDdl());
+        await source.schema.refresh();
+      }
       await source.setUpReaderRole();
     } catch (error) {
       await source.close();
@@ -294,10 +298,41 @@ async function attempt(
 }
 
 /** Runs every request `runs` times through the real agent loop, `concurrency` at a time. */
+/** The large sample's extra tables (LARGE_SHOP), beside the sample shop. */
+export function largeShopDdl(): string {
+  const statements: string[] = [];
+  const nouns = ['events', 'daily', 'snapshot', 'ledger', 'queue', 'report', 'audit', 'staging'];
+  for (const schema of LARGE_SHOP.schemas) {
+    statements.push(`CREATE SCHEMA ${schema}`);
+    for (let index = 0; index < LARGE_SHOP.tablesPerSchema; index++) {
+      const name = `${nouns[index % nouns.length]}_${String(index).padStart(3, '0')}`;
+      statements.push(
+        `CREATE TABLE ${schema}.${name} (id bigint PRIMARY KEY, account_id bigint, amount numeric(12,2), note text, created_at timestamptz)`,
+      );
+    }
+  }
+  const columns = Array.from(
+    { length: LARGE_SHOP.wideColumns },
+    (_, index) => `m_${String(index + 1).padStart(4, '0')} int`,
+  );
+  statements.push(`CREATE TABLE ${LARGE_SHOP.wide} (campaign_id int PRIMARY KEY, ${columns.join(', ')})`);
+  statements.push(`COMMENT ON COLUMN ${LARGE_SHOP.wide}.m_0500 IS 'customer loyalty tier'`);
+  const values = Array.from({ length: LARGE_SHOP.wideColumns }, (_, index) => `(g * ${index + 1}) % 97`);
+  statements.push(
+    `INSERT INTO ${LARGE_SHOP.wide} SELECT g, ${values.join(', ')} FROM generate_series(1, 40) AS g`,
+  );
+  return statements.join(';\n');
+}
+
 export async function runEval(options: RunEvalOptions): Promise<RequestAttempts[]> {
   const runs = Math.max(1, options.runs ?? 1);
   const concurrency = Math.max(1, options.concurrency ?? 4);
-  const shop = await EvalShop.open(options.orders ?? 1000);
+  const orders = options.orders ?? 1000;
+  // The large sample only when a request runs on it: its thousand tables take a while to make.
+  const [shop, large] = await Promise.all([
+    EvalShop.open(orders),
+    options.requests.some((request) => request.shop === 'large') ? EvalShop.open(orders, true) : undefined,
+  ]);
   const results = options.requests.map((request) => ({ request, attempts: [] as Attempt[] }));
   const jobs = results.flatMap((entry) => Array.from({ length: runs }, (_, run) => ({ entry, run })));
   let done = 0;
@@ -308,7 +343,12 @@ export async function runEval(options: RunEvalOptions): Promise<RequestAttempts[
         if (options.signal?.aborted) return;
         const job = jobs[nextJob++];
         if (!job) return;
-        const result = await attempt(shop, job.entry.request, job.run, options);
+        const result = await attempt(
+          job.entry.request.shop === 'large' && large ? large : shop,
+          job.entry.request,
+          job.run,
+          options,
+        );
         job.entry.attempts.push(result);
         done++;
         options.onProgress?.({ done, total: jobs.length, request: job.entry.request, attempt: result });
@@ -317,6 +357,7 @@ export async function runEval(options: RunEvalOptions): Promise<RequestAttempts[
     await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
   } finally {
     await shop.close();
+    await large?.close();
   }
   for (const entry of results) entry.attempts.sort((a, b) => a.run - b.run);
   return results;

@@ -214,6 +214,22 @@ const INPUTS: Record<string, unknown> = {
   proposeExport: { table: 'orders', format: 'csv' },
 };
 
+/** Inputs for requests on the large sample, where the sample shop's would miss the point. */
+const REQUEST_INPUTS: Record<string, Record<string, unknown>> = {
+  'large-finance-tables': { listTables: { schema: 'finance' } },
+  'large-wide-columns': { describeTable: { table: 'campaign_metrics' } },
+  'large-loyalty-column': { findColumns: { text: 'loyalty' } },
+  'large-wide-peek': {
+    runQuery: { sql: 'select * from marketing.campaign_metrics', limit: 5 },
+    openTable: { table: 'marketing.campaign_metrics' },
+    proposeOpenTable: { table: 'marketing.campaign_metrics' },
+  },
+};
+
+/** The input a scripted model sends for `tool` when answering `request`. */
+const inputFor = (request: EvalRequest, tool: string): unknown =>
+  REQUEST_INPUTS[request.id]?.[tool] ?? INPUTS[tool] ?? {};
+
 interface TurnSoFar {
   request: EvalRequest | undefined;
   /** Tool names called since the user's message, with whether their result was an error. */
@@ -269,7 +285,7 @@ function oracle(corpus: readonly EvalRequest[], search: boolean): ChatScript {
         !called.some((c) => c.name === name && c.failed && !c.refused),
     );
     if (available) {
-      const input = available === 'searchTools' ? { query: request.text } : (INPUTS[available] ?? {});
+      const input = available === 'searchTools' ? { query: request.text } : inputFor(request, available);
       return { toolCalls: [{ name: available, arguments: input }] };
     }
     if (search && searches === 0 && chat.tools.includes('searchTools')) {
@@ -294,7 +310,7 @@ export function guessingModel(corpus: readonly EvalRequest[] = CORPUS): ChatScri
     const name = wanted?.[0];
     if (!request || !name || chat.tools.includes(name)) return searching(chat);
     const refused = called.some((call) => call.name === name && call.failed);
-    if (!refused) return { toolCalls: [{ name, arguments: INPUTS[name] ?? {} }] };
+    if (!refused) return { toolCalls: [{ name, arguments: inputFor(request, name) }] };
     if (searches === 0) return { toolCalls: [{ name: 'searchTools', arguments: { query: name } }] };
     return { text: 'I cannot do that with the tools I have.' };
   };
