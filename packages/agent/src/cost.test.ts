@@ -24,7 +24,7 @@ describe('tool definition cost', () => {
     };
     expect(Object.keys(sent.properties)).toEqual(Object.keys(native.properties));
     expect(sent.required).toEqual(native.required);
-    expect(sent.properties.table?.description).toMatch(/Table name/);
+    expect(sent.properties.table?.description).toMatch(/public\.orders/);
     expect(countRows.description).toMatch(/^Count the rows/);
   });
 

@@ -42,7 +42,9 @@ const MAX_CACHED_DOCUMENTS = 100;
 export const MAX_PENDING = 100;
 export const MAX_PENDING_PER_CLIENT = 3;
 /** Registered clients that no user has approved yet: kept a day, and at most this many. */
-export const MAX_UNAPPROVED_REGISTRATIONS = 50;
+export const MAX_UNAPPROVED_REGISTRATIONS = 100;
+/** Registrations taken in any one minute. */
+export const REGISTRATIONS_PER_MINUTE = 60;
 const UNAPPROVED_REGISTRATION_TTL_MS = 24 * 60 * 60_000;
 
 /** What the user may pick as a connection's lifetime on the consent page. */
@@ -563,10 +565,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     const accepted = acceptClientMetadata(body, { document: false, fallbackName: 'Unnamed MCP client' });
     const now = Date.now();
     while (registrations.length > 0 && registrations[0]! <= now - 60_000) registrations.shift();
-    if (registrations.length >= 20) {
+    if (registrations.length >= REGISTRATIONS_PER_MINUTE) {
       throw new OAuthError(
         OAuthErrorCode.TemporarilyUnavailable,
-        'More than 20 clients registered in the last minute; try again in a minute.',
+        `${REGISTRATIONS_PER_MINUTE} clients registered in the last minute; try again in a minute.`,
       );
     }
     // Registrations nobody approved expire after a day; past the cap, new ones wait for that.

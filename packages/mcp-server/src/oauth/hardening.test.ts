@@ -16,6 +16,7 @@ import {
   MAX_PENDING_PER_CLIENT,
   MAX_UNAPPROVED_REGISTRATIONS,
   OAUTH_PATHS,
+  REGISTRATIONS_PER_MINUTE,
 } from './authorization-server.ts';
 import { classifyRedirectUri, redirectUriMatches } from './clients.ts';
 import { guardedDocumentFetch, isPublicAddress } from './document-fetch.ts';
@@ -277,7 +278,7 @@ describe.each(testStores())('the authorization server under abuse, on $name', ({
 
   it('registrations are rate limited and capped while nobody approves them, with a clear 429', async () => {
     let limited: Response | undefined;
-    for (let index = 0; index < 25 && !limited; index++) {
+    for (let index = 0; index <= REGISTRATIONS_PER_MINUTE && !limited; index++) {
       const response = await register(`burst ${index}`);
       if (response.status !== 201) limited = response;
     }
