@@ -6,11 +6,11 @@ import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { pgliteOnDiskStores, testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveToolrowMcp } from '../test/fixture.ts';
 import { connectHttp } from '../test/helpers.ts';
 import { createFairShare } from './fair-share.ts';
-import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
+import type { RunningMcpHttp } from './http.ts';
 import { createToken } from './tokens.ts';
-import { createToolrowBackend } from './toolrow-backend.ts';
 
 /** A promise and the function that settles it. */
 function gate() {
@@ -87,13 +87,7 @@ describe.each(STORES)('$name: a flood of one client leaves the user served', ({ 
   beforeAll(async () => {
     toolrow = await open({ seed: { orders: 200 } });
     await toolrow.state.profiles.setMode(DEFAULT_PROFILE, 'full-auto');
-    server = await serveMcpHttp(
-      createMcpHttpHandler({
-        backend: createToolrowBackend({ source: toolrow.source, state: toolrow.state, fairShare: share }),
-        tokens: toolrow.state.tokens,
-      }),
-      0,
-    );
+    server = await serveToolrowMcp(toolrow, { fairShare: share });
     const { token } = await createToken(toolrow.state.tokens, { scope: 'tables:readonly', name: 'flood' });
     client = await connectHttp(server.url, token);
   }, 120_000);

@@ -6,11 +6,11 @@ import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { serveToolrowMcp } from '../test/fixture.ts';
 import { connectHttp } from '../test/helpers.ts';
 import { type ApprovalInbox, createApprovalInbox, type McpApprovalRequest } from './approvals.ts';
-import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
+import type { RunningMcpHttp } from './http.ts';
 import { createToken } from './tokens.ts';
-import { createToolrowBackend } from './toolrow-backend.ts';
 
 /** Answers every ask of the inbox with `approved`, and records them. */
 function answerAll(inbox: ApprovalInbox, approved: boolean, seen: McpApprovalRequest[]): () => void {
@@ -37,14 +37,7 @@ describe.each(testStores())('$name: grants over MCP belong to one client', ({ op
   beforeAll(async () => {
     toolrow = await open({ seed: { orders: 20 } });
     await toolrow.state.profiles.setMode(DEFAULT_PROFILE, 'auto');
-    server = await serveMcpHttp(
-      createMcpHttpHandler({
-        backend: createToolrowBackend({ source: toolrow.source, state: toolrow.state }),
-        tokens: toolrow.state.tokens,
-        approvals: inbox,
-      }),
-      0,
-    );
+    server = await serveToolrowMcp(toolrow, { approvals: inbox });
     tokenA = (await createToken(toolrow.state.tokens, { scope: 'tables:readonly', name: 'client-a' })).token;
     tokenB = (await createToken(toolrow.state.tokens, { scope: 'tables:readonly', name: 'client-b' })).token;
   }, 120_000);

@@ -5,10 +5,10 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveToolrowMcp } from '../test/fixture.ts';
 import { connectHttp } from '../test/helpers.ts';
-import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
+import type { RunningMcpHttp } from './http.ts';
 import { createToken } from './tokens.ts';
-import { createToolrowBackend } from './toolrow-backend.ts';
 
 const ROUNDS = 50;
 
@@ -23,13 +23,7 @@ describe.each(testStores())('$name: committing while an MCP client polls the sta
       'CREATE TABLE notes (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text NOT NULL)',
     );
     await toolrow.source.schema.refresh();
-    server = await serveMcpHttp(
-      createMcpHttpHandler({
-        backend: createToolrowBackend({ source: toolrow.source, state: toolrow.state }),
-        tokens: toolrow.state.tokens,
-      }),
-      0,
-    );
+    server = await serveToolrowMcp(toolrow);
     const { token } = await createToken(toolrow.state.tokens, { scope: 'tables:readonly', name: 'poller' });
     client = await connectHttp(server.url, token);
   }, 120_000);

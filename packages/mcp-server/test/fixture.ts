@@ -3,6 +3,10 @@
 import type { ToolName } from '@toolrow/catalog';
 import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
+import type { McpApprovals } from '../src/approvals.ts';
+import type { FairShare } from '../src/fair-share.ts';
+import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from '../src/http.ts';
+import { createToolrowBackend } from '../src/toolrow-backend.ts';
 
 export const WIDGETS = 'widgets';
 
@@ -96,4 +100,23 @@ export async function auditOf({ state }: Toolrow) {
     decidedBy: entry.decidedBy,
     id: entry.id,
   }));
+}
+
+/** The MCP endpoint over the real tools and state of `toolrow`, on a free port of 127.0.0.1. */
+export function serveToolrowMcp(
+  toolrow: Toolrow,
+  options: { fairShare?: FairShare; approvals?: McpApprovals } = {},
+): Promise<RunningMcpHttp> {
+  return serveMcpHttp(
+    createMcpHttpHandler({
+      backend: createToolrowBackend({
+        source: toolrow.source,
+        state: toolrow.state,
+        ...(options.fairShare ? { fairShare: options.fairShare } : {}),
+      }),
+      tokens: toolrow.state.tokens,
+      ...(options.approvals ? { approvals: options.approvals } : {}),
+    }),
+    0,
+  );
 }
