@@ -94,6 +94,13 @@ export async function resolveExportPath(dir: string, requested: string): Promise
   return target;
 }
 
+function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 function stamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 }
@@ -302,10 +309,18 @@ export function createExportEngine(
     let requested = request.path ?? `${planned.label}-${stamp(new Date())}-${id.slice(4)}.${request.format}`;
     if (extname(requested) === '') requested = `${requested}.${request.format}`;
     const path = await resolveExportPath(root, requested);
-    if (!request.overwrite && (await lstat(path).catch(() => undefined))) {
+    if (!request.overwrite && (await exists(path))) {
+      // Name a free one: the tools that reach this cannot overwrite, so "overwrite" is no advice.
+      const extension = extname(requested);
+      const stem = requested.slice(0, requested.length - extension.length);
+      let free: string | undefined;
+      for (let n = 2; n < 100 && free === undefined; n++) {
+        const candidate = `${stem}-${n}${extension}`;
+        if (!(await exists(await resolveExportPath(root, candidate)))) free = candidate;
+      }
       throw new DataSourceError(
         'export-path',
-        `The file '${relative(root, path)}' exists already in the exports folder. Pick another name or pass overwrite.`,
+        `The file '${relative(root, path)}' exists already in the exports folder, and an export never replaces a file. Pick another name${free ? `, e.g. '${free}'` : ''}.`,
       );
     }
     const rowsEstimate = await estimate(planned.sql, planned.params, request.signal);

@@ -329,7 +329,12 @@ describe.each(testEngines())('exports on $name', ({ open }) => {
     await exports.run({ source: { table: 'things' }, format: 'csv', actor: 'user', path: 'once.csv' });
     await expect(
       exports.start({ source: { table: 'things' }, format: 'csv', actor: 'user', path: 'once.csv' }),
-    ).rejects.toThrow(/exists already.*overwrite/);
+    ).rejects.toThrow(/exists already.*never replaces a file\. Pick another name, e\.g\. 'once-2\.csv'/);
+    // The advice works: the name it gives is free.
+    expect(
+      (await exports.run({ source: { table: 'things' }, format: 'csv', actor: 'user', path: 'once-2.csv' }))
+        .state,
+    ).toBe('done');
     const again = await exports.run({
       source: { table: 'things' },
       format: 'csv',

@@ -74,9 +74,13 @@ describe(`toolrow staging on ${engine}`, () => {
     expect(await withSource(async (ds) => (await ds.source.rows.get('orders', 1))!.status)).toBe(
       before.status,
     );
-    const missing = await cli('commit', '99');
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/no staged change with id 99/);
+    // An id that is not staged is an error for every subcommand that takes ids, never "Nothing staged".
+    for (const sub of ['commit', 'diff', 'discard']) {
+      const missing = await cli(sub, '99');
+      expect({ sub, code: missing.code }).toEqual({ sub, code: 1 });
+      expect(missing.stderr).toMatch(/no staged change with id 99; see `toolrow staging list`/);
+      expect(missing.stdout).toBe('');
+    }
 
     const committed = await cli('commit');
     expect(committed.code, committed.stderr).toBe(0);

@@ -117,6 +117,18 @@ function formatCommit(result: CommitResult, writer: string): string {
   return `Nothing was committed: ${result.conflicts.length} row${result.conflicts.length === 1 ? '' : 's'} changed under the staged changes.\n${lines.join('\n')}\nReview them (toolrow staging diff), then discard the stale changes (toolrow staging discard <ids>) and commit again.\n`;
 }
 
+/** Whether every id asked for is staged; says which are not (and exits 1) when some are not. */
+async function idsStaged(staging: StagingArea, ids: readonly number[], io: CommandIo): Promise<boolean> {
+  if (ids.length === 0) return true;
+  const found = new Set((await staging.list({ ids: [...ids] })).map((change) => change.id));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length === 0) return true;
+  io.stderr(
+    `toolrow staging: no staged change with id ${missing.join(', ')}; see \`toolrow staging list\`.\n`,
+  );
+  return false;
+}
+
 /** The staging area, over the database itself or through the running app: the same answers either way. */
 interface StagingArea {
   list(filter: StagingFilter): Promise<StagedChange[]>;
@@ -198,6 +210,7 @@ export const stagingCommand: Command = {
       case 'diff': {
         const options = parse(rest, true, false);
         return withStaging(io, async (staging) => {
+          if (!(await idsStaged(staging, options.ids, io))) return 1;
           const diffs = await staging.diff(filterOf(options));
           if (options.json) io.stdout(toJson(diffs));
           else io.stdout(diffs.length === 0 ? 'Nothing staged.\n' : `${formatDiff(diffs)}\n`);
@@ -207,16 +220,7 @@ export const stagingCommand: Command = {
       case 'commit': {
         const options = parse(rest, true, false);
         return withStaging(io, async (staging) => {
-          if (options.ids.length > 0) {
-            const found = new Set((await staging.list({ ids: options.ids })).map((change) => change.id));
-            const missing = options.ids.filter((id) => !found.has(id));
-            if (missing.length > 0) {
-              io.stderr(
-                `toolrow staging: no staged change with id ${missing.join(', ')}; see \`toolrow staging list\`.\n`,
-              );
-              return 1;
-            }
-          }
+          if (!(await idsStaged(staging, options.ids, io))) return 1;
           const { result, writer } = await staging.commit(filterOf(options));
           if (options.json) io.stdout(toJson(result));
           else (result.ok ? io.stdout : io.stderr)(formatCommit(result, writer));
@@ -232,6 +236,7 @@ export const stagingCommand: Command = {
         }
         if (options.ids.length > 0 && options.all) throw new UsageError('Give ids or --all, not both.');
         return withStaging(io, async (staging) => {
+          if (!(await idsStaged(staging, options.ids, io))) return 1;
           const count = await staging.discard(filterOf(options));
           if (options.json) io.stdout(toJson({ discarded: count }));
           else io.stdout(`Discarded ${count} staged change${count === 1 ? '' : 's'}.\n`);
