@@ -27,6 +27,7 @@ import { proposeVariantOf, TOOL_ACCESS } from '@toolrow/catalog';
 import type { McpApprovalOutcome, McpApprovals } from './approvals.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import type { McpToolName } from './generated/mcp-scopes.ts';
+import { progressOf } from './progress.ts';
 import { refusalFor } from './scopes.ts';
 import type { McpPrincipal } from './tokens.ts';
 
@@ -246,19 +247,9 @@ export async function gateCall(params: {
   }
 
   await audit('asked', `${reason} Waiting in the Toolrow app's approval inbox.`);
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  let beats = 0;
+  const progress = progressOf(ctx);
   const waiting = `Waiting for the user to approve ${name} in the Toolrow app (${PERMISSION_MODE_LABELS[mode]} mode; up to ${formatWait(approvals.timeoutMs)}).`;
-  const beat = () => {
-    if (progressToken === undefined) return;
-    beats += 1;
-    void ctx.mcpReq
-      .notify({
-        method: 'notifications/progress',
-        params: { progressToken, progress: beats, message: waiting },
-      })
-      .catch(() => {});
-  };
+  const beat = () => progress?.beat(waiting);
   beat();
   const timer = setInterval(beat, options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
   let settled: McpApprovalOutcome;

@@ -28,6 +28,7 @@ import { annotationsFor, titleOf } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
+import { type ProgressUpdate, progressOf } from './progress.ts';
 import type { McpRefusal } from './scopes.ts';
 import { isMcpToolName, scopeCovers, toolsForScope } from './scopes.ts';
 import type { McpPrincipal } from './tokens.ts';
@@ -260,25 +261,15 @@ async function runWithProgress(
   ctx: ServerContext,
   heartbeatMs: number,
 ): Promise<unknown> {
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  let beats = 0;
-  const progress =
-    progressToken === undefined
-      ? undefined
-      : (update: { progress: number; total?: number; message?: string }) => {
-          void ctx.mcpReq
-            .notify({ method: 'notifications/progress', params: { progressToken, ...update } })
-            .catch(() => {});
-        };
+  // One line for the whole call (the approval wait beat on it already): values only rise.
+  const line = progressOf(ctx);
+  const progress = line ? (update: ProgressUpdate) => line.report(update) : undefined;
   const started = Date.now();
-  const timer = progress
-    ? setInterval(() => {
-        beats += 1;
-        progress({
-          progress: beats,
-          message: `${name} is still running (${Math.round((Date.now() - started) / 1000)} s).`,
-        });
-      }, heartbeatMs)
+  const timer = line
+    ? setInterval(
+        () => line.beat(`${name} is still running (${Math.round((Date.now() - started) / 1000)} s).`),
+        heartbeatMs,
+      )
     : undefined;
   try {
     const output = await backend.run(name, input, {
@@ -309,12 +300,12 @@ async function followExport(
   started: unknown,
   actor: McpActor,
   ctx: ServerContext,
-  progress: (update: { progress: number; total?: number; message?: string }) => void,
+  progress: (update: ProgressUpdate) => void,
 ): Promise<unknown> {
   const id = (started as ExportSummary | null)?.id;
   if (typeof id !== 'string') return started;
   let job = started as ExportSummary;
-  let sent = -1;
+  let sent = 0;
   while (job.state === 'queued' || job.state === 'running') {
     const done = typeof job.rowsDone === 'number' ? job.rowsDone : 0;
     if (done > sent) {
