@@ -204,7 +204,7 @@ export function createStaging(db: Database, source: DataSource, options: Staging
     const undecided: number[] = [];
     for (const row of open.rows) {
       const id = Number(row.id);
-      // A claim records its transaction's id in the same statement (commit below); only a commit
+      // A claim records its transaction's id together with it (commit below); only a commit
       // claimed by an older release can lack one, and that process is gone.
       const status = row.xid === null ? 'aborted' : await source.changes.transactionStatus(row.xid);
       if (status === 'committed')
@@ -467,7 +467,7 @@ export function createStaging(db: Database, source: DataSource, options: Staging
       const tableFilter = await tableFilterOf(filter);
       const { where, params } = selection(filter, tableFilter);
       // Read what to commit, then claim it inside the data's write transaction, recording that
-      // transaction's id in the same statement as the claim. A claimed commit therefore always
+      // transaction's id in the same state transaction as the claim. A claimed commit therefore always
       // names a transaction whose outcome the data database decides: no reader, second process,
       // crash or retry can free a claim whose changes may still be applied.
       for (let attempt = 1; ; attempt++) {
