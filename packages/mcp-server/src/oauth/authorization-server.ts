@@ -11,6 +11,7 @@ import {
   type OAuthMetadata,
   readRequestBody,
 } from '@modelcontextprotocol/server';
+import { isDataSourceError } from '@toolrow/datasource';
 import type { AppState, OAuthClient } from '@toolrow/state';
 import { MCP_SCOPES, type McpScope } from '../generated/mcp-scopes.ts';
 import { isMcpScope, scopeCovers } from '../scopes.ts';
@@ -503,8 +504,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       let tokens: Awaited<ReturnType<typeof oauth.issueTokens>>;
       try {
         tokens = await oauth.issueTokens(grant.id, { accessExpiresAt });
-      } catch {
+      } catch (error) {
         // The same code redeemed again at the same moment revoked the grant in between.
+        if (!isDataSourceError(error, 'misuse')) throw error;
         throw new OAuthError(
           OAuthErrorCode.InvalidGrant,
           'The authorization code was used more than once; the connection is revoked. Authorize again.',
