@@ -7,7 +7,7 @@ export const RESULT_TOKEN_BUDGET = 4000;
 
 // Pieces o200k never merges across: a run of letters (long runs split about every 6), a group of
 // up to 3 digits, one other symbol. Counting them over-estimates o200k on JSON (quotes, colons
-// and braces often share a token), which is the safe side of a budget; budget.test.ts checks it
+// and braces often share a token), which is the safe side of a budget; large-schema.test.ts checks it
 // against the real tokenizer on the results that matter.
 const PIECE = /[A-Za-z]{1,6}|\d{1,3}|[^\sA-Za-z\d]|\s+/gu;
 
