@@ -1,8 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   type Actor,
-  APP_SCHEMA,
-  type Database,
   DataSourceError,
   DEFAULT_PROFILE,
   didYouMean,
@@ -11,6 +9,7 @@ import {
   nearestNames,
   type Row,
 } from '@toolrow/datasource';
+import { sql } from 'kysely';
 import type { AppState, ListOptions } from './app-state.ts';
 import {
   type Attachment,
@@ -30,9 +29,17 @@ import {
   type UiState,
 } from './app-types.ts';
 import { createOAuthStore, writeGrantLastUse } from './oauth-store.ts';
+import {
+  byteLength,
+  date,
+  dateOrNull,
+  flag,
+  isUniqueViolation,
+  jsonValue,
+  nextValue,
+  type StateDb,
+} from './store/state-db.ts';
 import { createLastUse, createVerifyCache } from './verify-cache.ts';
-
-const S = APP_SCHEMA;
 
 function canonicalJson(value: unknown): string {
   if (value === undefined) return 'null';
@@ -83,14 +90,6 @@ function checkGrantee(grantee: string): Grantee {
   return grantee as Grantee;
 }
 
-function date(value: unknown): Date {
-  return value instanceof Date ? value : new Date(String(value));
-}
-
-function dateOrNull(value: unknown): Date | null {
-  return value === null || value === undefined ? null : date(value);
-}
-
 const toProfile = (row: Row): Profile => ({
   name: row.name as string,
   mode: row.mode as PermissionMode,
@@ -110,7 +109,7 @@ const toSpec = (row: Row): SavedSpec => ({
   name: row.name as string,
   kind: row.kind as SavedSpec['kind'],
   description: (row.description as string | null) ?? null,
-  spec: row.spec as Record<string, unknown>,
+  spec: jsonValue<Record<string, unknown>>(row.spec),
   createdAt: date(row.created_at),
   updatedAt: date(row.updated_at),
 });
@@ -145,7 +144,7 @@ export const toExportJob = (row: Row): ExportJob => ({
   state: row.state as ExportJob['state'],
   format: row.format as ExportJob['format'],
   path: row.path as string,
-  source: row.source as Record<string, unknown>,
+  source: jsonValue<Record<string, unknown>>(row.source),
   rowsDone: Number(row.rows_done),
   rowsEstimate: row.rows_estimate === null ? null : Number(row.rows_estimate),
   bytesWritten: Number(row.bytes_written),
@@ -173,7 +172,7 @@ const toToken = (row: Row): McpToken => ({
   expiresAt: dateOrNull(row.expires_at),
   revokedAt: dateOrNull(row.revoked_at),
   lastUsedAt: dateOrNull(row.last_used_at),
-  askViaClient: row.ask_via_client === true,
+  askViaClient: flag(row.ask_via_client),
 });
 
 const toConversationSummary = (row: Row): ConversationSummary => ({
@@ -255,36 +254,42 @@ export interface AppStateOptions {
   verifyCacheTtlMs?: number;
 }
 
-export function createAppState(db: Database, options: AppStateOptions): AppState {
+export function createAppState(db: StateDb, options: AppStateOptions): AppState {
+  const { q, dialect } = db;
   const ensureProfile = async (name: string = DEFAULT_PROFILE): Promise<Profile> => {
     if (typeof name !== 'string' || name.trim() === '') {
       throw new DataSourceError('misuse', 'A profile name must be a non-empty string.');
     }
-    const result = await db.query(
-      `INSERT INTO ${S}.profiles (name) VALUES ($1)
-       ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
-       RETURNING name, mode, created_at`,
-      [name],
-    );
-    return toProfile(result.rows[0]!);
+    const row = await q
+      .insertInto('profiles')
+      .values({ name })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ name: (eb) => eb.ref('excluded.name') }))
+      .returning(['name', 'mode', 'created_at'])
+      .executeTakeFirstOrThrow();
+    return toProfile(row);
   };
 
   // One cache for both kinds of bearer token: any revocation clears it.
   const cache = createVerifyCache<unknown>(options.verifyCacheTtlMs);
   const tokenLastUse = createLastUse<number>(async (stamps) => {
-    await db.transaction(async (tx) => {
+    await q.transaction().execute(async (tx) => {
       for (const [id, at] of stamps) {
-        await tx.query(
-          `UPDATE ${S}.mcp_tokens SET last_used_at = GREATEST(coalesce(last_used_at, $2), $2) WHERE id = $1`,
-          [id, at],
-        );
+        // Never back in time: another process may have written a later use.
+        await tx
+          .updateTable('mcp_tokens')
+          .set({ last_used_at: at })
+          .where('id', '=', id)
+          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+          .execute();
       }
     });
   });
-  const grantLastUse = createLastUse<string>((stamps) => writeGrantLastUse(db, stamps));
+  const grantLastUse = createLastUse<string>((stamps) => writeGrantLastUse(q, stamps));
   const flushLastUse = async () => {
     await Promise.all([tokenLastUse.flush(), grantLastUse.flush()]);
   };
+
+  const attachmentColumns = ['id', 'profile', 'name', 'media_type', 'created_at'] as const;
 
   const app: AppState = {
     flushLastUse,
@@ -292,7 +297,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
     profiles: {
       ensure: ensureProfile,
       async list() {
-        return (await db.query(`SELECT name, mode, created_at FROM ${S}.profiles ORDER BY name`)).rows.map(
+        return (await q.selectFrom('profiles').select(['name', 'mode', 'created_at']).orderBy('name').execute()).map(
           toProfile,
         );
       },
@@ -304,80 +309,99 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
           );
         }
         await ensureProfile(name);
-        const result = await db.query(
-          `UPDATE ${S}.profiles SET mode = $2 WHERE name = $1 RETURNING name, mode, created_at`,
-          [name, mode],
-        );
-        return toProfile(result.rows[0]!);
+        const row = await q
+          .updateTable('profiles')
+          .set({ mode })
+          .where('name', '=', name)
+          .returning(['name', 'mode', 'created_at'])
+          .executeTakeFirstOrThrow();
+        return toProfile(row);
       },
       async grants(profile, grantee) {
         if (grantee !== undefined) checkGrantee(grantee);
-        const result = await db.query(
-          `SELECT profile, grantee, tool, table_name, granted_by, granted_at FROM ${S}.grants
-           WHERE profile = $1 AND ($2::text IS NULL OR grantee = $2) ORDER BY grantee, tool, table_name`,
-          [profile, grantee ?? null],
-        );
-        return result.rows.map(toGrant);
+        const rows = await q
+          .selectFrom('grants')
+          .selectAll()
+          .where('profile', '=', profile)
+          .$if(grantee !== undefined, (qb) => qb.where('grantee', '=', grantee!))
+          .orderBy(['grantee', 'tool', 'table_name'])
+          .execute();
+        return rows.map(toGrant);
       },
       async hasGrant(profile, grantee, tool, table) {
         checkGrantee(grantee);
-        const result = await db.query(
-          `SELECT 1 FROM ${S}.grants WHERE profile = $1 AND grantee = $2 AND tool = $3 AND table_name IN ($4, '*')`,
-          [profile, grantee, tool, table],
-        );
-        return result.rows.length > 0;
+        const row = await q
+          .selectFrom('grants')
+          .select('tool')
+          .where('profile', '=', profile)
+          .where('grantee', '=', grantee)
+          .where('tool', '=', tool)
+          .where('table_name', 'in', [table, '*'])
+          .executeTakeFirst();
+        return row !== undefined;
       },
       async addGrant(grant) {
         checkActor(grant.grantedBy, 'grantedBy');
         checkGrantee(grant.grantee);
         await ensureProfile(grant.profile);
-        const result = await db.query(
-          `INSERT INTO ${S}.grants (profile, grantee, tool, table_name, granted_by) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (profile, grantee, tool, table_name) DO UPDATE SET granted_by = EXCLUDED.granted_by, granted_at = now()
-           RETURNING profile, grantee, tool, table_name, granted_by, granted_at`,
-          [grant.profile, grant.grantee, grant.tool, grant.table, grant.grantedBy],
-        );
-        return toGrant(result.rows[0]!);
+        const row = await q
+          .insertInto('grants')
+          .values({
+            profile: grant.profile,
+            grantee: grant.grantee,
+            tool: grant.tool,
+            table_name: grant.table,
+            granted_by: grant.grantedBy,
+            granted_at: new Date(),
+          })
+          .onConflict((oc) =>
+            oc
+              .columns(['profile', 'grantee', 'tool', 'table_name'])
+              .doUpdateSet({ granted_by: (eb) => eb.ref('excluded.granted_by'), granted_at: new Date() }),
+          )
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toGrant(row);
       },
       async revokeGrants(profile, match = {}) {
         if (match.grantee !== undefined) checkGrantee(match.grantee);
-        const result = await db.query(
-          `DELETE FROM ${S}.grants WHERE profile = $1 AND ($2::text IS NULL OR grantee = $2)
-             AND ($3::text IS NULL OR tool = $3) AND ($4::text IS NULL OR table_name = $4)`,
-          [profile, match.grantee ?? null, match.tool ?? null, match.table ?? null],
-        );
-        return result.rowCount;
+        const result = await q
+          .deleteFrom('grants')
+          .where('profile', '=', profile)
+          .$if(match.grantee !== undefined, (qb) => qb.where('grantee', '=', match.grantee!))
+          .$if(match.tool !== undefined, (qb) => qb.where('tool', '=', match.tool!))
+          .$if(match.table !== undefined, (qb) => qb.where('table_name', '=', match.table!))
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
       },
       async revokeGranteeGrants(grantee) {
         checkGrantee(grantee);
-        return (await db.query(`DELETE FROM ${S}.grants WHERE grantee = $1`, [grantee])).rowCount;
+        const result = await q.deleteFrom('grants').where('grantee', '=', grantee).executeTakeFirst();
+        return Number(result.numDeletedRows);
       },
     },
 
     ui: {
       async get(profile = DEFAULT_PROFILE) {
-        const result = await db.query(
-          `SELECT profile, tabs, focused_tab_id, selection, updated_at FROM ${S}.ui_state WHERE profile = $1`,
-          [profile],
-        );
-        const row = result.rows[0];
+        const row = await q.selectFrom('ui_state').selectAll().where('profile', '=', profile).executeTakeFirst();
         if (!row) return emptyUi(profile);
         return {
           profile,
-          tabs: row.tabs as UiState['tabs'],
-          focusedTabId: (row.focused_tab_id as string | null) ?? null,
-          selection: (row.selection as UiState['selection']) ?? null,
+          tabs: jsonValue<UiState['tabs']>(row.tabs),
+          focusedTabId: row.focused_tab_id ?? null,
+          selection: jsonValue<UiState['selection']>(row.selection) ?? null,
           updatedAt: date(row.updated_at),
         };
       },
       async update(profile, patch) {
-        return db.transaction(async (tx) => {
-          const current = await tx.query(
-            `SELECT tabs, focused_tab_id, selection FROM ${S}.ui_state WHERE profile = $1 FOR UPDATE`,
-            [profile],
-          );
-          const row = current.rows[0];
-          const tabs = patch.tabs ?? (row?.tabs as UiState['tabs'] | undefined) ?? [];
+        return q.transaction().execute(async (tx) => {
+          const row = await tx
+            .selectFrom('ui_state')
+            .select(['tabs', 'focused_tab_id', 'selection'])
+            .where('profile', '=', profile)
+            .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+            .executeTakeFirst();
+          const tabs = patch.tabs ?? (row ? jsonValue<UiState['tabs']>(row.tabs) : undefined) ?? [];
           if (!Array.isArray(tabs)) throw new DataSourceError('misuse', 'tabs must be an array of tabs.');
           const ids = new Set<string>();
           for (const tab of tabs) {
@@ -388,10 +412,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
               );
             ids.add(tab.id);
           }
-          let focused =
-            patch.focusedTabId !== undefined
-              ? patch.focusedTabId
-              : ((row?.focused_tab_id as string | null) ?? null);
+          let focused = patch.focusedTabId !== undefined ? patch.focusedTabId : (row?.focused_tab_id ?? null);
           if (patch.focusedTabId !== undefined && focused !== null && !ids.has(focused)) {
             throw new DataSourceError(
               'misuse',
@@ -403,38 +424,35 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
           let selection =
             patch.selection !== undefined
               ? patch.selection
-              : ((row?.selection as UiState['selection']) ?? null);
+              : ((row ? jsonValue<UiState['selection']>(row.selection) : null) ?? null);
           if (selection && !ids.has(selection.tabId)) selection = null;
-          const written = await tx.query(
-            `INSERT INTO ${S}.ui_state (profile, tabs, focused_tab_id, selection, updated_at)
-             VALUES ($1, $2::jsonb, $3, $4::jsonb, now())
-             ON CONFLICT (profile) DO UPDATE SET tabs = EXCLUDED.tabs, focused_tab_id = EXCLUDED.focused_tab_id,
-               selection = EXCLUDED.selection, updated_at = now()
-             RETURNING updated_at`,
-            [profile, JSON.stringify(tabs), focused, selection === null ? null : JSON.stringify(selection)],
-          );
-          return {
-            profile,
-            tabs,
-            focusedTabId: focused,
-            selection,
-            updatedAt: date(written.rows[0]!.updated_at),
+          const values = {
+            tabs: JSON.stringify(tabs),
+            focused_tab_id: focused,
+            selection: selection === null ? null : JSON.stringify(selection),
+            updated_at: new Date(),
           };
+          const written = await tx
+            .insertInto('ui_state')
+            .values({ profile, ...values })
+            .onConflict((oc) => oc.column('profile').doUpdateSet(values))
+            .returning('updated_at')
+            .executeTakeFirstOrThrow();
+          return { profile, tabs, focusedTabId: focused, selection, updatedAt: date(written.updated_at) };
         });
       },
     },
 
     specs: {
       async list() {
-        return (await db.query(`SELECT * FROM ${S}.saved_specs ORDER BY name`)).rows.map(toSpec);
+        return (await q.selectFrom('saved_specs').selectAll().orderBy('name').execute()).map(toSpec);
       },
       async get(name) {
-        const result = await db.query(`SELECT * FROM ${S}.saved_specs WHERE name = $1`, [name]);
-        const row = result.rows[0];
+        const row = await q.selectFrom('saved_specs').selectAll().where('name', '=', name).executeTakeFirst();
         if (row) return toSpec(row);
-        const names = (
-          await db.query<{ name: string }>(`SELECT name FROM ${S}.saved_specs ORDER BY name`)
-        ).rows.map((spec) => spec.name);
+        const names = (await q.selectFrom('saved_specs').select('name').orderBy('name').execute()).map(
+          (spec) => spec.name,
+        );
         throw new DataSourceError(
           'not-found',
           `No saved spec named '${name}'.${didYouMean(nearestNames(name, names))} ${
@@ -451,38 +469,55 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
             `A saved spec's kind is view, query or export, got '${spec.kind}'.`,
           );
         }
-        const result = await db.query(
-          `INSERT INTO ${S}.saved_specs (name, kind, description, spec) VALUES ($1, $2, $3, $4::jsonb)
-           ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, description = EXCLUDED.description,
-             spec = EXCLUDED.spec, updated_at = now()
-           RETURNING *`,
-          [spec.name, spec.kind, spec.description ?? null, JSON.stringify(spec.spec)],
-        );
-        return toSpec(result.rows[0]!);
+        const values = {
+          kind: spec.kind,
+          description: spec.description ?? null,
+          spec: JSON.stringify(spec.spec),
+          updated_at: new Date(),
+        };
+        const row = await q
+          .insertInto('saved_specs')
+          .values({ name: spec.name, ...values })
+          .onConflict((oc) => oc.column('name').doUpdateSet(values))
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toSpec(row);
       },
       async delete(name) {
-        return (await db.query(`DELETE FROM ${S}.saved_specs WHERE name = $1`, [name])).rowCount > 0;
+        const result = await q.deleteFrom('saved_specs').where('name', '=', name).executeTakeFirst();
+        return result.numDeletedRows > 0n;
       },
     },
 
     history: {
       async add(entry) {
         checkActor(entry.actor, 'actor');
-        const result = await db.query(
-          `INSERT INTO ${S}.query_history (profile, actor, sql, row_count, duration_ms, error)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-          [entry.profile, entry.actor, entry.sql, entry.rowCount, entry.durationMs, entry.error],
-        );
-        return toHistory(result.rows[0]!);
+        const row = await q
+          .insertInto('query_history')
+          .values({
+            profile: entry.profile,
+            actor: entry.actor,
+            sql: entry.sql,
+            row_count: entry.rowCount,
+            duration_ms: entry.durationMs,
+            error: entry.error,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toHistory(row);
       },
       async list(options) {
         const { limit, offset } = limitOf(options);
-        const result = await db.query(
-          `SELECT * FROM ${S}.query_history WHERE ($1::text IS NULL OR profile = $1) AND ($4::text IS NULL OR actor = $4)
-           ORDER BY id DESC LIMIT $2 OFFSET $3`,
-          [options?.profile ?? null, limit, offset, options?.actor ?? null],
-        );
-        return result.rows.map(toHistory);
+        const rows = await q
+          .selectFrom('query_history')
+          .selectAll()
+          .$if(options?.profile != null, (qb) => qb.where('profile', '=', options!.profile!))
+          .$if(options?.actor != null, (qb) => qb.where('actor', '=', options!.actor!))
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        return rows.map(toHistory);
       },
     },
 
@@ -495,45 +530,41 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
             `decision must be one of ${AUDIT_DECISIONS.join(', ')}, got '${entry.decision}'.`,
           );
         }
-        const result = await db.query(
-          `INSERT INTO ${S}.audit_log (tool, input_digest, decision, decided_by, profile, table_name, detail)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-          [
-            entry.tool,
-            digestInput(entry.input),
-            entry.decision,
-            entry.decidedBy,
-            entry.profile,
-            entry.table ?? null,
-            entry.detail ?? null,
-          ],
-        );
-        return toAudit(result.rows[0]!);
+        const row = await q
+          .insertInto('audit_log')
+          .values({
+            tool: entry.tool,
+            input_digest: digestInput(entry.input),
+            decision: entry.decision,
+            decided_by: entry.decidedBy,
+            profile: entry.profile,
+            table_name: entry.table ?? null,
+            detail: entry.detail ?? null,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toAudit(row);
       },
       async list(options) {
         const { limit, offset } = limitOf(options);
-        const result = await db.query(
-          `SELECT * FROM ${S}.audit_log
-           WHERE ($1::text IS NULL OR profile = $1) AND ($2::text IS NULL OR tool = $2) AND ($3::text IS NULL OR decision = $3)
-             AND ($6::text IS NULL OR decided_by = $6)
-           ORDER BY id DESC LIMIT $4 OFFSET $5`,
-          [
-            options?.profile ?? null,
-            options?.tool ?? null,
-            options?.decision ?? null,
-            limit,
-            offset,
-            options?.actor ?? null,
-          ],
-        );
-        return result.rows.map(toAudit);
+        const rows = await q
+          .selectFrom('audit_log')
+          .selectAll()
+          .$if(options?.profile != null, (qb) => qb.where('profile', '=', options!.profile!))
+          .$if(options?.tool != null, (qb) => qb.where('tool', '=', options!.tool!))
+          .$if(options?.decision != null, (qb) => qb.where('decision', '=', options!.decision!))
+          .$if(options?.actor != null, (qb) => qb.where('decided_by', '=', options!.actor!))
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        return rows.map(toAudit);
       },
     },
 
     exportJobs: {
       async get(id) {
-        const result = await db.query(`SELECT * FROM ${S}.export_jobs WHERE id = $1`, [id]);
-        const row = result.rows[0];
+        const row = await q.selectFrom('export_jobs').selectAll().where('id', '=', id).executeTakeFirst();
         if (!row) {
           throw new DataSourceError(
             'not-found',
@@ -544,12 +575,16 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
       },
       async list(options) {
         const { limit, offset } = limitOf(options);
-        const result = await db.query(
-          `SELECT * FROM ${S}.export_jobs WHERE ($1::text IS NULL OR profile = $1) AND ($4::text IS NULL OR actor = $4)
-           ORDER BY seq DESC LIMIT $2 OFFSET $3`,
-          [options?.profile ?? null, limit, offset, options?.actor ?? null],
-        );
-        return result.rows.map(toExportJob);
+        const rows = await q
+          .selectFrom('export_jobs')
+          .selectAll()
+          .$if(options?.profile != null, (qb) => qb.where('profile', '=', options!.profile!))
+          .$if(options?.actor != null, (qb) => qb.where('actor', '=', options!.actor!))
+          .orderBy('seq', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        return rows.map(toExportJob);
       },
     },
 
@@ -559,34 +594,39 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
           typeof attachment.content === 'string'
             ? new TextEncoder().encode(attachment.content)
             : attachment.content;
-        const result = await db.query(
-          `INSERT INTO ${S}.attachments (id, profile, name, media_type, content) VALUES ($1, $2, $3, $4, $5)
-           RETURNING id, profile, name, media_type, octet_length(content) AS size_bytes, created_at`,
-          [
-            randomUUID(),
-            attachment.profile ?? DEFAULT_PROFILE,
-            attachment.name,
-            attachment.mediaType,
+        const row = await q
+          .insertInto('attachments')
+          .values({
+            id: randomUUID(),
+            profile: attachment.profile ?? DEFAULT_PROFILE,
+            name: attachment.name,
+            media_type: attachment.mediaType,
             content,
-          ],
-        );
-        return toAttachment(result.rows[0]!);
+            seq: nextValue(dialect, 'attachments.seq'),
+          })
+          .returning([...attachmentColumns, byteLength(dialect, 'content').as('size_bytes')])
+          .executeTakeFirstOrThrow();
+        return toAttachment(row);
       },
       async get(idOrName, profile = DEFAULT_PROFILE) {
-        const result = await db.query(
-          `SELECT id, profile, name, media_type, octet_length(content) AS size_bytes, created_at, content
-           FROM ${S}.attachments WHERE id = $1 OR (name = $1 AND profile = $2)
-           ORDER BY (id = $1) DESC, seq DESC LIMIT 1`,
-          [idOrName, profile],
-        );
-        const row = result.rows[0];
+        const row = await q
+          .selectFrom('attachments')
+          .select([...attachmentColumns, 'content', byteLength(dialect, 'content').as('size_bytes')])
+          .where((eb) => eb.or([eb('id', '=', idOrName), eb.and([eb('name', '=', idOrName), eb('profile', '=', profile)])]))
+          .orderBy(sql`(id = ${idOrName})`, 'desc')
+          .orderBy('seq', 'desc')
+          .limit(1)
+          .executeTakeFirst();
         if (!row) {
           const names = (
-            await db.query<{ name: string }>(
-              `SELECT DISTINCT name FROM ${S}.attachments WHERE profile = $1 ORDER BY name`,
-              [profile],
-            )
-          ).rows.map((item) => item.name);
+            await q
+              .selectFrom('attachments')
+              .select('name')
+              .distinct()
+              .where('profile', '=', profile)
+              .orderBy('name')
+              .execute()
+          ).map((item) => item.name);
           throw new DataSourceError(
             'not-found',
             `No attachment '${idOrName}'.${didYouMean(nearestNames(idOrName, names))} ${
@@ -596,34 +636,36 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
             }`,
           );
         }
-        const raw = row.content as Uint8Array;
+        const raw = row.content;
         return { ...toAttachment(row), content: new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength) };
       },
       async list(profile = DEFAULT_PROFILE) {
-        const result = await db.query(
-          `SELECT id, profile, name, media_type, octet_length(content) AS size_bytes, created_at
-           FROM ${S}.attachments WHERE profile = $1 ORDER BY seq DESC`,
-          [profile],
-        );
-        return result.rows.map(toAttachment);
+        const rows = await q
+          .selectFrom('attachments')
+          .select([...attachmentColumns, byteLength(dialect, 'content').as('size_bytes')])
+          .where('profile', '=', profile)
+          .orderBy('seq', 'desc')
+          .execute();
+        return rows.map(toAttachment);
       },
       async delete(id) {
-        return (await db.query(`DELETE FROM ${S}.attachments WHERE id = $1`, [id])).rowCount > 0;
+        const result = await q.deleteFrom('attachments').where('id', '=', id).executeTakeFirst();
+        return result.numDeletedRows > 0n;
       },
     },
 
     connections: {
       async list() {
-        const result = await db.query(`SELECT name, engine, description FROM ${S}.connections ORDER BY name`);
+        const rows = await q.selectFrom('connections').select(['name', 'engine', 'description']).orderBy('name').execute();
         const active = options.activeConnection;
-        const rows: ConnectionInfo[] = result.rows.map((row) => ({
-          name: row.name as string,
+        const listed: ConnectionInfo[] = rows.map((row) => ({
+          name: row.name,
           engine: row.engine as ConnectionInfo['engine'],
-          description: row.description as string,
+          description: row.description,
           active: row.name === active.name,
         }));
-        if (!rows.some((row) => row.active)) rows.unshift({ ...active, active: true });
-        return rows;
+        if (!listed.some((row) => row.active)) listed.unshift({ ...active, active: true });
+        return listed;
       },
       async save(connection) {
         if (/:\/\/[^/@\s]*:[^/@\s]*@/.test(connection.description)) {
@@ -632,11 +674,12 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
             'A connection description must not hold a password; describe it as user@host:port/db.',
           );
         }
-        await db.query(
-          `INSERT INTO ${S}.connections (name, engine, description) VALUES ($1, $2, $3)
-           ON CONFLICT (name) DO UPDATE SET engine = EXCLUDED.engine, description = EXCLUDED.description, updated_at = now()`,
-          [connection.name, connection.engine, connection.description],
-        );
+        const values = { engine: connection.engine, description: connection.description, updated_at: new Date() };
+        await q
+          .insertInto('connections')
+          .values({ name: connection.name, ...values })
+          .onConflict((oc) => oc.column('name').doUpdateSet(values))
+          .execute();
         return { ...connection, active: connection.name === options.activeConnection.name };
       },
     },
@@ -644,27 +687,30 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
     conversations: {
       async list(options) {
         const { limit, offset } = limitOf(options);
-        const result = await db.query(
-          `SELECT profile, id, title, message_count, created_at, updated_at FROM ${S}.conversations
-           WHERE profile = $1 ORDER BY touched DESC LIMIT $2 OFFSET $3`,
-          [options?.profile ?? DEFAULT_PROFILE, limit, offset],
-        );
-        return result.rows.map(toConversationSummary);
+        const rows = await q
+          .selectFrom('conversations')
+          .select(['profile', 'id', 'title', 'message_count', 'created_at', 'updated_at'])
+          .where('profile', '=', options?.profile ?? DEFAULT_PROFILE)
+          .orderBy('touched', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        return rows.map(toConversationSummary);
       },
       async get(id, profile = DEFAULT_PROFILE) {
-        const result = await db.query(
-          `SELECT profile, id, title, message_count, created_at, updated_at, messages FROM ${S}.conversations
-           WHERE profile = $1 AND id = $2`,
-          [profile, id],
-        );
-        const row = result.rows[0];
+        const row = await q
+          .selectFrom('conversations')
+          .select(['profile', 'id', 'title', 'message_count', 'created_at', 'updated_at', 'messages'])
+          .where('profile', '=', profile)
+          .where('id', '=', id)
+          .executeTakeFirst();
         if (!row) {
           throw new DataSourceError(
             'not-found',
             `No conversation '${id}' in profile '${profile}'. It may have been deleted; list the conversations to see their ids.`,
           );
         }
-        return { ...toConversationSummary(row), messages: row.messages as ConversationMessage[] };
+        return { ...toConversationSummary(row), messages: jsonValue<ConversationMessage[]>(row.messages) };
       },
       async save(conversation) {
         const id = checkConversationId(conversation.id);
@@ -681,23 +727,39 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
             `Conversation '${id}' is ${Math.round(json.length / 1024 / 1024)} MB of JSON, over the ${CONVERSATION_MAX_CHARS / 1024 / 1024} MB a conversation may hold. Start a new conversation.`,
           );
         }
-        const result = await db.query(
-          `INSERT INTO ${S}.conversations (profile, id, title, messages, message_count)
-           VALUES ($1, $2, $3, $4::json, $5)
-           ON CONFLICT (profile, id) DO UPDATE SET title = EXCLUDED.title, messages = EXCLUDED.messages,
-             message_count = EXCLUDED.message_count, updated_at = now(),
-             touched = nextval('${S}.conversations_touched')
-           RETURNING profile, id, title, message_count, created_at, updated_at`,
-          [profile, id, title, json, messages.length],
-        );
-        return toConversationSummary(result.rows[0]!);
+        const now = new Date();
+        const row = await q
+          .insertInto('conversations')
+          .values({
+            profile,
+            id,
+            title,
+            messages: json,
+            message_count: messages.length,
+            created_at: now,
+            updated_at: now,
+            touched: nextValue(dialect, 'conversations.touched'),
+          })
+          .onConflict((oc) =>
+            oc.columns(['profile', 'id']).doUpdateSet({
+              title: (eb) => eb.ref('excluded.title'),
+              messages: (eb) => eb.ref('excluded.messages'),
+              message_count: (eb) => eb.ref('excluded.message_count'),
+              updated_at: now,
+              touched: nextValue(dialect, 'conversations.touched'),
+            }),
+          )
+          .returning(['profile', 'id', 'title', 'message_count', 'created_at', 'updated_at'])
+          .executeTakeFirstOrThrow();
+        return toConversationSummary(row);
       },
       async delete(id, profile = DEFAULT_PROFILE) {
-        const result = await db.query(`DELETE FROM ${S}.conversations WHERE profile = $1 AND id = $2`, [
-          profile,
-          id,
-        ]);
-        return result.rowCount > 0;
+        const result = await q
+          .deleteFrom('conversations')
+          .where('profile', '=', profile)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        return result.numDeletedRows > 0n;
       },
     },
 
@@ -717,13 +779,20 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
         }
         const token = `trw_${randomBytes(32).toString('base64url')}`;
         try {
-          const result = await db.query(
-            `INSERT INTO ${S}.mcp_tokens (name, token_hash, scope, expires_at, ask_via_client) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-            [name, hashToken(token), scope, expiresAt ?? null, askViaClient === true],
-          );
-          return { token, record: toToken(result.rows[0]!) };
+          const row = await q
+            .insertInto('mcp_tokens')
+            .values({
+              name,
+              token_hash: hashToken(token),
+              scope,
+              expires_at: expiresAt ?? null,
+              ask_via_client: askViaClient === true,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          return { token, record: toToken(row) };
         } catch (error) {
-          if ((error as { code?: string }).code === '23505') {
+          if (isUniqueViolation(error)) {
             throw new DataSourceError(
               'already-exists',
               `A live MCP token named '${name}' exists already. Revoke it first or pick another name.`,
@@ -738,8 +807,7 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
         const now = Date.now();
         let record = cache.get(hash, now) as McpToken | undefined;
         if (!record) {
-          const result = await db.query(`SELECT * FROM ${S}.mcp_tokens WHERE token_hash = $1`, [hash]);
-          const row = result.rows[0];
+          const row = await q.selectFrom('mcp_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
           if (!row) return { ok: false, reason: 'unknown' };
           record = toToken(row);
           if (record.revokedAt) return { ok: false, reason: 'revoked', token: record };
@@ -754,21 +822,22 @@ export function createAppState(db: Database, options: AppStateOptions): AppState
       },
       async list() {
         await tokenLastUse.flush();
-        return (await db.query(`SELECT * FROM ${S}.mcp_tokens ORDER BY created_at, id`)).rows.map(toToken);
+        return (await q.selectFrom('mcp_tokens').selectAll().orderBy(['created_at', 'id']).execute()).map(toToken);
       },
       async revoke(name) {
-        const result = await db.transaction(async (tx) => {
-          const revoked = await tx.query(
-            `UPDATE ${S}.mcp_tokens SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL`,
-            [name],
-          );
+        const revoked = await q.transaction().execute(async (tx) => {
+          const result = await tx
+            .updateTable('mcp_tokens')
+            .set({ revoked_at: new Date() })
+            .where('name', '=', name)
+            .where('revoked_at', 'is', null)
+            .executeTakeFirst();
           // A later token may take the name: it must not inherit this one's remembered grants.
-          if (revoked.rowCount > 0)
-            await tx.query(`DELETE FROM ${S}.grants WHERE grantee = $1`, [`mcp:${name}`]);
-          return revoked;
+          if (result.numUpdatedRows > 0n) await tx.deleteFrom('grants').where('grantee', '=', `mcp:${name}`).execute();
+          return result.numUpdatedRows > 0n;
         });
         cache.clear();
-        return result.rowCount > 0;
+        return revoked;
       },
     },
   };

@@ -1,8 +1,7 @@
-import { APP_SCHEMA } from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestInput, hashToken } from './app-state.ts';
 import type { Tab } from './app-types.ts';
-import { MIGRATIONS, migrate } from './migrations.ts';
+import { MIGRATIONS, migrate } from './store/migrations.ts';
 import type { ToolrowState } from './state.ts';
 import { testStores } from './testing.ts';
 import type { Toolrow } from './toolrow.ts';
@@ -29,9 +28,7 @@ describe.each(testStores())('app state on $name', ({ open }) => {
   afterAll(() => toolrow.close());
 
   it('migrations are recorded, and running them again applies nothing', async () => {
-    const { rows } = await state.db.query(
-      `SELECT version, name FROM ${APP_SCHEMA}.schema_migrations ORDER BY version`,
-    );
+    const rows = await state.db.q.selectFrom('schema_migrations').select(['version', 'name']).orderBy('version').execute();
     expect(rows).toEqual(
       MIGRATIONS.map((migration) => ({ version: migration.version, name: migration.name })),
     );
@@ -39,7 +36,7 @@ describe.each(testStores())('app state on $name', ({ open }) => {
   });
 
   it('a new migration applies once; a database newer than the code is refused', async () => {
-    const next = { version: 1000, name: 'test table', sql: `CREATE TABLE ${APP_SCHEMA}.test_extra (id int)` };
+    const next = { version: 1000, name: 'test table', sql: (t: { s: string }) => `CREATE TABLE ${t.s}test_extra (id int)` };
     expect(await migrate(state.db, [...MIGRATIONS, next])).toEqual([1000]);
     expect(await migrate(state.db, [...MIGRATIONS, next])).toEqual([]);
     await expect(migrate(state.db)).rejects.toThrow(
@@ -47,20 +44,19 @@ describe.each(testStores())('app state on $name', ({ open }) => {
         `version 1000, newer than this Toolrow knows \\(${MIGRATIONS.at(-1)!.version}\\)\\. Upgrade Toolrow`,
       ),
     );
-    await state.db.exec(
-      `DROP TABLE ${APP_SCHEMA}.test_extra; DELETE FROM ${APP_SCHEMA}.schema_migrations WHERE version = 1000;`,
-    );
-    const broken = { version: 1001, name: 'broken', sql: 'CREATE TABLE nope (' };
+    await state.db.q.schema.dropTable('test_extra').execute();
+    await state.db.q.deleteFrom('schema_migrations').where('version', '=', 1000).execute();
+    // The first statement succeeds and the second fails: the transaction takes both back.
+    const broken = {
+      version: 1001,
+      name: 'broken',
+      sql: (t: { s: string }) => `CREATE TABLE ${t.s}half_made (id int);\nCREATE TABLE nope (`,
+    };
     await expect(migrate(state.db, [...MIGRATIONS, broken])).rejects.toThrow(
-      /App-state migration 1001 \(broken\) failed/,
+      /State migration 1001 \(broken\) failed: .*The store was left at the previous version/,
     );
-    expect(
-      (
-        await state.db.query(
-          `SELECT count(*)::int AS n FROM ${APP_SCHEMA}.schema_migrations WHERE version = 1001`,
-        )
-      ).rows,
-    ).toEqual([{ n: 0 }]);
+    expect(await state.db.q.selectFrom('schema_migrations').select('version').where('version', '=', 1001).execute()).toEqual([]);
+    await expect(state.db.q.selectFrom('half_made' as never).selectAll().execute()).rejects.toThrow(/half_made/);
   });
 
   it('profiles: created on demand in manual mode; modes and remembered grants', async () => {
@@ -253,7 +249,7 @@ describe.each(testStores())('app state on $name', ({ open }) => {
       profile: 'h',
     });
     expect(entry.inputDigest).toBe(digestInput(input));
-    const stored = JSON.stringify((await state.db.query(`SELECT * FROM ${APP_SCHEMA}.audit_log`)).rows);
+    const stored = JSON.stringify(await state.db.q.selectFrom('audit_log').selectAll().execute());
     expect(stored).not.toContain('secret from vault');
     expect((await state.audit.list({ profile: 'h' })).map((item) => item.decision)).toEqual([
       'denied',
@@ -331,7 +327,7 @@ describe.each(testStores())('app state on $name', ({ open }) => {
     });
     expect(token).toMatch(/^trw_[A-Za-z0-9_-]{43}$/);
     expect(record.tokenHash).toBe(hashToken(token));
-    const stored = JSON.stringify((await state.db.query(`SELECT * FROM ${APP_SCHEMA}.mcp_tokens`)).rows);
+    const stored = JSON.stringify(await state.db.q.selectFrom('mcp_tokens').selectAll().execute());
     expect(stored).not.toContain(token);
     const valid = await state.tokens.verify(token);
     expect(valid.ok).toBe(true);
@@ -353,9 +349,11 @@ describe.each(testStores())('app state on $name', ({ open }) => {
       scope: 'tables:staged',
       expiresAt: new Date(Date.now() + 60_000),
     });
-    await state.db.query(
-      `UPDATE ${APP_SCHEMA}.mcp_tokens SET expires_at = now() - interval '1 second' WHERE name = 'short'`,
-    );
+    await state.db.q
+      .updateTable('mcp_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('name', '=', 'short')
+      .execute();
     expect(await state.tokens.verify(short.token)).toMatchObject({ ok: false, reason: 'expired' });
 
     expect(await state.tokens.revoke('claude-desktop')).toBe(true);

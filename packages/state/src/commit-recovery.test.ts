@@ -51,10 +51,8 @@ function commitAndDie(
 }
 
 async function applying({ state }: Toolrow): Promise<number> {
-  const result = await state.db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM toolrow_app.commits WHERE state = 'applying'",
-  );
-  return result.rows[0]!.n;
+  const rows = await state.db.q.selectFrom('commits').select('id').where('state', '=', 'applying').execute();
+  return rows.length;
 }
 
 interface Snapshot {
@@ -134,10 +132,13 @@ describe.each(ENGINES)('a commit killed mid-way on %s', (engine) => {
         expect(await toolrow.state.staging.list()).toEqual([]);
         const again = await toolrow.state.staging.commit();
         expect(again).toEqual({ ok: true, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] });
-        const record = await toolrow.state.db.query<{ state: string; error: string }>(
-          'SELECT state, error FROM toolrow_app.commits ORDER BY id DESC LIMIT 1',
-        );
-        expect(record.rows[0]).toMatchObject({
+        const record = await toolrow.state.db.q
+          .selectFrom('commits')
+          .select(['state', 'error'])
+          .orderBy('id', 'desc')
+          .limit(1)
+          .executeTakeFirst();
+        expect(record).toMatchObject({
           state: 'applied',
           error: expect.stringMatching(/recognised as applied/),
         });

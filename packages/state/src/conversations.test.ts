@@ -1,9 +1,7 @@
-import { APP_SCHEMA } from '@toolrow/datasource';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONVERSATION_ID_PATTERN, conversationTitle } from './app-state.ts';
 import type { ConversationMessage } from './app-types.ts';
-import { MIGRATIONS, migrate } from './migrations.ts';
 import type { ToolrowState } from './state.ts';
 import { testStores } from './testing.ts';
 import type { Toolrow } from './toolrow.ts';
@@ -194,17 +192,5 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
       ).rejects.toThrow(error);
     }
     await expect(state.conversations.get('bad')).rejects.toThrow(/No conversation 'bad'/);
-  });
-
-  it('a database at the previous version gains conversations with its other state intact', async () => {
-    const version = MIGRATIONS.find((migration) => migration.name === 'conversations')!.version;
-    await state.profiles.setMode('upgrader', 'auto');
-    await state.db.exec(`DROP TABLE ${APP_SCHEMA}.conversations; DROP SEQUENCE ${APP_SCHEMA}.conversations_touched;
-DELETE FROM ${APP_SCHEMA}.schema_migrations WHERE version = ${version};`);
-    expect(await migrate(state.db)).toEqual([version]);
-    expect((await state.profiles.ensure('upgrader')).mode).toBe('auto');
-    expect(await state.conversations.list()).toEqual([]);
-    await state.conversations.save({ id: 'after-upgrade', messages: [user('1', 'works')] });
-    expect((await state.conversations.get('after-upgrade')).title).toBe('works');
   });
 });

@@ -1,39 +1,53 @@
-import { APP_SCHEMA, type Database, type ExportJobStore } from '@toolrow/datasource';
+import type { ExportJobStore } from '@toolrow/datasource';
 import { toExportJob } from './app-state-impl.ts';
-
-const S = APP_SCHEMA;
+import { nextValue, type StateDb } from './store/state-db.ts';
 
 /** The export engine's job records, in Toolrow's own store. */
-export function createExportJobStore(db: Database, get: ExportJobStore['get']): ExportJobStore {
+export function createExportJobStore(db: StateDb, get: ExportJobStore['get']): ExportJobStore {
+  const { q, dialect } = db;
   return {
     async create(job) {
-      const result = await db.query(
-        `INSERT INTO ${S}.export_jobs (id, profile, actor, state, format, path, source, rows_estimate)
-         VALUES ($1, $2, $3, 'queued', $4, $5, $6::jsonb, $7) RETURNING *`,
-        [job.id, job.profile, job.actor, job.format, job.path, JSON.stringify(job.source), job.rowsEstimate],
-      );
-      return toExportJob(result.rows[0]!);
+      const row = await q
+        .insertInto('export_jobs')
+        .values({
+          id: job.id,
+          profile: job.profile,
+          actor: job.actor,
+          state: 'queued',
+          format: job.format,
+          path: job.path,
+          source: JSON.stringify(job.source),
+          rows_estimate: job.rowsEstimate,
+          seq: nextValue(dialect, 'export_jobs.seq'),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toExportJob(row);
     },
     async markRunning(id) {
-      await db.query(
-        `UPDATE ${S}.export_jobs SET state = 'running', started_at = now() WHERE id = $1 AND state = 'queued'`,
-        [id],
-      );
+      await q
+        .updateTable('export_jobs')
+        .set({ state: 'running', started_at: new Date() })
+        .where('id', '=', id)
+        .where('state', '=', 'queued')
+        .execute();
     },
     async progress(id, rowsDone, bytesWritten) {
-      await db.query(`UPDATE ${S}.export_jobs SET rows_done = $2, bytes_written = $3 WHERE id = $1`, [
-        id,
-        rowsDone,
-        bytesWritten,
-      ]);
+      await q.updateTable('export_jobs').set({ rows_done: rowsDone, bytes_written: bytesWritten }).where('id', '=', id).execute();
     },
     async finish(id, outcome) {
       if (db.closed) return;
-      await db.query(
-        `UPDATE ${S}.export_jobs SET state = $2, rows_done = $3, bytes_written = COALESCE($4, bytes_written),
-                error = $5, finished_at = now() WHERE id = $1`,
-        [id, outcome.state, outcome.rowsDone, outcome.bytesWritten ?? null, outcome.error],
-      );
+      await q
+        .updateTable('export_jobs')
+        .set({
+          state: outcome.state,
+          rows_done: outcome.rowsDone,
+          ...(outcome.bytesWritten == null ? {} : { bytes_written: outcome.bytesWritten }),
+          error: outcome.error,
+          finished_at: new Date(),
+        })
+        .where('id', '=', id)
+        .execute();
     },
     get,
   };

@@ -12,14 +12,24 @@ export {
 } from './app-state.ts';
 export type { AppStateOptions } from './app-state-impl.ts';
 export * from './app-types.ts';
-export { MIGRATIONS, type Migration, migrate } from './migrations.ts';
+
 export { OAUTH_PREFIX } from './oauth-store.ts';
 export type { Staging } from './staging.ts';
 export { createStaging } from './staging.ts';
 export type { CommitPoint, StagingOptions } from './staging-impl.ts';
 export type * from './staging-types.ts';
 export type { OpenStateOptions, ToolrowState } from './state.ts';
-export { emptyStateTemplate, openState, resolveDataDir } from './state.ts';
+export { openState, resolveDataDir } from './state.ts';
+export { type DialectTypes, MIGRATIONS, type Migration, migrate } from './store/migrations.ts';
+export {
+  openSqliteStore,
+  postgresStore,
+  STATE_BUSY_TIMEOUT_MS,
+  type StateDb,
+  type StateDialect,
+  type StateQueries,
+} from './store/state-db.ts';
+export type { StateTables } from './store/tables.ts';
 export type { OpenToolrowOptions, Toolrow } from './toolrow.ts';
 export { openToolrow } from './toolrow.ts';
 export { LAST_USE_FLUSH_MS, VERIFY_CACHE_TTL_MS } from './verify-cache.ts';

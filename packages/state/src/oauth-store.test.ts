@@ -1,7 +1,8 @@
-// The authorization server's storage and the bearer-verification cache, on PGlite and PostgreSQL:
+// The authorization server's storage and the bearer-verification cache, on SQLite and PostgreSQL:
 // codes redeem once, refresh tokens rotate once, revocation is immediate in this process, and
 // verification writes nothing per request (last use is flushed in batches).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dateOrNull } from './store/state-db.ts';
 import { testStores } from './testing.ts';
 import type { Toolrow } from './toolrow.ts';
 
@@ -31,12 +32,15 @@ describe.each(testStores())('$name: OAuth state and cached verification', ({ ope
       expiresAt: new Date(Date.now() + 24 * HOUR),
     });
   const lastUsed = async (table: 'mcp_tokens' | 'oauth_grants', id: number | string) =>
-    (
-      await toolrow.state.db.query<{ last_used_at: Date | null }>(
-        `SELECT last_used_at FROM toolrow_app.${table} WHERE id = $1`,
-        [id],
-      )
-    ).rows[0]?.last_used_at ?? null;
+    dateOrNull(
+      (
+        await toolrow.state.db.q
+          .selectFrom(table)
+          .select('last_used_at')
+          .where('id', '=', id as never)
+          .executeTakeFirst()
+      )?.last_used_at,
+    );
 
   it('verifying a CLI token writes nothing per request; the last use is flushed once', async () => {
     const { token, record } = await toolrow.state.tokens.create({ name: 'cached', scope: 'tables:readonly' });
@@ -144,8 +148,7 @@ describe.each(testStores())('$name: OAuth state and cached verification', ({ ope
       accessExpiresAt: new Date(Date.now() + HOUR),
     });
     const dump = JSON.stringify(
-      (await toolrow.state.db.query('SELECT * FROM toolrow_app.oauth_tokens WHERE grant_id = $1', [g.id]))
-        .rows,
+      await toolrow.state.db.q.selectFrom('oauth_tokens').selectAll().where('grant_id', '=', g.id).execute(),
     );
     expect(dump).not.toContain(pair.accessToken);
     expect(dump).not.toContain(pair.refreshToken);

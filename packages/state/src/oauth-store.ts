@@ -4,33 +4,46 @@
 // @toolrow/mcp-server's authorization server; what must be atomic lives here: a code redeems once
 // (a second use revokes the grant), and a refresh token rotates once (reuse revokes the family).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { APP_SCHEMA, type Database, DataSourceError, type Queryable, type Row } from '@toolrow/datasource';
+import { DataSourceError, type Row } from '@toolrow/datasource';
 import type { AppState } from './app-state.ts';
 import { hashToken } from './app-state-impl.ts';
 import type { OAuthAccessCheck, OAuthClient, OAuthGrant, OAuthTokenPair } from './app-types.ts';
+import { date, dateOrNull, flag, jsonValue, type StateDb, type StateQueries } from './store/state-db.ts';
 import type { LastUse, VerifyCache } from './verify-cache.ts';
-
-const S = APP_SCHEMA;
 
 /** Prefixes tell the kinds apart at a glance (and in secret scanners); the CLI's tokens are trw_. */
 export const OAUTH_PREFIX = { access: 'trwa_', refresh: 'trwr_', code: 'trwc_' } as const;
 
 const secret = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
-const date = (value: unknown) => (value instanceof Date ? value : new Date(String(value)));
-const dateOrNull = (value: unknown) => (value === null || value === undefined ? null : date(value));
 
 const toClient = (row: Row): OAuthClient => ({
   id: row.id as string,
   kind: row.kind as OAuthClient['kind'],
   name: row.name as string,
-  redirectUris: row.redirect_uris as string[],
-  metadata: row.metadata as Record<string, unknown>,
+  redirectUris: jsonValue<string[]>(row.redirect_uris),
+  metadata: jsonValue<Record<string, unknown>>(row.metadata),
   createdAt: date(row.created_at),
 });
 
-const GRANT_COLUMNS = `g.id, g.client_id, c.name AS client_name, g.scope, g.profile, g.resource, g.actor_name,
-  g.created_at, g.expires_at, g.revoked_at, g.revoked_reason, g.last_used_at, g.ask_via_client`;
-const GRANT_FROM = `${S}.oauth_grants g JOIN ${S}.oauth_clients c ON c.id = g.client_id`;
+const GRANT_COLUMNS = [
+  'g.id',
+  'g.client_id',
+  'c.name as client_name',
+  'g.scope',
+  'g.profile',
+  'g.resource',
+  'g.actor_name',
+  'g.created_at',
+  'g.expires_at',
+  'g.revoked_at',
+  'g.revoked_reason',
+  'g.last_used_at',
+  'g.ask_via_client',
+] as const;
+
+/** Grants with their client's name. */
+const grants = (q: StateQueries) =>
+  q.selectFrom('oauth_grants as g').innerJoin('oauth_clients as c', 'c.id', 'g.client_id');
 
 const toGrant = (row: Row): OAuthGrant => ({
   id: row.id as string,
@@ -40,7 +53,7 @@ const toGrant = (row: Row): OAuthGrant => ({
   profile: row.profile as string,
   resource: row.resource as string,
   actorName: row.actor_name as string,
-  askViaClient: row.ask_via_client === true,
+  askViaClient: flag(row.ask_via_client),
   createdAt: date(row.created_at),
   expiresAt: dateOrNull(row.expires_at),
   revokedAt: dateOrNull(row.revoked_at),
@@ -48,148 +61,175 @@ const toGrant = (row: Row): OAuthGrant => ({
   lastUsedAt: dateOrNull(row.last_used_at),
 });
 
-async function grantById(q: Queryable, id: string): Promise<OAuthGrant | undefined> {
-  const result = await q.query(`SELECT ${GRANT_COLUMNS} FROM ${GRANT_FROM} WHERE g.id = $1`, [id]);
-  return result.rows[0] ? toGrant(result.rows[0]) : undefined;
+async function grantById(q: StateQueries, id: string): Promise<OAuthGrant | undefined> {
+  const row = await grants(q).select(GRANT_COLUMNS).where('g.id', '=', id).executeTakeFirst();
+  return row ? toGrant(row) : undefined;
 }
 
-async function revokeGrantIn(q: Queryable, id: string, reason: string): Promise<boolean> {
-  const result = await q.query(
-    `UPDATE ${S}.oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL`,
-    [id, reason],
-  );
-  if (result.rowCount > 0) {
-    // The connection's remembered "yes" answers go with it.
-    await q.query(
-      `DELETE FROM ${S}.grants WHERE grantee = (SELECT 'mcp:' || actor_name FROM ${S}.oauth_grants WHERE id = $1)`,
-      [id],
-    );
-  }
-  return result.rowCount > 0;
+async function revokeGrantIn(q: StateQueries, id: string, reason: string): Promise<boolean> {
+  const result = await q
+    .updateTable('oauth_grants')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .returning('actor_name')
+    .executeTakeFirst();
+  // The connection's remembered "yes" answers go with it.
+  if (result) await q.deleteFrom('grants').where('grantee', '=', `mcp:${result.actor_name}`).execute();
+  return result !== undefined;
 }
 
 const live = (grant: OAuthGrant, now: number) =>
   grant.revokedAt === null && (grant.expiresAt === null || grant.expiresAt.getTime() > now);
 
 export interface OAuthStoreDeps {
-  db: Database;
+  db: StateDb;
   /** Shared with the CLI tokens' verification; cleared on every revocation. */
   cache: VerifyCache<unknown>;
   lastUse: LastUse<string>;
 }
 
 export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppState['oauth'] {
-  async function issue(q: Queryable, grant: OAuthGrant, accessExpiresAt: Date): Promise<OAuthTokenPair> {
+  const { q, dialect } = db;
+
+  async function issue(tx: StateQueries, grant: OAuthGrant, accessExpiresAt: Date): Promise<OAuthTokenPair> {
     const accessToken = secret(OAUTH_PREFIX.access);
     const refreshToken = secret(OAUTH_PREFIX.refresh);
     // An access token never outlives its connection.
     const access = grant.expiresAt && grant.expiresAt < accessExpiresAt ? grant.expiresAt : accessExpiresAt;
-    await q.query(
-      `INSERT INTO ${S}.oauth_tokens (token_hash, grant_id, kind, expires_at) VALUES ($1, $2, 'access', $3), ($4, $2, 'refresh', $5)`,
-      [hashToken(accessToken), grant.id, access, hashToken(refreshToken), grant.expiresAt],
-    );
+    await tx
+      .insertInto('oauth_tokens')
+      .values([
+        { token_hash: hashToken(accessToken), grant_id: grant.id, kind: 'access', expires_at: access },
+        { token_hash: hashToken(refreshToken), grant_id: grant.id, kind: 'refresh', expires_at: grant.expiresAt },
+      ])
+      .execute();
     return { accessToken, accessExpiresAt: access, refreshToken, refreshExpiresAt: grant.expiresAt, grant };
   }
 
+  const unapproved = (tx: StateQueries) =>
+    tx
+      .selectFrom('oauth_clients')
+      .where('kind', '=', 'registered')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
+          ),
+        ),
+      );
+
   return {
     async saveClient(client) {
-      const result = await db.query(
-        `INSERT INTO ${S}.oauth_clients (id, kind, name, redirect_uris, metadata) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)
-         ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, redirect_uris = EXCLUDED.redirect_uris, metadata = EXCLUDED.metadata
-         RETURNING *`,
-        [
-          client.id,
-          client.kind,
-          client.name,
-          JSON.stringify(client.redirectUris),
-          JSON.stringify(client.metadata),
-        ],
-      );
-      return toClient(result.rows[0]!);
+      const values = {
+        name: client.name,
+        redirect_uris: JSON.stringify(client.redirectUris),
+        metadata: JSON.stringify(client.metadata),
+      };
+      const row = await q
+        .insertInto('oauth_clients')
+        .values({ id: client.id, kind: client.kind, ...values })
+        .onConflict((oc) => oc.column('id').doUpdateSet(values))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toClient(row);
     },
     async countUnapprovedClients() {
-      const result = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM ${S}.oauth_clients c WHERE c.kind = 'registered'
-           AND NOT EXISTS (SELECT 1 FROM ${S}.oauth_grants g WHERE g.client_id = c.id)`,
-      );
-      return result.rows[0]!.n;
+      const row = await unapproved(q)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
     },
     async pruneUnapprovedClients(before) {
-      const result = await db.query(
-        `DELETE FROM ${S}.oauth_clients c WHERE c.kind = 'registered' AND c.created_at < $1
-           AND NOT EXISTS (SELECT 1 FROM ${S}.oauth_grants g WHERE g.client_id = c.id)`,
-        [before],
-      );
-      return result.rowCount;
+      const stale = unapproved(q).select('oauth_clients.id').where('created_at', '<', before);
+      const result = await q.deleteFrom('oauth_clients').where('id', 'in', stale).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
     async getClient(id) {
-      const result = await db.query(`SELECT * FROM ${S}.oauth_clients WHERE id = $1`, [id]);
-      return result.rows[0] ? toClient(result.rows[0]) : null;
+      const row = await q.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toClient(row) : null;
     },
     async createGrant({ clientId, scope, profile, resource, actorName, expiresAt, askViaClient }) {
       const id = `grant_${randomUUID()}`;
-      await db.query(
-        `INSERT INTO ${S}.oauth_grants (id, client_id, scope, profile, resource, actor_name, expires_at, ask_via_client) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [id, clientId, scope, profile, resource, actorName, expiresAt, askViaClient === true],
-      );
-      return (await grantById(db, id))!;
+      await q
+        .insertInto('oauth_grants')
+        .values({
+          id,
+          client_id: clientId,
+          scope,
+          profile,
+          resource,
+          actor_name: actorName,
+          expires_at: expiresAt,
+          ask_via_client: askViaClient === true,
+        })
+        .execute();
+      return (await grantById(q, id))!;
     },
     async issueCode({ grantId, redirectUri, codeChallenge, expiresAt }) {
       const code = secret(OAUTH_PREFIX.code);
-      await db.query(
-        `INSERT INTO ${S}.oauth_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-        [hashToken(code), grantId, redirectUri, codeChallenge, expiresAt],
-      );
+      await q
+        .insertInto('oauth_codes')
+        .values({
+          code_hash: hashToken(code),
+          grant_id: grantId,
+          redirect_uri: redirectUri,
+          code_challenge: codeChallenge,
+          expires_at: expiresAt,
+        })
+        .execute();
       return code;
     },
     async redeemCode(code) {
-      const outcome = await db.transaction(async (tx) => {
-        const result = await tx.query(`SELECT * FROM ${S}.oauth_codes WHERE code_hash = $1 FOR UPDATE`, [
-          hashToken(code),
-        ]);
-        const row = result.rows[0];
+      const outcome = await q.transaction().execute(async (tx) => {
+        const row = await tx
+          .selectFrom('oauth_codes')
+          .selectAll()
+          .where('code_hash', '=', hashToken(code))
+          .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+          .executeTakeFirst();
         if (!row) return { ok: false as const, reason: 'unknown' as const };
-        const grant = (await grantById(tx, row.grant_id as string))!;
+        const grant = (await grantById(tx, row.grant_id))!;
         if (row.used_at !== null) {
           // A code used twice was intercepted (OAuth 2.1 §4.1.3): whatever it bought is revoked.
           await revokeGrantIn(tx, grant.id, 'authorization code replayed');
           return { ok: false as const, reason: 'replayed' as const };
         }
-        await tx.query(`UPDATE ${S}.oauth_codes SET used_at = now() WHERE code_hash = $1`, [row.code_hash]);
-        if (date(row.expires_at).getTime() <= Date.now())
-          return { ok: false as const, reason: 'expired' as const };
+        await tx.updateTable('oauth_codes').set({ used_at: new Date() }).where('code_hash', '=', row.code_hash).execute();
+        if (date(row.expires_at).getTime() <= Date.now()) return { ok: false as const, reason: 'expired' as const };
         if (!live(grant, Date.now())) return { ok: false as const, reason: 'revoked' as const };
         return {
           ok: true as const,
           grant,
-          redirectUri: row.redirect_uri as string,
-          codeChallenge: row.code_challenge as string,
+          redirectUri: row.redirect_uri,
+          codeChallenge: row.code_challenge,
         };
       });
       if (!outcome.ok && outcome.reason === 'replayed') cache.clear();
       return outcome;
     },
     async issueTokens(grantId, { accessExpiresAt }) {
-      const grant = await grantById(db, grantId);
+      const grant = await grantById(q, grantId);
       if (!grant || !live(grant, Date.now())) {
         throw new DataSourceError(
           'misuse',
           `OAuth grant ${grantId} is not live: no tokens are issued for it.`,
         );
       }
-      return issue(db, grant, accessExpiresAt);
+      return issue(q, grant, accessExpiresAt);
     },
     async refresh(refreshToken, { clientId, accessExpiresAt }) {
-      const outcome = await db.transaction(async (tx) => {
-        const result = await tx.query(
-          `SELECT * FROM ${S}.oauth_tokens WHERE token_hash = $1 AND kind = 'refresh' FOR UPDATE`,
-          [hashToken(refreshToken)],
-        );
-        const row = result.rows[0];
+      const outcome = await q.transaction().execute(async (tx) => {
+        const row = await tx
+          .selectFrom('oauth_tokens')
+          .selectAll()
+          .where('token_hash', '=', hashToken(refreshToken))
+          .where('kind', '=', 'refresh')
+          .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+          .executeTakeFirst();
         if (!row) return { ok: false as const, reason: 'unknown' as const };
-        const grant = (await grantById(tx, row.grant_id as string))!;
-        if (grant.clientId !== clientId)
-          return { ok: false as const, reason: 'wrong-client' as const, grant };
+        const grant = (await grantById(tx, row.grant_id))!;
+        if (grant.clientId !== clientId) return { ok: false as const, reason: 'wrong-client' as const, grant };
         if (row.used_at !== null) {
           // A rotated-out refresh token came back: one of the two holders is not the client, and
           // there is no telling which, so the whole family ends (OAuth 2.1 §4.3.1).
@@ -199,32 +239,27 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
         if (grant.revokedAt !== null || row.revoked_at !== null)
           return { ok: false as const, reason: 'revoked' as const, grant };
         if (!live(grant, Date.now())) return { ok: false as const, reason: 'expired' as const, grant };
-        await tx.query(`UPDATE ${S}.oauth_tokens SET used_at = now() WHERE token_hash = $1`, [
-          row.token_hash,
-        ]);
+        await tx.updateTable('oauth_tokens').set({ used_at: new Date() }).where('token_hash', '=', row.token_hash).execute();
         return { ok: true as const, tokens: await issue(tx, grant, accessExpiresAt) };
       });
       if (!outcome.ok && outcome.reason === 'reused') cache.clear();
       return outcome;
     },
     async verifyAccess(token) {
-      if (typeof token !== 'string' || !token.startsWith(OAUTH_PREFIX.access))
-        return { ok: false, reason: 'unknown' };
+      if (typeof token !== 'string' || !token.startsWith(OAUTH_PREFIX.access)) return { ok: false, reason: 'unknown' };
       const hash = hashToken(token);
       const now = Date.now();
       let check = cache.get(hash, now) as Extract<OAuthAccessCheck, { ok: true }> | undefined;
       if (!check) {
-        const result = await db.query(
-          `SELECT t.expires_at AS token_expires_at, t.revoked_at AS token_revoked_at, ${GRANT_COLUMNS}
-           FROM ${S}.oauth_tokens t JOIN ${GRANT_FROM} ON g.id = t.grant_id
-           WHERE t.token_hash = $1 AND t.kind = 'access'`,
-          [hash],
-        );
-        const row = result.rows[0];
+        const row = await grants(q)
+          .innerJoin('oauth_tokens as t', 't.grant_id', 'g.id')
+          .select([...GRANT_COLUMNS, 't.expires_at as token_expires_at', 't.revoked_at as token_revoked_at'])
+          .where('t.token_hash', '=', hash)
+          .where('t.kind', '=', 'access')
+          .executeTakeFirst();
         if (!row) return { ok: false, reason: 'unknown' };
         const grant = toGrant(row);
-        if (row.token_revoked_at !== null || grant.revokedAt !== null)
-          return { ok: false, reason: 'revoked', grant };
+        if (row.token_revoked_at !== null || grant.revokedAt !== null) return { ok: false, reason: 'revoked', grant };
         check = { ok: true, grant, expiresAt: date(row.token_expires_at) };
         cache.set(hash, check, now);
       }
@@ -235,62 +270,72 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
       return { ...check, grant: { ...check.grant, lastUsedAt: new Date(now) } };
     },
     async revokeToken(token, clientId) {
-      const result = await db.query(
-        `SELECT t.kind, t.grant_id, g.client_id FROM ${S}.oauth_tokens t JOIN ${S}.oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = $1`,
-        [hashToken(token)],
-      );
-      const row = result.rows[0];
+      const row = await q
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+        .select(['t.kind', 't.grant_id', 'g.client_id'])
+        .where('t.token_hash', '=', hashToken(token))
+        .executeTakeFirst();
       // RFC 7009 §2.1: a client may revoke only its own tokens.
       if (!row || (clientId !== undefined && row.client_id !== clientId)) return false;
       const revoked =
         row.kind === 'refresh'
           ? // Revoking a refresh token ends the connection and every token of it (RFC 7009 §2.1).
-            await revokeGrantIn(db, row.grant_id as string, 'refresh token revoked by the client')
+            await q.transaction().execute((tx) => revokeGrantIn(tx, row.grant_id, 'refresh token revoked by the client'))
           : (
-              await db.query(
-                `UPDATE ${S}.oauth_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`,
-                [hashToken(token)],
-              )
-            ).rowCount > 0;
+              await q
+                .updateTable('oauth_tokens')
+                .set({ revoked_at: new Date() })
+                .where('token_hash', '=', hashToken(token))
+                .where('revoked_at', 'is', null)
+                .executeTakeFirst()
+            ).numUpdatedRows > 0n;
       cache.clear();
       return revoked;
     },
     async listGrants(options = {}) {
       await lastUse.flush();
-      const where = options.all
-        ? ''
-        : 'WHERE g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > now())';
-      const result = await db.query(
-        `SELECT ${GRANT_COLUMNS} FROM ${GRANT_FROM} ${where} ORDER BY g.created_at, g.id`,
-      );
-      return result.rows.map(toGrant);
+      const now = new Date();
+      const rows = await grants(q)
+        .select(GRANT_COLUMNS)
+        .$if(!options.all, (qb) =>
+          qb
+            .where('g.revoked_at', 'is', null)
+            .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)])),
+        )
+        .orderBy(['g.created_at', 'g.id'])
+        .execute();
+      return rows.map(toGrant);
     },
     async getGrant(id) {
-      return (await grantById(db, id)) ?? null;
+      return (await grantById(q, id)) ?? null;
     },
     async grantOfToken(token) {
-      const result = await db.query(
-        `SELECT ${GRANT_COLUMNS} FROM ${S}.oauth_tokens t JOIN ${GRANT_FROM} ON g.id = t.grant_id WHERE t.token_hash = $1`,
-        [hashToken(token)],
-      );
-      return result.rows[0] ? toGrant(result.rows[0]) : null;
+      const row = await grants(q)
+        .innerJoin('oauth_tokens as t', 't.grant_id', 'g.id')
+        .select(GRANT_COLUMNS)
+        .where('t.token_hash', '=', hashToken(token))
+        .executeTakeFirst();
+      return row ? toGrant(row) : null;
     },
     async revokeGrant(id, reason = 'disconnected by the user') {
-      const revoked = await revokeGrantIn(db, id, reason);
+      const revoked = await q.transaction().execute((tx) => revokeGrantIn(tx, id, reason));
       cache.clear();
       return revoked;
     },
   };
 }
 
-/** Writes coalesced last-use times of grants. */
-export async function writeGrantLastUse(db: Database, stamps: Map<string, Date>): Promise<void> {
-  await db.transaction(async (tx) => {
+/** Writes coalesced last-use times of grants, never back in time (another process may be ahead). */
+export async function writeGrantLastUse(q: StateQueries, stamps: Map<string, Date>): Promise<void> {
+  await q.transaction().execute(async (tx) => {
     for (const [id, at] of stamps) {
-      await tx.query(
-        `UPDATE ${S}.oauth_grants SET last_used_at = GREATEST(coalesce(last_used_at, $2), $2) WHERE id = $1`,
-        [id, at],
-      );
+      await tx
+        .updateTable('oauth_grants')
+        .set({ last_used_at: at })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+        .execute();
     }
   });
 }

@@ -1,19 +1,17 @@
 import {
   type Actor,
-  APP_SCHEMA,
   type ChangeToApply,
-  type Database,
   type DataSource,
   DataSourceError,
   DEFAULT_PROFILE,
   isActor,
   normalizeKey,
-  type Queryable,
   type Row,
   type RowKey,
   resolveColumnIn,
   type TableInfo,
 } from '@toolrow/datasource';
+import { type ExpressionBuilder, type SqlBool, sql, type Expression } from 'kysely';
 import type { Staging } from './staging.ts';
 import type {
   AppliedCounts,
@@ -24,8 +22,8 @@ import type {
   StageMeta,
   StagingFilter,
 } from './staging-types.ts';
-
-const S = APP_SCHEMA;
+import { date, jsonText, jsonValue, type StateDb, type StateQueries } from './store/state-db.ts';
+import type { StateTables } from './store/tables.ts';
 const MAX_ROWS_PER_CALL = 1000;
 
 function toChange(row: Row): StagedChange {
@@ -33,12 +31,12 @@ function toChange(row: Row): StagedChange {
     id: Number(row.id),
     kind: row.kind as StagedChange['kind'],
     table: `${row.table_schema}.${row.table_name}`,
-    key: (row.row_key as RowKey | null) ?? null,
-    before: (row.before as Row | null) ?? null,
-    values: (row.values as Row | null) ?? null,
+    key: jsonValue<RowKey | null>(row.row_key) ?? null,
+    before: jsonValue<Row | null>(row.before) ?? null,
+    values: jsonValue<Row | null>(row.values) ?? null,
     stagedBy: row.staged_by as Actor,
     profile: row.profile as string,
-    createdAt: row.created_at instanceof Date ? row.created_at : new Date(String(row.created_at)),
+    createdAt: date(row.created_at),
   };
 }
 
@@ -136,51 +134,73 @@ export interface StagingOptions {
   faults?: (point: CommitPoint) => void | Promise<void>;
 }
 
-interface Selected {
-  where: string;
-  params: unknown[];
+type Where = (eb: ExpressionBuilder<StateTables, 'staged_changes'>) => Expression<SqlBool>;
+
+/** The staged changes a filter names. */
+function selection(filter: StagingFilter | undefined, table: TableInfo | undefined): Where {
+  return (eb) => {
+    const parts: Expression<SqlBool>[] = [];
+    if (filter?.ids) {
+      const ids = filter.ids.map(Number);
+      parts.push(ids.length > 0 ? eb('id', 'in', ids) : sql<SqlBool>`1 = 0`);
+    }
+    if (table) parts.push(eb.and([eb('table_schema', '=', table.schema), eb('table_name', '=', table.name)]));
+    if (filter?.profile) parts.push(eb('profile', '=', filter.profile));
+    if (filter?.stagedBy) parts.push(eb('staged_by', '=', filter.stagedBy));
+    return parts.length > 0 ? eb.and(parts) : sql<SqlBool>`1 = 1`;
+  };
 }
 
-function selection(filter: StagingFilter | undefined, table: TableInfo | undefined): Selected {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (filter?.ids) {
-    params.push(filter.ids.map(Number));
-    parts.push(`id = ANY($${params.length}::int8[])`);
-  }
-  if (table) {
-    params.push(table.schema, table.name);
-    parts.push(`table_schema = $${params.length - 1} AND table_name = $${params.length}`);
-  }
-  if (filter?.profile) {
-    params.push(filter.profile);
-    parts.push(`profile = $${params.length}`);
-  }
-  if (filter?.stagedBy) {
-    params.push(filter.stagedBy);
-    parts.push(`staged_by = $${params.length}`);
-  }
-  return { where: parts.length > 0 ? parts.join(' AND ') : 'TRUE', params };
+/** JSON.parse keeping every number's exact text (a bigint key must not round). */
+function parseExact(json: string): Record<string, unknown> {
+  const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+  return JSON.parse(json, ((_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined ? rawJson(context.source) : value) as never);
 }
 
-const INSERT_CHANGE = `INSERT INTO ${S}.staged_changes (kind, table_schema, table_name, row_key, before, "values", staged_by, profile)
-  VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8) RETURNING *`;
+/** The primary-key columns of a row image, as JSON text (numbers exact); null when it has none. */
+function keyOf(rowJson: string, table: TableInfo): string | null {
+  const row = parseExact(rowJson);
+  const key = table.primaryKey.filter((column) => Object.hasOwn(row, column));
+  if (key.length === 0) return null;
+  return JSON.stringify(Object.fromEntries(key.map((column) => [column, row[column]])));
+}
 
-/** The primary-key columns of a row image, as JSON text (computed in SQL: numbers stay exact). */
-async function keyOf(tx: Queryable, rowJson: string, table: TableInfo): Promise<string | null> {
-  const result = await tx.query<{ key: string | null }>(
-    `SELECT (SELECT jsonb_object_agg(e.key, e.value) FROM jsonb_each($1::jsonb) AS e
-             WHERE e.key = ANY($2::text[]))::text AS key`,
-    [rowJson, table.primaryKey],
-  );
-  return result.rows[0]?.key ?? null;
+async function insertChange(
+  tx: StateQueries,
+  change: {
+    kind: StagedChange['kind'];
+    table: TableInfo;
+    key: string | null;
+    before: string | null;
+    values: string | null;
+    actor: Actor;
+    profile: string;
+  },
+): Promise<StagedChange> {
+  const row = await tx
+    .insertInto('staged_changes')
+    .values({
+      kind: change.kind,
+      table_schema: change.table.schema,
+      table_name: change.table.name,
+      row_key: change.key,
+      before: change.before,
+      values: change.values,
+      staged_by: change.actor,
+      profile: change.profile,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toChange(row);
 }
 
 /**
  * The staging area: changes are recorded in Toolrow's own store (`db`), checked against and
  * applied to the user's data (`source`) only when the user commits.
  */
-export function createStaging(db: Database, source: DataSource, options: StagingOptions = {}): Staging {
+export function createStaging(db: StateDb, source: DataSource, options: StagingOptions = {}): Staging {
+  const { q, dialect } = db;
   const fault = async (point: CommitPoint) => {
     await options.faults?.(point);
   };
@@ -198,11 +218,14 @@ export function createStaging(db: Database, source: DataSource, options: Staging
 
   /** See Staging.recover. */
   async function recover(): Promise<number[]> {
-    const open = await db.query<{ id: string; xid: string | null }>(
-      `SELECT id, xid FROM ${S}.commits WHERE state = 'applying' ORDER BY id`,
-    );
+    const open = await q
+      .selectFrom('commits')
+      .select(['id', 'xid'])
+      .where('state', '=', 'applying')
+      .orderBy('id')
+      .execute();
     const undecided: number[] = [];
-    for (const row of open.rows) {
+    for (const row of open) {
       const id = Number(row.id);
       // A claim records its transaction's id together with it (commit below); only a commit
       // claimed by an older release can lack one, and that process is gone.
@@ -226,21 +249,29 @@ export function createStaging(db: Database, source: DataSource, options: Staging
     applied: AppliedCounts | null,
     error: string | null,
   ): Promise<boolean> {
-    return db.transaction(async (tx) => {
-      const current = await tx.query<{ state: string }>(
-        `SELECT state FROM ${S}.commits WHERE id = $1 FOR UPDATE`,
-        [id],
-      );
-      if (current.rows[0]?.state !== 'applying') return false;
+    return q.transaction().execute(async (tx) => {
+      const current = await tx
+        .selectFrom('commits')
+        .select('state')
+        .where('id', '=', id)
+        .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+        .executeTakeFirst();
+      if (current?.state !== 'applying') return false;
       if (outcome === 'applied') {
-        await tx.query(`DELETE FROM ${S}.staged_changes WHERE commit_id = $1`, [id]);
+        await tx.deleteFrom('staged_changes').where('commit_id', '=', id).execute();
       } else {
-        await tx.query(`UPDATE ${S}.staged_changes SET commit_id = NULL WHERE commit_id = $1`, [id]);
+        await tx.updateTable('staged_changes').set({ commit_id: null }).where('commit_id', '=', id).execute();
       }
-      await tx.query(
-        `UPDATE ${S}.commits SET state = $2, applied = $3::jsonb, error = $4, finished_at = now() WHERE id = $1`,
-        [id, outcome, applied === null ? null : JSON.stringify(applied), error],
-      );
+      await tx
+        .updateTable('commits')
+        .set({
+          state: outcome,
+          applied: applied === null ? null : JSON.stringify(applied),
+          error,
+          finished_at: new Date(),
+        })
+        .where('id', '=', id)
+        .execute();
       return true;
     });
   }
@@ -250,22 +281,27 @@ export function createStaging(db: Database, source: DataSource, options: Staging
    * state store: all of them, or none (ClaimLost: another commit took some, or they were discarded).
    */
   async function claim(ids: readonly number[], xid: string): Promise<number> {
-    return db.transaction(async (tx) => {
-      const free = await tx.query<{ id: string }>(
-        `SELECT id FROM ${S}.staged_changes WHERE id = ANY($1::int8[]) AND commit_id IS NULL ORDER BY id FOR UPDATE`,
-        [ids],
-      );
-      if (free.rows.length !== ids.length) throw new ClaimLost();
-      const id = Number(
-        (
-          await tx.query<{ id: string }>(
-            `INSERT INTO ${S}.commits (state, committed_by, xid) VALUES ('applying', 'user', $1) RETURNING id`,
-            [xid],
-          )
-        ).rows[0]!.id,
-      );
-      await tx.query(`UPDATE ${S}.staged_changes SET commit_id = $1 WHERE id = ANY($2::int8[])`, [id, ids]);
-      return id;
+    return q.transaction().execute(async (tx) => {
+      const free = await tx
+        .selectFrom('staged_changes')
+        .select('id')
+        .where('id', 'in', [...ids])
+        .where('commit_id', 'is', null)
+        .orderBy('id')
+        .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+        .execute();
+      if (free.length !== ids.length) throw new ClaimLost();
+      const { id } = await tx
+        .insertInto('commits')
+        .values({ state: 'applying', committed_by: 'user', xid })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await tx
+        .updateTable('staged_changes')
+        .set({ commit_id: Number(id) })
+        .where('id', 'in', [...ids])
+        .execute();
+      return Number(id);
     });
   }
 
@@ -273,18 +309,15 @@ export function createStaging(db: Database, source: DataSource, options: Staging
   async function afterFailedApply(id: number, ids: number[], error: unknown): Promise<CommitResult> {
     const undecided = await recover().catch(() => [id]);
     if (undecided.includes(id)) return unsettled();
-    const settled = await db.query<{ state: string; applied: AppliedCounts | null }>(
-      `SELECT state, applied FROM ${S}.commits WHERE id = $1`,
-      [id],
-    );
-    if (settled.rows[0]?.state === 'applied') {
+    const settled = await q.selectFrom('commits').select(['state', 'applied']).where('id', '=', id).executeTakeFirst();
+    if (settled?.state === 'applied') {
       return {
         ok: true,
-        applied: settled.rows[0].applied ?? { insert: 0, update: 0, delete: 0 },
+        applied: jsonValue<AppliedCounts | null>(settled.applied) ?? { insert: 0, update: 0, delete: 0 },
         changeIds: ids,
       };
     }
-    await db.query(`UPDATE ${S}.commits SET error = $2 WHERE id = $1`, [id, (error as Error).message]);
+    await q.updateTable('commits').set({ error: (error as Error).message }).where('id', '=', id).execute();
     throw error;
   }
 
@@ -297,9 +330,13 @@ export function createStaging(db: Database, source: DataSource, options: Staging
 
   async function list(filter?: StagingFilter): Promise<StagedChange[]> {
     await recover();
-    const { where, params } = selection(filter, await tableFilterOf(filter));
-    const result = await db.query(`SELECT * FROM ${S}.staged_changes WHERE ${where} ORDER BY id`, params);
-    return result.rows.map(toChange);
+    const rows = await q
+      .selectFrom('staged_changes')
+      .selectAll()
+      .where(selection(filter, await tableFilterOf(filter)))
+      .orderBy('id')
+      .execute();
+    return rows.map(toChange);
   }
 
   function wrapCanonical(table: TableInfo, values: Row, where: string): Promise<string> {
@@ -346,27 +383,27 @@ export function createStaging(db: Database, source: DataSource, options: Staging
       const stored: string[] = [];
       for (const [index, values] of normalized.entries())
         stored.push(await wrapCanonical(table, values, `rows[${index}]`));
-      return db.transaction(async (tx) => {
+      return q.transaction().execute(async (tx) => {
         const changes: StagedChange[] = [];
         for (const valuesJson of stored) {
-          const key = table.primaryKey.length > 0 ? await keyOf(tx, valuesJson, table) : null;
+          const key = table.primaryKey.length > 0 ? keyOf(valuesJson, table) : null;
           const complete =
             key !== null &&
             table.primaryKey.every((column) => {
               const value = (JSON.parse(key) as Row)[column];
               return value !== undefined && value !== null;
             });
-          const result = await tx.query(INSERT_CHANGE, [
-            'insert',
-            table.schema,
-            table.name,
-            complete ? key : null,
-            null,
-            valuesJson,
-            actor,
-            profile,
-          ]);
-          changes.push(toChange(result.rows[0]!));
+          changes.push(
+            await insertChange(tx, {
+              kind: 'insert',
+              table,
+              key: complete ? key : null,
+              before: null,
+              values: valuesJson,
+              actor,
+              profile,
+            }),
+          );
         }
         return changes;
       });
@@ -394,20 +431,20 @@ export function createStaging(db: Database, source: DataSource, options: Staging
           before: await imageOf(table, key, `${where}.key`),
         });
       }
-      return db.transaction(async (tx) => {
+      return q.transaction().execute(async (tx) => {
         const changes: StagedChange[] = [];
         for (const { valuesJson, before } of read) {
-          const result = await tx.query(INSERT_CHANGE, [
-            'update',
-            table.schema,
-            table.name,
-            await keyOf(tx, before, table),
-            before,
-            valuesJson,
-            actor,
-            profile,
-          ]);
-          changes.push(toChange(result.rows[0]!));
+          changes.push(
+            await insertChange(tx, {
+              kind: 'update',
+              table,
+              key: keyOf(before, table),
+              before,
+              values: valuesJson,
+              actor,
+              profile,
+            }),
+          );
         }
         return changes;
       });
@@ -421,20 +458,20 @@ export function createStaging(db: Database, source: DataSource, options: Staging
       const images: string[] = [];
       for (const [index, key] of normalized.entries())
         images.push(await imageOf(table, key, `keys[${index}]`));
-      return db.transaction(async (tx) => {
+      return q.transaction().execute(async (tx) => {
         const changes: StagedChange[] = [];
         for (const before of images) {
-          const result = await tx.query(INSERT_CHANGE, [
-            'delete',
-            table.schema,
-            table.name,
-            await keyOf(tx, before, table),
-            before,
-            null,
-            actor,
-            profile,
-          ]);
-          changes.push(toChange(result.rows[0]!));
+          changes.push(
+            await insertChange(tx, {
+              kind: 'delete',
+              table,
+              key: keyOf(before, table),
+              before,
+              values: null,
+              actor,
+              profile,
+            }),
+          );
         }
         return changes;
       });
@@ -464,20 +501,27 @@ export function createStaging(db: Database, source: DataSource, options: Staging
 
     async commit(filter): Promise<CommitResult> {
       if ((await recover()).length > 0) return unsettled();
-      const tableFilter = await tableFilterOf(filter);
-      const { where, params } = selection(filter, tableFilter);
+      const where = selection(filter, await tableFilterOf(filter));
       // Read what to commit, then claim it inside the data's write transaction, recording that
       // transaction's id in the same state transaction as the claim. A claimed commit therefore always
       // names a transaction whose outcome the data database decides: no reader, second process,
       // crash or retry can free a claim whose changes may still be applied.
       for (let attempt = 1; ; attempt++) {
-        const rows = (
-          await db.query(
-            `SELECT *, row_key::text AS key_json, before::text AS before_json, "values"::text AS values_json
-             FROM ${S}.staged_changes WHERE ${where} AND commit_id IS NULL ORDER BY id`,
-            params,
-          )
-        ).rows;
+        const rows = await q
+          .selectFrom('staged_changes')
+          .select([
+            'id',
+            'kind',
+            'table_schema',
+            'table_name',
+            jsonText(dialect, 'row_key').as('key_json'),
+            jsonText(dialect, 'before').as('before_json'),
+            jsonText(dialect, 'values').as('values_json'),
+          ])
+          .where(where)
+          .where('commit_id', 'is', null)
+          .orderBy('id')
+          .execute();
         if (rows.length === 0)
           return { ok: true, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] };
         const changes: ChangeToApply[] = rows.map((row) => ({
@@ -519,9 +563,12 @@ export function createStaging(db: Database, source: DataSource, options: Staging
 
     async discard(filter) {
       await recover();
-      const { where, params } = selection(filter, await tableFilterOf(filter));
-      return (await db.query(`DELETE FROM ${S}.staged_changes WHERE ${where} AND commit_id IS NULL`, params))
-        .rowCount;
+      const result = await q
+        .deleteFrom('staged_changes')
+        .where(selection(filter, await tableFilterOf(filter)))
+        .where('commit_id', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
   return staging;

@@ -2,21 +2,23 @@ import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   createExportEngine,
-  type Database,
   DataSourceError,
-  dumpEmbeddedDatabase,
   type ExportEngineOptions,
   ensurePrivateDir,
   openDatabase,
 } from '@toolrow/datasource';
 import { createAppState } from './app-state-impl.ts';
 import { createExportJobStore } from './export-jobs.ts';
-import { migrate } from './migrations.ts';
 import { createStaging } from './staging-impl.ts';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
+import { migrate } from './store/migrations.ts';
+import { hasPgliteState, movePgliteState } from './store/move-pglite-state.ts';
+import { openSqliteStore, postgresStore, type StateDb } from './store/state-db.ts';
 import { LAST_USE_FLUSH_MS } from './verify-cache.ts';
 
 const DEFAULT_DATA_DIR = '.toolrow';
+/** The embedded store's file in the data dir. */
+export const STATE_FILE = 'state.db';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1', '']);
 
 function absolute(dir: string, cwd: string): string {
@@ -51,23 +53,6 @@ export async function openState(options: OpenStateOptions): Promise<ToolrowState
   return settled(wireState(await openStateStore(options), options));
 }
 
-let emptyTemplate: Promise<Blob> | undefined;
-
-/**
- * An empty, migrated state store, dumped once per process: pass it as `loadDataDir` with
- * `memory: true` to open many fresh in-memory states (an eval run opens one per request) without
- * initdb and the migrations each time.
- */
-export function emptyStateTemplate(): Promise<Blob> {
-  emptyTemplate ??= dumpEmbeddedDatabase(async (db) => {
-    await migrate(db);
-  }).catch((error: unknown) => {
-    emptyTemplate = undefined;
-    throw error;
-  });
-  return emptyTemplate;
-}
-
 /**
  * Settles interrupted commits before anything else writes the user's data: after a crash, the id
  * of a transaction that never reached the database's log is handed out again (see
@@ -79,7 +64,7 @@ export async function settled(state: ToolrowState): Promise<ToolrowState> {
 }
 
 export interface StateStore {
-  db: Database;
+  db: StateDb;
   dataDir: string;
   exportsDir: string;
 }
@@ -104,27 +89,18 @@ export async function openStateStore(options: Omit<OpenStateOptions, 'source'>):
       }
     }
   }
-  let db: Database;
+  let db: StateDb;
   if (url !== undefined) {
-    db = await openDatabase({ url, urlSource, env: {}, poolSize: 3 });
+    db = postgresStore(await openDatabase({ url, urlSource, env: {}, poolSize: 3 }));
   } else if (options.memory) {
-    db = await openDatabase({
-      memory: true,
-      env: {},
-      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-    });
+    db = await openSqliteStore(':memory:');
   } else {
-    // Its own short statements only: no worker thread is needed to stop a runaway read.
-    db = await openDatabase({
-      env: {},
-      dataDir,
-      pgdata: join(dataDir, 'state'),
-      pgdataSource: "TOOLROW_DATA_DIR (Toolrow's state)",
-      worker: false,
-      // A small store: 16 MB of buffers instead of 128 MB (about 100 MB less resident).
-      embeddedSettings: ['shared_buffers = 16MB'],
-      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-    });
+    await ensurePrivateDir(dataDir, 'The Toolrow data directory');
+    const file = join(dataDir, STATE_FILE);
+    if (hasPgliteState(dataDir, file)) {
+      await movePgliteState(dataDir, file, options.onNotice ?? ((message) => process.stderr.write(`toolrow: ${message}\n`)));
+    }
+    db = await openSqliteStore(file, options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs });
   }
   try {
     if (options.migrate !== false) await migrate(db);

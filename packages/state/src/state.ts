@@ -1,7 +1,8 @@
-import type { Database, DataSource, ExportEngine } from '@toolrow/datasource';
+import type { DataSource, ExportEngine } from '@toolrow/datasource';
 import type { AppState } from './app-state.ts';
 import type { Staging } from './staging.ts';
 import type { StagingOptions } from './staging-impl.ts';
+import type { StateDb } from './store/state-db.ts';
 
 export interface OpenStateOptions {
   /** The user's data the staging area commits to and exports read from. */
@@ -12,12 +13,14 @@ export interface OpenStateOptions {
   cwd?: string;
   /** A postgres:// URL for a team's state server; wins over TOOLROW_STATE_URL. */
   url?: string;
-  /** The Toolrow data directory: the embedded store lives in <dataDir>/state. Wins over TOOLROW_DATA_DIR. */
+  /** The Toolrow data directory: the embedded store is <dataDir>/state.db. Wins over TOOLROW_DATA_DIR. */
   dataDir?: string;
-  /** An embedded store in memory (tests). Ignored when a URL is given. */
+  /** An embedded store in memory (tests, eval). Ignored when a URL is given. */
   memory?: boolean;
-  /** Embedded: start from a dumped, migrated store (the test helper's fast path). */
-  loadDataDir?: Blob;
+  /** Embedded: how long a write waits for another process's write before failing (default 5 s). */
+  busyTimeoutMs?: number;
+  /** Where one-time messages go (moving an earlier release's state); default: stderr. */
+  onNotice?: (message: string) => void;
   /** Where exports go (default: TOOLROW_EXPORTS_DIR, else <dataDir>/exports). */
   exportsDir?: string;
   /** Wall-clock limit of one export, in ms (default: TOOLROW_EXPORT_TIME_LIMIT minutes, else 30 min). */
@@ -33,19 +36,19 @@ export interface OpenStateOptions {
 }
 
 /**
- * Toolrow's own state, in a store of its own — embedded PGlite in <dataDir>/state, or the server
- * TOOLROW_STATE_URL names — and never in the user's database: profiles and grants, UI state,
+ * Toolrow's own state, in a store of its own — embedded SQLite in <dataDir>/state.db, or the
+ * PostgreSQL server TOOLROW_STATE_URL names — and never in the user's database: profiles and grants, UI state,
  * saved specs, query history, the audit log, attachments, conversations, MCP tokens, export jobs
  * and the staging area.
  */
 export interface ToolrowState extends AppState {
-  /** The store's own connection. */
-  readonly db: Database;
+  /** The store's own connection (typed queries over either dialect). */
+  readonly db: StateDb;
   /** Staged changes: recorded here, applied to the user's data only when the user commits. */
   readonly staging: Staging;
   /** Exports of the user's data to files; their jobs are recorded here. */
   readonly exports: ExportEngine;
-  /** Where the state lives, without secrets ("PGlite at …/state", "PostgreSQL u@h:5432/state"). */
+  /** Where the state lives, without secrets ("SQLite at …/state.db", "PostgreSQL u@h:5432/state"). */
   readonly description: string;
   /** The Toolrow data directory (absolute). */
   readonly dataDir: string;
@@ -53,4 +56,4 @@ export interface ToolrowState extends AppState {
   close(): Promise<void>;
 }
 
-export { emptyStateTemplate, openState, resolveDataDir } from './state-impl.ts';
+export { openState, resolveDataDir } from './state-impl.ts';

@@ -9,18 +9,10 @@ import {
   pgliteSnapshot,
   testEngines,
 } from '@toolrow/datasource/testing';
-import { MIGRATIONS, migrate } from './migrations.ts';
 import type { OpenStateOptions } from './state.ts';
 import { openState } from './state-impl.ts';
 import type { OpenTestOptions, StoreEngine, TestEnvironment } from './testing.ts';
 import { composeToolrow, type Toolrow } from './toolrow.ts';
-
-/** A migrated, empty state store, dumped once (see pgliteSnapshot). */
-export function stateSnapshot(): Promise<Blob> {
-  return pgliteSnapshot('state', JSON.stringify(MIGRATIONS), async (db) => {
-    await migrate(db);
-  });
-}
 
 async function exportsDirFor(
   options: OpenTestOptions,
@@ -68,8 +60,8 @@ const [pgliteData] = testEngines({});
 const pglite: StoreEngine = {
   name: 'pglite',
   async open(options = {}) {
-    const [source, snapshot] = await Promise.all([pgliteData!.open(dataOptions(options)), stateSnapshot()]);
-    return withState(source, options, { memory: true, loadDataDir: snapshot });
+    // The state in SQLite in memory: a fresh one is migrated in milliseconds.
+    return withState(await pgliteData!.open(dataOptions(options)), options, { memory: true });
   },
 };
 
@@ -77,8 +69,8 @@ const pglite: StoreEngine = {
 export const pgliteOnDiskStores: StoreEngine = {
   name: 'pglite-disk',
   async open(options = {}) {
-    const [source, snapshot] = await Promise.all([pgliteOnDisk.open(dataOptions(options)), stateSnapshot()]);
-    return withState(source, options, { dataDir: source.dataDir, loadDataDir: snapshot });
+    const source = await pgliteOnDisk.open(dataOptions(options));
+    return withState(source, options, { dataDir: source.dataDir });
   },
 };
 
@@ -127,22 +119,16 @@ export async function createTestEnvironment(
   const removeDir = () => rm(cwd, { recursive: true, force: true });
   const dataDir = join(cwd, '.toolrow');
   if (name === 'pglite') {
-    // Both clusters made from snapshots now: the first command then skips two initdb runs
-    // (about 4 s and 1 GB each on a busy machine).
-    const [empty, state] = await Promise.all([pgliteSnapshot('empty', '1'), stateSnapshot()]);
-    for (const [dir, snapshot] of [
-      ['pgdata', empty],
-      ['state', state],
-    ] as const) {
-      const db = await openDatabase({
-        env: {},
-        dataDir,
-        pgdata: join(dataDir, dir),
-        loadDataDir: snapshot,
-        worker: false,
-      });
-      await db.close();
-    }
+    // The data's cluster made from a snapshot now: the first command then skips an initdb run
+    // (about 4 s and 1 GB on a busy machine). The state (SQLite) is made when first opened.
+    const db = await openDatabase({
+      env: {},
+      dataDir,
+      pgdata: join(dataDir, 'pgdata'),
+      loadDataDir: await pgliteSnapshot('empty', '1'),
+      worker: false,
+    });
+    await db.close();
     return {
       name,
       cwd,

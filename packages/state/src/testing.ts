@@ -1,7 +1,8 @@
 /**
  * Test helper for every package above the data layer: the user's data and a state store, fresh
- * per open(), on PGlite (both in memory, always) and on PostgreSQL (two databases of their own on
- * the server TOOLROW_TEST_DATABASE_URL names, dropped on close). No test-runner imports here.
+ * per open(): PGlite data with SQLite state (both in memory, always), and PostgreSQL data and
+ * state (two databases of their own on the server TOOLROW_TEST_DATABASE_URL names, dropped on
+ * close). Between them, every state suite runs on both state dialects. No test-runner imports here.
  *
  *   import { testStores } from '@toolrow/state/testing';
  *   describe.each(testStores())('$name', ({ open }) => {
@@ -45,6 +46,5 @@ export { TEST_SEED_NOW } from '@toolrow/datasource/testing';
 export {
   createTestEnvironment,
   pgliteOnDiskStores,
-  stateSnapshot,
   testStores,
 } from './testing-impl.ts';
