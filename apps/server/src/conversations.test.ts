@@ -8,7 +8,7 @@ import {
   type ScriptedStep,
   scriptedModel,
 } from '@toolrow/agent/testing';
-import { APP_SCHEMA, type DataSource } from '@toolrow/datasource';
+import type { DataSource } from '@toolrow/datasource';
 import type { Conversation, ConversationSummary } from '@toolrow/desktop/wire';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
@@ -182,14 +182,14 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
 
   it('a failed save is logged and the turn still completes', async () => {
     const server = await serve([[{ text: 'Hello there.' }]]);
-    await state.db.exec(`ALTER TABLE ${APP_SCHEMA}.conversations RENAME TO conversations_away`);
+    await state.db.q.schema.alterTable('conversations').renameTo('conversations_away').execute();
     try {
       const { chunks, assistant } = await turn(server, 'conv-lost', [uiUser('u1', 'hi')]);
       expect(finished(chunks)).toBe(true);
       expect(chunks.some((chunk) => chunk.type === 'error')).toBe(false);
       expect(assistant.parts).toContainEqual(expect.objectContaining({ type: 'text', text: 'Hello there.' }));
     } finally {
-      await state.db.exec(`ALTER TABLE ${APP_SCHEMA}.conversations_away RENAME TO conversations`);
+      await state.db.q.schema.alterTable('conversations_away').renameTo('conversations').execute();
     }
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatch(

@@ -622,10 +622,12 @@ describe('refusals with the standard errors', () => {
 
   it('an expired access token is invalid_token', async () => {
     const tokens = await freshTokens();
-    await toolrow.state.db.query(
-      `UPDATE toolrow_app.oauth_tokens SET expires_at = now() - interval '1 minute' WHERE kind = 'access' AND token_hash = $1`,
-      [createHash('sha256').update(tokens.access).digest('hex')],
-    );
+    await toolrow.state.db.q
+      .updateTable('oauth_tokens')
+      .set({ expires_at: new Date(Date.now() - 60_000) })
+      .where('kind', '=', 'access')
+      .where('token_hash', '=', createHash('sha256').update(tokens.access).digest('hex'))
+      .execute();
     const { status, challenge } = await listWith(tokens.access);
     expect(status).toBe(401);
     expect(challenge).toContain('error="invalid_token"');

@@ -34,7 +34,7 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 }
 
-/** The sample shop and a state store, both in-memory PGlite. */
+/** The sample shop (in-memory PGlite) and a state store (in-memory SQLite). */
 export async function openSeededSource(orders = 2000): Promise<Toolrow> {
   const toolrow = await openToolrow({ env: {}, data: { memory: true }, state: { memory: true } });
   await toolrow.source.seed({ orders, now: SEED_NOW });

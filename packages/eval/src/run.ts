@@ -9,7 +9,7 @@ import {
   toolsBackend,
 } from '@toolrow/agent';
 import { type DataSource, openDataSource } from '@toolrow/datasource';
-import { emptyStateTemplate, openState, type Tab, type ToolrowState } from '@toolrow/state';
+import { openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { type EvalRequest, LARGE_SHOP, type RequestContext } from './corpus.ts';
 import { type Grade, grade, type TracedCall } from './grade.ts';
@@ -62,19 +62,16 @@ const PROFILE = 'default';
 /** The sample shop every request reads (the agent cannot write it) and a fresh state per request. */
 class EvalShop {
   readonly source: DataSource;
-  readonly #snapshot: Blob;
   readonly exportsDir: string;
 
-  private constructor(source: DataSource, snapshot: Blob, exportsDir: string) {
+  private constructor(source: DataSource, exportsDir: string) {
     this.source = source;
-    this.#snapshot = snapshot;
     this.exportsDir = exportsDir;
   }
 
   static async open(orders: number, large = false): Promise<EvalShop> {
-    const [source, snapshot, exportsDir] = await Promise.all([
+    const [source, exportsDir] = await Promise.all([
       openDataSource({ memory: true, env: {} }),
-      emptyStateTemplate(),
       mkdtemp(join(tmpdir(), 'toolrow-eval-exports-')),
     ]);
     try {
@@ -88,15 +85,15 @@ class EvalShop {
       await source.close();
       throw error;
     }
-    return new EvalShop(source, snapshot, exportsDir);
+    return new EvalShop(source, exportsDir);
   }
 
   /** Toolrow's state as a user has it when typing the request: saved specs, history, an attachment, the open tab. */
   async freshState(context: RequestContext | undefined, mode: PermissionMode): Promise<ToolrowState> {
+    // SQLite in memory: a new, migrated state per request costs about a millisecond.
     const state = await openState({
       source: this.source,
       memory: true,
-      loadDataDir: this.#snapshot,
       env: {},
       exportsDir: this.exportsDir,
     });

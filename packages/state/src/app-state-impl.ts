@@ -297,9 +297,9 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
     profiles: {
       ensure: ensureProfile,
       async list() {
-        return (await q.selectFrom('profiles').select(['name', 'mode', 'created_at']).orderBy('name').execute()).map(
-          toProfile,
-        );
+        return (
+          await q.selectFrom('profiles').select(['name', 'mode', 'created_at']).orderBy('name').execute()
+        ).map(toProfile);
       },
       async setMode(name, mode) {
         if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
@@ -383,7 +383,11 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
 
     ui: {
       async get(profile = DEFAULT_PROFILE) {
-        const row = await q.selectFrom('ui_state').selectAll().where('profile', '=', profile).executeTakeFirst();
+        const row = await q
+          .selectFrom('ui_state')
+          .selectAll()
+          .where('profile', '=', profile)
+          .executeTakeFirst();
         if (!row) return emptyUi(profile);
         return {
           profile,
@@ -612,7 +616,12 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
         const row = await q
           .selectFrom('attachments')
           .select([...attachmentColumns, 'content', byteLength(dialect, 'content').as('size_bytes')])
-          .where((eb) => eb.or([eb('id', '=', idOrName), eb.and([eb('name', '=', idOrName), eb('profile', '=', profile)])]))
+          .where((eb) =>
+            eb.or([
+              eb('id', '=', idOrName),
+              eb.and([eb('name', '=', idOrName), eb('profile', '=', profile)]),
+            ]),
+          )
           .orderBy(sql`(id = ${idOrName})`, 'desc')
           .orderBy('seq', 'desc')
           .limit(1)
@@ -656,7 +665,11 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
 
     connections: {
       async list() {
-        const rows = await q.selectFrom('connections').select(['name', 'engine', 'description']).orderBy('name').execute();
+        const rows = await q
+          .selectFrom('connections')
+          .select(['name', 'engine', 'description'])
+          .orderBy('name')
+          .execute();
         const active = options.activeConnection;
         const listed: ConnectionInfo[] = rows.map((row) => ({
           name: row.name,
@@ -674,7 +687,11 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
             'A connection description must not hold a password; describe it as user@host:port/db.',
           );
         }
-        const values = { engine: connection.engine, description: connection.description, updated_at: new Date() };
+        const values = {
+          engine: connection.engine,
+          description: connection.description,
+          updated_at: new Date(),
+        };
         await q
           .insertInto('connections')
           .values({ name: connection.name, ...values })
@@ -807,7 +824,11 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
         const now = Date.now();
         let record = cache.get(hash, now) as McpToken | undefined;
         if (!record) {
-          const row = await q.selectFrom('mcp_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+          const row = await q
+            .selectFrom('mcp_tokens')
+            .selectAll()
+            .where('token_hash', '=', hash)
+            .executeTakeFirst();
           if (!row) return { ok: false, reason: 'unknown' };
           record = toToken(row);
           if (record.revokedAt) return { ok: false, reason: 'revoked', token: record };
@@ -822,7 +843,9 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
       },
       async list() {
         await tokenLastUse.flush();
-        return (await q.selectFrom('mcp_tokens').selectAll().orderBy(['created_at', 'id']).execute()).map(toToken);
+        return (await q.selectFrom('mcp_tokens').selectAll().orderBy(['created_at', 'id']).execute()).map(
+          toToken,
+        );
       },
       async revoke(name) {
         const revoked = await q.transaction().execute(async (tx) => {
@@ -833,7 +856,8 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
             .where('revoked_at', 'is', null)
             .executeTakeFirst();
           // A later token may take the name: it must not inherit this one's remembered grants.
-          if (result.numUpdatedRows > 0n) await tx.deleteFrom('grants').where('grantee', '=', `mcp:${name}`).execute();
+          if (result.numUpdatedRows > 0n)
+            await tx.deleteFrom('grants').where('grantee', '=', `mcp:${name}`).execute();
           return result.numUpdatedRows > 0n;
         });
         cache.clear();

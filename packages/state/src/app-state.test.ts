@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestInput, hashToken } from './app-state.ts';
 import type { Tab } from './app-types.ts';
-import { MIGRATIONS, migrate } from './store/migrations.ts';
 import type { ToolrowState } from './state.ts';
+import { MIGRATIONS, migrate } from './store/migrations.ts';
 import { testStores } from './testing.ts';
 import type { Toolrow } from './toolrow.ts';
 
@@ -28,7 +28,11 @@ describe.each(testStores())('app state on $name', ({ open }) => {
   afterAll(() => toolrow.close());
 
   it('migrations are recorded, and running them again applies nothing', async () => {
-    const rows = await state.db.q.selectFrom('schema_migrations').select(['version', 'name']).orderBy('version').execute();
+    const rows = await state.db.q
+      .selectFrom('schema_migrations')
+      .select(['version', 'name'])
+      .orderBy('version')
+      .execute();
     expect(rows).toEqual(
       MIGRATIONS.map((migration) => ({ version: migration.version, name: migration.name })),
     );
@@ -36,7 +40,11 @@ describe.each(testStores())('app state on $name', ({ open }) => {
   });
 
   it('a new migration applies once; a database newer than the code is refused', async () => {
-    const next = { version: 1000, name: 'test table', sql: (t: { s: string }) => `CREATE TABLE ${t.s}test_extra (id int)` };
+    const next = {
+      version: 1000,
+      name: 'test table',
+      sql: (t: { s: string }) => `CREATE TABLE ${t.s}test_extra (id int)`,
+    };
     expect(await migrate(state.db, [...MIGRATIONS, next])).toEqual([1000]);
     expect(await migrate(state.db, [...MIGRATIONS, next])).toEqual([]);
     await expect(migrate(state.db)).rejects.toThrow(
@@ -55,8 +63,19 @@ describe.each(testStores())('app state on $name', ({ open }) => {
     await expect(migrate(state.db, [...MIGRATIONS, broken])).rejects.toThrow(
       /State migration 1001 \(broken\) failed: .*The store was left at the previous version/,
     );
-    expect(await state.db.q.selectFrom('schema_migrations').select('version').where('version', '=', 1001).execute()).toEqual([]);
-    await expect(state.db.q.selectFrom('half_made' as never).selectAll().execute()).rejects.toThrow(/half_made/);
+    expect(
+      await state.db.q
+        .selectFrom('schema_migrations')
+        .select('version')
+        .where('version', '=', 1001)
+        .execute(),
+    ).toEqual([]);
+    await expect(
+      state.db.q
+        .selectFrom('half_made' as never)
+        .selectAll()
+        .execute(),
+    ).rejects.toThrow(/half_made/);
   });
 
   it('profiles: created on demand in manual mode; modes and remembered grants', async () => {

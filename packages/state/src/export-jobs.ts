@@ -33,7 +33,11 @@ export function createExportJobStore(db: StateDb, get: ExportJobStore['get']): E
         .execute();
     },
     async progress(id, rowsDone, bytesWritten) {
-      await q.updateTable('export_jobs').set({ rows_done: rowsDone, bytes_written: bytesWritten }).where('id', '=', id).execute();
+      await q
+        .updateTable('export_jobs')
+        .set({ rows_done: rowsDone, bytes_written: bytesWritten })
+        .where('id', '=', id)
+        .execute();
     },
     async finish(id, outcome) {
       if (db.closed) return;

@@ -101,7 +101,12 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
       .insertInto('oauth_tokens')
       .values([
         { token_hash: hashToken(accessToken), grant_id: grant.id, kind: 'access', expires_at: access },
-        { token_hash: hashToken(refreshToken), grant_id: grant.id, kind: 'refresh', expires_at: grant.expiresAt },
+        {
+          token_hash: hashToken(refreshToken),
+          grant_id: grant.id,
+          kind: 'refresh',
+          expires_at: grant.expiresAt,
+        },
       ])
       .execute();
     return { accessToken, accessExpiresAt: access, refreshToken, refreshExpiresAt: grant.expiresAt, grant };
@@ -114,7 +119,10 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
       .where((eb) =>
         eb.not(
           eb.exists(
-            eb.selectFrom('oauth_grants').select('oauth_grants.id').whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
+            eb
+              .selectFrom('oauth_grants')
+              .select('oauth_grants.id')
+              .whereRef('oauth_grants.client_id', '=', 'oauth_clients.id'),
           ),
         ),
       );
@@ -195,8 +203,13 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
           await revokeGrantIn(tx, grant.id, 'authorization code replayed');
           return { ok: false as const, reason: 'replayed' as const };
         }
-        await tx.updateTable('oauth_codes').set({ used_at: new Date() }).where('code_hash', '=', row.code_hash).execute();
-        if (date(row.expires_at).getTime() <= Date.now()) return { ok: false as const, reason: 'expired' as const };
+        await tx
+          .updateTable('oauth_codes')
+          .set({ used_at: new Date() })
+          .where('code_hash', '=', row.code_hash)
+          .execute();
+        if (date(row.expires_at).getTime() <= Date.now())
+          return { ok: false as const, reason: 'expired' as const };
         if (!live(grant, Date.now())) return { ok: false as const, reason: 'revoked' as const };
         return {
           ok: true as const,
@@ -229,7 +242,8 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
           .executeTakeFirst();
         if (!row) return { ok: false as const, reason: 'unknown' as const };
         const grant = (await grantById(tx, row.grant_id))!;
-        if (grant.clientId !== clientId) return { ok: false as const, reason: 'wrong-client' as const, grant };
+        if (grant.clientId !== clientId)
+          return { ok: false as const, reason: 'wrong-client' as const, grant };
         if (row.used_at !== null) {
           // A rotated-out refresh token came back: one of the two holders is not the client, and
           // there is no telling which, so the whole family ends (OAuth 2.1 §4.3.1).
@@ -239,14 +253,19 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
         if (grant.revokedAt !== null || row.revoked_at !== null)
           return { ok: false as const, reason: 'revoked' as const, grant };
         if (!live(grant, Date.now())) return { ok: false as const, reason: 'expired' as const, grant };
-        await tx.updateTable('oauth_tokens').set({ used_at: new Date() }).where('token_hash', '=', row.token_hash).execute();
+        await tx
+          .updateTable('oauth_tokens')
+          .set({ used_at: new Date() })
+          .where('token_hash', '=', row.token_hash)
+          .execute();
         return { ok: true as const, tokens: await issue(tx, grant, accessExpiresAt) };
       });
       if (!outcome.ok && outcome.reason === 'reused') cache.clear();
       return outcome;
     },
     async verifyAccess(token) {
-      if (typeof token !== 'string' || !token.startsWith(OAUTH_PREFIX.access)) return { ok: false, reason: 'unknown' };
+      if (typeof token !== 'string' || !token.startsWith(OAUTH_PREFIX.access))
+        return { ok: false, reason: 'unknown' };
       const hash = hashToken(token);
       const now = Date.now();
       let check = cache.get(hash, now) as Extract<OAuthAccessCheck, { ok: true }> | undefined;
@@ -259,7 +278,8 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
           .executeTakeFirst();
         if (!row) return { ok: false, reason: 'unknown' };
         const grant = toGrant(row);
-        if (row.token_revoked_at !== null || grant.revokedAt !== null) return { ok: false, reason: 'revoked', grant };
+        if (row.token_revoked_at !== null || grant.revokedAt !== null)
+          return { ok: false, reason: 'revoked', grant };
         check = { ok: true, grant, expiresAt: date(row.token_expires_at) };
         cache.set(hash, check, now);
       }
@@ -281,7 +301,9 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
       const revoked =
         row.kind === 'refresh'
           ? // Revoking a refresh token ends the connection and every token of it (RFC 7009 §2.1).
-            await q.transaction().execute((tx) => revokeGrantIn(tx, row.grant_id, 'refresh token revoked by the client'))
+            await q
+              .transaction()
+              .execute((tx) => revokeGrantIn(tx, row.grant_id, 'refresh token revoked by the client'))
           : (
               await q
                 .updateTable('oauth_tokens')

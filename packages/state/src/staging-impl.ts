@@ -11,7 +11,7 @@ import {
   resolveColumnIn,
   type TableInfo,
 } from '@toolrow/datasource';
-import { type ExpressionBuilder, type SqlBool, sql, type Expression } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Staging } from './staging.ts';
 import type {
   AppliedCounts,
@@ -24,6 +24,7 @@ import type {
 } from './staging-types.ts';
 import { date, jsonText, jsonValue, type StateDb, type StateQueries } from './store/state-db.ts';
 import type { StateTables } from './store/tables.ts';
+
 const MAX_ROWS_PER_CALL = 1000;
 
 function toChange(row: Row): StagedChange {
@@ -309,7 +310,11 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
   async function afterFailedApply(id: number, ids: number[], error: unknown): Promise<CommitResult> {
     const undecided = await recover().catch(() => [id]);
     if (undecided.includes(id)) return unsettled();
-    const settled = await q.selectFrom('commits').select(['state', 'applied']).where('id', '=', id).executeTakeFirst();
+    const settled = await q
+      .selectFrom('commits')
+      .select(['state', 'applied'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (settled?.state === 'applied') {
       return {
         ok: true,
@@ -317,7 +322,11 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         changeIds: ids,
       };
     }
-    await q.updateTable('commits').set({ error: (error as Error).message }).where('id', '=', id).execute();
+    await q
+      .updateTable('commits')
+      .set({ error: (error as Error).message })
+      .where('id', '=', id)
+      .execute();
     throw error;
   }
 

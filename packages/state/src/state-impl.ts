@@ -98,9 +98,16 @@ export async function openStateStore(options: Omit<OpenStateOptions, 'source'>):
     await ensurePrivateDir(dataDir, 'The Toolrow data directory');
     const file = join(dataDir, STATE_FILE);
     if (hasPgliteState(dataDir, file)) {
-      await movePgliteState(dataDir, file, options.onNotice ?? ((message) => process.stderr.write(`toolrow: ${message}\n`)));
+      await movePgliteState(
+        dataDir,
+        file,
+        options.onNotice ?? ((message) => process.stderr.write(`toolrow: ${message}\n`)),
+      );
     }
-    db = await openSqliteStore(file, options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs });
+    db = await openSqliteStore(
+      file,
+      options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs },
+    );
   }
   try {
     if (options.migrate !== false) await migrate(db);

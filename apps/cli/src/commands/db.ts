@@ -39,7 +39,7 @@ const USAGE = `Usage: toolrow db <subcommand> [options]
 
 Your data is PGlite in TOOLROW_DATA_DIR (default ./.toolrow), or the PostgreSQL server in
 DATABASE_URL when it is set; commits go through TOOLROW_COMMIT_URL when set. Toolrow's own state
-(tokens, audit log, conversations, staging) is PGlite in TOOLROW_DATA_DIR/state, or the server in
+(tokens, audit log, conversations, staging) is SQLite in TOOLROW_DATA_DIR/state.db, or the server in
 TOOLROW_STATE_URL — never your database.`;
 
 function open(io: CommandIo): Promise<DataSource> {
@@ -169,9 +169,10 @@ async function info(args: string[], io: CommandIo): Promise<number> {
   const { source, state } = toolrow;
   try {
     const snapshot = await source.schema.get();
-    const version = await state.db.query<{ version: number | null }>(
-      `SELECT max(version) AS version FROM ${APP_SCHEMA}.schema_migrations`,
-    );
+    const version = await state.db.q
+      .selectFrom('schema_migrations')
+      .select((eb) => eb.fn.max('version').as('version'))
+      .executeTakeFirst();
     // Versions before the split kept the state in the user's database; it is no longer read.
     const legacy = await source.db.query<{ found: boolean }>(
       'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found',
@@ -186,7 +187,7 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       state: state.description,
       dataDir: state.dataDir,
       exportsDir: state.exports.dir,
-      appStateVersion: version.rows[0]?.version ?? 0,
+      appStateVersion: Number(version?.version ?? 0),
       legacyStateSchema: legacy.rows[0]?.found === true,
       stagedChanges: staged,
       readLayers: await describeReadLayers(source.db, source.readerRole),
@@ -207,7 +208,7 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       `commits:       ${report.commits}${report.commitsThrough === 'TOOLROW_COMMIT_URL' ? ' (TOOLROW_COMMIT_URL)' : ''}`,
       `toolrow state: ${report.state} (version ${report.appStateVersion})`,
       // The data dir matters when something embedded lives there; the exports line says the rest.
-      ...(source.db.engine === 'pglite' || state.db.engine === 'pglite'
+      ...(source.db.engine === 'pglite' || state.db.dialect === 'sqlite'
         ? [`data dir:      ${report.dataDir}`]
         : []),
       `exports:       ${report.exportsDir}`,

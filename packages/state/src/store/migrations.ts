@@ -266,7 +266,10 @@ const LOCK_KEY = 7_250_431_001;
 const BASELINE = 8;
 
 /** Applies the pending migrations, one transaction each; returns the versions applied. */
-export async function migrate(store: StateDb, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migrate(
+  store: StateDb,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
   const { q, dialect } = store;
   const t = TYPES[dialect];
   if (dialect === 'postgres') await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${APP_SCHEMA}`).execute(q);
@@ -278,7 +281,14 @@ export async function migrate(store: StateDb, migrations: readonly Migration[] =
 )`)
     .execute(q);
   const newest = async (db: typeof q) =>
-    Number((await db.selectFrom('schema_migrations').select((e) => e.fn.max('version').as('v')).executeTakeFirst())?.v ?? 0);
+    Number(
+      (
+        await db
+          .selectFrom('schema_migrations')
+          .select((e) => e.fn.max('version').as('v'))
+          .executeTakeFirst()
+      )?.v ?? 0,
+    );
   const before = await newest(q);
   if (before > 0 && before < BASELINE) {
     throw new DataSourceError(
@@ -297,7 +307,8 @@ export async function migrate(store: StateDb, migrations: readonly Migration[] =
         .executeTakeFirst();
       if (existing) return false;
       try {
-        for (const statement of splitStatements(migration.sql(t, dialect))) await sql.raw(statement).execute(tx);
+        for (const statement of splitStatements(migration.sql(t, dialect)))
+          await sql.raw(statement).execute(tx);
       } catch (error) {
         throw new DataSourceError(
           'config',
@@ -305,7 +316,10 @@ export async function migrate(store: StateDb, migrations: readonly Migration[] =
           { cause: error },
         );
       }
-      await tx.insertInto('schema_migrations').values({ version: migration.version, name: migration.name }).execute();
+      await tx
+        .insertInto('schema_migrations')
+        .values({ version: migration.version, name: migration.name })
+        .execute();
       return true;
     });
     if (done) applied.push(migration.version);

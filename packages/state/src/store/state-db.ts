@@ -95,7 +95,10 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
 /** A store on a PostgreSQL server, over a connection the data layer opened (tables in APP_SCHEMA). */
 export function postgresStore(db: Database): StateDb {
   return wrap(
-    new Kysely<StateTables>({ dialect: new DatabaseDialect(db), plugins: [new WithSchemaPlugin(APP_SCHEMA)] }),
+    new Kysely<StateTables>({
+      dialect: new DatabaseDialect(db),
+      plugins: [new WithSchemaPlugin(APP_SCHEMA)],
+    }),
     'postgres',
     { description: db.description },
   );
@@ -121,12 +124,16 @@ function wrap(q: StateQueries, dialect: StateDialect, { description }: { descrip
 
 /** A JSON column as its text: PostgreSQL's jsonb output, SQLite's stored text (exact numbers both). */
 export function jsonText(dialect: StateDialect, column: string): RawBuilder<string | null> {
-  return dialect === 'postgres' ? sql<string | null>`${sql.ref(column)}::text` : sql<string | null>`${sql.ref(column)}`;
+  return dialect === 'postgres'
+    ? sql<string | null>`${sql.ref(column)}::text`
+    : sql<string | null>`${sql.ref(column)}`;
 }
 
 /** Bytes in a binary column. */
 export function byteLength(dialect: StateDialect, column: string): RawBuilder<number> {
-  return dialect === 'postgres' ? sql<number>`octet_length(${sql.ref(column)})` : sql<number>`length(${sql.ref(column)})`;
+  return dialect === 'postgres'
+    ? sql<number>`octet_length(${sql.ref(column)})`
+    : sql<number>`length(${sql.ref(column)})`;
 }
 
 const COUNTERS = {
