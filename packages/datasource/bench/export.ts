@@ -5,9 +5,11 @@
 // `/usr/bin/time -v`, else sampled from /proc), with no heap cap, so what the export holds shows.
 //
 // Reported per size (BENCH_ROWS, default 100000,1000000): rows/s of psql and of Toolrow, the ratio,
-// and Toolrow's peak RSS; then the same command on embedded PGlite against Toolrow on PostgreSQL.
-// "export" rows/s take out the command's fixed start-up: the same command exporting an empty
-// table of the same columns, measured in the same run.
+// and Toolrow's peak RSS, with the data on PostgreSQL and Toolrow's state first as a new user has
+// it (embedded SQLite in the data dir), then on the server (TOOLROW_STATE_URL); then the same
+// command on embedded PGlite against Toolrow on PostgreSQL. "end to end" is each command's rows
+// over its whole time; "export" takes out both commands' fixed start-up (each one exporting an
+// empty table of the same columns, measured in the same run).
 //
 //   npm run bench -w @toolrow/datasource            (or: node bench/export.ts)
 //   BENCH_ROWS=100000 BENCH_ROUNDS=1 node bench/export.ts
@@ -138,6 +140,8 @@ const pad = (text: string, width: number) => text.padStart(width);
 interface SizeResult {
   rows: number;
   psql?: number;
+  /** psql exporting the empty table: its fixed start-up. */
+  psqlEmpty?: number;
   command: Run;
   /** The same command on an empty table: its fixed start-up. */
   empty: Run;
@@ -165,6 +169,7 @@ async function benchEngine(
   await toolrowExport(0, env, dataDir, -1, nodeFlags);
   for (const rows of SIZES) {
     const psqlRuns: number[] = [];
+    const psqlEmptyRuns: number[] = [];
     const commandRuns: Run[] = [];
     const emptyRuns: Run[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -178,6 +183,14 @@ async function benchEngine(
         );
         psqlRuns.push(run.ms);
         await rm(target);
+        const empty = await measure(
+          psql.bin,
+          [psql.url, '-X', '-q', '-c', `\\copy (SELECT * FROM bench_0) TO '${target}' CSV HEADER`],
+          process.env,
+          dataDir,
+        );
+        psqlEmptyRuns.push(empty.ms);
+        await rm(target);
       }
       commandRuns.push(await toolrowExport(rows, env, dataDir, round, nodeFlags));
       emptyRuns.push(await toolrowExport(0, env, dataDir, round, nodeFlags));
@@ -188,7 +201,7 @@ async function benchEngine(
     });
     results.push({
       rows,
-      ...(psql ? { psql: median(psqlRuns) } : {}),
+      ...(psql ? { psql: median(psqlRuns), psqlEmpty: median(psqlEmptyRuns) } : {}),
       command: pick(commandRuns),
       empty: pick(emptyRuns),
     });
@@ -201,7 +214,9 @@ async function benchEngine(
       result.psql !== undefined
         ? (() => {
             const psqlRate = result.rows / (result.psql / 1000);
-            return `  psql \\copy ${pad(fmt(psqlRate), 10)} rows/s | Toolrow/psql: command ${(command / psqlRate).toFixed(2)}×, export ${ratio(exporting, psqlRate)}`;
+            const psqlMs = result.psql - (result.psqlEmpty ?? 0);
+            const psqlExport = psqlMs > result.psql * 0.1 ? result.rows / (psqlMs / 1000) : undefined;
+            return `  psql \\copy ${pad(fmt(psqlRate), 10)} rows/s | Toolrow/psql: end to end ${(command / psqlRate).toFixed(2)}×, export ${ratio(exporting, psqlExport)}`;
           })()
         : '';
     console.log(
@@ -216,6 +231,12 @@ async function benchEngine(
     );
   }
   return results;
+}
+
+async function made(dir: string): Promise<string> {
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return dir;
 }
 
 async function main(): Promise<void> {
@@ -251,20 +272,28 @@ async function main(): Promise<void> {
       for (const rows of [0, ...SIZES]) await ds.db.exec(tableSql(rows));
       for (const rows of [0, ...SIZES]) await ds.db.exec(`VACUUM ANALYZE bench_${rows}`);
       await ds.close();
-      const dataDir = join(work, 'postgres');
-      // A deployment on PostgreSQL: the data and Toolrow's own state both on the server.
-      const env = {
-        ...baseEnv,
-        DATABASE_URL: dataUrl.href,
-        TOOLROW_STATE_URL: stateUrl.href,
-        TOOLROW_DATA_DIR: dataDir,
-      };
-      const { mkdir } = await import('node:fs/promises');
-      await mkdir(dataDir, { recursive: true });
-      onPostgres = await benchEngine('PostgreSQL (data and state on the server)', env, dataDir, {
-        bin: psql,
-        url: dataUrl.href,
-      });
+      const peer = { bin: psql, url: dataUrl.href };
+      // What a new user has: their data on their server, Toolrow's state embedded in a new data dir.
+      const newUserDir = join(work, 'postgres-new-user');
+      onPostgres = await benchEngine(
+        'PostgreSQL data, state as a new user has it (SQLite in the data dir)',
+        { ...baseEnv, DATABASE_URL: dataUrl.href, TOOLROW_DATA_DIR: newUserDir },
+        await made(newUserDir),
+        peer,
+      );
+      // A team deployment: the data and Toolrow's own state both on the server.
+      const teamDir = join(work, 'postgres-team');
+      await benchEngine(
+        'PostgreSQL data and state (TOOLROW_STATE_URL)',
+        {
+          ...baseEnv,
+          DATABASE_URL: dataUrl.href,
+          TOOLROW_STATE_URL: stateUrl.href,
+          TOOLROW_DATA_DIR: teamDir,
+        },
+        await made(teamDir),
+        peer,
+      );
     }
 
     const dataDir = join(work, 'pglite');

@@ -248,13 +248,13 @@ function emptyUi(profile: string): UiState {
 }
 
 export interface AppStateOptions {
-  /** The connection this process uses, listed as active by connections.list(). */
-  activeConnection: Omit<ConnectionInfo, 'active'>;
+  /** The connection this process uses, listed as active by connections.list(); none when it opened no data. */
+  activeConnection?: Omit<ConnectionInfo, 'active'>;
   /** How long a verified bearer token is trusted without a query (default VERIFY_CACHE_TTL_MS). */
   verifyCacheTtlMs?: number;
 }
 
-export function createAppState(db: StateDb, options: AppStateOptions): AppState {
+export function createAppState(db: StateDb, options: AppStateOptions = {}): AppState {
   const { q, dialect } = db;
   const ensureProfile = async (name: string = DEFAULT_PROFILE): Promise<Profile> => {
     if (typeof name !== 'string' || name.trim() === '') {
@@ -324,7 +324,9 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
           .selectAll()
           .where('profile', '=', profile)
           .$if(grantee !== undefined, (qb) => qb.where('grantee', '=', grantee!))
-          .orderBy(['grantee', 'tool', 'table_name'])
+          .orderBy('grantee')
+          .orderBy('tool')
+          .orderBy('table_name')
           .execute();
         return rows.map(toGrant);
       },
@@ -675,9 +677,9 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
           name: row.name,
           engine: row.engine as ConnectionInfo['engine'],
           description: row.description,
-          active: row.name === active.name,
+          active: row.name === active?.name,
         }));
-        if (!listed.some((row) => row.active)) listed.unshift({ ...active, active: true });
+        if (active && !listed.some((row) => row.active)) listed.unshift({ ...active, active: true });
         return listed;
       },
       async save(connection) {
@@ -697,7 +699,7 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
           .values({ name: connection.name, ...values })
           .onConflict((oc) => oc.column('name').doUpdateSet(values))
           .execute();
-        return { ...connection, active: connection.name === options.activeConnection.name };
+        return { ...connection, active: connection.name === options.activeConnection?.name };
       },
     },
 
@@ -843,9 +845,9 @@ export function createAppState(db: StateDb, options: AppStateOptions): AppState 
       },
       async list() {
         await tokenLastUse.flush();
-        return (await q.selectFrom('mcp_tokens').selectAll().orderBy(['created_at', 'id']).execute()).map(
-          toToken,
-        );
+        return (
+          await q.selectFrom('mcp_tokens').selectAll().orderBy('created_at').orderBy('id').execute()
+        ).map(toToken);
       },
       async revoke(name) {
         const revoked = await q.transaction().execute(async (tx) => {

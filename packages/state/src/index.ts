@@ -18,8 +18,8 @@ export type { Staging } from './staging.ts';
 export { createStaging } from './staging.ts';
 export type { CommitPoint, StagingOptions } from './staging-impl.ts';
 export type * from './staging-types.ts';
-export type { OpenStateOptions, ToolrowState } from './state.ts';
-export { openState, resolveDataDir } from './state.ts';
+export type { AppStateHandle, OpenStateOptions, ToolrowState } from './state.ts';
+export { openAppState, openState, resolveDataDir } from './state.ts';
 export { type DialectTypes, MIGRATIONS, type Migration, migrate } from './store/migrations.ts';
 export {
   openSqliteStore,

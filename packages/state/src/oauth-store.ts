@@ -325,7 +325,8 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
             .where('g.revoked_at', 'is', null)
             .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)])),
         )
-        .orderBy(['g.created_at', 'g.id'])
+        .orderBy('g.created_at')
+        .orderBy('g.id')
         .execute();
       return rows.map(toGrant);
     },

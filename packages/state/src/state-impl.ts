@@ -10,7 +10,7 @@ import {
 import { createAppState } from './app-state-impl.ts';
 import { createExportJobStore } from './export-jobs.ts';
 import { createStaging } from './staging-impl.ts';
-import type { OpenStateOptions, ToolrowState } from './state.ts';
+import type { AppStateHandle, OpenStateOptions, ToolrowState } from './state.ts';
 import { migrate } from './store/migrations.ts';
 import { hasPgliteState, movePgliteState } from './store/move-pglite-state.ts';
 import { openSqliteStore, postgresStore, type StateDb } from './store/state-db.ts';
@@ -122,6 +122,27 @@ export async function openStateStore(options: Omit<OpenStateOptions, 'source'>):
     await db.close().catch(() => {});
     throw error;
   }
+}
+
+/** Toolrow's own records without the user's data: what a command that reads no data opens. */
+export async function openAppState(options: Omit<OpenStateOptions, 'source'>): Promise<AppStateHandle> {
+  const { db, dataDir } = await openStateStore(options);
+  const app = createAppState(db);
+  let closing: Promise<void> | undefined;
+  return {
+    ...app,
+    db,
+    description: db.description,
+    dataDir,
+    close() {
+      closing ??= (async () => {
+        await app.flushLastUse().catch(() => {});
+        await db.close();
+        await options.onClose?.();
+      })();
+      return closing;
+    },
+  };
 }
 
 /** Throws the clear error for a bad state setting, before anything is opened. */

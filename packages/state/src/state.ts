@@ -56,4 +56,13 @@ export interface ToolrowState extends AppState {
   close(): Promise<void>;
 }
 
-export { openState, resolveDataDir } from './state-impl.ts';
+/** The app state alone (no staging area, no exports): see openAppState. */
+export interface AppStateHandle extends AppState {
+  readonly db: StateDb;
+  readonly description: string;
+  readonly dataDir: string;
+  /** Writes pending last-use stamps, then closes the store. */
+  close(): Promise<void>;
+}
+
+export { openAppState, openState, resolveDataDir } from './state-impl.ts';

@@ -21,7 +21,15 @@ import {
   toWireClient,
   type WireMcpClient,
 } from '@toolrow/mcp-server';
-import { DEFAULT_PROFILE, type McpToken, openToolrow, type Toolrow } from '@toolrow/state';
+import {
+  type AppStateHandle,
+  DEFAULT_PROFILE,
+  type McpToken,
+  openAppState,
+  openToolrow,
+  type Toolrow,
+  VERIFY_CACHE_TTL_MS,
+} from '@toolrow/state';
 import { getFromApp, openOrApp, postToApp, runningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
@@ -86,6 +94,16 @@ async function withSource<T>(io: CommandIo, fn: (toolrow: Toolrow) => Promise<T>
   }
 }
 
+/** Toolrow's own records only: token commands read none of the user's data, so they open none. */
+async function withAppState<T>(io: CommandIo, fn: (state: AppStateHandle) => Promise<T>): Promise<T> {
+  const state = await openAppState({ env: io.env, cwd: io.cwd });
+  try {
+    return await fn(state);
+  } finally {
+    await state.close();
+  }
+}
+
 function statusOf(token: McpToken, now: Date): string {
   if (token.revokedAt) return 'revoked';
   if (token.expiresAt && token.expiresAt <= now) return 'expired';
@@ -113,7 +131,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const created = await withSource(io, ({ state }) =>
+    const created = await withAppState(io, (state) =>
       createToken(state.tokens, {
         scope,
         ttlMs,
@@ -142,7 +160,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
   if (action === 'list') {
     const { values, positionals } = parse(rest, { json: { type: 'boolean' } });
     if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'.`);
-    const tokens = await withSource(io, ({ state }) => state.tokens.list());
+    const tokens = await withAppState(io, (state) => state.tokens.list());
     const now = new Date();
     if (values.json) {
       io.stdout(
@@ -186,12 +204,15 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     if (positionals.length !== 1)
       throw new UsageError('token revoke needs exactly one token name (see toolrow mcp token list).');
     const name = positionals[0] as string;
-    const revoked = await withSource(io, ({ state }) => state.tokens.revoke(name));
+    const revoked = await withAppState(io, (state) => state.tokens.revoke(name));
     if (!revoked) {
       io.stderr(`No active token named '${name}'. See the names with: toolrow mcp token list\n`);
       return 1;
     }
-    io.stdout(`Revoked '${name}'. Clients using it now get 401.\n`);
+    // A server already running in another process trusts a verified token for VERIFY_CACHE_TTL_MS.
+    io.stdout(
+      `Revoked '${name}'. Clients using it now get 401${runningApp(io) ? ` (from the running app within ${VERIFY_CACHE_TTL_MS / 1000} s)` : ''}.\n`,
+    );
     return 0;
   }
   throw new UsageError(

@@ -63,8 +63,8 @@ export async function movePgliteState(
         await sql`PRAGMA defer_foreign_keys = ON`.execute(tx);
         for (const table of tables) {
           const columns = (
-            await legacy.query<{ column_name: string; data_type: string }>(
-              'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+            await legacy.query<{ column_name: string; data_type: string; column_default: string | null }>(
+              'SELECT column_name, data_type, column_default FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
               [APP_SCHEMA, table],
             )
           ).rows;
@@ -90,6 +90,19 @@ export async function movePgliteState(
               .execute();
           }
           rows += found.rows.length;
+          // Ids go on from the sequence, not from the largest id left: an id handed out once (a
+          // staged change since committed) is never handed out again.
+          if (
+            wanted.has('id') &&
+            columns.some((c) => c.column_name === 'id' && c.column_default?.startsWith('nextval('))
+          ) {
+            const used = await legacy.query<{ n: string | null }>(
+              `SELECT CASE WHEN is_called THEN last_value END AS n FROM ${APP_SCHEMA}."${table}_id_seq"`,
+            );
+            const last = Number(used.rows[0]?.n ?? 0);
+            await sql`DELETE FROM sqlite_sequence WHERE name = ${table}`.execute(tx);
+            await sql`INSERT INTO sqlite_sequence (name, seq) VALUES (${table}, ${last})`.execute(tx);
+          }
         }
       });
     } finally {
