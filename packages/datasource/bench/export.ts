@@ -111,13 +111,11 @@ async function toolrowExport(
   env: NodeJS.ProcessEnv,
   dataDir: string,
   round: number,
-  nodeFlags: string[] = [],
 ) {
   const file = `bench_${rows}-${round}-${Date.now()}.csv`;
   const run = await measure(
     process.execPath,
     [
-      ...nodeFlags,
       CLI,
       'call',
       'startExport',
@@ -162,11 +160,10 @@ async function benchEngine(
   env: NodeJS.ProcessEnv,
   dataDir: string,
   psql?: { bin: string; url: string },
-  nodeFlags: string[] = [],
 ): Promise<SizeResult[]> {
   const results: SizeResult[] = [];
   // The first command in a fresh data dir creates Toolrow's state: not part of any export.
-  await toolrowExport(0, env, dataDir, -1, nodeFlags);
+  await toolrowExport(0, env, dataDir, -1);
   for (const rows of SIZES) {
     const psqlRuns: number[] = [];
     const psqlEmptyRuns: number[] = [];
@@ -192,8 +189,8 @@ async function benchEngine(
         psqlEmptyRuns.push(empty.ms);
         await rm(target);
       }
-      commandRuns.push(await toolrowExport(rows, env, dataDir, round, nodeFlags));
-      emptyRuns.push(await toolrowExport(0, env, dataDir, round, nodeFlags));
+      commandRuns.push(await toolrowExport(rows, env, dataDir, round));
+      emptyRuns.push(await toolrowExport(0, env, dataDir, round));
     }
     const pick = (runs: Run[]): Run => ({
       ms: median(runs.map((run) => run.ms)),
@@ -253,9 +250,9 @@ async function main(): Promise<void> {
   const admin = url ? new pg.Client({ connectionString: url }) : undefined;
   try {
     if (!url)
-      console.log('\nexport bench on PostgreSQL skipped: set TOOLROW_TEST_DATABASE_URL or DATABASE_URL.');
+      console.log('\nexport bench on PostgreSQL and its psql peer: SKIPPED (set TOOLROW_TEST_DATABASE_URL or DATABASE_URL).');
     else if (!psql)
-      console.log('\nexport bench on PostgreSQL skipped: no psql on PATH or in /usr/lib/postgresql/*/bin.');
+      console.log('\nexport bench on PostgreSQL and its psql peer: SKIPPED (no psql on PATH or in /usr/lib/postgresql/*/bin).');
     else {
       await admin!.connect();
       const suffix = `${process.pid}_${Date.now().toString(36)}`;
@@ -308,18 +305,16 @@ async function main(): Promise<void> {
       pgliteEnv,
       dataDir,
     );
-    // The low-memory lever (see the seed bench): wasm on V8's baseline compiler only.
-    const onPgliteLow = await benchEngine(
-      'embedded PGlite under node --liftoff-only',
-      pgliteEnv,
+    // The trade Toolrow declines by default (see the seed bench): V8 optimising PGlite's wasm.
+    const onPgliteOptimizing = await benchEngine(
+      'embedded PGlite, V8 optimising its wasm (TOOLROW_PGLITE_OPTIMIZE_WASM=1)',
+      { ...pgliteEnv, TOOLROW_PGLITE_OPTIMIZE_WASM: '1' },
       dataDir,
-      undefined,
-      ['--liftoff-only'],
     );
     if (onPostgres) {
       for (const [name, runs] of [
         ['PGlite', onPglite],
-        ['PGlite --liftoff-only', onPgliteLow],
+        ['PGlite, V8 optimising', onPgliteOptimizing],
       ] as const) {
         for (const [index, result] of runs.entries()) {
           const peer = onPostgres[index]!;

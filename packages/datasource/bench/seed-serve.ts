@@ -3,7 +3,11 @@
 //   seed:  `toolrow db seed --orders N --reset` (BENCH_SEED_ORDERS, default 50000): wall time and
 //          peak RSS (VmHWM), PGlite against PostgreSQL;
 //   serve: `toolrow serve --port 0 --no-build` on an already seeded database, from spawn to the
-//          first answered API request (GET /api/tables), PGlite against PostgreSQL.
+//          first answered API request (GET /api/tables), and its peak RSS then, PGlite against
+//          PostgreSQL.
+// Each as a new user has it (Toolrow's state embedded: SQLite in the data dir), and PostgreSQL also
+// with the state on the server (TOOLROW_STATE_URL). PGlite also with V8 optimising its wasm
+// (TOOLROW_PGLITE_OPTIMIZE_WASM=1), the trade Toolrow declines by default.
 // Without a PostgreSQL server (TOOLROW_TEST_DATABASE_URL or DATABASE_URL) the peer runs are
 // skipped with a note and only PGlite's figures print.
 //
@@ -65,8 +69,8 @@ function measure(args: string[], target: Target): Promise<Run> {
   });
 }
 
-/** `toolrow serve` from spawn to its first answered request; then stopped with SIGTERM. */
-function serveToFirstResponse(target: Target): Promise<number> {
+/** `toolrow serve` from spawn to its first answered request, and its peak RSS; then stopped with SIGTERM. */
+function serveToFirstResponse(target: Target): Promise<Run> {
   const { env, dir: cwd } = target;
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -84,8 +88,13 @@ function serveToFirstResponse(target: Target): Promise<number> {
     const finish = (error: Error | undefined, ms?: number) => {
       if (done) return;
       done = true;
+      let peakMb = 0;
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        peakMb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+      } catch {}
       child.kill('SIGTERM');
-      child.once('close', () => (error ? reject(error) : resolve(ms!)));
+      child.once('close', () => (error ? reject(error) : resolve({ ms: ms!, peakMb })));
     };
     const onData = async (chunk: Buffer) => {
       output += chunk.toString();
@@ -126,16 +135,8 @@ interface Target {
   label: string;
   env: NodeJS.ProcessEnv;
   dir: string;
-  /** Node flags before the CLI: the low-memory lever is one (see LOW_MEMORY). */
   nodeFlags?: string[];
 }
-
-/**
- * PGlite's peak RSS is one V8 TurboFan compile of one huge Postgres function (about 600 MB of
- * compiler memory, once, when it gets hot). `--liftoff-only` keeps wasm on the baseline compiler:
- * no such peak, slower queries. Measured beside the default so the trade is in the same run.
- */
-const LOW_MEMORY = ['--liftoff-only'];
 
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'toolrow-bench-seed-'));
@@ -156,13 +157,14 @@ async function main(): Promise<void> {
     const pgliteDir = join(work, 'pglite');
     await mkdir(pgliteDir, { recursive: true });
     targets.push({ label: 'PGlite', env: { ...base, TOOLROW_DATA_DIR: pgliteDir }, dir: pgliteDir });
-    const lowDir = join(work, 'pglite-low-memory');
-    await mkdir(lowDir, { recursive: true });
+    // PGlite's peak is one V8 TurboFan compile of one huge Postgres function (about 600 MB of
+    // compiler memory); Toolrow keeps PGlite's wasm on the baseline compiler unless asked not to.
+    const optimizingDir = join(work, 'pglite-optimizing');
+    await mkdir(optimizingDir, { recursive: true });
     targets.push({
-      label: 'PGlite, node --liftoff-only',
-      env: { ...base, TOOLROW_DATA_DIR: lowDir },
-      dir: lowDir,
-      nodeFlags: LOW_MEMORY,
+      label: 'PGlite, V8 optimising wasm',
+      env: { ...base, TOOLROW_DATA_DIR: optimizingDir, TOOLROW_PGLITE_OPTIMIZE_WASM: '1' },
+      dir: optimizingDir,
     });
     if (url) {
       await admin!.connect();
@@ -180,13 +182,19 @@ async function main(): Promise<void> {
       };
       const dir = join(work, 'postgres');
       await mkdir(dir, { recursive: true });
+      // The peer: the same commands over a server, the state as a new user has it (embedded).
+      targets.push({ label: 'PostgreSQL', env: { ...base, DATABASE_URL: at(data), TOOLROW_DATA_DIR: dir }, dir });
+      const teamDir = join(work, 'postgres-team');
+      await mkdir(teamDir, { recursive: true });
       targets.push({
-        label: 'PostgreSQL',
-        env: { ...base, DATABASE_URL: at(data), TOOLROW_STATE_URL: at(state), TOOLROW_DATA_DIR: dir },
-        dir,
+        label: 'PostgreSQL, TOOLROW_STATE_URL',
+        env: { ...base, DATABASE_URL: at(data), TOOLROW_STATE_URL: at(state), TOOLROW_DATA_DIR: teamDir },
+        dir: teamDir,
       });
     } else
-      console.log('\nseed/serve peer on PostgreSQL skipped: set TOOLROW_TEST_DATABASE_URL or DATABASE_URL.');
+      console.log(
+        '\nseed/serve peer on PostgreSQL: SKIPPED (set TOOLROW_TEST_DATABASE_URL or DATABASE_URL); only PGlite figures follow.',
+      );
 
     // A first command in each place creates the data directory and Toolrow's state: not measured.
     for (const target of targets) await measure(['db', 'info'], target);
@@ -195,7 +203,7 @@ async function main(): Promise<void> {
     for (const target of targets) baselines.set(target.label, await measure(['db', 'info'], target));
 
     const seeds = new Map<string, Run[]>(targets.map((target) => [target.label, []]));
-    const serves = new Map<string, number[]>(targets.map((target) => [target.label, []]));
+    const serves = new Map<string, Run[]>(targets.map((target) => [target.label, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) {
         seeds
@@ -217,20 +225,26 @@ async function main(): Promise<void> {
         `  ${target.label.padEnd(28)} ${(run.ms / 1000).toFixed(2).padStart(7)} s  peak RSS ${run.peakMb.toFixed(0)} MB  (toolrow db info: ${(baselines.get(target.label)!.ms / 1000).toFixed(2)} s, ${baselines.get(target.label)!.peakMb.toFixed(0)} MB)`,
       );
     }
-    console.log(`\nserve: toolrow serve to the first answered GET /api/tables, median of ${ROUNDS}`);
+    const serveOf = (label: string) => {
+      const runs = serves.get(label)!;
+      return { ms: median(runs.map((run) => run.ms)), peakMb: Math.max(...runs.map((run) => run.peakMb)) };
+    };
+    console.log(`\nserve: toolrow serve to the first answered GET /api/tables, median of ${ROUNDS}, peak RSS then`);
     for (const target of targets) {
+      const run = serveOf(target.label);
       console.log(
-        `  ${target.label.padEnd(28)} ${(median(serves.get(target.label)!) / 1000).toFixed(2).padStart(7)} s`,
+        `  ${target.label.padEnd(28)} ${(run.ms / 1000).toFixed(2).padStart(7)} s  peak RSS ${run.peakMb.toFixed(0)} MB`,
       );
     }
     if (targets.some((target) => target.label === 'PostgreSQL')) {
       const peer = seedOf('PostgreSQL');
-      const peerServe = median(serves.get('PostgreSQL')!);
+      const peerServe = serveOf('PostgreSQL');
       console.log('');
       for (const target of targets.filter((t) => t.label !== 'PostgreSQL')) {
         const lite = seedOf(target.label);
+        const serve = serveOf(target.label);
         console.log(
-          `  ${target.label} / PostgreSQL: seed ${(lite.ms / peer.ms).toFixed(2)}× the time, ${(lite.peakMb / peer.peakMb).toFixed(2)}× the peak RSS; serve ${(median(serves.get(target.label)!) / peerServe).toFixed(2)}× the time to first response`,
+          `  ${target.label} / PostgreSQL: seed ${(lite.ms / peer.ms).toFixed(2)}× the time, ${(lite.peakMb / peer.peakMb).toFixed(2)}× the peak RSS; serve ${(serve.ms / peerServe.ms).toFixed(2)}× the time to first response, ${(serve.peakMb / peerServe.peakMb).toFixed(2)}× the peak RSS`,
         );
       }
     }

@@ -34,6 +34,22 @@ const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Arra
 
 let wasmModules: Promise<WasmModules> | undefined;
 
+/** Set to 1 to let V8 optimise PGlite's wasm (more memory and a slower start, faster long queries). */
+export const OPTIMIZE_WASM_ENV = 'TOOLROW_PGLITE_OPTIMIZE_WASM';
+
+/**
+ * Keeps wasm on V8's baseline compiler (Liftoff), process-wide, before PGlite compiles. Tiering up
+ * makes TurboFan compile one 100 kB function of pglite.wasm (the executor) on every start: about
+ * 2 s and 600 MB of compiler memory, most of a PGlite process's peak (README, "PGlite's wasm").
+ * The flag's implications are not re-derived after start-up, so the ones --liftoff-only implies
+ * are set too.
+ */
+async function baselineWasmOnly(): Promise<void> {
+  if (process.env[OPTIMIZE_WASM_ENV] === '1') return;
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering');
+}
+
 /**
  * Compile the wasm once per process: later instances (tests open many) skip the compile. Compiled
  * modules can be posted to worker threads, so the worker-hosted engine shares them too.
@@ -41,6 +57,7 @@ let wasmModules: Promise<WasmModules> | undefined;
 export function compiledModules(): Promise<WasmModules> {
   wasmModules ??= (async (): Promise<WasmModules> => {
     try {
+      await baselineWasmOnly();
       const { readFile } = await import('node:fs/promises');
       const { createRequire } = await import('node:module');
       const require = createRequire(import.meta.url);
