@@ -106,21 +106,11 @@ function tableSql(rows: number): string {
 }
 
 /** The export command: table `bench_<rows>` to CSV, waited for. Returns its run and checks the file. */
-async function toolrowExport(
-  rows: number,
-  env: NodeJS.ProcessEnv,
-  dataDir: string,
-  round: number,
-) {
+async function toolrowExport(rows: number, env: NodeJS.ProcessEnv, dataDir: string, round: number) {
   const file = `bench_${rows}-${round}-${Date.now()}.csv`;
   const run = await measure(
     process.execPath,
-    [
-      CLI,
-      'call',
-      'startExport',
-      JSON.stringify({ table: `bench_${rows}`, format: 'csv', path: file }),
-    ],
+    [CLI, 'call', 'startExport', JSON.stringify({ table: `bench_${rows}`, format: 'csv', path: file })],
     env,
     dataDir,
   );
@@ -250,9 +240,13 @@ async function main(): Promise<void> {
   const admin = url ? new pg.Client({ connectionString: url }) : undefined;
   try {
     if (!url)
-      console.log('\nexport bench on PostgreSQL and its psql peer: SKIPPED (set TOOLROW_TEST_DATABASE_URL or DATABASE_URL).');
+      console.log(
+        '\nexport bench on PostgreSQL and its psql peer: SKIPPED (set TOOLROW_TEST_DATABASE_URL or DATABASE_URL).',
+      );
     else if (!psql)
-      console.log('\nexport bench on PostgreSQL and its psql peer: SKIPPED (no psql on PATH or in /usr/lib/postgresql/*/bin).');
+      console.log(
+        '\nexport bench on PostgreSQL and its psql peer: SKIPPED (no psql on PATH or in /usr/lib/postgresql/*/bin).',
+      );
     else {
       await admin!.connect();
       const suffix = `${process.pid}_${Date.now().toString(36)}`;

@@ -183,7 +183,11 @@ async function main(): Promise<void> {
       const dir = join(work, 'postgres');
       await mkdir(dir, { recursive: true });
       // The peer: the same commands over a server, the state as a new user has it (embedded).
-      targets.push({ label: 'PostgreSQL', env: { ...base, DATABASE_URL: at(data), TOOLROW_DATA_DIR: dir }, dir });
+      targets.push({
+        label: 'PostgreSQL',
+        env: { ...base, DATABASE_URL: at(data), TOOLROW_DATA_DIR: dir },
+        dir,
+      });
       const teamDir = join(work, 'postgres-team');
       await mkdir(teamDir, { recursive: true });
       targets.push({
@@ -229,7 +233,9 @@ async function main(): Promise<void> {
       const runs = serves.get(label)!;
       return { ms: median(runs.map((run) => run.ms)), peakMb: Math.max(...runs.map((run) => run.peakMb)) };
     };
-    console.log(`\nserve: toolrow serve to the first answered GET /api/tables, median of ${ROUNDS}, peak RSS then`);
+    console.log(
+      `\nserve: toolrow serve to the first answered GET /api/tables, median of ${ROUNDS}, peak RSS then`,
+    );
     for (const target of targets) {
       const run = serveOf(target.label);
       console.log(

@@ -15,7 +15,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createTestDatabase } from '@toolrow/datasource/testing';
+import { openToolrow } from '@toolrow/state';
 import { createMcpHttpHandler, serveMcpHttp } from '../src/http.ts';
+import { createWidgets } from '../test/fixture.ts';
 import {
   type BackendKind,
   BENCH_TOKEN,
@@ -244,8 +247,44 @@ class StdioPeer {
   }
 }
 
+/**
+ * The real backend over stdio: one process per client, each with the data open. On a PostgreSQL
+ * server (TOOLROW_TEST_DATABASE_URL) they share one database; without one each would hold an
+ * embedded PGlite, so only one client per side runs (two processes instead of sixteen).
+ */
+async function stdioData(backend: BackendKind): Promise<{ concurrency: number[]; drop(): Promise<void> }> {
+  if (backend === 'noop') return { concurrency: CONCURRENCY, drop: async () => {} };
+  const adminUrl = process.env.TOOLROW_TEST_DATABASE_URL?.trim();
+  if (!adminUrl) {
+    console.log(
+      '  stdio, real backend: 8 clients SKIPPED (each would be a process with its own embedded database; set TOOLROW_TEST_DATABASE_URL to share one); 1 client only',
+    );
+    return { concurrency: [1], drop: async () => {} };
+  }
+  const database = await createTestDatabase(adminUrl, 'toolrow_bench_');
+  const toolrow = await openToolrow({ env: {}, data: { url: database.url }, state: { memory: true } });
+  await createWidgets(toolrow).finally(() => toolrow.close());
+  process.env.BENCH_DATA_URL = database.url;
+  return {
+    concurrency: CONCURRENCY,
+    async drop() {
+      delete process.env.BENCH_DATA_URL;
+      await database.drop();
+    },
+  };
+}
+
 async function benchStdio(backend: BackendKind): Promise<void> {
-  const max = Math.max(...CONCURRENCY);
+  const data = await stdioData(backend);
+  try {
+    await benchStdioOver(backend, data.concurrency);
+  } finally {
+    await data.drop();
+  }
+}
+
+async function benchStdioOver(backend: BackendKind, concurrency: number[]): Promise<void> {
+  const max = Math.max(...concurrency);
   for (const op of ['list', 'call'] as const) {
     const peers: Record<Side, StdioPeer[]> = {
       bare: Array.from({ length: max }, () => new StdioPeer(['bare', backend, op])),
@@ -253,7 +292,7 @@ async function benchStdio(backend: BackendKind): Promise<void> {
     };
     try {
       await Promise.all([...peers.bare, ...peers.toolrow].map((peer) => peer.start()));
-      for (const clients of CONCURRENCY) {
+      for (const clients of concurrency) {
         await compare({ transport: 'stdio', backend, op, clients }, (side) =>
           throughput(clients, (client, id) => peers[side][client]!.send(request(op, id))),
         );

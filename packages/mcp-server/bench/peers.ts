@@ -69,8 +69,15 @@ export async function openPeers(kind: BackendKind): Promise<Peers> {
       close: async () => {},
     };
   }
-  const toolrow: Toolrow = await openToolrow({ env: {}, data: { memory: true }, state: { memory: true } });
-  await createWidgets(toolrow);
+  // Over stdio every client is a process of its own: they share one PostgreSQL database when the
+  // bench made one (BENCH_DATA_URL, widgets already in it) instead of each holding an embedded one.
+  const shared = process.env.BENCH_DATA_URL;
+  const toolrow: Toolrow = await openToolrow({
+    env: {},
+    data: shared ? { url: shared } : { memory: true },
+    state: { memory: true },
+  });
+  if (!shared) await createWidgets(toolrow);
   // The ladder runs every gated call (as Full Auto does); its read of the mode is part of the cost.
   await toolrow.state.profiles.setMode('default', 'full-auto');
   const { source, state } = toolrow;
