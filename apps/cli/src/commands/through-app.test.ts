@@ -106,8 +106,27 @@ describe('toolrow commands while the app runs on their data dir', () => {
     expect(readFileSync(join(exportsDir, job!.fileName), 'utf8').split('\n')[0]).toContain('name');
   });
 
+  it('token commands work while the app runs: they open only the state store, which both can share', async () => {
+    const created = await spawnCli(
+      ['mcp', 'token', 'create', '--scope', 'tables:readonly', '--name', 'beside-app', '--json'],
+      {
+        env: environment.env,
+        cwd: environment.cwd,
+      },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const listed = await spawnCli(['mcp', 'token', 'list', '--json'], {
+      env: environment.env,
+      cwd: environment.cwd,
+    });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ name: 'beside-app', status: 'active' }),
+    );
+  }, 60_000);
+
   it('a command with no way through the app says the app is running, where, and what to do', async () => {
-    const result = await spawnCli(['mcp', 'token', 'list'], { env: environment.env, cwd: environment.cwd });
+    const result = await spawnCli(['db', 'info'], { env: environment.env, cwd: environment.cwd });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`The Toolrow app is running on this data dir at ${app!.url}/`);
     expect(result.stderr).toContain('Use the app, or stop it (Ctrl+C where `npm start` runs)');
