@@ -63,6 +63,7 @@ export {
   ToolRefusal,
   unknownToolMessage,
 } from './refusal.ts';
+export { searchToolsInputSchema } from './search/input-schema.ts';
 export {
   DEFAULT_SCORER_PARAMETERS,
   type ScorerParameters,
@@ -81,7 +82,6 @@ export {
   type SearchBudgetExhausted,
   type SearchToolsOutput,
   searchBudgetExhausted,
-  searchToolsInputSchema,
   Turn,
   type TurnOptions,
 } from './turn.ts';

@@ -24,7 +24,7 @@ import {
   type ToolSet,
   tool,
 } from 'ai';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AuditDecision, DecidedBy } from './audit.ts';
 import {
   discoveredTools,
@@ -42,6 +42,7 @@ import {
 } from './ladder.ts';
 import type { ExecutableToolName, GateStore, ProfilePermissions, ToolBackend } from './ports.ts';
 import { refusalMessage, ToolFailure, ToolRefusal } from './refusal.ts';
+import { searchToolsInputSchema } from './search/input-schema.ts';
 import { searchCatalog, type ToolMatch } from './search/scorer.ts';
 
 /** searchTools calls allowed per agent turn. */
@@ -358,14 +359,6 @@ export class Turn {
     return `Invalid input for ${toolName}: ${issues ?? 'the input is not valid JSON'}. Call ${toolName} again with input that matches its schema.`;
   }
 }
-
-/** The input schema of searchTools, which this package owns. */
-export const searchToolsInputSchema = z.object({
-  query: z
-    .string()
-    .min(1)
-    .describe('A few words about the capability you need, e.g. "export csv" or "foreign keys".'),
-});
 
 /**
  * The AI SDK tool set for every row: descriptions from the rows, input schemas from the backend,

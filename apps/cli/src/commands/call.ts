@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { searchCatalog, searchToolsInputSchema } from '@toolrow/agent';
+import { searchCatalog, searchToolsInputSchema } from '@toolrow/agent/search';
 import { isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
 import { DEFAULT_PROFILE } from '@toolrow/state';
 import {

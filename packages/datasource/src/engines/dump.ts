@@ -1,6 +1,5 @@
 import type { Database } from '../database.ts';
 import { CoreDatabase } from './core.ts';
-import { openPglite } from './pglite.ts';
 
 /**
  * A fresh in-memory PGlite cluster, prepared by `prepare` and dumped: pass it as `loadDataDir` to
@@ -10,6 +9,7 @@ import { openPglite } from './pglite.ts';
 export async function dumpEmbeddedDatabase(
   prepare: (db: Database) => Promise<void> = async () => {},
 ): Promise<Blob> {
+  const { openPglite } = await import('./pglite.ts');
   const adapter = await openPglite({ dataDirSource: 'memory' });
   const db = new CoreDatabase(adapter);
   try {

@@ -3,8 +3,6 @@ import type { ConnectionConfig, Database, OpenDatabaseOptions } from '../databas
 import { DataSourceError } from '../errors.ts';
 import { ensurePrivateDir, ownerOnlyTree } from '../private-dir.ts';
 import { CoreDatabase } from './core.ts';
-import { openPglite } from './pglite.ts';
-import { openPgliteThread } from './pglite-thread.ts';
 import { openPostgres, parsePostgresUrl } from './postgres.ts';
 
 export const DEFAULT_DATA_DIR = '.toolrow';
@@ -43,6 +41,8 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     });
     return new CoreDatabase(adapter);
   }
+  // PGlite's code loads only when it runs: a command over a server never pays for it.
+  const { openPglite } = await import('./pglite.ts');
   if (config.memory) {
     return new CoreDatabase(
       await openPglite({
@@ -62,7 +62,9 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     ...(options.embeddedSettings ? { settings: options.embeddedSettings } : {}),
   };
   const adapter =
-    options.worker === false ? await openPglite(engineOptions) : await openPgliteThread(engineOptions);
+    options.worker === false
+      ? await openPglite(engineOptions)
+      : await (await import('./pglite-thread.ts')).openPgliteThread(engineOptions);
   // PGlite's file layer creates every file 0666 whatever the umask. The 0700 data dir already
   // keeps other accounts out; the cluster's own files are made owner-only too, at open and at close.
   await ownerOnlyTree(engineOptions.pgdata);

@@ -1,0 +1,9 @@
+import { z } from 'zod';
+
+/** The input schema of searchTools, which this package owns. */
+export const searchToolsInputSchema = z.object({
+  query: z
+    .string()
+    .min(1)
+    .describe('A few words about the capability you need, e.g. "export csv" or "foreign keys".'),
+});
