@@ -155,12 +155,12 @@ async function main(): Promise<void> {
   try {
     const targets: Target[] = [];
     const pgliteDir = join(work, 'pglite');
-    await mkdir(pgliteDir, { recursive: true });
+    await mkdir(pgliteDir, { recursive: true, mode: 0o700 });
     targets.push({ label: 'PGlite', env: { ...base, TOOLROW_DATA_DIR: pgliteDir }, dir: pgliteDir });
     // PGlite's peak is one V8 TurboFan compile of one huge Postgres function (about 600 MB of
     // compiler memory); Toolrow keeps PGlite's wasm on the baseline compiler unless asked not to.
     const optimizingDir = join(work, 'pglite-optimizing');
-    await mkdir(optimizingDir, { recursive: true });
+    await mkdir(optimizingDir, { recursive: true, mode: 0o700 });
     targets.push({
       label: 'PGlite, V8 optimising wasm',
       env: { ...base, TOOLROW_DATA_DIR: optimizingDir, TOOLROW_PGLITE_OPTIMIZE_WASM: '1' },
@@ -181,7 +181,7 @@ async function main(): Promise<void> {
         return target.href;
       };
       const dir = join(work, 'postgres');
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       // The peer: the same commands over a server, the state as a new user has it (embedded).
       targets.push({
         label: 'PostgreSQL',
@@ -189,7 +189,7 @@ async function main(): Promise<void> {
         dir,
       });
       const teamDir = join(work, 'postgres-team');
-      await mkdir(teamDir, { recursive: true });
+      await mkdir(teamDir, { recursive: true, mode: 0o700 });
       targets.push({
         label: 'PostgreSQL, TOOLROW_STATE_URL',
         env: { ...base, DATABASE_URL: at(data), TOOLROW_STATE_URL: at(state), TOOLROW_DATA_DIR: teamDir },

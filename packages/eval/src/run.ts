@@ -71,7 +71,8 @@ class EvalShop {
 
   static async open(orders: number, large = false): Promise<EvalShop> {
     const [source, exportsDir] = await Promise.all([
-      openDataSource({ memory: true, env: {} }),
+      // A small shop in memory: 16 MB of shared buffers instead of 128 MB is about 100 MB less resident.
+      openDataSource({ memory: true, env: {}, embeddedSettings: ['shared_buffers = 16MB'] }),
       mkdtemp(join(tmpdir(), 'toolrow-eval-exports-')),
     ]);
     try {

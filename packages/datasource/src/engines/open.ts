@@ -48,6 +48,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await openPglite({
         dataDirSource: 'memory',
         ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+        ...(options.embeddedSettings ? { settings: options.embeddedSettings } : {}),
       }),
     );
   }
