@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { searchCatalog, searchToolsInputSchema } from '@toolrow/agent/search';
+import { searchCatalog } from '@toolrow/agent/search';
+import { searchToolsInputSchema } from '@toolrow/agent/search-input';
 import { isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
 import { DEFAULT_PROFILE } from '@toolrow/state';
 import {

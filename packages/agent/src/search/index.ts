@@ -1,7 +1,6 @@
 // The tool search alone, for callers that rank the catalog without running an agent
 // (`toolrow search-tools`): it loads @toolrow/catalog and nothing of the AI SDK or the data layer.
 
-export { searchToolsInputSchema } from './input-schema.ts';
 export {
   DEFAULT_SCORER_PARAMETERS,
   type ScorerParameters,

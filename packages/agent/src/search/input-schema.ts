@@ -1,3 +1,4 @@
+// searchTools' input schema alone (`@toolrow/agent/search-input`): zod, and nothing of the AI SDK.
 import { z } from 'zod';
 
 /** The input schema of searchTools, which this package owns. */
