@@ -32,7 +32,9 @@ export async function run(argv: string[], io: CommandIo = processIo()): Promise<
     return await command.run(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`${error.message}\n\n${command.usage}\n`);
+      io.stderr(
+        `${usageProblem(error.message, command.usage)}\n\n${synopsis(command.usage)}\nRun \`toolrow ${name} --help\` for every option.\n`,
+      );
       return 2;
     }
     // Loaded only on failure: it pulls in the data layer, which most commands never need.
@@ -41,6 +43,24 @@ export async function run(argv: string[], io: CommandIo = processIo()): Promise<
     if (io.env.TOOLROW_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
     return 1;
   }
+}
+
+/** The usage's synopsis: its lines up to the first blank one (the whole help is one --help away). */
+function synopsis(usage: string): string {
+  const blank = usage.indexOf('\n\n');
+  return blank < 0 ? usage : usage.slice(0, blank);
+}
+
+/**
+ * Node's parseArgs wording, said for a person: an unknown option gets the nearest option the
+ * command has (from its usage text) instead of advice about positional arguments.
+ */
+function usageProblem(message: string, usage: string): string {
+  const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(message);
+  if (!unknown) return message;
+  const options = [...new Set(usage.match(/--[a-z][a-z-]*/g) ?? [])];
+  const [nearest] = nearestNames(unknown[1]!, options, 1);
+  return `Unknown option '${unknown[1]}'.${nearest ? ` Did you mean '${nearest}'?` : ''}`;
 }
 
 export function processIo(): CommandIo {

@@ -142,11 +142,19 @@ describe('toolrow catalog', () => {
     }
   });
 
-  it('refuses an unknown flag with its usage and exit code 2', async () => {
+  it('refuses an unknown flag with the nearest option, its synopsis and exit code 2', async () => {
     const result = await runCli(['catalog', '--jsno']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/Unknown option '--jsno'/);
+    expect(result.stderr).toMatch(/^Unknown option '--jsno'\. Did you mean '--json'\?\n/);
     expect(result.stderr).toContain('Usage: toolrow catalog');
+    expect(result.stderr).toContain('Run `toolrow catalog --help` for every option.');
+    // The synopsis, not the whole help over the error: --help has that.
+    const wrong = await runCli(['eval', '--limt', '3']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^Unknown option '--limt'\. Did you mean '--limit'\?/);
+    expect(wrong.stderr).toContain('Usage: toolrow eval');
+    expect((await runCli(['eval', '--help'])).stdout).toContain('--fail-under <pct>');
+    expect(wrong.stderr).not.toContain('--fail-under <pct>');
   });
 });
 
