@@ -204,4 +204,28 @@ describe('toolrow eval, through a real OpenAI-compatible server', () => {
     ]);
     expect(existsSync(join(dir, 'data', 'pgdata'))).toBe(false);
   });
+
+  it('a model it cannot reach fails the run (exit 1) and keeps the last real run', async () => {
+    const latest = join(dir, 'data', 'eval', 'latest.json');
+    const before = await readFile(latest, 'utf8');
+    const result = await runCli(
+      [
+        'eval',
+        '--model',
+        'openai-compatible:http://127.0.0.1:1/v1#nowhere',
+        '--only',
+        'audit-log',
+        '--orders',
+        '50',
+      ],
+      env,
+      dir,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /every attempt failed before a turn could finish, so nothing was graded and the last run \(.*latest\.json\) was kept\. The first error: .*Cannot connect/,
+    );
+    expect(result.stderr).toContain('Check the model (openai-compatible');
+    expect(await readFile(latest, 'utf8')).toBe(before);
+  }, 120_000);
 });

@@ -176,6 +176,16 @@ export const evalCommand: Command = {
       },
     });
     bar.end();
+    // Every attempt failed before a turn finished (the model unreachable, a bad key): that grades
+    // the set-up, not the model, and must not replace the last real run.
+    const attempts = results.flatMap((result) => result.attempts);
+    const broken = attempts.find((attempt) => attempt.error !== undefined);
+    if (attempts.length > 0 && attempts.every((attempt) => attempt.error !== undefined)) {
+      io.stderr(
+        `toolrow eval: every attempt failed before a turn could finish, so nothing was graded and the last run (${latestRunPath(io)}) was kept. The first error: ${broken?.error}\nCheck the model (${modelName}): is it running and reachable, and is its key set?\n`,
+      );
+      return 1;
+    }
     const report = buildReport(results, { model: modelName, mode, runs, startedAt, finishedAt: new Date() });
     io.stdout(formatSummary(report));
     const json = toJson(report);
