@@ -170,12 +170,11 @@ class StdioPeer {
   #closing = false;
   #dead: Error | undefined;
 
-  /** `args` for bench/stdio-child.ts, or `command`: a whole server command line (node arguments). */
-  constructor(args: string[], command?: { argv: string[]; env: NodeJS.ProcessEnv }) {
+  constructor(args: string[]) {
     this.#child = spawn(
       process.execPath,
-      command?.argv ?? ['--conditions=@toolrow/source', join(import.meta.dirname, 'stdio-child.ts'), ...args],
-      { stdio: ['pipe', 'pipe', 'pipe'], env: command?.env ?? { ...process.env, TOOLROW_MCP_TOKEN: '' } },
+      ['--conditions=@toolrow/source', join(import.meta.dirname, 'stdio-child.ts'), ...args],
+      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLROW_MCP_TOKEN: '' } },
     );
     let stderr = '';
     this.#child.stderr.setEncoding('utf8');
@@ -304,66 +303,9 @@ async function benchStdioOver(backend: BackendKind, concurrency: number[]): Prom
   }
 }
 
-/**
- * `toolrow mcp --stdio` as a client starts it (a new user's data dir: the sample database is
- * embedded, and opens behind the server) against the bare SDK server: spawn to the answer to
- * `initialize`, alternated, medians. Goal (issue 25): within 1.5× of the bare server.
- */
-async function benchStdioStart(): Promise<void> {
-  const { mkdtemp, rm } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const cli = join(import.meta.dirname, '../../../apps/cli/bin/toolrow.js');
-  const dir = await mkdtemp(join(tmpdir(), 'toolrow-bench-stdio-'));
-  // Both keep Node's compile cache, as the toolrow bin does for itself.
-  const cache = { NODE_COMPILE_CACHE: join(dir, 'compile-cache') };
-  const bare = {
-    argv: ['--conditions=@toolrow/source', join(import.meta.dirname, 'stdio-bare.ts')],
-    env: { ...process.env, ...cache },
-  };
-  const toolrow = {
-    argv: [cli, 'mcp', '--stdio'],
-    env: {
-      ...process.env,
-      ...cache,
-      TOOLROW_DATA_DIR: join(dir, '.toolrow'),
-      DATABASE_URL: '',
-      TOOLROW_STATE_URL: '',
-      TOOLROW_MCP_TOKEN: '',
-    },
-  };
-  const startOnce = async (command: { argv: string[]; env: NodeJS.ProcessEnv }): Promise<number> => {
-    const started = performance.now();
-    const peer = new StdioPeer([], command);
-    try {
-      await peer.start();
-      return performance.now() - started;
-    } finally {
-      await peer.close();
-    }
-  };
-  try {
-    // The first starts make the data dir and fill the compile caches: not measured.
-    await startOnce(toolrow);
-    await startOnce(bare);
-    const samples = { bare: [] as number[], toolrow: [] as number[] };
-    for (let round = 0; round < ROUNDS; round++) {
-      samples.bare.push(await startOnce(bare));
-      samples.toolrow.push(await startOnce(toolrow));
-    }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    const [floor, ours] = [median(samples.bare), median(samples.toolrow)];
-    console.log(
-      `\nstdio start, spawn to the initialize answer (median of ${ROUNDS}): a bare SDK server ${floor.toFixed(0)} ms, toolrow mcp --stdio ${ours.toFixed(0)} ms = ${(ours / floor).toFixed(2)}× (goal ≤ 1.5×)`,
-    );
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 console.log(
   `MCP: Toolrow vs a bare @modelcontextprotocol/server server, same run, ${ROUNDS} alternating rounds of ${ROUND_MS} ms, medians (ratio = Toolrow ÷ bare)`,
 );
-if (ONLY !== 'http') await benchStdioStart();
 for (const backend of BACKENDS) {
   if (ONLY !== 'stdio') await benchHttp(backend);
   if (ONLY !== 'http') await benchStdio(backend);

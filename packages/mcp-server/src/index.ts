@@ -2,7 +2,6 @@ export * from './annotations.ts';
 export * from './approvals.ts';
 export * from './backend.ts';
 export * from './client-config.ts';
-export * from './deferred-backend.ts';
 export * from './fair-share.ts';
 export * from './gate.ts';
 export * from './generated/mcp-scopes.ts';

@@ -7,7 +7,6 @@ import {
   createToolrowBackend,
   DEFAULT_MCP_PORT,
   DEFAULT_TOKEN_TTL,
-  deferredBackend,
   grantsMatching,
   MCP_SCOPES,
   type McpApprovals,
@@ -31,7 +30,7 @@ import {
   type Toolrow,
   VERIFY_CACHE_TTL_MS,
 } from '@toolrow/state';
-import { explainHeldDatabase, getFromApp, openOrApp, postToApp, runningApp } from '../app-client.ts';
+import { getFromApp, openOrApp, postToApp, runningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -370,39 +369,25 @@ export const mcpCommand: Command = {
     if (values.stdio) {
       if (values.port !== undefined) throw new UsageError('--port goes with --http, not --stdio.');
       const scope = values.scope === undefined ? undefined : usageScope(values.scope as string);
-      // stdout is the protocol channel from here on: everything else goes to stderr. The client
-      // is answered at once: the principal needs only Toolrow's own records (milliseconds), and
-      // the user's data opens behind the server (an embedded database takes seconds).
-      const principal = await withAppState(io, (state) =>
-        resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens }),
-      );
-      const opening = openToolrow({ env: io.env, cwd: io.cwd }).catch((error: unknown) => {
-        // Every call then fails with this reason as its result: the client (and its model) can say it.
-        const reason = explainHeldDatabase('mcp --stdio', error, io) ?? (error as Error).message;
-        io.stderr(`toolrow mcp: cannot open your data: ${reason}\n`);
-        throw new Error(`Toolrow cannot open your data: ${reason}`, { cause: error });
-      });
-      const backend = deferredBackend(
-        profile,
-        opening.then(({ source, state }) => createToolrowBackend({ source, state, profile })),
-      );
-      const { approvals, note } = appApprovals(io);
-      const running = serveMcpStdio({
-        backend,
-        principal,
-        ...(approvals ? { approvals } : {}),
-        onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
-      });
-      io.stderr(
-        `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name} for profile ${profile}; ${note}\n`,
-      );
-      try {
+      // stdout is the protocol channel from here on: everything else goes to stderr.
+      return withSource(io, async ({ source, state }) => {
+        const principal = await resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens });
+        const backend = createToolrowBackend({ source, state, profile });
+        const { approvals, note } = appApprovals(io);
+        const running = serveMcpStdio({
+          backend,
+          principal,
+          ...(approvals ? { approvals } : {}),
+          onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
+        });
+        const { mode } = await state.profiles.ensure(profile);
+        io.stderr(
+          `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name}; profile ${profile} is in ${mode} mode; ${note}\n`,
+        );
         await Promise.race([running.closed, untilSignal()]);
         await running.close();
-      } finally {
-        await opening.then((toolrow) => toolrow.close()).catch(() => {});
-      }
-      return 0;
+        return 0;
+      });
     }
 
     if (values.scope !== undefined) {
