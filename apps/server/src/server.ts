@@ -5,7 +5,7 @@ import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { MODEL_FORMS } from '@toolrow/agent';
-import { isPropose, PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
+import { isPropose, PROPOSE_TWINS, type ProposeToolName, type ToolEngine } from '@toolrow/catalog';
 import {
   APP_SCHEMA,
   type DataSource,
@@ -84,7 +84,7 @@ export interface ChatHandler {
    */
   uiMessageStream(
     messages: UIMessage[],
-    options: { profileId: string; abortSignal: AbortSignal },
+    options: { profileId: string; engine: ToolEngine; abortSignal: AbortSignal },
   ): Promise<ReadableStream<UIMessageChunk>>;
   /** Runs a clicked chip's tool as the user (audited as approved by the user). */
   acceptChip?(
@@ -662,7 +662,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const conversationId = conversationIdOf(body.id);
     if (!chat) return noModelResponse(chatProblem);
     const messages = body.messages as UIMessage[];
-    const turn = await chat.uiMessageStream(messages, { profileId: profile, abortSignal: c.req.raw.signal });
+    const turn = await chat.uiMessageStream(messages, {
+      profileId: profile,
+      engine: source.engine,
+      abortSignal: c.req.raw.signal,
+    });
     return createUIMessageStreamResponse({
       stream: savingStream(turn, { state, profile, conversationId, messages, log }),
     });

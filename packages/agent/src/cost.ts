@@ -1,4 +1,13 @@
-import { CATALOG_ROWS, INLINE_TOOLS, TOOL_NAMES, type ToolName, type ToolVisibility } from '@toolrow/catalog';
+import {
+  CATALOG_ROWS,
+  ENGINE_INLINE_TOOLS,
+  ENGINE_TOOLS,
+  INLINE_TOOLS,
+  TOOL_NAMES,
+  type ToolEngine,
+  type ToolName,
+  type ToolVisibility,
+} from '@toolrow/catalog';
 import { RESULT_TOKEN_BUDGET } from '@toolrow/tools';
 import { generateText } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -109,13 +118,17 @@ function fieldCosts(tool: SentTool, total: number, countTokens: (text: string) =
   return fields;
 }
 
-/** Tokens the tool definitions cost on every request: the inline core against all the rows. */
+/**
+ * Tokens the tool definitions cost on every request: the inline core against all the rows (with an
+ * engine: the inline core and the rows of that engine's connections).
+ */
 export async function toolDefinitionCost(
   backend: Pick<ToolBackend, 'inputSchema'>,
+  engine?: ToolEngine,
 ): Promise<ToolDefinitionCost> {
   // The encoder's tables are large; load them only when a cost is asked for, not with the agent.
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-  const all = await definitionsSent(backend, TOOL_NAMES);
+  const all = await definitionsSent(backend, engine ? ENGINE_TOOLS[engine] : TOOL_NAMES);
   const visibility = new Map(CATALOG_ROWS.map((row) => [row.name as string, row.visibility]));
   const perTool: ToolCost[] = all.map((tool) => {
     const json = wireJson(tool);
@@ -128,7 +141,7 @@ export async function toolDefinitionCost(
       fields: fieldCosts(tool, tokens, countTokens),
     };
   });
-  const inlineSent = await definitionsSent(backend, INLINE_TOOLS);
+  const inlineSent = await definitionsSent(backend, engine ? ENGINE_INLINE_TOOLS[engine] : INLINE_TOOLS);
   const measure = (tools: SentTool[]) => {
     const json = `[${tools.map(wireJson).join(',')}]`;
     return { tools: tools.length, tokens: countTokens(json), bytes: Buffer.byteLength(json) };
@@ -150,9 +163,9 @@ const thousands = (value: number) => value.toLocaleString('en-US');
  * The report `toolrow catalog --cost` prints: the inline core against all the rows, then each
  * tool's definition, most expensive first. With json, the ToolDefinitionCost as JSON.
  */
-export async function toolCostReport(options: { json?: boolean } = {}): Promise<string> {
+export async function toolCostReport(options: { json?: boolean; engine?: ToolEngine } = {}): Promise<string> {
   const { toolSchemas } = await import('./backends.ts');
-  const cost = await toolDefinitionCost(toolSchemas);
+  const cost = await toolDefinitionCost(toolSchemas, options.engine);
   if (options.json) return `${JSON.stringify(cost, null, 2)}\n`;
   const line = (label: string, part: { tools: number; tokens: number; bytes: number }, extra = '') =>
     `  ${label.padEnd(12)} ${String(part.tools).padStart(2)} tools  ${thousands(part.tokens).padStart(6)} tokens  ${(part.bytes / 1000).toFixed(1).padStart(5)} kB${extra}`;

@@ -1,10 +1,22 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { DISCOVERABLE_TOOLS, INLINE_TOOLS, isToolName } from '@toolrow/catalog';
+import {
+  alternativesOn,
+  DISCOVERABLE_TOOLS,
+  ENGINE_INLINE_TOOLS,
+  ENGINE_UNSERVED_TOOLS,
+  INLINE_TOOLS,
+  isServedBy,
+  isToolName,
+  notServedMessage,
+  rowOf,
+  TOOL_ENGINES,
+} from '@toolrow/catalog';
 import type { ModelMessage, UIMessage } from 'ai';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from './agent.ts';
-import { notActiveMessage, unknownToolMessage } from './refusal.ts';
+import { namesInSearchOutput } from './history.ts';
+import { notActiveMessage, refusalMessage, unknownToolMessage } from './refusal.ts';
 import { searchCatalog } from './search/scorer.ts';
 import {
   assembleUIMessage,
@@ -429,5 +441,92 @@ describe('discovery persists for the conversation', () => {
     );
     expect(sentTools(second.doStreamCalls[0]!)).toContain('describeRelations');
     expect(out).toContainEqual(expect.objectContaining({ type: 'tool-output-available', toolCallId: 'r1' }));
+  });
+});
+
+describe('the connection engine decides the sets', () => {
+  // Which tools an engine lacks comes from the rows; the tests pick them from the generated lists.
+  const engine = TOOL_ENGINES.find((candidate) => ENGINE_UNSERVED_TOOLS[candidate].length > 0)!;
+  const unserved = ENGINE_UNSERVED_TOOLS[engine][0]!;
+  const open = (history: ModelMessage[]) =>
+    Turn.open(
+      { backend: recordingBackend(), store: memoryGateStore('full-auto'), now: () => new Date() },
+      history,
+      {
+        profileId: 'p',
+        engine,
+      },
+    );
+
+  it("the first step sends the engine's inline core; a search never finds a tool the engine lacks", async () => {
+    expect(unserved).toBeDefined();
+    const model = scriptedModel([
+      [{ tool: 'searchTools', input: { query: rowOf(unserved).keywords.join(' ') }, id: 's1' }],
+      [{ text: 'done' }],
+    ]);
+    const agent = createAgent({ model, backend: recordingBackend(), store: memoryGateStore('full-auto') });
+    const result = await agent.runTurn([user('how do my tables relate?')], { profileId: 'p', engine });
+    expect(sentTools(model.doGenerateCalls[0]!)).toEqual([...ENGINE_INLINE_TOOLS[engine]]);
+    const found = namesInSearchOutput(resultsIn(model.doGenerateCalls[1]!.prompt).get('s1')?.output.value);
+    expect(found.length).toBeGreaterThan(0);
+    for (const name of found) expect(isServedBy(engine, name)).toBe(true);
+    expect(found).not.toContain(unserved);
+    expect(result.activeTools).not.toContain(unserved);
+    // The same words on a connection that serves it do find it.
+    expect(searchCatalog(rowOf(unserved).keywords.join(' ')).map((match) => match.name)).toContain(unserved);
+  });
+
+  it('calling a tool the engine lacks runs nothing and the refusal names what to use instead', async () => {
+    const backend = recordingBackend();
+    const turn = await Turn.open(
+      { backend, store: memoryGateStore('full-auto'), now: () => new Date() },
+      [user('hi')],
+      {
+        profileId: 'p',
+        engine,
+      },
+    );
+    const tools = buildToolSet(backend, turn);
+    await expect(
+      tools[unserved]!.execute!({ table: 'orders' }, { toolCallId: 'c1', messages: [], context: undefined }),
+    ).rejects.toThrow(notServedMessage(unserved, engine));
+    expect(backend.calls).toEqual([]);
+    expect(refusalMessage(unserved, turn.activeTools(), engine)).toBe(notServedMessage(unserved, engine));
+    // Its advice is followable: every tool it names is one the engine serves.
+    for (const name of alternativesOn(engine, unserved)) expect(isServedBy(engine, name)).toBe(true);
+  });
+
+  it('a tool found on another connection earlier in the conversation is not active here', async () => {
+    const history: ModelMessage[] = [
+      user('relations?'),
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 's0', toolName: 'searchTools', input: { query: 'foreign keys' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 's0',
+            toolName: 'searchTools',
+            output: {
+              type: 'json',
+              value: { query: 'foreign keys', results: [{ name: unserved, summary: '' }], searchesLeft: 2 },
+            },
+          },
+        ],
+      },
+      user('and now?'),
+    ];
+    const onPostgres = await Turn.open(
+      { backend: recordingBackend(), store: memoryGateStore('full-auto'), now: () => new Date() },
+      history,
+      { profileId: 'p' },
+    );
+    expect(onPostgres.activeTools()).toContain(unserved);
+    expect((await open(history)).activeTools()).not.toContain(unserved);
   });
 });

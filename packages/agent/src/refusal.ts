@@ -1,4 +1,4 @@
-import { INLINE_TOOLS, isToolName } from '@toolrow/catalog';
+import { inlineToolsOf, isServedBy, isToolName, notServedMessage, type ToolEngine } from '@toolrow/catalog';
 import { SearchIndex } from './search/scorer.ts';
 import { stem, terms } from './search/text.ts';
 
@@ -30,8 +30,8 @@ function quoted(name: string): string {
  * recovery call and the inline tools (row order, joined with ", "), so a refusal costs one step
  * and not the whole turn.
  */
-export function notActiveMessage(name: string): string {
-  return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${INLINE_TOOLS.join(', ')}`;
+export function notActiveMessage(name: string, engine: ToolEngine = 'postgres'): string {
+  return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${inlineToolsOf(engine).join(', ')}`;
 }
 
 let index: SearchIndex | undefined;
@@ -53,9 +53,17 @@ export function unknownToolMessage(name: string, active: Iterable<string>, count
   return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${nearest.join(', ')}`;
 }
 
-/** The refusal for any name: a known but inactive tool, or a name that is in no row. */
-export function refusalMessage(name: string, active: Iterable<string>): string {
-  return isToolName(name) ? notActiveMessage(name) : unknownToolMessage(name, active);
+/**
+ * The refusal for any name: a tool the connection's engine does not serve, a known but inactive
+ * tool, or a name that is in no row.
+ */
+export function refusalMessage(
+  name: string,
+  active: Iterable<string>,
+  engine: ToolEngine = 'postgres',
+): string {
+  if (!isToolName(name)) return unknownToolMessage(name, active);
+  return isServedBy(engine, name) ? notActiveMessage(name, engine) : notServedMessage(name, engine);
 }
 
 function editDistance(left: string, right: string): number {

@@ -1,14 +1,16 @@
 import {
   CATALOG_ROWS,
-  INLINE_TOOLS,
+  inlineToolsOf,
   isGated,
   isLoop,
+  isServedBy,
   isToolName,
   proposeVariantOf,
   rowOf,
   TOOL_ACCESS,
   TOOL_NAMES,
   type ToolAccess,
+  type ToolEngine,
   type ToolName,
 } from '@toolrow/catalog';
 import {
@@ -69,6 +71,11 @@ export interface SearchToolsOutput {
 export interface TurnOptions {
   /** The profile whose permission mode and grants gate this turn, and whose audit log records it. */
   profileId: string;
+  /**
+   * The engine of the connection the turn works on (default 'postgres'): its tools are the only
+   * ones active, searchable or callable.
+   */
+  engine?: ToolEngine;
   abortSignal?: AbortSignal;
 }
 
@@ -139,6 +146,7 @@ export class Turn {
   readonly #options: TurnOptions;
   readonly #permissions: ProfilePermissions;
   readonly #active: Set<ToolName>;
+  readonly #engine: ToolEngine;
   #searches: number;
   /** Gated calls the ladder or the user cleared to run; the execute wrapper checks it. */
   readonly #cleared = new Set<string>();
@@ -156,7 +164,12 @@ export class Turn {
     this.#deps = deps;
     this.#options = options;
     this.#permissions = permissions;
-    this.#active = new Set<ToolName>([...INLINE_TOOLS, ...discoveredTools(history)]);
+    this.#engine = options.engine ?? 'postgres';
+    const served = (name: ToolName) => isServedBy(this.#engine, name);
+    this.#active = new Set<ToolName>([
+      ...inlineToolsOf(this.#engine),
+      ...[...discoveredTools(history)].filter(served),
+    ]);
     this.#searches = searchesThisTurn(history);
   }
 
@@ -275,7 +288,10 @@ export class Turn {
       return searchBudgetExhausted();
     }
     this.#searches++;
-    const matches: ToolMatch[] = (this.#deps.search ?? searchCatalog)(query);
+    const engine = this.#engine;
+    const matches: ToolMatch[] = (
+      this.#deps.search ? this.#deps.search(query) : searchCatalog(query, { engine })
+    ).filter((match) => isServedBy(engine, match.name));
     // The next step's prepareStep reads this set; changing it here, not in a step hook, is what
     // makes the found tools callable in the very next step.
     for (const match of matches) this.#active.add(match.name);
@@ -311,7 +327,8 @@ export class Turn {
 
   /** The execute every tool goes through: it refuses inactive tools and uncleared gated calls itself. */
   async execute(name: ExecutableToolName, input: unknown, toolCallId: string, abortSignal?: AbortSignal) {
-    if (!this.#active.has(name)) throw new ToolRefusal(refusalMessage(name, this.activeTools()));
+    if (!this.#active.has(name))
+      throw new ToolRefusal(refusalMessage(name, this.activeTools(), this.#engine));
     if (isGated(name) && !this.#cleared.has(toolCallId)) {
       throw new ToolRefusal(
         `Tool '${name}' needs the user's approval under ${PERMISSION_MODE_LABELS[this.mode]} mode and did not get it; nothing ran.`,
@@ -338,7 +355,7 @@ export class Turn {
    */
   repair(toolName: string, rawInput: string, error: unknown): null {
     if (NoSuchToolError.isInstance(error)) {
-      replaceErrorText(error, refusalMessage(toolName, this.activeTools()));
+      replaceErrorText(error, refusalMessage(toolName, this.activeTools(), this.#engine));
     } else if (InvalidToolInputError.isInstance(error)) {
       replaceErrorText(error, this.#invalidInputText(toolName, rawInput, error));
     }

@@ -1,4 +1,5 @@
-import { TOOL_ROWS, type ToolAccess, type ToolRow } from '@toolrow/declarations';
+import { TOOL_ROWS, type ToolAccess, type ToolEngine, type ToolRow } from '@toolrow/declarations';
+import { ENGINE_INLINE_TOOLS, ENGINE_TOOLS } from './generated/engines.ts';
 import {
   DISCOVERABLE_TOOLS,
   type DiscoverableToolName,
@@ -97,4 +98,74 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length]!;
+}
+
+/** How each engine is named to a person (and in refusals). */
+export const ENGINE_LABELS: Readonly<Record<ToolEngine, string>> = {
+  postgres: 'PostgreSQL',
+  dynamodb: 'DynamoDB',
+};
+
+const SERVED: ReadonlyMap<ToolEngine, ReadonlySet<string>> = new Map(
+  (Object.entries(ENGINE_TOOLS) as [ToolEngine, readonly ToolName[]][]).map(([engine, names]) => [
+    engine,
+    new Set(names),
+  ]),
+);
+
+/** Whether connections of `engine` serve the tool (its row lists the engine, or lists none). */
+export function isServedBy(engine: ToolEngine, name: string): boolean {
+  return SERVED.get(engine)?.has(name) ?? false;
+}
+
+/** The inline core of a connection of `engine`. */
+export function inlineToolsOf(engine: ToolEngine): readonly ToolName[] {
+  return ENGINE_INLINE_TOOLS[engine];
+}
+
+function words(row: ToolRow): Set<string> {
+  const text = [row.name.replace(/([a-z])([A-Z])/g, '$1 $2'), ...row.keywords, row.description].join(' ');
+  return new Set(text.toLowerCase().match(/[a-z]{3,}/g) ?? []);
+}
+
+let rarity: ReadonlyMap<string, number> | undefined;
+
+/** How telling a word is: log(rows / rows that use it), so "table" weighs little and "foreign" much. */
+function weightOf(word: string): number {
+  if (!rarity) {
+    const counts = new Map<string, number>();
+    for (const row of CATALOG_ROWS)
+      for (const each of words(row)) counts.set(each, (counts.get(each) ?? 0) + 1);
+    rarity = new Map([...counts].map(([each, count]) => [each, Math.log(CATALOG_ROWS.length / count)]));
+  }
+  return rarity.get(word) ?? 0;
+}
+
+/**
+ * The tools `engine` serves that come closest to one it does not: the most telling words shared
+ * with its row (name, keywords, description), then row order. What a refusal offers instead.
+ */
+export function alternativesOn(engine: ToolEngine, name: ToolName, count = 3): ToolName[] {
+  const wanted = words(rowOf(name));
+  return ENGINE_TOOLS[engine]
+    .filter((candidate) => candidate !== name && !isLoop(candidate))
+    .map((candidate, order) => ({
+      candidate,
+      order,
+      score: [...words(rowOf(candidate))].reduce(
+        (sum, word) => sum + (wanted.has(word) ? weightOf(word) : 0),
+        0,
+      ),
+    }))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, count)
+    .map(({ candidate }) => candidate);
+}
+
+/**
+ * The refusal for a tool the active connection's engine does not serve: it ran nothing, and names
+ * what to use instead, in the shape of the not-in-active-set refusal.
+ */
+export function notServedMessage(name: ToolName, engine: ToolEngine): string {
+  return `Tool '${name}' is not served on ${ENGINE_LABELS[engine]} connections (the active connection is ${ENGINE_LABELS[engine]}); nothing ran. Use one of: ${alternativesOn(engine, name).join(', ')}`;
 }

@@ -3,11 +3,13 @@ export type {
   McpExposure,
   StagedOperation,
   ToolAccess,
+  ToolEngine,
   ToolRow,
   ToolTier,
   ToolVisibility,
   ToolWrites,
 } from '@toolrow/declarations';
+export * from './generated/engines.ts';
 export * from './generated/tiers.ts';
 export * from './generated/tool-names.ts';
 export * from './helpers.ts';

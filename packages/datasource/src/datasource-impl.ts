@@ -53,6 +53,8 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
     });
     let closing: Promise<void> | undefined;
     const ds: DataSource = {
+      // PGlite is PostgreSQL compiled to wasm: the same dialect, the same tools.
+      engine: 'postgres',
       db,
       schema,
       rows: createRowReader(db, schema),

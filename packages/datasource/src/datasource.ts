@@ -1,3 +1,4 @@
+import type { ToolEngine } from '@toolrow/declarations';
 import type { ChangeWriter } from './changes.ts';
 import type { Database, OpenDatabaseOptions } from './database.ts';
 import type { ReaderRoleStatus } from './reader-role.ts';
@@ -25,6 +26,8 @@ export interface OpenDataSourceOptions extends OpenDatabaseOptions {
  * export jobs) is not here: it lives in @toolrow/state, in a store of its own.
  */
 export interface DataSource {
+  /** The engine family, which decides the tools the connection serves (the rows' `engines`). */
+  readonly engine: ToolEngine;
   readonly db: Database;
   readonly schema: SchemaCache;
   readonly rows: RowReader;

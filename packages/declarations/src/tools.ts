@@ -32,6 +32,12 @@ export type ToolWrites = 'none' | 'ui' | 'staging' | 'files';
 /** The change a stage tool queues; update and delete overwrite or remove rows once committed. */
 export type StagedOperation = 'insert' | 'update' | 'delete';
 
+/**
+ * The engines a connection can run on. postgres: PostgreSQL servers and the embedded PGlite (SQL).
+ * dynamodb: Amazon DynamoDB (PartiQL and the item API).
+ */
+export type ToolEngine = 'postgres' | 'dynamodb';
+
 export interface ToolRow {
   /** camelCase, unique; the name the model calls. */
   readonly name: string;
@@ -49,6 +55,11 @@ export interface ToolRow {
   readonly stages?: StagedOperation;
   readonly mcp: McpExposure;
   readonly writes: ToolWrites;
+  /**
+   * The engines that serve the tool; leave it out when every engine does. On a connection whose
+   * engine is not listed the tool is in no set (inline, search, MCP) and a call is refused.
+   */
+  readonly engines?: readonly ToolEngine[];
 }
 
 export const TOOL_ROWS = [
@@ -223,6 +234,7 @@ export const TOOL_ROWS = [
     tier: 'silent',
     mcp: 'readonly',
     writes: 'none',
+    engines: ['postgres'],
   },
   {
     name: 'listSavedSpecs',

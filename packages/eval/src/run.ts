@@ -240,6 +240,7 @@ async function attempt(
     for (let round = 0; round < rounds; round++) {
       const result = await agent.runTurn(history, {
         profileId: PROFILE,
+        engine: shop.source.engine,
         ...(options.signal ? { abortSignal: options.signal } : {}),
       });
       history.push(...result.messages);

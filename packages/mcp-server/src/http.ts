@@ -159,7 +159,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     }
     for (const message of jsonRpcRequests(body)) {
       if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
-      const refusal = refusalFor(message.params.name, principal.scope);
+      const refusal = refusalFor(message.params.name, principal.scope, backendOf(principal).engine);
       if (!refusal) continue;
       await auditRefusal(backendOf(principal), refusal, message.params.arguments ?? {}, principal).catch(
         report,

@@ -1,10 +1,10 @@
 // Scope arithmetic over the generated scope table. Nothing here names a tool: which tool needs
 // which scope comes from MCP_REQUIRED_SCOPE, written by `npm run gen` from the rows.
-import { isToolName, type ToolName } from '@toolrow/catalog';
+import { isServedBy, isToolName, notServedMessage, type ToolEngine, type ToolName } from '@toolrow/catalog';
 import {
+  ENGINE_MCP_SCOPE_TOOLS,
   MCP_EXCLUDED_TOOLS,
   MCP_REQUIRED_SCOPE,
-  MCP_SCOPE_TOOLS,
   MCP_SCOPES,
   type McpScope,
   type McpToolName,
@@ -55,22 +55,29 @@ export function widestScope(granted: readonly string[]): McpScope | undefined {
   return widest;
 }
 
-/** Exactly the tools a holder of `scope` lists and may call, in row order. */
-export function toolsForScope(scope: McpScope): readonly McpToolName[] {
-  return MCP_SCOPE_TOOLS[scope];
+/** Exactly the tools a holder of `scope` lists and may call on a connection of `engine`, in row order. */
+export function toolsForScope(scope: McpScope, engine: ToolEngine = 'postgres'): readonly McpToolName[] {
+  return ENGINE_MCP_SCOPE_TOOLS[engine][scope];
 }
 
 /** Why a call is refused before anything runs. */
 export type McpRefusal =
   | { kind: 'unknown'; name: string; message: string }
   | { kind: 'excluded'; name: ToolName; message: string }
-  | { kind: 'scope'; name: McpToolName; needed: McpScope; held: McpScope; message: string };
+  | { kind: 'scope'; name: McpToolName; needed: McpScope; held: McpScope; message: string }
+  | { kind: 'not-served'; name: McpToolName; engine: ToolEngine; message: string };
 
 /**
  * The refusal for calling `name` while holding `held`, or undefined when the call may run.
  * The one decision both transports use, so stdio and HTTP refuse exactly the same calls.
  */
-export function refusalFor(name: string, held: McpScope): McpRefusal | undefined {
+export function refusalFor(
+  name: string,
+  held: McpScope,
+  engine: ToolEngine = 'postgres',
+): McpRefusal | undefined {
+  if (isMcpToolName(name) && !isServedBy(engine, name))
+    return { kind: 'not-served', name, engine, message: notServedMessage(name, engine) };
   if (isMcpToolName(name)) {
     const needed = MCP_REQUIRED_SCOPE[name];
     if (scopeCovers(held, needed)) return undefined;

@@ -30,7 +30,7 @@ import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
 import { type ProgressUpdate, progressOf } from './progress.ts';
 import type { McpRefusal } from './scopes.ts';
-import { isMcpToolName, scopeCovers, toolsForScope } from './scopes.ts';
+import { isMcpToolName, refusalFor, scopeCovers, toolsForScope } from './scopes.ts';
 import type { McpPrincipal } from './tokens.ts';
 
 export const SERVER_NAME = 'toolrow';
@@ -123,7 +123,7 @@ export function listingFor(backend: McpBackend, scope: McpScope): Listing {
   }
   let listing = byScope.get(scope);
   if (!listing) {
-    const tools = toolsForScope(scope).map((name): Tool => {
+    const tools = toolsForScope(scope, backend.engine).map((name): Tool => {
       const row = rowOf(name);
       return {
         name,
@@ -176,6 +176,13 @@ export function createToolrowMcpServer(
     const tool = listing?.byName.get(name);
     // Out-of-scope calls never get here (the transports refuse them first); excluded and unknown
     // names are no tool of this server, as the SDK's own servers say.
+    if (principal && !tool && isMcpToolName(name)) {
+      // A tool of the catalog that this connection's engine does not serve: a result the model
+      // can read, naming what to use instead (the transports audited it as refused).
+      const refusal = refusalFor(name, principal.scope, backend.engine);
+      if (refusal?.kind === 'not-served')
+        return { isError: true, content: [{ type: 'text', text: refusal.message }] };
+    }
     if (!principal || !tool || !isMcpToolName(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     }
@@ -335,7 +342,7 @@ function registerResources(server: Server, backend: McpBackend, principal: McpPr
     principal !== undefined &&
     backend.tables !== undefined &&
     scopeCovers(principal.scope, 'tables:readonly') &&
-    toolsForScope(principal.scope).includes('describeTable' as McpToolName);
+    toolsForScope(principal.scope, backend.engine).includes('describeTable' as McpToolName);
   server.setRequestHandler('resources/list', async (): Promise<ListResourcesResult> => {
     if (!allowed) return { resources: [] };
     const tables = await backend.tables!();
@@ -398,7 +405,11 @@ export async function auditRefusal(
 ): Promise<void> {
   if (refusal.kind === 'unknown') return;
   const detail =
-    refusal.kind === 'scope' ? `needs ${refusal.needed}, holds ${refusal.held}` : 'not exposed over MCP';
+    refusal.kind === 'scope'
+      ? `needs ${refusal.needed}, holds ${refusal.held}`
+      : refusal.kind === 'not-served'
+        ? `not served on ${refusal.engine} connections`
+        : 'not exposed over MCP';
   await backend.audit({
     tool: refusal.name,
     input,

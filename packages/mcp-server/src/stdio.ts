@@ -111,7 +111,7 @@ class ScopeGateTransport implements Transport {
       message.method === 'tools/call' &&
       typeof message.params?.name === 'string'
     ) {
-      const refusal = refusalFor(message.params.name, this.#principal.scope);
+      const refusal = refusalFor(message.params.name, this.#principal.scope, this.#backend.engine);
       if (refusal) {
         await auditRefusal(this.#backend, refusal, message.params.arguments ?? {}, this.#principal).catch(
           (error) => this.onerror?.(error as Error),

@@ -41,6 +41,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
   let ensured: Promise<unknown> | undefined;
   return {
     profile,
+    engine: source.engine,
     // profiles.ensure is an upsert (a write): once per backend, then the mode is a plain read, and
     // grants only matter (and are read) in Auto mode.
     async permissions(actor) {

@@ -1,9 +1,12 @@
 import {
+  ENGINE_UNSERVED_TOOLS,
   GATED_TOOLS,
   LOOP_TOOLS,
+  notServedMessage,
   PROPOSE_TWINS,
   type ProposeToolName,
   SILENT_TOOLS,
+  TOOL_ENGINES,
   TOOL_NAMES,
 } from '@toolrow/catalog';
 import { FILTER_OPS } from '@toolrow/datasource';
@@ -19,11 +22,13 @@ import {
   TOOL_IMPLEMENTATIONS,
 } from './registry.ts';
 
-// A context whose data source must never be reached: these tests stop at validation.
+// A context whose data source must never be reached: these tests stop at validation. Its engine
+// (what the handle is, not the user's data) is read first, to refuse a tool the engine lacks.
 const unreachable = new Proxy(
   {},
   {
     get(_target, property) {
+      if (property === 'engine') return 'postgres';
       throw new Error(
         `the data source was touched (${String(property)}) by a call that should have stopped earlier`,
       );
@@ -250,6 +255,22 @@ describe('input validation', () => {
     await expect(invokeTool('listTables', {}, { ...ctx, signal: controller.signal })).rejects.toMatchObject({
       code: 'aborted',
     });
+  });
+
+  it.each(
+    TOOL_ENGINES.flatMap((engine) => ENGINE_UNSERVED_TOOLS[engine].map((name) => [engine, name] as const)),
+  )('on a %s connection, %s is refused before anything is read, naming what to use', async (engine, name) => {
+    const onEngine = new Proxy(
+      {},
+      {
+        get(_target, property) {
+          if (property === 'engine') return engine;
+          throw new Error(`the data source was touched (${String(property)})`);
+        },
+      },
+    );
+    const call = invokeTool(name, {}, { ...ctx, source: onEngine } as unknown as ToolContext);
+    await expect(call).rejects.toMatchObject({ code: 'refused', message: notServedMessage(name, engine) });
   });
 
   it('keeps every input schema a zod 4 schema the MCP SDK can take', () => {

@@ -2,9 +2,11 @@
 // agent, the MCP server, the server app and the CLI run a tool.
 import {
   isLoop,
+  isServedBy,
   isToolName,
   LOOP_TOOLS,
   nearestNames,
+  notServedMessage,
   PROPOSE_TWINS,
   type ProposeToolName,
   TOOL_NAMES,
@@ -259,6 +261,9 @@ export async function invokeTool<N extends ImplementedToolName>(
 export async function invokeTool(name: string, rawInput: unknown, ctx: ToolContext): Promise<unknown>;
 export async function invokeTool(name: string, rawInput: unknown, ctx: ToolContext): Promise<unknown> {
   assertImplementedTool(name);
+  // Before the input is read: a tool the connection's engine does not serve runs nothing at all.
+  if (!isServedBy(ctx.source.engine, name))
+    throw new ToolError('refused', name, notServedMessage(name, ctx.source.engine));
   if (ctx.signal?.aborted) throw new ToolError('aborted', name, `${name} was cancelled before it started.`);
   const input = parseToolInput(name, rawInput);
   const implementation = TOOL_IMPLEMENTATIONS[name] as ToolImplementation;

@@ -1,5 +1,5 @@
-import type { Access, Row, Writes } from './row-model.ts';
-import { MCP_LEVEL } from './validate.ts';
+import { type Access, type Engine, type Row, TOOL_ENGINES, type Writes } from './row-model.ts';
+import { enginesOf, MCP_LEVEL } from './validate.ts';
 
 /** The MCP scopes a client can hold, narrowest first; each covers the exposure levels up to its own. */
 export const MCP_SCOPES = [
@@ -27,6 +27,27 @@ export interface DerivedCatalog {
   };
   writeScopes: [writes: Exclude<Writes, 'none'>, names: string[]][];
   readOnly: string[];
+  /** For each engine, the sets a connection of that engine uses: only the rows it serves. */
+  engines: [engine: Engine, sets: EngineSets][];
+}
+
+export interface EngineSets {
+  names: string[];
+  inline: string[];
+  discoverable: string[];
+  /** Rows other engines serve and this one does not. */
+  unserved: string[];
+  mcpScopeTable: [scope: string, names: string[]][];
+}
+
+function scopeTable(rows: readonly Row[]): [string, string[]][] {
+  const exposed = rows.filter((row) => row.mcp !== 'excluded');
+  return MCP_SCOPES.map(({ scope, level }) => [
+    scope,
+    exposed
+      .filter((row) => MCP_LEVEL[row.mcp as keyof typeof MCP_LEVEL] <= MCP_LEVEL[level])
+      .map((row) => row.name),
+  ]);
 }
 
 export function deriveCatalog(rows: readonly Row[]): DerivedCatalog {
@@ -43,12 +64,7 @@ export function deriveCatalog(rows: readonly Row[]): DerivedCatalog {
     proposeTwins: rows.flatMap((row) => (row.twin ? [[row.name, row.twin] as [string, string]] : [])),
     mcp: {
       excluded: names((row) => row.mcp === 'excluded'),
-      scopeTable: MCP_SCOPES.map(({ scope, level }) => [
-        scope,
-        exposed
-          .filter((row) => MCP_LEVEL[row.mcp as keyof typeof MCP_LEVEL] <= MCP_LEVEL[level])
-          .map((row) => row.name),
-      ]),
+      scopeTable: scopeTable(rows),
       requiredScope: exposed.map((row) => [
         row.name,
         MCP_SCOPES.find(({ level }) => level === row.mcp)!.scope,
@@ -59,5 +75,19 @@ export function deriveCatalog(rows: readonly Row[]): DerivedCatalog {
       names((row) => row.writes === writes),
     ]),
     readOnly: names((row) => row.writes === 'none'),
+    engines: TOOL_ENGINES.map((engine) => {
+      const served = rows.filter((row) => enginesOf(row).includes(engine));
+      const of = (predicate: (row: Row) => boolean) => served.filter(predicate).map((row) => row.name);
+      return [
+        engine,
+        {
+          names: of(() => true),
+          inline: of((row) => row.visibility === 'inline'),
+          discoverable: of((row) => row.visibility === 'discoverable'),
+          unserved: names((row) => !enginesOf(row).includes(engine)),
+          mcpScopeTable: scopeTable(served),
+        },
+      ];
+    }),
   };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { TOOL_ROWS } from '@toolrow/declarations';
 import { Project } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
+import { EMITTERS } from './emitters/index.ts';
 import { generate, renderFiles } from './generate.ts';
 import { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
 import { RowErrors } from './row-model.ts';
@@ -231,6 +232,26 @@ describe('validating the rows', () => {
       rows: [row({ visibility: "'discoverable'", keywords: '[]' })],
       want: /a discoverable row needs keywords.* \[discoverable-has-keywords\]/,
     },
+    {
+      rule: 'known engines',
+      rows: [row({ engines: "['postgres', 'mysql']" })],
+      want: /row 'listTables': 'engines' lists 'mysql'; each entry must be one of 'postgres', 'dynamodb'/,
+    },
+    {
+      rule: 'engines is a list',
+      rows: [row({ engines: "'postgres'" })],
+      want: /'engines' must be an array of strings/,
+    },
+    {
+      rule: 'engines not empty',
+      rows: [row({ engines: '[]' })],
+      want: /engines is empty, so no connection could use the tool.* \[engines-clean\]/,
+    },
+    {
+      rule: 'engine listed once',
+      rows: [row({ engines: "['dynamodb', 'dynamodb']" })],
+      want: /engine 'dynamodb' is listed twice/,
+    },
     { rule: 'no empty keyword', rows: [row({ keywords: "['a', '']" })], want: /keywords has an empty entry/ },
     {
       rule: 'no repeated keyword',
@@ -376,19 +397,20 @@ describe('emitting and checking', () => {
   it('writes every file once, headed, then leaves unchanged files alone', () => {
     const project = memoryRepo(REAL_ROWS);
     const first = generate({ root: ROOT, project });
-    expect(first.files.map((file) => file.status)).toEqual(['written', 'written', 'written', 'written']);
+    expect(first.files.map((file) => file.status)).toEqual([
+      'written',
+      'written',
+      'written',
+      'written',
+      'written',
+    ]);
     for (const { path } of first.files) {
       expect(
         project.getFileSystem().readFileSync(`${ROOT}/${path}`).startsWith(`${GENERATED_HEADER}\n`),
       ).toBe(true);
     }
     const second = generate({ root: ROOT, project });
-    expect(second.files.map((file) => file.status)).toEqual([
-      'unchanged',
-      'unchanged',
-      'unchanged',
-      'unchanged',
-    ]);
+    expect(second.files.map((file) => file.status)).toEqual(EMITTERS.map(() => 'unchanged'));
   });
 
   it('is deterministic', () => {
@@ -442,11 +464,79 @@ describe('emitting and checking', () => {
       'packages/mcp-server/src/generated/mcp-scopes.ts',
     ]);
     const after = fs.readFileSync(`${ROOT}/packages/mcp-server/src/generated/mcp-scopes.ts`);
-    // Before: listed by three scopes and given a required scope; after: only in the excluded list.
-    expect(before.match(/'getTableStats'/g)).toHaveLength(3);
+    // Before: listed by three scopes, on each of the two engines too, and given a required scope;
+    // after: only in the excluded list.
+    expect(before.match(/'getTableStats'/g)).toHaveLength(9);
     expect(before).toMatch(/getTableStats: 'tables:readonly'/);
     expect(after.match(/'getTableStats'/g)).toHaveLength(1);
     expect(after).not.toMatch(/getTableStats:/);
     expect(after).toMatch(/MCP_EXCLUDED_TOOLS = \[\n {2}'searchTools',\n {2}'getTableStats',/);
+  });
+});
+
+describe('the engine dimension', () => {
+  const propose = gatedRow('proposeOpenTable', 'propose', { twin: "'openTable'" });
+  const rows = [
+    row({ name: "'searchTools'", tier: "'loop'", mcp: "'excluded'" }),
+    row({ name: "'listTables'" }),
+    row({ name: "'describeRelations'", visibility: "'discoverable'", engines: "['postgres']" }),
+    gatedRow('openTable', 'open'),
+    propose,
+  ];
+  const rendered = () => {
+    const project = memoryRepo(rowsFile(...rows));
+    generate({ root: ROOT, project });
+    const read = (path: string) => project.getFileSystem().readFileSync(`${ROOT}/${path}`);
+    return {
+      engines: read('packages/catalog/src/generated/engines.ts'),
+      scopes: read('packages/mcp-server/src/generated/mcp-scopes.ts'),
+    };
+  };
+  /** The entries of one engine in a generated per-engine record. */
+  const section = (text: string, constName: string, engine: string) => {
+    const start = text.indexOf(`export const ${constName} = {`);
+    const block = text.slice(start, text.indexOf('\n}', start));
+    return block.split(/\n(?= {2}\w+: )/).find((part) => part.startsWith(`  ${engine}: `)) ?? '';
+  };
+
+  it("a row narrowed to one engine is in that engine's sets and in no other engine's", () => {
+    const { engines, scopes } = rendered();
+    for (const constName of ['ENGINE_TOOLS', 'ENGINE_DISCOVERABLE_TOOLS']) {
+      expect(section(engines, constName, 'postgres')).toContain("'describeRelations'");
+      expect(section(engines, constName, 'dynamodb')).not.toContain("'describeRelations'");
+    }
+    expect(section(engines, 'ENGINE_UNSERVED_TOOLS', 'dynamodb')).toContain("'describeRelations'");
+    expect(section(engines, 'ENGINE_UNSERVED_TOOLS', 'postgres')).not.toContain("'describeRelations'");
+    const dynamodbScopes = scopes.slice(
+      scopes.indexOf('  dynamodb: {'),
+      scopes.indexOf('\n  },', scopes.indexOf('  dynamodb: {')),
+    );
+    expect(dynamodbScopes).toContain("'listTables'");
+    expect(dynamodbScopes).not.toContain("'describeRelations'");
+  });
+
+  it('a row without engines is served by every engine', () => {
+    const { engines } = rendered();
+    for (const engine of ['postgres', 'dynamodb']) {
+      expect(section(engines, 'ENGINE_TOOLS', engine)).toContain("'listTables'");
+      expect(section(engines, 'ENGINE_INLINE_TOOLS', engine)).toContain("'searchTools'");
+    }
+  });
+
+  it('a loop row may not be narrowed, and a propose pair serves the same engines', () => {
+    expect(
+      errorsOf(
+        rowsFile(row({ name: "'searchTools'", tier: "'loop'", mcp: "'excluded'", engines: "['postgres']" })),
+      ),
+    ).toEqual([expect.stringMatching(/a loop row serves every engine: leave engines out \[engines-clean\]/)]);
+    const narrowed = gatedRow('proposeOpenTable', 'propose', {
+      twin: "'openTable'",
+      engines: "['dynamodb']",
+    });
+    expect(errorsOf(rowsFile(gatedRow('openTable', 'open'), narrowed))).toEqual([
+      expect.stringMatching(
+        /twin 'openTable' is served by postgres, dynamodb but this propose row by dynamodb; a pair serves the same engines/,
+      ),
+    ]);
   });
 });

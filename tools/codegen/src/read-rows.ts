@@ -7,6 +7,7 @@ import {
   RowErrors,
   STAGED_OPERATIONS,
   TOOL_ACCESSES,
+  TOOL_ENGINES,
   TOOL_TIERS,
   TOOL_VISIBILITIES,
   TOOL_WRITES,
@@ -37,7 +38,10 @@ const STRING_FIELDS = [
   'writes',
 ] as const;
 const REQUIRED_FIELDS = ['name', 'description', 'keywords', 'visibility', 'tier', 'mcp', 'writes'] as const;
-const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, 'keywords']);
+const ARRAY_FIELDS = ['keywords', 'engines'] as const;
+const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, ...ARRAY_FIELDS]);
+/** Array fields whose every entry must be one of a fixed set. */
+const ARRAY_ENUMS: Partial<Record<keyof Row, readonly string[]>> = { engines: TOOL_ENGINES };
 
 /**
  * Reads the rows from the declaration file's syntax tree. Nothing is imported or evaluated: every
@@ -136,10 +140,19 @@ function readRow(
       ok = false;
       continue;
     }
-    if (key === 'keywords' ? !Array.isArray(value) : typeof value !== 'string') {
+    const isArrayField = (ARRAY_FIELDS as readonly string[]).includes(key);
+    if (isArrayField ? !Array.isArray(value) : typeof value !== 'string') {
+      at(property, `${rowLabel}: '${key}' must be ${isArrayField ? 'an array of strings' : 'a string'}`);
+      ok = false;
+      continue;
+    }
+    const allowedEntries = ARRAY_ENUMS[key as keyof Row];
+    const unknownEntry =
+      allowedEntries && (value as string[]).find((entry) => !allowedEntries.includes(entry));
+    if (allowedEntries && unknownEntry !== undefined) {
       at(
         property,
-        `${rowLabel}: '${key}' must be ${key === 'keywords' ? 'an array of strings' : 'a string'}`,
+        `${rowLabel}: '${key}' lists '${unknownEntry}'; each entry must be one of ${allowedEntries.map((v) => `'${v}'`).join(', ')}`,
       );
       ok = false;
       continue;

@@ -7,6 +7,8 @@ export const TOOL_ACCESSES = ['read', 'propose', 'open', 'stage', 'export'] as c
 export const MCP_EXPOSURES = ['readonly', 'staged', 'full', 'excluded'] as const;
 export const TOOL_WRITES = ['none', 'ui', 'staging', 'files'] as const;
 export const STAGED_OPERATIONS = ['insert', 'update', 'delete'] as const;
+/** The engines a row can be served by; a row without `engines` is served by every one. */
+export const TOOL_ENGINES = ['postgres', 'dynamodb'] as const;
 
 export type Visibility = (typeof TOOL_VISIBILITIES)[number];
 export type Tier = (typeof TOOL_TIERS)[number];
@@ -14,6 +16,7 @@ export type Access = (typeof TOOL_ACCESSES)[number];
 export type McpExposure = (typeof MCP_EXPOSURES)[number];
 export type Writes = (typeof TOOL_WRITES)[number];
 export type StagedOperation = (typeof STAGED_OPERATIONS)[number];
+export type Engine = (typeof TOOL_ENGINES)[number];
 
 export interface Row {
   name: string;
@@ -26,6 +29,7 @@ export interface Row {
   stages?: StagedOperation;
   mcp: McpExposure;
   writes: Writes;
+  engines?: Engine[];
 }
 
 /** Where a row and each of its properties sit in the declaration file, for error messages. */

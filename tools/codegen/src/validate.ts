@@ -1,12 +1,19 @@
 import {
   type Access,
+  type Engine,
   type LocatedRow,
   type McpExposure,
   type Row,
   RowError,
   RowErrors,
+  TOOL_ENGINES,
   type Writes,
 } from './row-model.ts';
+
+/** The engines that serve a row, in TOOL_ENGINES order; a row without `engines` is served by all. */
+export function enginesOf(row: Row): Engine[] {
+  return TOOL_ENGINES.filter((engine) => !row.engines || row.engines.includes(engine));
+}
 
 /** Each access class writes exactly one kind of thing; a mismatch is a misdeclared row. */
 export const WRITES_BY_ACCESS: Readonly<Record<Access, Writes>> = {
@@ -170,6 +177,19 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     },
   },
   {
+    id: 'engines-clean',
+    field: 'engines',
+    check: (row) => {
+      if (!row.engines) return undefined;
+      if (row.engines.length === 0)
+        return 'engines is empty, so no connection could use the tool; list the engines that serve it, or leave engines out for every engine';
+      const twice = row.engines.find((engine, index) => row.engines!.indexOf(engine) !== index);
+      if (twice) return `engine '${twice}' is listed twice`;
+      if (row.tier === 'loop') return 'a loop row serves every engine: leave engines out';
+      return undefined;
+    },
+  },
+  {
     id: 'twin-exists-and-is-gated',
     field: 'twin',
     check: (row, all) => {
@@ -181,6 +201,8 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
         return `twin '${row.twin}' is itself a propose row; name the immediate tool`;
       if (twin.visibility !== row.visibility)
         return `twin '${row.twin}' is ${twin.visibility} but this propose row is ${row.visibility}; a pair must be visible together so the model can pick the safe one`;
+      if (enginesOf(twin).join() !== enginesOf(row).join())
+        return `twin '${row.twin}' is served by ${enginesOf(twin).join(', ')} but this propose row by ${enginesOf(row).join(', ')}; a pair serves the same engines`;
       return undefined;
     },
   },

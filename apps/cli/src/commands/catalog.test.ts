@@ -4,11 +4,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   DISCOVERABLE_TOOLS,
+  ENGINE_DISCOVERABLE_TOOLS,
+  ENGINE_INLINE_TOOLS,
+  ENGINE_TOOLS,
+  ENGINE_UNSERVED_TOOLS,
   GATED_TOOLS,
   INLINE_TOOLS,
   LOOP_TOOLS,
   PROPOSE_TWINS,
   SILENT_TOOLS,
+  TOOL_ENGINES,
   TOOL_NAMES,
 } from '@toolrow/catalog';
 import { TOOL_ROWS } from '@toolrow/declarations';
@@ -64,20 +69,49 @@ describe('toolrow catalog', () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toMatch(
-      /^#\s+name\s+tier\s+access\s+visibility\s+twin\s+writes\s+MCP scopes that list it$/,
+      /^#\s+name\s+tier\s+access\s+visibility\s+twin\s+writes\s+engines\s+MCP scopes that list it$/,
     );
     expect(lines.find((line) => /\bstartExport\b/.test(line) && !/proposeExport/.test(line))).toMatch(
-      /startExport\s+gated\s+export\s+discoverable\s+-\s+files\s+full$/,
+      /startExport\s+gated\s+export\s+discoverable\s+-\s+files\s+all\s+full$/,
     );
     expect(lines.find((line) => /\bproposeExport\b/.test(line))).toMatch(
-      /proposeExport\s+gated\s+propose\s+discoverable\s+startExport\s+ui\s+staged,full$/,
+      /proposeExport\s+gated\s+propose\s+discoverable\s+startExport\s+ui\s+all\s+staged,full$/,
     );
     expect(lines.find((line) => /\bsearchTools\b/.test(line))).toMatch(
-      /searchTools\s+loop\s+-\s+inline\s+-\s+none\s+-$/,
+      /searchTools\s+loop\s+-\s+inline\s+-\s+none\s+all\s+-$/,
     );
     const scopes = MCP_SCOPES.map((scope) => `${MCP_SCOPE_TOOLS[scope].length} ${scope}`).join(', ');
     expect(result.stdout).toContain(
       `${TOOL_NAMES.length} rows: ${INLINE_TOOLS.length} inline, ${DISCOVERABLE_TOOLS.length} discoverable; ${SILENT_TOOLS.length} silent, ${GATED_TOOLS.length} gated, ${LOOP_TOOLS.length} loop; ${Object.keys(PROPOSE_TWINS).length} immediate/propose pairs; MCP lists ${scopes}; ${MCP_EXCLUDED_TOOLS.length} excluded.`,
+    );
+  });
+
+  it('--engine postgres lists the catalog as it was before engines; another engine lists only its rows', async () => {
+    const all = await runCli(['catalog', '--json']);
+    const postgres = await runCli(['catalog', '--engine', 'postgres', '--json']);
+    expect(postgres.code).toBe(0);
+    expect(JSON.parse(postgres.stdout)).toEqual(JSON.parse(all.stdout));
+    const table = await runCli(['catalog', '--engine', 'postgres']);
+    expect(table.stdout.split('\n\n')[0]).toBe((await runCli(['catalog'])).stdout.split('\n\n')[0]);
+    for (const engine of TOOL_ENGINES) {
+      const result = await runCli(['catalog', '--engine', engine, '--json']);
+      expect((JSON.parse(result.stdout) as JsonRow[]).map((row) => row.name)).toEqual([
+        ...ENGINE_TOOLS[engine],
+      ]);
+      const summary = (await runCli(['catalog', '--engine', engine])).stdout;
+      expect(summary).toContain(
+        `On ${engine}: ${ENGINE_TOOLS[engine].length} rows: ${ENGINE_INLINE_TOOLS[engine].length} inline, ${ENGINE_DISCOVERABLE_TOOLS[engine].length} discoverable;`,
+      );
+      for (const name of ENGINE_UNSERVED_TOOLS[engine])
+        expect(summary).not.toMatch(new RegExp(`\\b${name}\\b`));
+    }
+  });
+
+  it('--engine names the engines when it gets one it does not know', async () => {
+    const result = await runCli(['catalog', '--engine', 'mysql']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `Unknown engine 'mysql' for --engine. Use one of: ${TOOL_ENGINES.join(', ')}.`,
     );
   });
 

@@ -4,23 +4,35 @@ import { parseArgs } from 'node:util';
 import {
   CATALOG_ROWS,
   type CatalogRow,
-  DISCOVERABLE_TOOLS,
+  ENGINE_DISCOVERABLE_TOOLS,
+  ENGINE_INLINE_TOOLS,
+  ENGINE_TOOLS,
   GATED_TOOLS,
-  INLINE_TOOLS,
+  isServedBy,
   LOOP_TOOLS,
   PROPOSE_TWINS,
   SILENT_TOOLS,
+  TOOL_ENGINES,
+  type ToolEngine,
 } from '@toolrow/catalog';
 // The narrow entry points: the package indexes would load the MCP SDK, zod, the AI SDK and the
 // data layer, which listing the rows never touches (apps/cli/bench/cold-start.ts measures it).
-import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from '@toolrow/mcp-server/scopes';
+import {
+  ENGINE_MCP_SCOPE_TOOLS,
+  MCP_EXCLUDED_TOOLS,
+  MCP_SCOPE_TOOLS,
+  MCP_SCOPES,
+  type McpScope,
+} from '@toolrow/mcp-server/scopes';
 import { READ_ONLY_TOOLS, WRITE_SCOPE_TOOLS, type WriteScope } from '@toolrow/tools/write-scopes';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
-function scopesListing(name: string): string {
+function scopesListing(name: string, engine: ToolEngine | undefined): string {
   const scopes = MCP_SCOPES.filter((scope: McpScope) =>
-    (MCP_SCOPE_TOOLS[scope] as readonly string[]).includes(name),
+    ((engine ? ENGINE_MCP_SCOPE_TOOLS[engine][scope] : MCP_SCOPE_TOOLS[scope]) as readonly string[]).includes(
+      name,
+    ),
   );
   return scopes.length === 0 ? '-' : scopes.map((scope) => scope.replace('tables:', '')).join(',');
 }
@@ -37,15 +49,31 @@ function rowJson(row: CatalogRow): Record<string, unknown> {
   return { ...row, keywords: [...row.keywords] };
 }
 
-function summary(): string {
-  const count = (list: readonly unknown[]) => list.length;
-  const scopeCounts = MCP_SCOPES.map((scope) => `${count(MCP_SCOPE_TOOLS[scope])} ${scope}`).join(', ');
+/** The engines that serve a row, for the table ('all' when every engine does). */
+function enginesListing(row: CatalogRow): string {
+  const engines = TOOL_ENGINES.filter((engine) => isServedBy(engine, row.name));
+  return engines.length === TOOL_ENGINES.length ? 'all' : engines.join(',');
+}
+
+/** The counts of one engine's sets; every engine serves the same rows when no row narrows it. */
+function summary(engine: ToolEngine): string {
+  const served = (list: readonly string[]) => list.filter((name) => isServedBy(engine, name)).length;
+  const scopeCounts = MCP_SCOPES.map(
+    (scope) => `${ENGINE_MCP_SCOPE_TOOLS[engine][scope].length} ${scope}`,
+  ).join(', ');
   return [
-    `${CATALOG_ROWS.length} rows: ${count(INLINE_TOOLS)} inline, ${count(DISCOVERABLE_TOOLS)} discoverable;`,
-    `${count(SILENT_TOOLS)} silent, ${count(GATED_TOOLS)} gated, ${count(LOOP_TOOLS)} loop;`,
-    `${Object.keys(PROPOSE_TWINS).length} immediate/propose pairs;`,
-    `MCP lists ${scopeCounts}; ${count(MCP_EXCLUDED_TOOLS)} excluded.`,
+    `${ENGINE_TOOLS[engine].length} rows: ${ENGINE_INLINE_TOOLS[engine].length} inline, ${ENGINE_DISCOVERABLE_TOOLS[engine].length} discoverable;`,
+    `${served(SILENT_TOOLS)} silent, ${served(GATED_TOOLS)} gated, ${served(LOOP_TOOLS)} loop;`,
+    `${Object.keys(PROPOSE_TWINS).filter((name) => isServedBy(engine, name)).length} immediate/propose pairs;`,
+    `MCP lists ${scopeCounts}; ${MCP_EXCLUDED_TOOLS.length} excluded.`,
   ].join(' ');
+}
+
+function parseEngine(text: string): ToolEngine {
+  const engine = TOOL_ENGINES.find((candidate) => candidate === text.trim().toLowerCase());
+  if (!engine)
+    throw new UsageError(`Unknown engine '${text}' for --engine. Use one of: ${TOOL_ENGINES.join(', ')}.`);
+  return engine;
 }
 
 const pct = (value: number) => `${Math.round(value * 100)}%`;
@@ -99,9 +127,9 @@ async function audit(io: CommandIo, options: { json: boolean; eval?: string }): 
 
 export const catalogCommand: Command = {
   usage:
-    "Usage: toolrow catalog [--json] [--cost | --audit [--eval <run.json>]]\n\n  --json   print a JSON array, one object per row with the row's fields\n  --cost   the tokens the tool definitions cost per request: inline core vs all rows (with --json: as JSON)\n  --audit  per row, how often the corpus' requests name it as typed; recommends inline or discoverable and\n           exits 1 when a discoverable row is named less often than the threshold\n  --eval <run.json>  with --audit: add how often the model searched for and found each row in that run",
+    "Usage: toolrow catalog [--engine <engine>] [--json] [--cost | --audit [--eval <run.json>]]\n\n  --engine <engine>  only the rows that engine serves (postgres, dynamodb), as its connections see them\n  --json   print a JSON array, one object per row with the row's fields\n  --cost   the tokens the tool definitions cost per request: inline core vs all rows (with --json: as JSON)\n  --audit  per row, how often the corpus' requests name it as typed; recommends inline or discoverable and\n           exits 1 when a discoverable row is named less often than the threshold\n  --eval <run.json>  with --audit: add how often the model searched for and found each row in that run",
   async run(args, io) {
-    let values: { json?: boolean; cost?: boolean; audit?: boolean; eval?: string };
+    let values: { json?: boolean; cost?: boolean; audit?: boolean; eval?: string; engine?: string };
     try {
       values = parseArgs({
         args,
@@ -110,6 +138,7 @@ export const catalogCommand: Command = {
           cost: { type: 'boolean' },
           audit: { type: 'boolean' },
           eval: { type: 'string' },
+          engine: { type: 'string' },
         },
         allowPositionals: false,
       }).values;
@@ -118,7 +147,11 @@ export const catalogCommand: Command = {
     }
     if (values.eval !== undefined && !values.audit)
       throw new UsageError('--eval <run.json> goes with --audit.');
+    const engine = values.engine === undefined ? undefined : parseEngine(values.engine);
+    const rows =
+      engine === undefined ? CATALOG_ROWS : CATALOG_ROWS.filter((row) => isServedBy(engine, row.name));
     if (values.audit) {
+      if (engine !== undefined) throw new UsageError('--audit covers every row; run it without --engine.');
       if (values.cost) throw new UsageError('--audit and --cost are separate reports; pass one.');
       return audit(io, {
         json: values.json ?? false,
@@ -128,16 +161,16 @@ export const catalogCommand: Command = {
     if (values.cost) {
       // The cost report builds the real tool set (AI SDK, zod, every tool): loaded only when asked.
       const { toolCostReport } = await import('@toolrow/agent');
-      io.stdout(await toolCostReport({ json: values.json ?? false }));
+      io.stdout(await toolCostReport({ json: values.json ?? false, ...(engine ? { engine } : {}) }));
       return 0;
     }
     if (values.json) {
-      io.stdout(toJson(CATALOG_ROWS.map(rowJson)));
+      io.stdout(toJson(rows.map(rowJson)));
       return 0;
     }
     const table = formatTable(
-      ['#', 'name', 'tier', 'access', 'visibility', 'twin', 'writes', 'MCP scopes that list it'],
-      CATALOG_ROWS.map((row, index) => [
+      ['#', 'name', 'tier', 'access', 'visibility', 'twin', 'writes', 'engines', 'MCP scopes that list it'],
+      rows.map((row, index) => [
         String(index + 1),
         row.name,
         row.tier,
@@ -145,10 +178,15 @@ export const catalogCommand: Command = {
         row.visibility,
         row.twin ?? '-',
         writeScope(row.name),
-        scopesListing(row.name),
+        enginesListing(row),
+        scopesListing(row.name, engine),
       ]),
     );
-    io.stdout(`${table}\n\n${summary()}\n`);
+    const summaries =
+      engine !== undefined
+        ? `On ${engine}: ${summary(engine)}`
+        : TOOL_ENGINES.map((each) => `On ${each}: ${summary(each)}`).join('\n');
+    io.stdout(`${table}\n\n${summaries}\n`);
     return 0;
   },
 };

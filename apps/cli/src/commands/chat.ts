@@ -16,6 +16,7 @@ import {
   type TurnUsage,
   toolsBackend,
 } from '@toolrow/agent';
+import type { ToolEngine } from '@toolrow/catalog';
 import { resolveConnectionConfig } from '@toolrow/datasource';
 import { DEFAULT_PROFILE, openToolrow } from '@toolrow/state';
 import type { ModelMessage } from 'ai';
@@ -36,6 +37,8 @@ In the chat: /mode <mode> switches mode, /exit (or end of input) leaves.`;
 export interface ChatSession {
   agent: Agent;
   profileId: string;
+  /** The engine of the connection the chat works on: its tools are the ones the agent gets. */
+  engine?: ToolEngine;
   /** Input lines (the answers to approval prompts come from here too). */
   lines: AsyncIterator<string>;
   write: (text: string) => void;
@@ -67,6 +70,7 @@ export function lineReader(input: Readable): AsyncIterator<string> {
 /** The chat loop. Returns when the input ends or the user types /exit. */
 export async function runChat(session: ChatSession): Promise<void> {
   const { agent, profileId, write } = session;
+  const turnOptions = { profileId, ...(session.engine ? { engine: session.engine } : {}) };
   const history: ModelMessage[] = [];
   let chips: Chip[] = [];
   const ask = async (prompt: string): Promise<string | undefined> => {
@@ -116,7 +120,7 @@ export async function runChat(session: ChatSession): Promise<void> {
     chips = [];
     let usage: TurnUsage = { inputTokens: undefined, outputTokens: undefined, cachedInputTokens: undefined };
     for (;;) {
-      const result = await agent.runTurn(history, { profileId });
+      const result = await agent.runTurn(history, turnOptions);
       history.push(...result.messages);
       usage = addUsage(usage, result.usage);
       for (const call of result.toolResults) {
@@ -190,6 +194,7 @@ export const chatCommand: Command = {
       await runChat({
         agent,
         profileId,
+        engine: toolrow.source.engine,
         lines: lineReader(process.stdin),
         write: io.stdout,
         mode,

@@ -1,4 +1,13 @@
-import { CATALOG_ROWS, type CatalogRow, isLoop, isPropose, type ToolName, twinOf } from '@toolrow/catalog';
+import {
+  CATALOG_ROWS,
+  type CatalogRow,
+  isLoop,
+  isPropose,
+  isServedBy,
+  type ToolEngine,
+  type ToolName,
+  twinOf,
+} from '@toolrow/catalog';
 import { terms } from './text.ts';
 
 /** One ranked tool: its name, its BM25F score and a one-line summary for the model to read. */
@@ -13,6 +22,8 @@ export interface SearchOptions {
   limit?: number;
   /** Drop matches scoring below this fraction of the best one (default 0.25), so noise does not get activated. */
   minRelativeScore?: number;
+  /** Search only the tools this engine serves (default: every row). */
+  engine?: ToolEngine;
 }
 
 export type Field = 'name' | 'keywords' | 'description';
@@ -363,9 +374,23 @@ function topDocuments(documents: Int32Array, count: number, scores: Float64Array
 }
 
 let defaultIndex: SearchIndex | undefined;
+const engineIndexes = new Map<ToolEngine, SearchIndex>();
 
-/** Searches the catalog's rows with the default parameters (the index is built once). */
+/**
+ * Searches the catalog's rows with the default parameters (each index is built once). With an
+ * engine, only the rows that engine serves are in the index, so a search never returns a tool the
+ * connection lacks.
+ */
 export function searchCatalog(query: string, options?: SearchOptions): ToolMatch[] {
-  defaultIndex ??= new SearchIndex();
-  return defaultIndex.search(query, options);
+  const engine = options?.engine;
+  if (engine === undefined) {
+    defaultIndex ??= new SearchIndex();
+    return defaultIndex.search(query, options);
+  }
+  let index = engineIndexes.get(engine);
+  if (!index) {
+    index = new SearchIndex(CATALOG_ROWS.filter((row) => isServedBy(engine, row.name)));
+    engineIndexes.set(engine, index);
+  }
+  return index.search(query, options);
 }

@@ -1,5 +1,5 @@
 import type { Emitter } from './emitter.ts';
-import { docComment, file, stringArray, stringRecord } from './format.ts';
+import { arrayRecord, docComment, file, stringArray, stringRecord } from './format.ts';
 
 export const toolNamesEmitter: Emitter = {
   id: 'tool-names',
@@ -65,6 +65,46 @@ export const tiersEmitter: Emitter = {
         '',
         'export type ProposeToolName = keyof typeof PROPOSE_TWINS;',
       ].join('\n'),
+    );
+  },
+};
+
+export const enginesEmitter: Emitter = {
+  id: 'engines',
+  path: 'packages/catalog/src/generated/engines.ts',
+  emit: ({ catalog, header }) => {
+    const perEngine = (
+      constName: string,
+      doc: string,
+      pick: (sets: (typeof catalog.engines)[number][1]) => string[],
+    ) =>
+      [
+        docComment(doc),
+        `export const ${constName} = ${arrayRecord(catalog.engines.map(([engine, sets]) => [engine, pick(sets)]))} as const satisfies Readonly<Record<ToolEngine, readonly ToolName[]>>;`,
+      ].join('\n');
+    return file(
+      header,
+      "import type { ToolEngine } from '@toolrow/declarations';\nimport type { ToolName } from './tool-names.ts';",
+      [
+        docComment(`Every engine a connection can run on (${catalog.engines.length}).`),
+        `export const TOOL_ENGINES = ${stringArray(catalog.engines.map(([engine]) => engine))} as const satisfies readonly ToolEngine[];`,
+      ].join('\n'),
+      perEngine('ENGINE_TOOLS', 'For each engine, every tool it serves (row order).', (sets) => sets.names),
+      perEngine(
+        'ENGINE_INLINE_TOOLS',
+        'For each engine, the tools active from the first step of a turn on its connections.',
+        (sets) => sets.inline,
+      ),
+      perEngine(
+        'ENGINE_DISCOVERABLE_TOOLS',
+        'For each engine, the tools searchTools can find on its connections.',
+        (sets) => sets.discoverable,
+      ),
+      perEngine(
+        'ENGINE_UNSERVED_TOOLS',
+        'For each engine, the rows it does not serve: a call to one is refused, naming what to use instead.',
+        (sets) => sets.unserved,
+      ),
     );
   },
 };

@@ -25,6 +25,16 @@ export function arrayRecord(entries: readonly (readonly [string, readonly string
   return `{\n${body}\n}`;
 }
 
+/** `{\n  outer: {\n    key: [\n      'a',\n    ],\n  },\n}`. */
+export function nestedArrayRecord(
+  entries: readonly (readonly [string, readonly (readonly [string, readonly string[]])[]])[],
+): string {
+  const body = entries
+    .map(([key, inner]) => `  ${propertyKey(key)}: ${arrayRecord(inner).replace(/\n/g, '\n  ')},`)
+    .join('\n');
+  return `{\n${body}\n}`;
+}
+
 export function propertyKey(key: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : quote(key);
 }

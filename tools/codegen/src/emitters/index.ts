@@ -1,4 +1,4 @@
-import { tiersEmitter, toolNamesEmitter } from './catalog.ts';
+import { enginesEmitter, tiersEmitter, toolNamesEmitter } from './catalog.ts';
 import type { Emitter } from './emitter.ts';
 import { mcpScopesEmitter } from './mcp-scopes.ts';
 import { writeScopesEmitter } from './write-scopes.ts';
@@ -9,6 +9,7 @@ export type { EmitInput, Emitter } from './emitter.ts';
 export const EMITTERS: readonly Emitter[] = [
   toolNamesEmitter,
   tiersEmitter,
+  enginesEmitter,
   mcpScopesEmitter,
   writeScopesEmitter,
 ];
