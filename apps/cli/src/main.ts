@@ -7,12 +7,47 @@ function help(): string {
   const lines = Object.entries(COMMANDS).map(
     ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`,
   );
-  return `Usage: toolrow <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun \`toolrow <command> --help\` for a command's options.\n`;
+  return `Usage: toolrow <command> [options] [--connection <name>]\n\nCommands:\n${lines.join('\n')}\n\n--connection <name> picks a named connection for any command that touches data (toolrow connections).\nRun \`toolrow <command> --help\` for a command's options.\n`;
+}
+
+/**
+ * Takes `--connection <name>` (or `--connection=<name>`) out of the arguments, for every command
+ * that touches data: it becomes TOOLROW_CONNECTION of this run. Throws a usage error without a name.
+ */
+export function takeConnection(args: readonly string[]): { args: string[]; connection?: string } {
+  const rest: string[] = [];
+  let connection: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (arg === '--connection' || arg.startsWith('--connection=')) {
+      const value = arg === '--connection' ? args[++i] : arg.slice('--connection='.length);
+      if (value === undefined || value === '' || value.startsWith('-'))
+        throw new UsageError("--connection needs a connection's name (toolrow connections list shows them).");
+      connection = value;
+      continue;
+    }
+    rest.push(arg);
+  }
+  return { args: rest, ...(connection !== undefined ? { connection } : {}) };
 }
 
 /** Runs one CLI invocation and returns its exit code. */
 export async function run(argv: string[], io: CommandIo = processIo()): Promise<number> {
-  const [name, ...args] = argv;
+  let taken: ReturnType<typeof takeConnection>;
+  try {
+    taken = takeConnection(argv);
+  } catch (error) {
+    io.stderr(`${(error as Error).message}
+`);
+    return 2;
+  }
+  if (taken.connection !== undefined)
+    io = { ...io, env: { ...io.env, TOOLROW_CONNECTION: taken.connection } };
+  const [name, ...args] = taken.args;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     io.stdout(help());
     return 0;

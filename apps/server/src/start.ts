@@ -80,11 +80,12 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
   try {
     const tables = (await source.schema.get()).tables;
     if (tables.length === 0) {
-      if (source.db.engine === 'pglite') {
+      // Only the embedded sample is filled unasked; a connection the user named is theirs.
+      if (source.db.engine === 'pglite' && !toolrow.connection.named) {
         await seedWithProgress(source, options.seedOrders ?? 50_000, err, options.tty ?? false);
       } else {
         err(
-          `The database (${source.db.description}) has no tables yet. Fill it with the sample shop: npx toolrow db seed\n`,
+          `The database (${source.db.description}) has no tables yet. Fill it with the sample shop: npx toolrow db seed${toolrow.connection.named ? ` --connection ${toolrow.connection.name}` : ''}\n`,
         );
       }
     }
@@ -109,6 +110,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     const server = await createToolrowServer({
       source,
       state,
+      profile: toolrow.connection.profile,
       env: { ...env, TOOLROW_APPROVAL_SECRET: approvalSecret },
       ...(options.model !== undefined ? { model: options.model } : {}),
       mcp: mcp?.mount ?? null,

@@ -29,6 +29,7 @@ export { openDatabase, resolveConnectionConfig } from './database.ts';
 export type { DataSource, OpenDataSourceOptions } from './datasource.ts';
 export { openDataSource } from './datasource.ts';
 export { dumpEmbeddedDatabase } from './engines/dump.ts';
+export { describeUrl as describePostgresUrl, parsePostgresUrl } from './engines/postgres.ts';
 export { DataSourceError, type DataSourceErrorCode, isDataSourceError, UnknownNameError } from './errors.ts';
 export type {
   ExportEngine,

@@ -13,14 +13,15 @@ import {
   OAuthError,
   OAuthErrorCode,
   type OAuthProtectedResourceMetadata,
+  type OAuthTokenVerifier,
   originValidationResponse,
   readRequestBody,
   requireBearerAuth,
 } from '@modelcontextprotocol/server';
 import type { McpBackend } from './backend.ts';
-import { MCP_SCOPES } from './generated/mcp-scopes.ts';
+import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createBearerVerifier, type OAuthTokenStore } from './oauth/verifier.ts';
-import { refusalFor } from './scopes.ts';
+import { capScope, isMcpScope, refusalFor, scopeCovers } from './scopes.ts';
 import type { ToolrowServerOptions } from './server.ts';
 import { auditRefusal, createToolrowMcpServer } from './server.ts';
 import { type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
@@ -42,6 +43,11 @@ export interface McpHttpOptions extends ToolrowServerOptions {
   authorizationServer?: boolean;
   /** The backend of an OAuth connection's profile (the one the user picked at consent). */
   backendFor?: (profile: string) => McpBackend;
+  /**
+   * The widest scope any client gets here (a named connection's MCP exposure): a token for more
+   * is served at this scope, and listed, called and refused as if it held only this.
+   */
+  scopeCeiling?: McpScope;
 }
 
 export interface McpHttpHandler {
@@ -52,6 +58,24 @@ export interface McpHttpHandler {
   /** Serves both paths (anything else: 404). Mount it for exactly these two paths. */
   fetch(request: Request): Promise<Response>;
   close(): Promise<void>;
+}
+
+/** The verifier with every principal's scope held to `ceiling` (no ceiling: unchanged). */
+function capVerifier(verifier: OAuthTokenVerifier, ceiling: McpScope | undefined): OAuthTokenVerifier {
+  if (!ceiling) return verifier;
+  return {
+    async verifyAccessToken(token) {
+      const info = await verifier.verifyAccessToken(token);
+      const principal = principalOf(info);
+      if (!principal) return info;
+      const scope = capScope(principal.scope, ceiling);
+      return {
+        ...info,
+        scopes: info.scopes.filter((each) => !isMcpScope(each) || scopeCovers(scope, each)),
+        extra: { ...info.extra, toolrow: { ...principal, scope } },
+      };
+    },
+  };
 }
 
 function jsonRpcRequests(
@@ -76,7 +100,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const path = options.path ?? DEFAULT_MCP_PATH;
   const metadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(path, 'http://127.0.0.1')))
     .pathname;
-  const verifier = createBearerVerifier(options.tokens, options.oauth);
+  const verifier = capVerifier(createBearerVerifier(options.tokens, options.oauth), options.scopeCeiling);
   const backendOf = (principal: McpPrincipal | undefined) =>
     principal?.profile && options.backendFor ? options.backendFor(principal.profile) : options.backend;
   const gate: ToolrowServerOptions = {

@@ -41,6 +41,11 @@ export function scopeCovers(held: McpScope, needed: McpScope): boolean {
   return MCP_SCOPES.indexOf(held) >= MCP_SCOPES.indexOf(needed);
 }
 
+/** `scope`, held to `ceiling`: the narrower of the two. */
+export function capScope(scope: McpScope, ceiling: McpScope | undefined): McpScope {
+  return ceiling !== undefined && !scopeCovers(ceiling, scope) ? ceiling : scope;
+}
+
 /** Every scope a holder of `scope` also holds, narrowest first (what goes into AuthInfo.scopes). */
 export function impliedScopes(scope: McpScope): McpScope[] {
   return MCP_SCOPES.filter((candidate) => scopeCovers(scope, candidate));

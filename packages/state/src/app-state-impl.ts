@@ -243,6 +243,29 @@ function checkMessages(messages: unknown): ConversationMessage[] {
   return messages as ConversationMessage[];
 }
 
+function toConnection(
+  row: { name: string; engine: string; description: string; url: string | null; mcp_scope: string | null },
+  active: string | undefined,
+  chosen: string | undefined,
+): ConnectionInfo {
+  return {
+    name: row.name,
+    engine: row.engine as ConnectionInfo['engine'],
+    description: row.description,
+    active: row.name === active,
+    named: row.url !== null,
+    ...(row.url !== null ? { url: row.url, mcpScope: row.mcp_scope, isDefault: row.name === chosen } : {}),
+  };
+}
+
+/** The error for a connection name that is not configured, naming those that are. */
+export function unknownConnection(name: string, names: readonly string[]): DataSourceError {
+  return new DataSourceError(
+    'not-found',
+    `There is no connection named '${name}'. ${names.length > 0 ? `The connections are: ${names.join(', ')}.` : 'No connection is configured yet.'} Add one with toolrow connections add ${name} <url>, or list them with toolrow connections list.`,
+  );
+}
+
 function emptyUi(profile: string): UiState {
   return { profile, tabs: [], focusedTabId: null, selection: null, updatedAt: new Date(0) };
 }
@@ -290,6 +313,41 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
   };
 
   const attachmentColumns = ['id', 'profile', 'name', 'media_type', 'created_at'] as const;
+
+  const DEFAULT_CONNECTION_KEY = 'default_connection';
+  const defaultConnection = async (): Promise<string | undefined> =>
+    (
+      await q
+        .selectFrom('settings')
+        .select('value')
+        .where('key', '=', DEFAULT_CONNECTION_KEY)
+        .executeTakeFirst()
+    )?.value;
+  const setDefaultConnection = async (name: string | undefined): Promise<void> => {
+    if (name === undefined) {
+      await q.deleteFrom('settings').where('key', '=', DEFAULT_CONNECTION_KEY).execute();
+      return;
+    }
+    const values = { value: name, updated_at: new Date() };
+    await q
+      .insertInto('settings')
+      .values({ key: DEFAULT_CONNECTION_KEY, ...values })
+      .onConflict((oc) => oc.column('key').doUpdateSet(values))
+      .execute();
+  };
+  const namedConnections = async (): Promise<string[]> =>
+    (
+      await q.selectFrom('connections').select('name').where('url', 'is not', null).orderBy('name').execute()
+    ).map((row) => row.name);
+  const getConnection = async (name: string): Promise<ConnectionInfo | undefined> => {
+    const row = await q
+      .selectFrom('connections')
+      .select(['name', 'engine', 'description', 'url', 'mcp_scope'])
+      .where('name', '=', name)
+      .where('url', 'is not', null)
+      .executeTakeFirst();
+    return row ? toConnection(row, options.activeConnection?.name, await defaultConnection()) : undefined;
+  };
 
   const app: AppState = {
     flushLastUse,
@@ -667,18 +725,16 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
 
     connections: {
       async list() {
-        const rows = await q
-          .selectFrom('connections')
-          .select(['name', 'engine', 'description'])
-          .orderBy('name')
-          .execute();
+        const [rows, chosen] = await Promise.all([
+          q
+            .selectFrom('connections')
+            .select(['name', 'engine', 'description', 'url', 'mcp_scope'])
+            .orderBy('name')
+            .execute(),
+          defaultConnection(),
+        ]);
         const active = options.activeConnection;
-        const listed: ConnectionInfo[] = rows.map((row) => ({
-          name: row.name,
-          engine: row.engine as ConnectionInfo['engine'],
-          description: row.description,
-          active: row.name === active?.name,
-        }));
+        const listed: ConnectionInfo[] = rows.map((row) => toConnection(row, active?.name, chosen));
         if (active && !listed.some((row) => row.active)) listed.unshift({ ...active, active: true });
         return listed;
       },
@@ -700,6 +756,62 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
           .onConflict((oc) => oc.column('name').doUpdateSet(values))
           .execute();
         return { ...connection, active: connection.name === options.activeConnection?.name };
+      },
+      async add(connection) {
+        if (/:\/\/[^/@\s]*:[^/@\s]*@/.test(connection.url)) {
+          throw new DataSourceError(
+            'misuse',
+            'A stored connection URL must not hold a password; keep it apart.',
+          );
+        }
+        try {
+          await q
+            .insertInto('connections')
+            .values({
+              name: connection.name,
+              engine: connection.engine,
+              description: connection.description,
+              url: connection.url,
+              mcp_scope: connection.mcpScope ?? null,
+              updated_at: new Date(),
+            })
+            .execute();
+        } catch (error) {
+          if (isUniqueViolation(error)) {
+            throw new DataSourceError(
+              'already-exists',
+              `name: a connection named '${connection.name}' exists already. Choose another name, or remove it first (toolrow connections remove ${connection.name}).`,
+            );
+          }
+          throw error;
+        }
+        return (await getConnection(connection.name))!;
+      },
+      get: getConnection,
+      async remove(name) {
+        const result = await q
+          .deleteFrom('connections')
+          .where('name', '=', name)
+          .where('url', 'is not', null)
+          .executeTakeFirst();
+        if ((await defaultConnection()) === name) await setDefaultConnection(undefined);
+        return Number(result.numDeletedRows) > 0;
+      },
+      async setMcpScope(name, scope) {
+        const result = await q
+          .updateTable('connections')
+          .set({ mcp_scope: scope, updated_at: new Date() })
+          .where('name', '=', name)
+          .where('url', 'is not', null)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) throw unknownConnection(name, await namedConnections());
+        return (await getConnection(name))!;
+      },
+      defaultName: defaultConnection,
+      async setDefault(name) {
+        if (name !== undefined && !(await getConnection(name)))
+          throw unknownConnection(name, await namedConnections());
+        await setDefaultConnection(name);
       },
     },
 

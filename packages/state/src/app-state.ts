@@ -11,6 +11,7 @@ import type {
   Grant,
   Grantee,
   McpToken,
+  NewConnection,
   OAuthAccessCheck,
   OAuthClient,
   OAuthCodeRedemption,
@@ -121,6 +122,18 @@ export interface AppState {
     list(): Promise<ConnectionInfo[]>;
     /** Remembers a connection (no secrets: pass a description, not a password). */
     save(connection: Omit<ConnectionInfo, 'active'>): Promise<ConnectionInfo>;
+    /** Adds a named connection; throws DataSourceError 'already-exists' when the name is taken. */
+    add(connection: NewConnection): Promise<ConnectionInfo>;
+    /** One named connection, or undefined. */
+    get(name: string): Promise<ConnectionInfo | undefined>;
+    /** Removes a named connection (its staged changes, history and mode stay under its name); false when there was none. */
+    remove(name: string): Promise<boolean>;
+    /** Sets the MCP scope ceiling of a named connection (null: not exposed). */
+    setMcpScope(name: string, scope: string | null): Promise<ConnectionInfo>;
+    /** The connection used when none is named; undefined: the unnamed one. */
+    defaultName(): Promise<string | undefined>;
+    /** Makes a named connection the default (undefined: back to the unnamed one). */
+    setDefault(name: string | undefined): Promise<void>;
   };
   conversations: {
     /** The profile's conversations (default profile when omitted), most recently saved first; default 50, at most 1000. */

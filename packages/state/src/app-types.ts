@@ -121,6 +121,24 @@ export interface ConnectionInfo {
   description: string;
   /** The connection this process is using. */
   active: boolean;
+  /** A connection the user added by name (`toolrow connections add`); the unnamed one is not. */
+  named?: boolean;
+  /** Named connections: the URL without its password. */
+  url?: string;
+  /** The MCP scope ceiling of clients on this connection; null: not exposed over MCP. */
+  mcpScope?: string | null;
+  /** The connection commands use when none is named (`toolrow connections use`). */
+  isDefault?: boolean;
+}
+
+/** A named connection to add: where it points (no password) and its MCP exposure. */
+export interface NewConnection {
+  name: string;
+  engine: Engine;
+  url: string;
+  description: string;
+  /** The MCP scope ceiling; null or absent: not exposed (the default). */
+  mcpScope?: string | null;
 }
 
 export interface McpToken {

@@ -11,8 +11,18 @@ export {
   hashToken,
 } from './app-state.ts';
 export type { AppStateOptions } from './app-state-impl.ts';
+export { unknownConnection } from './app-state-impl.ts';
 export * from './app-types.ts';
-
+export { readSecrets, SECRETS_FILE, secretsPath, writeSecret } from './connection-secrets.ts';
+export {
+  type ConnectionTarget,
+  checkConnectionName,
+  type ParsedConnectionUrl,
+  parseConnectionUrl,
+  targetOf,
+  UNNAMED_CONNECTION,
+  withPassword,
+} from './named-connections.ts';
 export { OAUTH_PREFIX } from './oauth-store.ts';
 export type { Staging } from './staging.ts';
 export { createStaging } from './staging.ts';
@@ -30,6 +40,6 @@ export {
   type StateQueries,
 } from './store/state-db.ts';
 export type { StateTables } from './store/tables.ts';
-export type { OpenToolrowOptions, Toolrow } from './toolrow.ts';
-export { openToolrow } from './toolrow.ts';
+export type { ActiveConnection, OpenToolrowOptions, Toolrow } from './toolrow.ts';
+export { openConnectionData, openToolrow } from './toolrow.ts';
 export { LAST_USE_FLUSH_MS, VERIFY_CACHE_TTL_MS } from './verify-cache.ts';

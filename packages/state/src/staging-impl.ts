@@ -133,14 +133,24 @@ class ClaimLost extends Error {
 export interface StagingOptions {
   /** Test hook: called at each CommitPoint; a test kills the process there to prove recovery. */
   faults?: (point: CommitPoint) => void | Promise<void>;
+  /**
+   * The connection whose data this staging area commits to (default 'default', the unnamed one).
+   * It sees, commits and recovers only that connection's changes: another connection's staged rows
+   * are never applied here.
+   */
+  connection?: string;
 }
 
 type Where = (eb: ExpressionBuilder<StateTables, 'staged_changes'>) => Expression<SqlBool>;
 
 /** The staged changes a filter names. */
-function selection(filter: StagingFilter | undefined, table: TableInfo | undefined): Where {
+function selection(
+  filter: StagingFilter | undefined,
+  table: TableInfo | undefined,
+  connection: string,
+): Where {
   return (eb) => {
-    const parts: Expression<SqlBool>[] = [];
+    const parts: Expression<SqlBool>[] = [eb('connection', '=', connection)];
     if (filter?.ids) {
       const ids = filter.ids.map(Number);
       parts.push(ids.length > 0 ? eb('id', 'in', ids) : sql<SqlBool>`1 = 0`);
@@ -148,7 +158,7 @@ function selection(filter: StagingFilter | undefined, table: TableInfo | undefin
     if (table) parts.push(eb.and([eb('table_schema', '=', table.schema), eb('table_name', '=', table.name)]));
     if (filter?.profile) parts.push(eb('profile', '=', filter.profile));
     if (filter?.stagedBy) parts.push(eb('staged_by', '=', filter.stagedBy));
-    return parts.length > 0 ? eb.and(parts) : sql<SqlBool>`1 = 1`;
+    return eb.and(parts);
   };
 }
 
@@ -177,6 +187,7 @@ async function insertChange(
     values: string | null;
     actor: Actor;
     profile: string;
+    connection: string;
   },
 ): Promise<StagedChange> {
   const row = await tx
@@ -190,6 +201,7 @@ async function insertChange(
       values: change.values,
       staged_by: change.actor,
       profile: change.profile,
+      connection: change.connection,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -202,6 +214,7 @@ async function insertChange(
  */
 export function createStaging(db: StateDb, source: DataSource, options: StagingOptions = {}): Staging {
   const { q, dialect } = db;
+  const connection = options.connection ?? DEFAULT_PROFILE;
   const fault = async (point: CommitPoint) => {
     await options.faults?.(point);
   };
@@ -223,6 +236,17 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       .selectFrom('commits')
       .select(['id', 'xid'])
       .where('state', '=', 'applying')
+      // Only commits of this connection's changes: another connection's transaction id means
+      // nothing in this database.
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('staged_changes')
+            .select('staged_changes.id')
+            .whereRef('staged_changes.commit_id', '=', 'commits.id')
+            .where('staged_changes.connection', '=', connection),
+        ),
+      )
       .orderBy('id')
       .execute();
     const undecided: number[] = [];
@@ -342,7 +366,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     const rows = await q
       .selectFrom('staged_changes')
       .selectAll()
-      .where(selection(filter, await tableFilterOf(filter)))
+      .where(selection(filter, await tableFilterOf(filter), connection))
       .orderBy('id')
       .execute();
     return rows.map(toChange);
@@ -404,6 +428,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
             });
           changes.push(
             await insertChange(tx, {
+              connection,
               kind: 'insert',
               table,
               key: complete ? key : null,
@@ -445,6 +470,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         for (const { valuesJson, before } of read) {
           changes.push(
             await insertChange(tx, {
+              connection,
               kind: 'update',
               table,
               key: keyOf(before, table),
@@ -472,6 +498,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         for (const before of images) {
           changes.push(
             await insertChange(tx, {
+              connection,
               kind: 'delete',
               table,
               key: keyOf(before, table),
@@ -510,7 +537,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
 
     async commit(filter): Promise<CommitResult> {
       if ((await recover()).length > 0) return unsettled();
-      const where = selection(filter, await tableFilterOf(filter));
+      const where = selection(filter, await tableFilterOf(filter), connection);
       // Read what to commit, then claim it inside the data's write transaction, recording that
       // transaction's id in the same state transaction as the claim. A claimed commit therefore always
       // names a transaction whose outcome the data database decides: no reader, second process,
@@ -574,7 +601,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       await recover();
       const result = await q
         .deleteFrom('staged_changes')
-        .where(selection(filter, await tableFilterOf(filter)))
+        .where(selection(filter, await tableFilterOf(filter), connection))
         .where('commit_id', 'is', null)
         .executeTakeFirst();
       return Number(result.numDeletedRows);

@@ -193,7 +193,10 @@ export function wireState(store: StateStore, options: OpenStateOptions): Toolrow
     return {
       ...app,
       db,
-      staging: createStaging(db, source, options.staging),
+      staging: createStaging(db, source, {
+        ...options.staging,
+        connection: options.connectionName ?? 'default',
+      }),
       exports,
       description: db.description,
       dataDir,

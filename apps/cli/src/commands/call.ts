@@ -112,8 +112,11 @@ export const callCommand: Command = {
       if (isToolError(error)) return fail(error);
       throw error;
     }
-    const profile = parsed.values.profile ?? io.env.TOOLROW_PROFILE ?? DEFAULT_PROFILE;
     const opened = await openOrApp(io);
+    const profile =
+      parsed.values.profile ??
+      io.env.TOOLROW_PROFILE ??
+      ('toolrow' in opened ? opened.toolrow.connection.profile : DEFAULT_PROFILE);
     if ('app' in opened) {
       // The app holds the database: the same call through it, as the user, waiting for an export's file.
       try {

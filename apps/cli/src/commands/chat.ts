@@ -180,7 +180,7 @@ export const chatCommand: Command = {
     const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
     const { state } = toolrow;
     try {
-      const profileId = values.profile ?? io.env.TOOLROW_PROFILE ?? DEFAULT_PROFILE;
+      const profileId = values.profile ?? io.env.TOOLROW_PROFILE ?? toolrow.connection.profile;
       await state.profiles.ensure(profileId);
       if (values.mode) await state.profiles.setMode(profileId, values.mode as PermissionMode);
       const agent = createAgent({ model, backend: toolsBackend(toolrow), store: appStateGateStore(state) });

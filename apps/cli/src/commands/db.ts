@@ -13,7 +13,7 @@ import {
   sampleCounts,
   userSchemas,
 } from '@toolrow/datasource';
-import { openToolrow } from '@toolrow/state';
+import { openConnectionData, openToolrow } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -42,8 +42,9 @@ DATABASE_URL when it is set; commits go through TOOLROW_COMMIT_URL when set. Too
 (tokens, audit log, conversations, staging) is SQLite in TOOLROW_DATA_DIR/state.db, or the server in
 TOOLROW_STATE_URL — never your database.`;
 
-function open(io: CommandIo): Promise<DataSource> {
-  return openDataSource({ env: io.env, cwd: io.cwd });
+/** The data of the connection the command runs on (--connection, DATABASE_URL, the default, the sample). */
+async function open(io: CommandIo): Promise<DataSource> {
+  return (await openConnectionData({ env: io.env, cwd: io.cwd })).source;
 }
 
 function parse(args: string[], options: NonNullable<Parameters<typeof parseArgs>[0]>['options']) {

@@ -20,6 +20,10 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'Chat with the agent in the terminal (approvals at the prompt, proposals as choices)',
     load: async () => (await import('./chat.ts')).chatCommand,
   },
+  connections: {
+    summary: 'Name your databases: add, list, test, choose the default, set mode and MCP exposure',
+    load: async () => (await import('./connections.ts')).connectionsCommand,
+  },
   db: {
     summary: 'Seed the sample shop, or show where the data lives and what is in it',
     load: async () => (await import('./db.ts')).dbCommand,

@@ -2,14 +2,17 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import {
   APPROVAL_TIMEOUT_ENV,
   approvalTimeoutFromEnv,
+  capScope,
   createMcpHttpHandler,
   createToken,
   createToolrowBackend,
   DEFAULT_MCP_PORT,
   DEFAULT_TOKEN_TTL,
   grantsMatching,
+  isMcpScope,
   MCP_SCOPES,
   type McpApprovals,
+  type McpScope,
   parseScope,
   parseTtl,
   remoteApprovals,
@@ -52,7 +55,7 @@ Scopes nest: ${SCOPES}.
                     without it the client is you, at --scope, else ${STDIO_ENV.scope}, else tables:readonly.
   --http            Streamable HTTP on 127.0.0.1 only (port ${DEFAULT_MCP_PORT}; --port 0 picks a free one).
                     Every request needs a bearer token from \`toolrow mcp token create\`.
-  --profile <name>  the profile whose mode, tabs and history the tools use (default ${DEFAULT_PROFILE})
+  --profile <name>  the profile whose mode, tabs and history the tools use (default: the connection's, ${DEFAULT_PROFILE} for the unnamed one)
 
 Gated calls follow the profile's mode, as in chat: in Manual (and for what Auto asks) a call waits
 for the user in the running Toolrow app's approval inbox (${APPROVAL_TIMEOUT_ENV}, seconds or 90s/5m,
@@ -83,6 +86,22 @@ function usageScope(text: string): ReturnType<typeof parseScope> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/**
+ * A named connection's MCP exposure: the widest scope its clients get. Off refuses to serve it,
+ * saying how to turn it on; the unnamed connection has no ceiling (the token's scope decides).
+ */
+async function exposureOf(toolrow: Toolrow): Promise<McpScope | undefined> {
+  if (!toolrow.connection.named) return undefined;
+  const { name } = toolrow.connection;
+  const found = await toolrow.state.connections.get(name);
+  if (!found?.mcpScope || !isMcpScope(found.mcpScope)) {
+    throw new Error(
+      `The connection '${name}' is not exposed over MCP (its MCP exposure is off). Expose it with: toolrow connections set ${name} --mcp readonly (or staged, full: the widest scope its clients get).`,
+    );
+  }
+  return found.mcpScope;
 }
 
 async function withSource<T>(io: CommandIo, fn: (toolrow: Toolrow) => Promise<T>): Promise<T> {
@@ -364,14 +383,18 @@ export const mcpCommand: Command = {
     if (positionals.length > 0) throw new UsageError(`Unknown argument '${positionals[0]}'.`);
     if (Boolean(values.stdio) === Boolean(values.http))
       throw new UsageError('Pick one transport: --stdio or --http.');
-    const profile = (values.profile as string | undefined) ?? DEFAULT_PROFILE;
+    const profileOption = values.profile as string | undefined;
 
     if (values.stdio) {
       if (values.port !== undefined) throw new UsageError('--port goes with --http, not --stdio.');
       const scope = values.scope === undefined ? undefined : usageScope(values.scope as string);
       // stdout is the protocol channel from here on: everything else goes to stderr.
-      return withSource(io, async ({ source, state }) => {
-        const principal = await resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens });
+      return withSource(io, async (toolrow) => {
+        const { source, state } = toolrow;
+        const profile = profileOption ?? toolrow.connection.profile;
+        const ceiling = await exposureOf(toolrow);
+        const asked = await resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens });
+        const principal = { ...asked, scope: capScope(asked.scope, ceiling) };
         const backend = createToolrowBackend({ source, state, profile });
         const { approvals, note } = appApprovals(io);
         const running = serveMcpStdio({
@@ -398,11 +421,15 @@ export const mcpCommand: Command = {
     const port = values.port === undefined ? DEFAULT_MCP_PORT : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`Bad --port '${values.port}': use 0-65535.`);
-    return withSource(io, async ({ source, state }) => {
+    return withSource(io, async (toolrow) => {
+      const { source, state } = toolrow;
+      const profile = profileOption ?? toolrow.connection.profile;
+      const ceiling = await exposureOf(toolrow);
       const backend = createToolrowBackend({ source, state, profile });
       const { approvals, note } = appApprovals(io);
       const handler = createMcpHttpHandler({
         backend,
+        ...(ceiling ? { scopeCeiling: ceiling } : {}),
         tokens: state.tokens,
         // The app's OAuth tokens are bound to the app's /mcp: here they are refused, saying so.
         oauth: state.oauth,

@@ -257,6 +257,25 @@ CREATE TABLE ${t.s}oauth_tokens (
 CREATE INDEX oauth_tokens_grant ON ${t.s}oauth_tokens (grant_id);
 `,
   },
+  {
+    version: 9,
+    name: 'named connections',
+    sql: (t) => `
+-- A named connection: where it points (never with a password: that lives in the data dir's
+-- connection-secrets.json, 0600, or comes from the environment), and which MCP scope may reach it
+-- (NULL: not exposed). Its mode is its profile's (profiles.name = connections.name).
+ALTER TABLE ${t.s}connections ADD COLUMN url text;
+ALTER TABLE ${t.s}connections ADD COLUMN mcp_scope text CHECK (mcp_scope IN ('tables:readonly', 'tables:staged', 'tables:full'));
+-- Which connection's data a staged change is for: a commit applies only its own connection's changes.
+ALTER TABLE ${t.s}staged_changes ADD COLUMN connection text NOT NULL DEFAULT 'default';
+CREATE INDEX staged_changes_connection ON ${t.s}staged_changes (connection, id);
+CREATE TABLE ${t.s}settings (
+  key text PRIMARY KEY,
+  value text NOT NULL,
+  updated_at ${t.timestamp} NOT NULL DEFAULT ${t.now}
+);
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

@@ -44,6 +44,7 @@ export interface StateTables {
     profile: string;
     created_at: Timestamp;
     commit_id: ColumnType<number | string | null, number | null | undefined, number | null>;
+    connection: Generated<string>;
   };
   commits: {
     id: Serial;
@@ -110,7 +111,16 @@ export interface StateTables {
     created_at: Timestamp;
     seq: ColumnType<number | string, number | undefined, never>;
   };
-  connections: { name: string; engine: string; description: string; updated_at: Timestamp };
+  connections: {
+    name: string;
+    engine: string;
+    description: string;
+    updated_at: Timestamp;
+    /** Named connections only: where it points, without a password. */
+    url: string | null;
+    mcp_scope: string | null;
+  };
+  settings: { key: string; value: string; updated_at: Timestamp };
   mcp_tokens: {
     id: Serial;
     name: string;

@@ -36,7 +36,10 @@ function foreignKey(fk: ForeignKeyInfo) {
 export const listConnections = defineTool({
   inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
-    const connections = await ctx.state.connections.list();
+    const all = await ctx.state.connections.list();
+    // An MCP client is served one connection, the one its token or grant is for: it never learns
+    // of the others.
+    const connections = ctx.actor.startsWith('mcp:') ? all.filter((connection) => connection.active) : all;
     return {
       connections: connections.map((connection) => ({
         name: connection.name,
