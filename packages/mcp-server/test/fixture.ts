@@ -5,6 +5,7 @@ import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import type { McpApprovals } from '../src/approvals.ts';
 import type { FairShare } from '../src/fair-share.ts';
+import type { McpScope } from '../src/generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from '../src/http.ts';
 import { createToolrowBackend } from '../src/toolrow-backend.ts';
 
@@ -105,7 +106,7 @@ export async function auditOf({ state }: Toolrow) {
 /** The MCP endpoint over the real tools and state of `toolrow`, on a free port of 127.0.0.1. */
 export function serveToolrowMcp(
   toolrow: Toolrow,
-  options: { fairShare?: FairShare; approvals?: McpApprovals } = {},
+  options: { fairShare?: FairShare; approvals?: McpApprovals; scopeCeiling?: McpScope } = {},
 ): Promise<RunningMcpHttp> {
   return serveMcpHttp(
     createMcpHttpHandler({
@@ -116,6 +117,7 @@ export function serveToolrowMcp(
       }),
       tokens: toolrow.state.tokens,
       ...(options.approvals ? { approvals: options.approvals } : {}),
+      ...(options.scopeCeiling ? { scopeCeiling: options.scopeCeiling } : {}),
     }),
     0,
   );

@@ -162,6 +162,21 @@ describe('toolrow connections over two embedded databases', () => {
     expect(await status('shop-a')).toBe('cancelled');
     expect(await status('shop-b')).not.toBe('cancelled');
 
+    // Not exposed over MCP until the user says so: refused, saying how.
+    const refusedMcp = await run('mcp', '--stdio', '--connection', 'shop-a');
+    expect(refusedMcp.code).toBe(1);
+    expect(refusedMcp.stderr).toMatch(
+      /The connection 'shop-a' is not exposed over MCP.*toolrow connections set shop-a --mcp readonly/,
+    );
+    expect((await run('connections', 'set', 'shop-a', '--mcp', 'staged', '--mode', 'full-auto')).code).toBe(
+      0,
+    );
+    expect(JSON.parse((await run('connections', 'list', '--json')).stdout).connections[0]).toMatchObject({
+      name: 'shop-a',
+      mcp: 'tables:staged',
+      mode: 'full-auto',
+    });
+
     // Forgetting a connection leaves the other, and the default goes back to the unnamed one.
     expect((await run('connections', 'remove', 'shop-b')).code).toBe(0);
     const after = JSON.parse((await run('connections', 'list', '--json')).stdout);
