@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase } from './database.ts';
 import type { DataSource } from './datasource.ts';
+import { openDatabase } from './engines/open.ts';
 import { DataSourceError } from './errors.ts';
-import { createExportEngine, createMemoryExportJobStore } from './exports.ts';
+import { createExportEngine, createMemoryExportJobStore } from './exports-impl.ts';
 import { createTestDatabase, pgliteOnDisk, testEngines } from './testing.ts';
 
 /** A statement no machine finishes (2.7e10 rows, all in memory, no disk). */

@@ -87,5 +87,3 @@ export interface ChangeWriter {
   transactionStatus(xid: string): Promise<TransactionStatus>;
   close(): Promise<void>;
 }
-
-export { createChangeWriter } from './changes-impl.ts';

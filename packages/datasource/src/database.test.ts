@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from './database.ts';
-import { openDatabase, resolveConnectionConfig } from './database.ts';
-import { openDataSource } from './datasource.ts';
+import { openDataSource } from './datasource-impl.ts';
+import { openDatabase, resolveConnectionConfig } from './engines/open.ts';
 import { DataSourceError } from './errors.ts';
 import { pgliteOnDisk, testEngines, withReadLayers } from './testing.ts';
 

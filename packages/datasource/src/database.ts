@@ -177,5 +177,3 @@ export interface OpenDatabaseOptions {
 export type ConnectionConfig =
   | { engine: 'postgres'; url: string; dataDir: string; source: 'option' | 'DATABASE_URL' }
   | { engine: 'pglite'; dataDir: string; memory: boolean };
-
-export { openDatabase, resolveConnectionConfig } from './engines/open.ts';

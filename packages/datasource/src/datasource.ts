@@ -44,5 +44,3 @@ export interface DataSource {
   /** Closes the connection (and the commit connection, and runs any onClose hooks). */
   close(): Promise<void>;
 }
-
-export { openDataSource } from './datasource-impl.ts';

@@ -6,12 +6,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from './datasource.ts';
 import { isDataSourceError } from './errors.ts';
-import {
-  createExportEngine,
-  createMemoryExportJobStore,
-  type ExportEngine,
-  resolveExportPath,
-} from './exports.ts';
+import type { ExportEngine } from './exports.ts';
+import { createExportEngine, createMemoryExportJobStore, resolveExportPath } from './exports-impl.ts';
 import { readerRoleSql } from './reader-role.ts';
 import { testEngines } from './testing.ts';
 

@@ -113,5 +113,3 @@ export interface ExportEngineOptions {
 }
 
 export const DEFAULT_EXPORT_TIME_LIMIT_MS = 30 * 60 * 1000;
-
-export { createExportEngine, createMemoryExportJobStore, resolveExportPath } from './exports-impl.ts';

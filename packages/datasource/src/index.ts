@@ -25,10 +25,10 @@ export type {
   TextLinesOptions,
   TransactionOptions,
 } from './database.ts';
-export { openDatabase, resolveConnectionConfig } from './database.ts';
 export type { DataSource, OpenDataSourceOptions } from './datasource.ts';
-export { openDataSource } from './datasource.ts';
+export { openDataSource } from './datasource-impl.ts';
 export { dumpEmbeddedDatabase } from './engines/dump.ts';
+export { openDatabase, resolveConnectionConfig } from './engines/open.ts';
 export { describeUrl as describePostgresUrl, parsePostgresUrl } from './engines/postgres.ts';
 export { DataSourceError, type DataSourceErrorCode, isDataSourceError, UnknownNameError } from './errors.ts';
 export type {
@@ -41,13 +41,8 @@ export type {
   ExportSource,
   ExportState,
 } from './exports.ts';
-export {
-  createExportEngine,
-  createMemoryExportJobStore,
-  DEFAULT_EXPORT_TIME_LIMIT_MS,
-  EXPORT_FORMATS,
-  resolveExportPath,
-} from './exports.ts';
+export { DEFAULT_EXPORT_TIME_LIMIT_MS, EXPORT_FORMATS } from './exports.ts';
+export { createExportEngine, createMemoryExportJobStore, resolveExportPath } from './exports-impl.ts';
 export * from './filter-types.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
 export { ensurePrivateDir } from './private-dir.ts';
@@ -62,9 +57,9 @@ export {
   userSchemas,
 } from './reader-role.ts';
 export type { RowPage, RowReader, SelectRowsOptions } from './rows.ts';
-export { createRowReader, normalizeKey } from './rows.ts';
+export { createRowReader, normalizeKey } from './rows-impl.ts';
 export type { ColumnMatch, RefreshOptions, SchemaCache } from './schema-cache.ts';
-export { createSchemaCache, loadSchema } from './schema-cache.ts';
+export { createSchemaCache, loadSchema } from './schema-load.ts';
 export { resolveColumnIn, resolveTableIn, splitQualifiedName } from './schema-names.ts';
 export type * from './schema-types.ts';
 export { sampleCounts, seedSampleShop } from './seed.ts';

@@ -48,5 +48,3 @@ export interface RowReader {
   /** One row by primary key (`{ id: 5 }`, or a bare 5 for a one-column key); undefined when absent. */
   get(table: string, key: RowKey | unknown, options?: RowReadOptions): Promise<Row | undefined>;
 }
-
-export { createRowReader, normalizeKey } from './rows-impl.ts';

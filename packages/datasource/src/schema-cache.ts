@@ -38,5 +38,4 @@ export interface SchemaCache {
   findColumns(text: string): Promise<ColumnMatch[]>;
 }
 
-export { createSchemaCache, loadSchema } from './schema-load.ts';
 export type { Database };

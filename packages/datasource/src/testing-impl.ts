@@ -9,7 +9,7 @@ import { openDataSource } from './datasource-impl.ts';
 import { dumpEmbeddedDatabase } from './engines/dump.ts';
 import { describeUrl, parsePostgresUrl } from './engines/postgres.ts';
 import type { SeedOptions } from './seed-types.ts';
-import type { OpenTestOptions, TestDatabase, TestEngine } from './testing.ts';
+import type { OpenTestOptions, TestDatabase, TestEngine } from './testing-types.ts';
 
 /** The "now" test seeds pin, so dates in seeded data are the same on every run. */
 export const TEST_SEED_NOW = new Date('2026-06-01T00:00:00Z');

@@ -39,6 +39,7 @@ import {
   nextValue,
   type StateDb,
 } from './store/state-db.ts';
+import { hashToken } from './token-hash.ts';
 import { createLastUse, createVerifyCache } from './verify-cache.ts';
 
 function canonicalJson(value: unknown): string {
@@ -60,9 +61,6 @@ export function digestInput(input: unknown): string {
 }
 
 /** sha-256 hex of an MCP bearer token, as stored. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
 
 function limitOf(options: ListOptions | undefined): { limit: number; offset: number } {
   const limit = Math.min(Math.max(Math.trunc(options?.limit ?? 50), 1), 1000);

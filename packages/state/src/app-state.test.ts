@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestInput, hashToken } from './app-state.ts';
+import { digestInput } from './app-state-impl.ts';
 import type { Tab } from './app-types.ts';
 import type { ToolrowState } from './state.ts';
 import { MIGRATIONS, migrate } from './store/migrations.ts';
 import { testStores } from './testing.ts';
+import { hashToken } from './token-hash.ts';
 import type { Toolrow } from './toolrow.ts';
 
 describe('digestInput', () => {

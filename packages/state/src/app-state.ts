@@ -222,11 +222,3 @@ export interface AppState {
   /** Writes the remembered last-use times of tokens and grants now (list() and close do it too). */
   flushLastUse(): Promise<void>;
 }
-
-export {
-  CONVERSATION_ID_PATTERN,
-  conversationTitle,
-  createAppState,
-  digestInput,
-  hashToken,
-} from './app-state-impl.ts';

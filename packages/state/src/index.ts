@@ -3,15 +3,14 @@
 // Profiles and actors are named by the state too; one definition, in the data layer.
 export { type Actor, DEFAULT_PROFILE, isActor } from '@toolrow/datasource';
 export type { AppState, ListOptions } from './app-state.ts';
+export type { AppStateOptions } from './app-state-impl.ts';
 export {
   CONVERSATION_ID_PATTERN,
   conversationTitle,
   createAppState,
   digestInput,
-  hashToken,
-} from './app-state.ts';
-export type { AppStateOptions } from './app-state-impl.ts';
-export { unknownConnection } from './app-state-impl.ts';
+  unknownConnection,
+} from './app-state-impl.ts';
 export * from './app-types.ts';
 export { readSecrets, SECRETS_FILE, secretsPath, writeSecret } from './connection-secrets.ts';
 export {
@@ -25,11 +24,11 @@ export {
 } from './named-connections.ts';
 export { OAUTH_PREFIX } from './oauth-store.ts';
 export type { Staging } from './staging.ts';
-export { createStaging } from './staging.ts';
 export type { CommitPoint, StagingOptions } from './staging-impl.ts';
+export { createStaging } from './staging-impl.ts';
 export type * from './staging-types.ts';
 export type { AppStateHandle, OpenStateOptions, ToolrowState } from './state.ts';
-export { openAppState, openState, resolveDataDir } from './state.ts';
+export { openAppState, openState, resolveDataDir } from './state-impl.ts';
 export { type DialectTypes, MIGRATIONS, type Migration, migrate } from './store/migrations.ts';
 export {
   openSqliteStore,
@@ -40,6 +39,7 @@ export {
   type StateQueries,
 } from './store/state-db.ts';
 export type { StateTables } from './store/tables.ts';
+export { hashToken } from './token-hash.ts';
 export type { ActiveConnection, OpenToolrowOptions, Toolrow } from './toolrow.ts';
 export { openConnectionData, openToolrow } from './toolrow.ts';
 export { LAST_USE_FLUSH_MS, VERIFY_CACHE_TTL_MS } from './verify-cache.ts';

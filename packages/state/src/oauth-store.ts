@@ -6,9 +6,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSourceError, type Row } from '@toolrow/datasource';
 import type { AppState } from './app-state.ts';
-import { hashToken } from './app-state-impl.ts';
 import type { OAuthAccessCheck, OAuthClient, OAuthGrant, OAuthTokenPair } from './app-types.ts';
 import { date, dateOrNull, flag, jsonValue, type StateDb, type StateQueries } from './store/state-db.ts';
+import { hashToken } from './token-hash.ts';
 import type { LastUse, VerifyCache } from './verify-cache.ts';
 
 /** Prefixes tell the kinds apart at a glance (and in secret scanners); the CLI's tokens are trw_. */

@@ -35,5 +35,3 @@ export interface Staging {
    */
   recover(): Promise<number[]>;
 }
-
-export { createStaging } from './staging-impl.ts';

@@ -64,5 +64,3 @@ export interface AppStateHandle extends AppState {
   /** Writes pending last-use stamps, then closes the store. */
   close(): Promise<void>;
 }
-
-export { openAppState, openState, resolveDataDir } from './state-impl.ts';

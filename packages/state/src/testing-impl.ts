@@ -11,7 +11,7 @@ import {
 } from '@toolrow/datasource/testing';
 import type { OpenStateOptions } from './state.ts';
 import { openState } from './state-impl.ts';
-import type { OpenTestOptions, StoreEngine, TestEnvironment } from './testing.ts';
+import type { OpenTestOptions, StoreEngine, TestEnvironment } from './testing-types.ts';
 import { composeToolrow, type Toolrow } from './toolrow.ts';
 
 async function exportsDirFor(

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../database.ts';
+import { openDatabase } from './open.ts';
 
 // One PGlite data directory, one process: a second opener must be refused before it touches the files.
 describe('the embedded data directory lock', () => {

@@ -4,13 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase } from '../database.ts';
 import type { DataSource } from '../datasource.ts';
 import { openDataSource } from '../datasource-impl.ts';
 import { DataSourceError } from '../errors.ts';
-import { createExportEngine, createMemoryExportJobStore, type ExportEngine } from '../exports.ts';
+import type { ExportEngine } from '../exports.ts';
+import { createExportEngine, createMemoryExportJobStore } from '../exports-impl.ts';
 import { testEngines } from '../testing.ts';
 import { pgliteSnapshot } from '../testing-impl.ts';
+import { openDatabase } from './open.ts';
 
 // 2000³ rows: no machine finishes this; only the timeout ends it.
 const RUNAWAY = 'SELECT count(*) FROM big a CROSS JOIN big b CROSS JOIN big c';

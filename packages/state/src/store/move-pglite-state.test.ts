@@ -10,7 +10,8 @@ import { brotliDecompressSync } from 'node:zlib';
 import { APP_SCHEMA, type DataSource, openDatabase } from '@toolrow/datasource';
 import { testEngines } from '@toolrow/datasource/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openState, type ToolrowState } from '../state.ts';
+import type { ToolrowState } from '../state.ts';
+import { openState } from '../state-impl.ts';
 
 const FIXTURE = new URL('../../test/fixtures/state-v8-pglite.tar.br', import.meta.url);
 
