@@ -222,7 +222,7 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
   it('does not keep an idle process alive: a script that never calls close() still exits', async () => {
     await ds.close();
     const script = `
-      const { openDatabase } = await import(${JSON.stringify(new URL('../database.ts', import.meta.url).href)});
+      const { openDatabase } = await import(${JSON.stringify(new URL('./open.ts', import.meta.url).href)});
       const db = await openDatabase({ env: {}, dataDir: ${JSON.stringify(dataDir)} });
       const { rows } = await db.query('SELECT count(*)::int AS n FROM big');
       console.log(rows[0].n);`;
