@@ -32,8 +32,12 @@ const toWireSummary = (summary: ConversationSummary): WireSummary => ({
 });
 
 /** GET /api/conversations, GET and DELETE /api/conversations/:id, for the server's profile. */
-export function mountConversationRoutes(app: Hono, state: ToolrowState, profile: string): void {
+export function mountConversationRoutes(
+  app: Hono,
+  active: () => { state: ToolrowState; profile: string },
+): void {
   app.get('/api/conversations', async (c) => {
+    const { state, profile } = active();
     const { limit } = readQuery(c, z.object({ limit: queryInteger(1, LIST_MAX, LIST_DEFAULT) }));
     const conversations = await state.conversations.list({ profile, limit });
     return c.json({ conversations: conversations.map(toWireSummary) });
@@ -41,6 +45,7 @@ export function mountConversationRoutes(app: Hono, state: ToolrowState, profile:
 
   app.get('/api/conversations/:id', async (c) => {
     const id = conversationIdOf(c.req.param('id'))!;
+    const { state, profile } = active();
     try {
       const conversation = await state.conversations.get(id, profile);
       const body: Conversation = {
@@ -56,6 +61,7 @@ export function mountConversationRoutes(app: Hono, state: ToolrowState, profile:
 
   app.delete('/api/conversations/:id', async (c) => {
     const id = conversationIdOf(c.req.param('id'))!;
+    const { state, profile } = active();
     if (!(await state.conversations.delete(id, profile))) throw notFound(id);
     return c.json({ deleted: id });
   });

@@ -1,6 +1,6 @@
 // The MCP endpoint the server mounts when asked (off by default): @toolrow/mcp-server's handler,
 // a fresh token for this run, and the client config a person pastes into their MCP client.
-import type { DataSource } from '@toolrow/datasource';
+import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
 import {
   type ApprovalInbox,
   createAuthorizationServer,
@@ -14,14 +14,20 @@ import {
   parseScope,
   renderClientConfig,
 } from '@toolrow/mcp-server';
-import type { ToolrowState } from '@toolrow/state';
+import type { ConnectionHub, ToolrowState } from '@toolrow/state';
 import { CONSENT_PATH } from './oauth.ts';
 import type { McpMount } from './server.ts';
 
 export interface McpOptions {
   source: DataSource;
   state: ToolrowState;
+  /** The profile of the connection the app started on (its name; default 'default'). */
   profile?: string;
+  /**
+   * The app's other connections: an OAuth client granted one of them (at consent) works on it
+   * alone, capped at its MCP exposure, and only while it stays exposed.
+   */
+  hub?: ConnectionHub;
   /** The scope this run's token holds (default tables:staged: reads, chips and staging, nothing immediate). */
   scope?: string;
   /** The token's name, the audit actor mcp:<name> (default 'toolrow-app'). */
@@ -61,15 +67,38 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
     fairShare,
     ...(options.profile ? { profile: options.profile } : {}),
   });
-  // OAuth connections act in the profile the user picked at consent.
-  const backends = new Map<string, McpBackend>();
-  const backendFor = (profile: string) => {
-    let found = backends.get(profile);
-    if (!found) {
-      found = createToolrowBackend({ source: options.source, state: options.state, profile, fairShare });
-      backends.set(profile, found);
+  // OAuth connections act in the connection the user picked at consent (its name is the profile).
+  const start = options.profile ?? DEFAULT_PROFILE;
+  const backends = new Map<string, { backend: McpBackend; ceiling: McpScope | undefined }>([
+    [start, { backend, ceiling: undefined }],
+  ]);
+  const backendFor = async (profile: string): Promise<McpBackend> => {
+    if (profile === start) return backend;
+    const connection = await options.state.connections.get(profile);
+    if (!connection || !options.hub) {
+      // Never another connection's data: a grant names its connection, and the app serves that one or none.
+      throw new Error(
+        `This client was granted the connection '${profile}', which this Toolrow does not serve now (it serves '${start}'). Connect the client again to choose a connection.`,
+      );
     }
-    return found;
+    const ceiling = connection.mcpScope ? parseScope(connection.mcpScope) : undefined;
+    if (!ceiling) {
+      throw new Error(
+        `The connection '${profile}' is not exposed over MCP any more. Expose it (toolrow connections set ${profile} --mcp readonly) or connect the client again to choose another.`,
+      );
+    }
+    const cached = backends.get(profile);
+    if (cached && cached.ceiling === ceiling) return cached.backend;
+    const toolrow = await options.hub.open(profile);
+    const created = createToolrowBackend({
+      source: toolrow.source,
+      state: toolrow.state,
+      profile,
+      fairShare,
+      scopeCeiling: ceiling,
+    });
+    backends.set(profile, { backend: created, ceiling });
+    return created;
   };
   const handler = createMcpHttpHandler({
     backend,

@@ -14,9 +14,6 @@ import {
 import {
   Client,
   type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
   type OAuthTokens,
   StreamableHTTPClientTransport,
   UnauthorizedError,
@@ -32,6 +29,7 @@ import type { Toolrow } from '@toolrow/state';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MountedMcp, mountMcp } from './mcp.ts';
+import { MemoryProvider } from './oauth-test-client.ts';
 import {
   api,
   ensureBundle,
@@ -87,54 +85,6 @@ async function startCallbackServer(): Promise<CallbackServer> {
         : new Promise<URLSearchParams>((resolve) => waiting.push(resolve)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** The in-memory storage an OAuth client keeps (the SDK's interface; the flow itself is the SDK's). */
-class MemoryProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  stored: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  discovery: OAuthDiscoveryState | undefined;
-  readonly redirectUrl: string;
-  readonly clientMetadata: OAuthClientMetadata;
-  constructor(redirectUrl: string, name: string) {
-    this.redirectUrl = redirectUrl;
-    this.clientMetadata = {
-      client_name: name,
-      redirect_uris: [redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
 }
 
 /**

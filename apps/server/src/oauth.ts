@@ -54,7 +54,19 @@ button.approve{background:#2457d6;color:#fff;border-color:#2457d6}label{display:
   });
 }
 
-function consentPage(request: ConsentRequest, profiles: string[], defaultProfile: string): Response {
+/** A connection the consent page offers: the app's own, and each named one exposed over MCP. */
+export interface ConsentConnection {
+  name: string;
+  description: string;
+  /** Its MCP exposure: the widest scope a client gets there (none: what the client is granted). */
+  ceiling?: string;
+}
+
+function consentPage(
+  request: ConsentRequest,
+  connections: ConsentConnection[],
+  defaultConnection: string,
+): Response {
   const who =
     request.clientKind === 'metadata-document'
       ? `identified by its metadata document at <code>${escapeHtml(request.clientId)}</code> (host <b>${escapeHtml(new URL(request.clientId).host)}</b>)`
@@ -66,8 +78,11 @@ function consentPage(request: ConsentRequest, profiles: string[], defaultProfile
         `<label><input type="radio" name="scope" value="${scope}"${scope === request.scope ? ' checked' : ''}> <code>${scope}</code>: ${SCOPE_WORDS[scope]} (${toolsForScope(scope).length} tools)</label>`,
     )
     .join('');
-  const profileOptions = profiles
-    .map((name) => `<option${name === defaultProfile ? ' selected' : ''}>${escapeHtml(name)}</option>`)
+  const connectionOptions = connections
+    .map(
+      (connection) =>
+        `<option value="${escapeHtml(connection.name)}"${connection.name === defaultConnection ? ' selected' : ''}>${escapeHtml(connection.name)}: ${escapeHtml(connection.description)}${connection.ceiling ? ` (at most ${escapeHtml(connection.ceiling)})` : ''}</option>`,
+    )
     .join('');
   const lifetimes = CONSENT_LIFETIMES.map(
     (entry) =>
@@ -83,7 +98,8 @@ function consentPage(request: ConsentRequest, profiles: string[], defaultProfile
 <input type="hidden" name="request" value="${escapeHtml(request.id)}"><input type="hidden" name="csrf" value="${escapeHtml(request.csrf)}">
 <fieldset><legend>What it may do</legend>${scopeInputs}
 <p data-testid="consent-silent-reads">Every scope includes reads that run without asking, in any mode: table and column names, row estimates, and the database's statistics of a column (sampleValues: its most common values and its bounds, so some values of any column, up to 100). Reads of rows (runQuery, getRow, countRows) follow the profile's permission mode.</p></fieldset>
-<fieldset><legend>Profile</legend><label>Its tabs, history and audit entries go to <select name="profile">${profileOptions}</select></label></fieldset>
+<fieldset><legend>Connection</legend><label>It works on <select name="profile" data-testid="consent-connection">${connectionOptions}</select></label>
+<p>It sees this connection alone, never another one; its mode, tabs, history and audit entries are this connection's.</p></fieldset>
 <fieldset><legend>For how long</legend><label>Stay connected for <select name="lifetime">${lifetimes}</select></label>
 <p>You can disconnect it any time in the app or with <code>toolrow mcp clients revoke</code>.</p></fieldset>
 <fieldset><legend>When a call needs your approval</legend><label><input type="checkbox" name="askViaClient" value="1"> Let the client ask me itself (MCP elicitation, if it supports it) instead of this app's approval inbox</label></fieldset>
@@ -116,7 +132,15 @@ const consentForm = z.object({
 
 export function mountOAuthRoutes(
   app: Hono,
-  options: { consent: ConsentService; state: ToolrowState; profile: string; port: () => number },
+  options: {
+    consent: ConsentService;
+    state: ToolrowState;
+    /** The connection the MCP endpoint was started on: offered first. */
+    profile: string;
+    /** The connections a client may be given (the app's own and the exposed named ones). */
+    connections: () => Promise<ConsentConnection[]>;
+    port: () => number;
+  },
 ): void {
   const { consent, state } = options;
 
@@ -130,9 +154,7 @@ export function mountOAuthRoutes(
         404,
       );
     }
-    const profiles = (await state.profiles.list()).map((profile) => profile.name);
-    if (!profiles.includes(options.profile)) profiles.unshift(options.profile);
-    return consentPage(request, profiles, options.profile);
+    return consentPage(request, await options.connections(), options.profile);
   });
 
   app.post(CONSENT_PATH, async (c) => {
@@ -156,10 +178,17 @@ export function mountOAuthRoutes(
     const { request: id, csrf } = form;
     try {
       if (form.decision === 'deny') return see(consent.deny(id, csrf));
+      const profile = form.profile || options.profile;
+      const offered = await options.connections();
+      if (!offered.some((connection) => connection.name === profile)) {
+        throw new Error(
+          `'${profile}' is not a connection this client may be given: choose one of ${offered.map((connection) => connection.name).join(', ')} (a named connection is offered once it is exposed: toolrow connections set <name> --mcp readonly).`,
+        );
+      }
       // The consent service checks the scope and lifetime against what the request may have.
       const location = await consent.approve(id, csrf, {
         scope: form.scope as McpScope,
-        profile: form.profile || options.profile,
+        profile,
         lifetime: form.lifetime as ConsentLifetime,
         askViaClient: form.askViaClient === '1',
       });

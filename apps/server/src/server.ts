@@ -25,7 +25,13 @@ import {
   createApprovalInbox,
   createApprovalsHandler,
 } from '@toolrow/mcp-server';
-import { PERMISSION_MODES, type StagingFilter, type ToolrowState } from '@toolrow/state';
+import {
+  type ConnectionHub,
+  PERMISSION_MODES,
+  type StagingFilter,
+  type Toolrow,
+  type ToolrowState,
+} from '@toolrow/state';
 import { checkReadOnlySql, invokeTool, isImplementedTool, type ToolContext } from '@toolrow/tools';
 import {
   createUIMessageStream,
@@ -55,6 +61,7 @@ import {
   wireSort,
   wireUiState,
 } from './body.ts';
+import { mountConnectionRoutes } from './connections.ts';
 import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
@@ -94,12 +101,19 @@ export interface ChatHandler {
 }
 
 export interface ToolrowServerOptions {
-  /** The user's data; the server does not close it. */
+  /** The user's data (the active connection's at start); the server does not close it. */
   source: DataSource;
   /** Toolrow's own state; the server does not close it. */
   state: ToolrowState;
-  /** The profile whose mode, UI state and grants the app uses (default 'default'). */
+  /** The profile whose mode, UI state and grants the app uses (default 'default'): the connection's name. */
   profile?: string;
+  /**
+   * The connections the app may switch between (the header's switcher; GET/POST /api/connections).
+   * Without it the app stays on `source` and says so when asked to switch.
+   */
+  connections?: ConnectionHub;
+  /** Relative pglite: paths of connections added in the app resolve against this (default process.cwd()). */
+  cwd?: string;
   /** Settings: TOOLROW_MODEL and friends. */
   env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -174,8 +188,10 @@ const WORKBENCH_MAX_ROWS = 1000;
 const WORKBENCH_TIMEOUT_MS = 30_000;
 
 export async function createToolrowServer(options: ToolrowServerOptions): Promise<ToolrowServer> {
-  const { source, state } = options;
-  const profile = options.profile ?? DEFAULT_PROFILE;
+  // The active connection: reassigned when the user switches (PUT /api/connections/active), so
+  // every route reads the connection active when it runs.
+  let { source, state } = options;
+  let profile = options.profile ?? DEFAULT_PROFILE;
   const env = options.env ?? {};
   const log = options.log ?? ((message: string) => console.error(message));
   const desktopDir = options.desktopDir === undefined ? DESKTOP_DIST_DIR : options.desktopDir;
@@ -196,9 +212,25 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       }
     } else model = null;
   }
-  if (model) {
-    const createChat = options.createChat ?? (await import('./chat.ts')).createAgentChat;
-    chat = await createChat(model, { source, state, profile, env });
+  const createChat = model ? (options.createChat ?? (await import('./chat.ts')).createAgentChat) : undefined;
+  if (model && createChat) chat = await createChat(model, { source, state, profile, env });
+
+  /** Makes another open connection the active one: its data, its state, its profile, a chat over it. */
+  async function activate(toolrow: Toolrow): Promise<void> {
+    await toolrow.state.profiles.ensure(toolrow.connection.profile);
+    const nextChat =
+      model && createChat
+        ? await createChat(model, {
+            source: toolrow.source,
+            state: toolrow.state,
+            profile: toolrow.connection.profile,
+            env,
+          })
+        : chat;
+    source = toolrow.source;
+    state = toolrow.state;
+    profile = toolrow.connection.profile;
+    chat = nextChat;
   }
 
   const userContext = (signal?: AbortSignal): ToolContext => ({
@@ -286,6 +318,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         : { enabled: false },
       profile,
       mode: current.mode,
+      connection: profile,
     };
     return c.json(status);
   });
@@ -672,9 +705,37 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     });
   });
 
-  mountConversationRoutes(app, state, profile);
+  mountConversationRoutes(app, () => ({ state, profile }));
+  mountConnectionRoutes(app, {
+    hub: options.connections ?? null,
+    active: () => ({ state, profile }),
+    activate,
+    env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   if (options.mcp?.consent) {
-    mountOAuthRoutes(app, { consent: options.mcp.consent, state, profile, port: () => server.port });
+    const startProfile = profile;
+    const startState = state;
+    mountOAuthRoutes(app, {
+      consent: options.mcp.consent,
+      state,
+      profile,
+      port: () => server.port,
+      async connections() {
+        const all = await startState.connections.list();
+        const own = all.find((connection) => connection.name === startProfile);
+        return [
+          { name: startProfile, description: own?.url ?? own?.description ?? 'the connection the app started on' },
+          ...all
+            .filter((connection) => connection.named && connection.name !== startProfile && connection.mcpScope)
+            .map((connection) => ({
+              name: connection.name,
+              description: connection.url ?? connection.description,
+              ceiling: connection.mcpScope as string,
+            })),
+        ];
+      },
+    });
   }
 
   // ── MCP approvals: the inbox of gated MCP calls waiting for the user (behind the app's auth) ──

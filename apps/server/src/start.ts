@@ -4,7 +4,7 @@ import type { DataSource, SeedProgress } from '@toolrow/datasource';
 import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
 import { type ApprovalInbox, approvalTimeoutFromEnv, createApprovalInbox } from '@toolrow/mcp-server';
-import { openToolrow, type Toolrow } from '@toolrow/state';
+import { type ConnectionHub, createConnectionHub, openToolrow, type Toolrow } from '@toolrow/state';
 import type { LanguageModel } from 'ai';
 import { appTokenFrom } from './app-auth.ts';
 import { writeAppFile } from './app-file.ts';
@@ -77,6 +77,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
   const { source, state } = toolrow;
   let mcp: MountedMcp | null = null;
   let approvals: ApprovalInbox | undefined;
+  let hub: ConnectionHub | undefined;
   try {
     const tables = (await source.schema.get()).tables;
     if (tables.length === 0) {
@@ -90,6 +91,10 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       }
     }
 
+    // The header's switcher (and OAuth clients granted another connection) open the other
+    // connections beside this one, on the same state store.
+    hub = createConnectionHub(toolrow);
+
     // One inbox for every MCP client: the app's endpoint and `toolrow mcp --stdio` beside it.
     approvals = createApprovalInbox({ timeoutMs: approvalTimeoutFromEnv(env) });
     const mcpOn = options.mcp ?? ['1', 'true', 'yes', 'on'].includes((env.TOOLROW_MCP ?? '').toLowerCase());
@@ -97,6 +102,8 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       mcp = await mountMcp({
         source,
         state,
+        profile: toolrow.connection.profile,
+        hub,
         ...(env.TOOLROW_MCP_SCOPE ? { scope: env.TOOLROW_MCP_SCOPE } : {}),
         // Development mode: a client metadata document may be served from this machine.
         allowLoopbackClientDocuments: env.TOOLROW_DEV === '1',
@@ -111,6 +118,8 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       source,
       state,
       profile: toolrow.connection.profile,
+      connections: hub,
+      cwd: options.cwd,
       env: { ...env, TOOLROW_APPROVAL_SECRET: approvalSecret },
       ...(options.model !== undefined ? { model: options.model } : {}),
       mcp: mcp?.mount ?? null,
@@ -177,10 +186,12 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
         appFile.remove();
         approvals?.close();
         await server.close();
+        await hub?.close();
         if (!options.toolrow) await toolrow.close();
       },
     };
   } catch (error) {
+    await hub?.close().catch(() => {});
     if (!options.toolrow) await toolrow.close().catch(() => {});
     throw error;
   }

@@ -4,7 +4,7 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { AuditDecision, Grant, ProfilePermissions } from '@toolrow/agent';
 import type { ToolEngine, ToolName } from '@toolrow/catalog';
-import type { McpToolName } from './generated/mcp-scopes.ts';
+import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
 
 /** 'mcp:<token name>': who acted, as the audit log and the tools record it. */
 export type McpActor = `mcp:${string}`;
@@ -50,6 +50,8 @@ export interface McpBackend {
   readonly profile: string;
   /** The engine of the connection: only the tools it serves are listed or run (default 'postgres'). */
   readonly engine?: ToolEngine;
+  /** The widest scope a client gets on this connection (its MCP exposure); none: what the token holds. */
+  readonly scopeCeiling?: McpScope;
   /** The profile's rung on the permission ladder and this client's remembered grants, read per call. */
   permissions(actor: McpActor): Promise<ProfilePermissions>;
   /** The tables a call reads, for grants (Auto asks once per table); undefined when unknown. */

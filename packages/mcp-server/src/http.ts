@@ -41,8 +41,12 @@ export interface McpHttpOptions extends ToolrowServerOptions {
   oauth?: OAuthTokenStore;
   /** Name this origin as the authorization server in the protected resource metadata (the app serves one). */
   authorizationServer?: boolean;
-  /** The backend of an OAuth connection's profile (the one the user picked at consent). */
-  backendFor?: (profile: string) => McpBackend;
+  /**
+   * The backend of an OAuth connection's profile (the connection the user picked at consent). It
+   * may open the connection (a promise); throwing refuses the token (401) with the error's message,
+   * as for a connection that is no longer exposed. Its `scopeCeiling` caps the client's scope.
+   */
+  backendFor?: (profile: string) => McpBackend | Promise<McpBackend>;
   /**
    * The widest scope any client gets here (a named connection's MCP exposure): a token for more
    * is served at this scope, and listed, called and refused as if it held only this.
@@ -61,14 +65,25 @@ export interface McpHttpHandler {
 }
 
 /** The verifier with every principal's scope held to `ceiling` (no ceiling: unchanged). */
-function capVerifier(verifier: OAuthTokenVerifier, ceiling: McpScope | undefined): OAuthTokenVerifier {
-  if (!ceiling) return verifier;
+function capVerifier(
+  verifier: OAuthTokenVerifier,
+  ceiling: McpScope | undefined,
+  backendOf: (principal: McpPrincipal | undefined) => McpBackend | Promise<McpBackend>,
+): OAuthTokenVerifier {
   return {
     async verifyAccessToken(token) {
       const info = await verifier.verifyAccessToken(token);
       const principal = principalOf(info);
       if (!principal) return info;
-      const scope = capScope(principal.scope, ceiling);
+      let backend: McpBackend;
+      try {
+        backend = await backendOf(principal);
+      } catch (error) {
+        throw new OAuthError(OAuthErrorCode.InvalidToken, (error as Error).message);
+      }
+      // The endpoint's ceiling, then the connection's own exposure.
+      const scope = capScope(capScope(principal.scope, ceiling), backend.scopeCeiling);
+      if (scope === principal.scope) return info;
       return {
         ...info,
         scopes: info.scopes.filter((each) => !isMcpScope(each) || scopeCovers(scope, each)),
@@ -100,18 +115,22 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const path = options.path ?? DEFAULT_MCP_PATH;
   const metadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(path, 'http://127.0.0.1')))
     .pathname;
-  const verifier = capVerifier(createBearerVerifier(options.tokens, options.oauth), options.scopeCeiling);
-  const backendOf = (principal: McpPrincipal | undefined) =>
+  const backendOf = (principal: McpPrincipal | undefined): McpBackend | Promise<McpBackend> =>
     principal?.profile && options.backendFor ? options.backendFor(principal.profile) : options.backend;
+  const verifier = capVerifier(
+    createBearerVerifier(options.tokens, options.oauth),
+    options.scopeCeiling,
+    backendOf,
+  );
   const gate: ToolrowServerOptions = {
     ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   };
   const mcp = createMcpHandler(
-    (context) => {
+    async (context) => {
       const principal = principalOf(context.authInfo);
-      return createToolrowMcpServer(backendOf(principal), principal, gate);
+      return createToolrowMcpServer(await backendOf(principal), principal, gate);
     },
     {
       ...(options.onerror ? { onerror: options.onerror } : {}),
@@ -181,13 +200,12 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         },
       );
     }
+    const backend = await backendOf(principal);
     for (const message of jsonRpcRequests(body)) {
       if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
-      const refusal = refusalFor(message.params.name, principal.scope, backendOf(principal).engine);
+      const refusal = refusalFor(message.params.name, principal.scope, backend.engine);
       if (!refusal) continue;
-      await auditRefusal(backendOf(principal), refusal, message.params.arguments ?? {}, principal).catch(
-        report,
-      );
+      await auditRefusal(backend, refusal, message.params.arguments ?? {}, principal).catch(report);
       // Excluded and unknown names fall through: the server has no such tool and says so.
       if (refusal.kind === 'scope') {
         return bearerAuthChallengeResponse(

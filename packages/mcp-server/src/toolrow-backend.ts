@@ -15,6 +15,7 @@ import {
   UNIMPLEMENTED_TOOLS,
 } from '@toolrow/tools';
 import type { McpBackend } from './backend.ts';
+import type { McpScope } from './generated/mcp-scopes.ts';
 import { createFairShare, type FairShare } from './fair-share.ts';
 
 export interface ToolrowBackendOptions {
@@ -27,6 +28,8 @@ export interface ToolrowBackendOptions {
    * one process. Default: one of its own.
    */
   fairShare?: FairShare;
+  /** The widest scope a client gets on this connection (a named connection's MCP exposure). */
+  scopeCeiling?: McpScope;
 }
 
 export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend {
@@ -42,6 +45,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
   return {
     profile,
     engine: source.engine,
+    ...(options.scopeCeiling ? { scopeCeiling: options.scopeCeiling } : {}),
     // profiles.ensure is an upsert (a write): once per backend, then the mode is a plain read, and
     // grants only matter (and are read) in Auto mode.
     async permissions(actor) {

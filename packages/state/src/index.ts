@@ -2,6 +2,15 @@
 
 // Profiles and actors are named by the state too; one definition, in the data layer.
 export { type Actor, DEFAULT_PROFILE, isActor } from '@toolrow/datasource';
+export {
+  type AddConnectionInput,
+  type AddConnectionOptions,
+  type AddedConnection,
+  addConnection,
+  type ConnectionFindings,
+  connectionDataOptions,
+  inspectConnection,
+} from './add-connection.ts';
 export type { AppState, ListOptions } from './app-state.ts';
 export type { AppStateOptions } from './app-state-impl.ts';
 export {
@@ -40,6 +49,6 @@ export {
 } from './store/state-db.ts';
 export type { StateTables } from './store/tables.ts';
 export { hashToken } from './token-hash.ts';
-export type { ActiveConnection, OpenToolrowOptions, Toolrow } from './toolrow.ts';
-export { openConnectionData, openToolrow } from './toolrow.ts';
+export type { ActiveConnection, ConnectionHub, OpenToolrowOptions, Toolrow } from './toolrow.ts';
+export { createConnectionHub, openConnectionData, openToolrow } from './toolrow.ts';
 export { LAST_USE_FLUSH_MS, VERIFY_CACHE_TTL_MS } from './verify-cache.ts';

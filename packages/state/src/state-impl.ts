@@ -168,7 +168,11 @@ function exportTimeLimit(options: Omit<OpenStateOptions, 'source'>): ExportEngin
 }
 
 /** Builds the state handle over an open store and the user's data. */
-export function wireState(store: StateStore, options: OpenStateOptions): ToolrowState {
+export function wireState(
+  store: StateStore,
+  options: OpenStateOptions,
+  { ownsStore = true }: { ownsStore?: boolean } = {},
+): ToolrowState {
   const { db, dataDir, exportsDir } = store;
   {
     const { source } = options;
@@ -205,8 +209,11 @@ export function wireState(store: StateStore, options: OpenStateOptions): Toolrow
           clearInterval(flushTimer);
           await exports.idle();
           await app.flushLastUse().catch(() => {});
-          await db.close();
-          await options.onClose?.();
+          // A hub's other connections share the first one's store: it closes with that one.
+          if (ownsStore) {
+            await db.close();
+            await options.onClose?.();
+          }
         })();
         return closing;
       },

@@ -1,8 +1,14 @@
-import { type DataSource, type OpenDataSourceOptions, openDataSource } from '@toolrow/datasource';
+import {
+  type DataSource,
+  DataSourceError,
+  type OpenDataSourceOptions,
+  openDataSource,
+} from '@toolrow/datasource';
+import { connectionDataOptions } from './add-connection.ts';
 import type { AppState } from './app-state.ts';
 import { createAppState, unknownConnection } from './app-state-impl.ts';
 import { readSecrets } from './connection-secrets.ts';
-import { targetOf, UNNAMED_CONNECTION, withPassword } from './named-connections.ts';
+import { targetOf, UNNAMED_CONNECTION } from './named-connections.ts';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
 import {
   checkStateSettings,
@@ -86,28 +92,10 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
     if (name === UNNAMED_CONNECTION) {
       source = await openDataSource({ ...options.data, ...common, readerRoleSetup: 'later' });
     } else {
-      const found = await connections.get(name);
-      if (!found?.url) {
-        throw unknownConnection(
-          name,
-          (await connections.list()).filter((each) => each.named).map((each) => each.name),
-        );
-      }
-      const target = targetOf(found.url);
-      // Another connection's settings never reach this one.
-      const own = { ...env, DATABASE_URL: undefined, TOOLROW_COMMIT_URL: undefined };
-      const where =
-        target.engine === 'postgres'
-          ? {
-              url: withPassword(target.url, (await readSecrets(store.dataDir))[name]),
-              urlSource: `the connection '${name}'`,
-            }
-          : { pgdata: target.path, pgdataSource: `the connection '${name}' (${target.path})` };
       source = await openDataSource({
         ...options.data,
         ...common,
-        env: own,
-        ...where,
+        ...(await namedDataOptions(connections, store.dataDir, name, env)),
         readerRoleSetup: 'later',
       });
     }
@@ -136,15 +124,12 @@ export async function namedDataOptions(
       (await connections.list()).filter((each) => each.named).map((each) => each.name),
     );
   }
-  const target = targetOf(found.url);
-  const own = { ...env, DATABASE_URL: undefined, TOOLROW_COMMIT_URL: undefined };
-  return target.engine === 'postgres'
-    ? {
-        env: own,
-        url: withPassword(target.url, (await readSecrets(dataDir))[name]),
-        urlSource: `the connection '${name}'`,
-      }
-    : { env: own, pgdata: target.path, pgdataSource: `the connection '${name}' (${target.path})` };
+  return connectionDataOptions(
+    targetOf(found.url),
+    (await readSecrets(dataDir))[name],
+    `the connection '${name}'`,
+    env,
+  );
 }
 
 /**
@@ -177,18 +162,24 @@ export async function openConnectionData(
   return { source, connection: { name, named: name !== UNNAMED_CONNECTION, profile: name } };
 }
 
+type Common = Pick<OpenStateOptions, 'env' | 'cwd' | 'dataDir'>;
+
+/** How a Toolrow was opened, so a hub can open more connections over the same store. */
+const origins = new WeakMap<Toolrow, { store: StateStore; options: OpenToolrowOptions; common: Common }>();
+
 async function finish(
   store: StateStore,
   source: DataSource,
   name: string,
   options: OpenToolrowOptions,
-  common: Pick<OpenStateOptions, 'env' | 'cwd' | 'dataDir'>,
+  common: Common,
+  ownsStore = true,
 ): Promise<Toolrow> {
   let state: ToolrowState;
   try {
-    state = wireState(store, { ...options.state, ...common, source, connectionName: name });
+    state = wireState(store, { ...options.state, ...common, source, connectionName: name }, { ownsStore });
   } catch (error) {
-    await store.db.close().catch(() => {});
+    if (ownsStore) await store.db.close().catch(() => {});
     await source.close().catch(() => {});
     throw error;
   }
@@ -206,7 +197,76 @@ async function finish(
     await toolrow.close().catch(() => {});
     throw error;
   }
+  origins.set(toolrow, { store, options, common });
   return toolrow;
+}
+
+/** Several connections open at once over one state store: what the app's connection switcher holds. */
+export interface ConnectionHub {
+  /** The connection of this name ('default': the unnamed one), opened on first use and kept open. */
+  open(name: string): Promise<Toolrow>;
+  /** The connections open now. */
+  openNames(): string[];
+  /** Closes what the hub opened (each one's exports finish first); not the Toolrow it started from. */
+  close(): Promise<void>;
+}
+
+/**
+ * A hub that starts from an open Toolrow and opens the others beside it, on the same state store
+ * (one SQLite handle, one pool): each has its own data, staging and exports, scoped by its name.
+ */
+export function createConnectionHub(first: Toolrow): ConnectionHub {
+  const origin = origins.get(first);
+  const handles = new Map<string, Promise<Toolrow>>([[first.connection.name, Promise.resolve(first)]]);
+  let closed = false;
+  return {
+    open(name) {
+      if (closed) return Promise.reject(new DataSourceError('misuse', 'The connection hub is closed.'));
+      let handle = handles.get(name);
+      if (!handle) {
+        handle = origin
+          ? openBeside(origin, name)
+          : Promise.reject(
+              new DataSourceError(
+                'misuse',
+                `Cannot open '${name}' beside '${first.connection.name}': that one was not opened by openToolrow.`,
+              ),
+            );
+        handles.set(name, handle);
+        // A connection that failed to open is tried again next time (the user may have fixed it).
+        handle.catch(() => handles.delete(name));
+      }
+      return handle;
+    },
+    openNames: () => [...handles.keys()],
+    async close() {
+      closed = true;
+      const others = [...handles.entries()].filter(([name]) => name !== first.connection.name);
+      handles.clear();
+      await Promise.all(
+        others.map(async ([, handle]) => {
+          const toolrow = await handle.catch(() => undefined);
+          await toolrow?.close().catch(() => {});
+        }),
+      );
+    },
+  };
+}
+
+async function openBeside(
+  { store, options, common }: { store: StateStore; options: OpenToolrowOptions; common: Common },
+  name: string,
+): Promise<Toolrow> {
+  const env = options.env ?? process.env;
+  let data: OpenDataSourceOptions;
+  if (name === UNNAMED_CONNECTION) data = { ...options.data, ...common };
+  else {
+    const { connections } = createAppState(store.db);
+    // Not options.data: the first connection's settings (an in-memory database) are not this one's.
+    data = { ...common, ...(await namedDataOptions(connections, store.dataDir, name, env)) };
+  }
+  const source = await openDataSource({ ...data, readerRoleSetup: 'later' });
+  return finish(store, source, name, options, common, false);
 }
 
 /** One handle over both: closing it closes the state first, then the data. */

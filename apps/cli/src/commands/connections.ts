@@ -1,10 +1,14 @@
 import { parseArgs } from 'node:util';
-import { type DataSource, describeReadLayers, openDataSource } from '@toolrow/datasource';
+import { isDataSourceError } from '@toolrow/datasource';
 import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server/scopes';
 import {
+  type AddedConnection,
   type AppStateHandle,
+  addConnection,
+  type ConnectionFindings,
   type ConnectionInfo,
   checkConnectionName,
+  inspectConnection,
   openAppState,
   openConnectionData,
   PERMISSION_MODES,
@@ -13,7 +17,6 @@ import {
   readSecrets,
   UNNAMED_CONNECTION,
   unknownConnection,
-  withPassword,
   writeSecret,
 } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
@@ -110,25 +113,7 @@ async function withState<T>(io: CommandIo, fn: (state: AppStateHandle) => Promis
   }
 }
 
-interface Found {
-  engine: string;
-  description: string;
-  tables: number;
-  readLayers: { layer: string; active: boolean; detail: string }[];
-}
-
-/** What a connection holds and which read layers hold on it. */
-async function inspect(source: DataSource): Promise<Found> {
-  const snapshot = await source.schema.get();
-  return {
-    engine: source.db.engine,
-    description: source.db.description,
-    tables: snapshot.tables.length,
-    readLayers: await describeReadLayers(source.db, source.readerRole),
-  };
-}
-
-function printFound(io: CommandIo, name: string, found: Found): void {
+function printFound(io: CommandIo, name: string, found: ConnectionFindings): void {
   io.stdout(
     [
       `Connected to ${name} (${found.description}): ${found.tables} table${found.tables === 1 ? '' : 's'}.`,
@@ -207,62 +192,29 @@ async function add(io: CommandIo, args: string[]): Promise<number> {
   const name = nameOf(rawName!);
   const mode = parseMode(values.mode as string | undefined);
   const mcpScope = parseMcp(values.mcp as string | undefined);
-  let parsed: ReturnType<typeof parseConnectionUrl>;
   try {
-    parsed = parseConnectionUrl(rawUrl!, io.cwd);
+    parseConnectionUrl(rawUrl!, io.cwd);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const { target, password } = parsed;
   return withState(io, async (state) => {
-    if (await state.connections.get(name)) {
-      throw new Error(
-        `name: a connection named '${name}' exists already. Choose another name, or remove it first (toolrow connections remove ${name}). Nothing was saved.`,
-      );
-    }
-    let found: Found | undefined;
-    if (!values['no-test']) {
-      // Tested with exactly what will be saved, and nothing of the environment's own connection.
-      const own = { ...io.env, DATABASE_URL: undefined, TOOLROW_COMMIT_URL: undefined };
-      let source: DataSource;
-      try {
-        source = await openDataSource({
-          env: own,
-          cwd: io.cwd,
-          ...(target.engine === 'postgres'
-            ? { url: withPassword(target.url, password), urlSource: 'url' }
-            : { pgdata: target.path, pgdataSource: `url (${target.path})` }),
-        });
-      } catch (error) {
-        throw new Error(
-          `${(error as Error).message} Nothing was saved (pass --no-test to save it untested).`,
-        );
-      }
-      try {
-        found = await inspect(source);
-      } finally {
-        await source.close();
-      }
-    }
-    await state.connections.add({
-      name,
-      engine: target.engine,
-      url: target.url,
-      description: target.description,
-      mcpScope: mcpScope ?? null,
-    });
+    let added: AddedConnection;
     try {
-      if (password !== undefined) await writeSecret(state.dataDir, name, password);
-      await state.profiles.ensure(name);
-      if (mode) await state.profiles.setMode(name, mode);
+      added = await addConnection(
+        state,
+        { name, url: rawUrl!, ...(mode ? { mode } : {}), mcpScope: mcpScope ?? null },
+        { env: io.env, cwd: io.cwd, test: !values['no-test'] },
+      );
     } catch (error) {
-      await state.connections.remove(name).catch(() => {});
-      await writeSecret(state.dataDir, name, undefined).catch(() => {});
+      if (isDataSourceError(error, 'connection'))
+        throw new Error(
+          `${error.message.replace(/ Nothing was saved\.$/, '')} Nothing was saved (pass --no-test to save it untested).`,
+        );
       throw error;
     }
-    if (found) printFound(io, name, found);
+    if (added.found) printFound(io, name, added.found);
     io.stdout(
-      `Saved connection '${name}' (${target.description})${password !== undefined ? ', its password in connection-secrets.json (0600)' : ''}; mode ${mode ?? 'manual'}, MCP ${mcpScope ?? 'off'}. Use it with --connection ${name}, or make it the default: toolrow connections use ${name}\n`,
+      `Saved connection '${name}' (${added.target.description})${added.passwordStored ? ', its password in connection-secrets.json (0600)' : ''}; mode ${mode ?? 'manual'}, MCP ${mcpScope ?? 'off'}. Use it with --connection ${name}, or make it the default: toolrow connections use ${name}\n`,
     );
     return 0;
   });
@@ -319,7 +271,7 @@ async function test(io: CommandIo, args: string[]): Promise<number> {
     ...(found[0] !== undefined ? { connection: found[0] } : {}),
   });
   try {
-    const result = await inspect(source);
+    const result = await inspectConnection(source);
     if (values.json) io.stdout(toJson({ name: connection.name, ...result }));
     else printFound(io, connection.name, result);
     return 0;

@@ -16,6 +16,7 @@ import {
   type UiTab,
 } from './api.ts';
 import { ChatPanel } from './ChatPanel.tsx';
+import { ConnectionSwitcher } from './Connections.tsx';
 import { describeFilter, describeKey, displayTable, formatCount, keyString } from './format.ts';
 import { McpClientsPanel } from './McpClients.tsx';
 import { McpInbox } from './McpInbox.tsx';
@@ -523,6 +524,7 @@ export function App() {
           <span className="brand-mark" aria-hidden="true" />
           Toolrow
         </div>
+        <ConnectionSwitcher active={status?.connection} onError={toastError} />
         <span className="meta">
           {status ? `${status.database.engine} · ${status.database.location}` : ''}
         </span>

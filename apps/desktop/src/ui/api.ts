@@ -26,6 +26,48 @@ export interface AppStatus {
   mcp: { enabled: boolean; url?: string };
   profile: string;
   mode: PermissionMode;
+  /** The active connection's name ('default': DATABASE_URL, else the embedded sample). */
+  connection: string;
+}
+
+/** A connection the app can switch to (GET /api/connections): never a password. */
+export interface ConnectionSummary {
+  name: string;
+  engine: string;
+  /** Where it points, without a password. */
+  description: string;
+  /** Added by name; 'default' (the unnamed one) is not. */
+  named: boolean;
+  mode: PermissionMode;
+  /** The MCP scope ceiling of clients on it; null: not exposed over MCP. */
+  mcp: string | null;
+  active: boolean;
+}
+
+export interface ConnectionList {
+  active: string;
+  /** False when the app was started with a single connection (no switching). */
+  canSwitch: boolean;
+  connections: ConnectionSummary[];
+}
+
+/** What the Add connection form sends; the server tests it before it saves anything. */
+export interface NewConnectionForm {
+  name: string;
+  url: string;
+  password?: string;
+  mode?: PermissionMode;
+}
+
+/** What a test of a new connection found (POST /api/connections). */
+export interface ConnectionFound {
+  connection: ConnectionSummary;
+  found: {
+    engine: string;
+    description: string;
+    tables: number;
+    readLayers: { layer: string; active: boolean; detail: string }[];
+  };
 }
 
 /** An MCP client connected through OAuth (GET /api/mcp/clients). */
@@ -314,6 +356,9 @@ const table = (id: string) => `/api/tables/${encodeURIComponent(id)}`;
 
 export const api = {
   status: () => request<AppStatus>('GET', '/api/status'),
+  connections: () => request<ConnectionList>('GET', '/api/connections'),
+  addConnection: (form: NewConnectionForm) => request<ConnectionFound>('POST', '/api/connections', form),
+  switchConnection: (name: string) => request<{ active: string }>('PUT', '/api/connections/active', { name }),
   evalLatest: () => request<EvalLatest>('GET', '/api/eval/latest'),
   setMode: (mode: PermissionMode) => request<{ mode: PermissionMode }>('PUT', '/api/profile', { mode }),
   tables: () => request<{ tables: TableSummary[] }>('GET', '/api/tables'),
