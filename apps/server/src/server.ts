@@ -725,9 +725,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         const all = await startState.connections.list();
         const own = all.find((connection) => connection.name === startProfile);
         return [
-          { name: startProfile, description: own?.url ?? own?.description ?? 'the connection the app started on' },
+          {
+            name: startProfile,
+            description: own?.url ?? own?.description ?? 'the connection the app started on',
+          },
           ...all
-            .filter((connection) => connection.named && connection.name !== startProfile && connection.mcpScope)
+            .filter(
+              (connection) => connection.named && connection.name !== startProfile && connection.mcpScope,
+            )
             .map((connection) => ({
               name: connection.name,
               description: connection.url ?? connection.description,

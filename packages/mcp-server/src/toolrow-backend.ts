@@ -15,8 +15,8 @@ import {
   UNIMPLEMENTED_TOOLS,
 } from '@toolrow/tools';
 import type { McpBackend } from './backend.ts';
-import type { McpScope } from './generated/mcp-scopes.ts';
 import { createFairShare, type FairShare } from './fair-share.ts';
+import type { McpScope } from './generated/mcp-scopes.ts';
 
 export interface ToolrowBackendOptions {
   source: DataSource;
