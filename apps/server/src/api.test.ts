@@ -1,6 +1,7 @@
 // The HTTP API over a real socket and a real database: the sample shop on PGlite, and on
 // PostgreSQL when TOOLROW_TEST_DATABASE_URL is set (CI sets it).
 import type { DataSource } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type {
   AppStatus,
   ExportJob,
@@ -129,7 +130,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
     });
 
     it('a page of huge values stays small: each value over the cap is null and named, the page bounded', async () => {
-      await source.db.exec(`CREATE TABLE IF NOT EXISTS blobs (id int PRIMARY KEY, body text);
+      await sqlDatabaseOf(source).exec(`CREATE TABLE IF NOT EXISTS blobs (id int PRIMARY KEY, body text);
         DELETE FROM blobs;
         INSERT INTO blobs SELECT g, repeat('x', 2000000) FROM generate_series(1, 12) AS g;`);
       await source.schema.refresh();
@@ -252,8 +253,12 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       const { ids } = await api<{ ids: string[] }>(app, '/api/staging/update', {
         body: { table: 'orders', key: { id: 6 }, values: { status: 'refunded' } },
       });
-      await source.db.query(`update orders set status = 'pending' where id = 6 and status <> 'pending'`);
-      await source.db.query(`update orders set status = 'shipped' where id = 6 and status = 'pending'`);
+      await sqlDatabaseOf(source).query(
+        `update orders set status = 'pending' where id = 6 and status <> 'pending'`,
+      );
+      await sqlDatabaseOf(source).query(
+        `update orders set status = 'shipped' where id = 6 and status = 'pending'`,
+      );
       const result = await api<{ committed: number; conflicts: { id: string; reason: string }[] }>(
         app,
         '/api/staging/commit',

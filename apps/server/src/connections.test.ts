@@ -4,6 +4,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { ConnectionList } from '@toolrow/desktop/wire';
 import {
   addConnection,
@@ -46,7 +47,7 @@ beforeAll(async () => {
   });
   hub = createConnectionHub(toolrow);
   const warehouse = await hub.open('warehouse');
-  await warehouse.source.db.exec(
+  await sqlDatabaseOf(warehouse.source).exec(
     "CREATE TABLE bins (id int PRIMARY KEY, label text NOT NULL); INSERT INTO bins VALUES (1, 'A1'), (2, 'B7');",
   );
   await warehouse.source.schema.refresh();

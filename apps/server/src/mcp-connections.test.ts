@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import { openDatabase } from '@toolrow/datasource';
+import { openDatabase, sqlDatabaseOf } from '@toolrow/datasource';
 import { createTestDatabase, type TestDatabase } from '@toolrow/datasource/testing';
 import { toolsForScope } from '@toolrow/mcp-server';
 import {
@@ -60,7 +60,7 @@ beforeAll(async () => {
   await addConnection(toolrow.state, { name: 'hidden', url: `pglite:${join(dir, 'hidden')}` });
   hub = createConnectionHub(toolrow);
   const warehouse = await hub.open('warehouse');
-  await warehouse.source.db.exec(
+  await sqlDatabaseOf(warehouse.source).exec(
     "CREATE TABLE bins (id int PRIMARY KEY, label text NOT NULL); INSERT INTO bins VALUES (1, 'A1'), (2, 'B7');",
   );
   await warehouse.source.schema.refresh();
@@ -79,7 +79,9 @@ beforeAll(async () => {
       mcpScope: 'tables:readonly',
     });
     const team = await hub.open('team');
-    await team.source.db.exec('CREATE TABLE ledger (id int PRIMARY KEY, amount numeric NOT NULL)');
+    await sqlDatabaseOf(team.source).exec(
+      'CREATE TABLE ledger (id int PRIMARY KEY, amount numeric NOT NULL)',
+    );
     await team.source.schema.refresh();
   }
   mounted = await mountMcp({

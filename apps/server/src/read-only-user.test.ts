@@ -2,7 +2,14 @@
 // user granted only SELECT, writes commits through a second user, keeps its own state in a
 // database of its own, and creates nothing in the user's database.
 import { randomBytes } from 'node:crypto';
-import { describeReadLayers, hardeningSql, openDataSource, readerRoleSql } from '@toolrow/datasource';
+import {
+  describeReadLayers,
+  hardeningSql,
+  isSqlSource,
+  openDataSource,
+  readerRoleSql,
+  sqlDatabaseOf,
+} from '@toolrow/datasource';
 import { createTestDatabase, TEST_SEED_NOW } from '@toolrow/datasource/testing';
 import type { StagedChange, TableInfo } from '@toolrow/desktop/wire';
 import { openToolrow, type Toolrow } from '@toolrow/state';
@@ -122,8 +129,11 @@ describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
       },
     });
     try {
-      expect(layered.source.readerRole).toMatchObject({ state: 'in-use', hardened: true });
-      expect(layered.source.db.readerRole).toBe(readerRole);
+      expect(isSqlSource(layered.source) && layered.source.readerRole).toMatchObject({
+        state: 'in-use',
+        hardened: true,
+      });
+      expect(sqlDatabaseOf(layered.source).readerRole).toBe(readerRole);
       const ctx = {
         source: layered.source,
         state: layered.state,
@@ -136,7 +146,7 @@ describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
         ctx,
       );
       expect(read.rows).toEqual([{ who: readerRole, n: 300 }]);
-      const layers = await describeReadLayers(layered.source.db, layered.source.readerRole);
+      const layers = await layered.source.readLayers();
       expect(layers.map((layer) => [layer.layer, layer.active])).toEqual([
         ['one statement', true],
         ['read-only transaction', true],

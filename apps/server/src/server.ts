@@ -307,7 +307,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const status: AppStatus = {
       version: options.version ?? '0.1.0',
       database: {
-        engine: active?.engine ?? (source.db as { engine?: string }).engine ?? 'database',
+        engine: active?.engine ?? source.driver,
         location: active?.description ?? source.dataDir,
       },
       model: chat
@@ -389,7 +389,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const statement = await checkReadOnlySql(body.sql, { hiddenSchemas: [APP_SCHEMA] });
     const started = performance.now();
     try {
-      const result = await source.db.readQuery(statement.statement, [], {
+      const result = await source.queries.run(statement.statement, {
         maxRows: WORKBENCH_MAX_ROWS,
         timeoutMs: WORKBENCH_TIMEOUT_MS,
       });

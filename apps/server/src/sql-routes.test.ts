@@ -2,6 +2,8 @@
 // on PGlite with hostile session defaults and on a PostgreSQL database whose defaults say
 // standard_conforming_strings = off. Every form is refused or runs without effect. (The layers
 // alone are proven in @toolrow/tools' read-layers.test.ts; these routes share them.)
+
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, type TestEnvironment } from '@toolrow/state/testing';
 import { ATTACKS, dataFingerprint, stateFingerprint } from '@toolrow/tools/testing';
@@ -22,7 +24,7 @@ const SETUPS: Setup[] = [
     single: true,
     async open() {
       const toolrow = await openSeededSource(60);
-      await toolrow.source.db.exec(
+      await sqlDatabaseOf(toolrow.source).exec(
         'SET standard_conforming_strings = off; SET search_path = pg_temp, public',
       );
       return { toolrow, cleanup: () => toolrow.close() };
@@ -37,9 +39,10 @@ const SETUPS: Setup[] = [
             const environment: TestEnvironment = await createTestEnvironment('postgres');
             const first = await openToolrow({ env: environment.env, cwd: environment.cwd });
             await first.source.seed({ orders: 60 });
-            const name = (await first.source.db.query<{ db: string }>('SELECT current_database() AS db'))
-              .rows[0]!.db;
-            await first.source.db.exec(
+            const name = (
+              await sqlDatabaseOf(first.source).query<{ db: string }>('SELECT current_database() AS db')
+            ).rows[0]!.db;
+            await sqlDatabaseOf(first.source).exec(
               `ALTER DATABASE "${name}" SET standard_conforming_strings = off; ALTER DATABASE "${name}" SET search_path = pg_temp, public`,
             );
             await first.close();

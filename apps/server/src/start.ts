@@ -82,11 +82,11 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     const tables = (await source.schema.get()).tables;
     if (tables.length === 0) {
       // Only the embedded sample is filled unasked; a connection the user named is theirs.
-      if (source.db.engine === 'pglite' && !toolrow.connection.named) {
+      if (source.driver === 'pglite' && !toolrow.connection.named) {
         await seedWithProgress(source, options.seedOrders ?? 50_000, err, options.tty ?? false);
       } else {
         err(
-          `The database (${source.db.description}) has no tables yet. Fill it with the sample shop: npx toolrow db seed${toolrow.connection.named ? ` --connection ${toolrow.connection.name}` : ''}\n`,
+          `The database (${source.description}) has no tables yet. Fill it with the sample shop: npx toolrow db seed${toolrow.connection.named ? ` --connection ${toolrow.connection.name}` : ''}\n`,
         );
       }
     }
@@ -149,7 +149,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       '  (TOOLROW_APP_TOKEN fixes it); scripts send it as Authorization: Bearer <token>.',
       `  The toolrow CLI finds the app in ${appFile.file} and goes through it.`,
       '',
-      `  data      ${source.db.description}`,
+      `  data      ${source.description}`,
       `  state     ${state.description}`,
       `  model     ${status.model.configured ? status.model.id : 'none — the chat explains how to set TOOLROW_MODEL'}`,
       `  mode      ${status.mode} (change it in the app)`,
@@ -232,7 +232,7 @@ async function seedWithProgress(
   err: (text: string) => void,
   tty: boolean,
 ) {
-  err(`Creating the sample shop (${orders.toLocaleString('en-US')} orders) in ${source.db.description}…\n`);
+  err(`Creating the sample shop (${orders.toLocaleString('en-US')} orders) in ${source.description}…\n`);
   let lastTable = '';
   let lastShown = 0;
   const result = await source.seed({

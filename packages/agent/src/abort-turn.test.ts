@@ -3,6 +3,7 @@
 // server and on-disk PGlite (in-memory PGlite checks the signal between statements only). The
 // query never ends by itself, so a test that finishes was stopped by the abort.
 import type { DataSource } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { pgliteOnDiskStores, testStores } from '@toolrow/state/testing';
 import type { ModelMessage } from 'ai';
@@ -27,7 +28,7 @@ describe.each(engines)('a stopped turn on $name', ({ name, open }) => {
   /** Statements running in this test's own (fresh) database, besides the asking one. */
   const running = async (like = '%') =>
     (
-      await ds.source.db.query(
+      await sqlDatabaseOf(ds.source).query(
         `SELECT pid FROM pg_stat_activity
           WHERE state = 'active' AND datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1`,
         [like],

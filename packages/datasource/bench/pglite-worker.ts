@@ -7,9 +7,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreDatabase } from '../src/engines/core.ts';
-import { openPglite } from '../src/engines/pglite.ts';
-import { openPgliteThread } from '../src/engines/pglite-thread.ts';
+import { CoreDatabase } from '../src/postgres/drivers/core.ts';
+import { openPglite } from '../src/postgres/drivers/pglite.ts';
+import { openPgliteThread } from '../src/postgres/drivers/pglite-thread.ts';
 import { pgliteSnapshot } from '../src/testing-impl.ts';
 
 const ROUNDS = 7;

@@ -1,5 +1,5 @@
-// @toolrow/datasource: the user's data, in the Postgres dialect (embedded PGlite or a server
-// through pg): connections, schema cache, rows, read-only queries, exports, commits. See README.md.
+// @toolrow/datasource: the user's data behind one engine-neutral interface (src/core), and the
+// PostgreSQL dialect's engines (src/postgres: embedded PGlite, or a server through pg). See README.md.
 export type {
   ApplyOptions,
   ApplyResult,
@@ -9,7 +9,49 @@ export type {
   StagingConflict,
   TransactionStatus,
   WriterInfo,
-} from './changes.ts';
+} from './core/changes.ts';
+export type { DataSource } from './core/data-source.ts';
+export {
+  DataSourceError,
+  type DataSourceErrorCode,
+  isDataSourceError,
+  UnknownNameError,
+} from './core/errors.ts';
+export type {
+  ExportEngine,
+  ExportEngineOptions,
+  ExportFormat,
+  ExportJob,
+  ExportJobStore,
+  ExportRequest,
+  ExportSource,
+  ExportState,
+} from './core/exports.ts';
+export { DEFAULT_EXPORT_TIME_LIMIT_MS, EXPORT_FORMATS } from './core/exports.ts';
+export * from './core/filter-types.ts';
+export { didYouMean, nearestNames } from './core/names.ts';
+export { ensurePrivateDir } from './core/private-dir.ts';
+export type { QueryDialect, QueryPlan, QueryRunner } from './core/queries.ts';
+export type { RowPage, RowReader, SelectRowsOptions } from './core/rows.ts';
+export {
+  type ColumnMatch,
+  createSnapshotCache,
+  type RefreshOptions,
+  type SchemaCache,
+} from './core/schema-cache.ts';
+export { resolveColumnIn, resolveTableIn, splitQualifiedName } from './core/schema-names.ts';
+export type * from './core/schema-types.ts';
+export * from './core/seed-types.ts';
+export {
+  type Actor,
+  APP_SCHEMA,
+  DEFAULT_PROFILE,
+  type Engine,
+  isActor,
+  type Row,
+  type RowKey,
+  type SqlEngine,
+} from './core/types.ts';
 export type {
   ConnectionConfig,
   CursorOptions,
@@ -24,28 +66,17 @@ export type {
   TextLines,
   TextLinesOptions,
   TransactionOptions,
-} from './database.ts';
-export type { DataSource, OpenDataSourceOptions } from './datasource.ts';
-export { openDataSource } from './datasource-impl.ts';
-export { dumpEmbeddedDatabase } from './engines/dump.ts';
-export { openDatabase, resolveConnectionConfig } from './engines/open.ts';
-export { describeUrl as describePostgresUrl, parsePostgresUrl } from './engines/postgres.ts';
-export { DataSourceError, type DataSourceErrorCode, isDataSourceError, UnknownNameError } from './errors.ts';
-export type {
-  ExportEngine,
-  ExportEngineOptions,
-  ExportFormat,
-  ExportJob,
-  ExportJobStore,
-  ExportRequest,
-  ExportSource,
-  ExportState,
-} from './exports.ts';
-export { DEFAULT_EXPORT_TIME_LIMIT_MS, EXPORT_FORMATS } from './exports.ts';
-export { createExportEngine, createMemoryExportJobStore, resolveExportPath } from './exports-impl.ts';
-export * from './filter-types.ts';
-export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
-export { ensurePrivateDir } from './private-dir.ts';
+} from './postgres/database.ts';
+export { dumpEmbeddedDatabase } from './postgres/drivers/dump.ts';
+export { openDatabase, resolveConnectionConfig } from './postgres/drivers/open.ts';
+export { describeUrl as describePostgresUrl, parsePostgresUrl } from './postgres/drivers/postgres-url.ts';
+export {
+  createExportEngine,
+  createMemoryExportJobStore,
+  resolveExportPath,
+} from './postgres/export-engine.ts';
+export { compileFilter, compileSort, filterColumns, validateFilter } from './postgres/filters.ts';
+export { openDataSource } from './postgres/open-data-source.ts';
 export {
   describeReadLayers,
   hardeningSql,
@@ -55,22 +86,14 @@ export {
   type ReadLayer,
   readerRoleSql,
   userSchemas,
-} from './reader-role.ts';
-export type { RowPage, RowReader, SelectRowsOptions } from './rows.ts';
-export { createRowReader, normalizeKey } from './rows-impl.ts';
-export type { ColumnMatch, RefreshOptions, SchemaCache } from './schema-cache.ts';
-export { createSchemaCache, loadSchema } from './schema-load.ts';
-export { resolveColumnIn, resolveTableIn, splitQualifiedName } from './schema-names.ts';
-export type * from './schema-types.ts';
-export { sampleCounts, seedSampleShop } from './seed.ts';
-export * from './seed-types.ts';
-export { didYouMean, nearestNames, quoteIdent, quoteLiteral, quoteQualified } from './sql.ts';
+} from './postgres/reader-role.ts';
+export { createRowReader, normalizeKey } from './postgres/row-reader.ts';
+export { createSchemaCache, loadSchema } from './postgres/schema-load.ts';
+export { sampleCounts, seedSampleShop } from './postgres/seed.ts';
+export { quoteIdent, quoteLiteral, quoteQualified } from './postgres/sql.ts';
 export {
-  type Actor,
-  APP_SCHEMA,
-  DEFAULT_PROFILE,
-  type Engine,
-  isActor,
-  type Row,
-  type RowKey,
-} from './types.ts';
+  isSqlSource,
+  type OpenDataSourceOptions,
+  type SqlDataSource,
+  sqlDatabaseOf,
+} from './postgres/sql-source.ts';

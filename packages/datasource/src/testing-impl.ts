@@ -3,12 +3,12 @@ import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import type { Database } from './database.ts';
-import type { DataSource } from './datasource.ts';
-import { openDataSource } from './datasource-impl.ts';
-import { dumpEmbeddedDatabase } from './engines/dump.ts';
-import { describeUrl, parsePostgresUrl } from './engines/postgres.ts';
-import type { SeedOptions } from './seed-types.ts';
+import type { SeedOptions } from './core/seed-types.ts';
+import type { Database } from './postgres/database.ts';
+import { dumpEmbeddedDatabase } from './postgres/drivers/dump.ts';
+import { describeUrl, parsePostgresUrl } from './postgres/drivers/postgres-url.ts';
+import { openDataSource } from './postgres/open-data-source.ts';
+import type { SqlDataSource } from './postgres/sql-source.ts';
 import type { OpenTestOptions, TestDatabase, TestEngine } from './testing-types.ts';
 
 /** The "now" test seeds pin, so dates in seeded data are the same on every run. */
@@ -63,7 +63,7 @@ function seedOptions(seed: OpenTestOptions['seed']): SeedOptions | undefined {
   return { orders: DEFAULT_TEST_ORDERS, now: TEST_SEED_NOW, ...given };
 }
 
-async function finish(ds: DataSource, options: OpenTestOptions): Promise<DataSource> {
+async function finish(ds: SqlDataSource, options: OpenTestOptions): Promise<SqlDataSource> {
   const seed = seedOptions(options.seed);
   try {
     if (seed) await ds.seed(seed);
@@ -95,7 +95,7 @@ export const pgliteOnDisk: TestEngine = {
       mkdtemp(join(tmpdir(), 'toolrow-pglite-disk-')),
     ]);
     const cleanup = () => rm(dataDir, { recursive: true, force: true });
-    let ds: DataSource;
+    let ds: SqlDataSource;
     try {
       ds = await openDataSource({ dataDir, loadDataDir, env: {}, onClose: cleanup });
     } catch (error) {
@@ -147,7 +147,7 @@ function postgres(adminUrl: string): TestEngine {
     name: 'postgres',
     async open(options = {}) {
       const database = await createTestDatabase(adminUrl);
-      let ds: DataSource;
+      let ds: SqlDataSource;
       try {
         ds = await openDataSource({ url: database.url, env: {}, poolSize: 4, onClose: database.drop });
       } catch (error) {

@@ -1,6 +1,7 @@
 // The test helpers' types, apart, so the helpers and their entry point do not import each other.
-import type { DataSource } from './datasource.ts';
-import type { SeedOptions } from './seed-types.ts';
+
+import type { SeedOptions } from './core/seed-types.ts';
+import type { SqlDataSource } from './postgres/sql-source.ts';
 
 export interface OpenTestOptions {
   /** Seed the sample shop (defaults: 200 orders, seed 42, now pinned to 2026-06-01). */
@@ -13,7 +14,7 @@ export interface TestEngine {
    * A fresh data source. pglite: in memory. pglite-disk: a temp data directory, PGlite in a
    * worker thread. postgres: a new database toolrow_t_<random>.
    */
-  open(options?: OpenTestOptions): Promise<DataSource>;
+  open(options?: OpenTestOptions): Promise<SqlDataSource>;
 }
 
 /** A database created for a test on the PostgreSQL test server. */

@@ -13,7 +13,7 @@
  *   });
  */
 
-export { type ReadLayerSwitches, withReadLayers } from './engines/layer-switches.ts';
+export { type ReadLayerSwitches, withReadLayers } from './postgres/drivers/layer-switches.ts';
 export {
   createTestDatabase,
   missingPostgresError,

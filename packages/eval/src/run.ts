@@ -8,7 +8,7 @@ import {
   type PermissionMode,
   toolsBackend,
 } from '@toolrow/agent';
-import { type DataSource, openDataSource } from '@toolrow/datasource';
+import { type DataSource, openDataSource, sqlDatabaseOf } from '@toolrow/datasource';
 import { openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { type EvalRequest, LARGE_SHOP, type RequestContext } from './corpus.ts';
@@ -78,7 +78,7 @@ class EvalShop {
     try {
       await source.seed({ orders });
       if (large) {
-        await source.db.exec(largeShopDdl());
+        await sqlDatabaseOf(source).exec(largeShopDdl());
         await source.schema.refresh();
       }
       await source.setUpReaderRole();

@@ -2,6 +2,7 @@
 // polls listStagedChanges over HTTP: 50 rounds, and every staged insert is applied exactly once
 // and leaves the staging area, whatever the poll saw in between. Real SDK client, both engines.
 import type { Client } from '@modelcontextprotocol/client';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ describe.each(testStores())('$name: committing while an MCP client polls the sta
 
   beforeAll(async () => {
     toolrow = await open();
-    await toolrow.source.db.exec(
+    await sqlDatabaseOf(toolrow.source).exec(
       'CREATE TABLE notes (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text NOT NULL)',
     );
     await toolrow.source.schema.refresh();
@@ -53,7 +54,7 @@ describe.each(testStores())('$name: committing while an MCP client polls the sta
       expect(committed).toMatchObject({ ok: true, applied: { insert: 1 } });
       expect(await staging.list()).toEqual([]);
       expect(await staging.commit()).toMatchObject({ ok: true, applied: { insert: 0 } });
-      const rows = await toolrow.source.db.query<{ n: number }>(
+      const rows = await sqlDatabaseOf(toolrow.source).query<{ n: number }>(
         'SELECT count(*)::int AS n FROM notes WHERE label = $1',
         [label],
       );

@@ -2,7 +2,7 @@
 // staged, full} for list and call over Streamable HTTP on 127.0.0.1, with the SDK's own Client.
 import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
-import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
+import { type DataSource, DEFAULT_PROFILE, sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,8 +215,8 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
       values: { name: 'hex nut' },
     });
     const read = async () =>
-      (await source.db.query<{ name: string }>(`SELECT name FROM public.${WIDGETS} WHERE id = 2`)).rows[0]
-        ?.name;
+      (await sqlDatabaseOf(source).query<{ name: string }>(`SELECT name FROM public.${WIDGETS} WHERE id = 2`))
+        .rows[0]?.name;
     expect(await read()).toBe('nut');
     const committed = await state.staging.commit({ ids: staged.map((change) => change.id) });
     expect(committed.ok).toBe(true);

@@ -1,7 +1,7 @@
 // A small real table, valid inputs for every tool, and a snapshot of everything a tool can change,
 // for the real-database suites (toolrow.test.ts here, mcp.test.ts in apps/cli).
 import type { ToolName } from '@toolrow/catalog';
-import { DEFAULT_PROFILE } from '@toolrow/datasource';
+import { DEFAULT_PROFILE, sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import type { McpApprovals } from '../src/approvals.ts';
 import type { FairShare } from '../src/fair-share.ts';
@@ -12,7 +12,7 @@ import { createToolrowBackend } from '../src/toolrow-backend.ts';
 export const WIDGETS = 'widgets';
 
 export async function createWidgets({ source, state }: Toolrow): Promise<void> {
-  await source.db.exec(`
+  await sqlDatabaseOf(source).exec(`
     CREATE TABLE public.${WIDGETS} (id integer PRIMARY KEY, name text NOT NULL, qty integer NOT NULL);
     INSERT INTO public.${WIDGETS} VALUES (1, 'bolt', 10), (2, 'nut', 20), (3, 'gear', 3);
     ANALYZE public.${WIDGETS};
@@ -78,7 +78,7 @@ export function validInputs(exportId: string): Partial<Record<ToolName, unknown>
 /** Everything a tool call could change, apart from the audit log (compared on its own). */
 export async function stateOf({ source, state }: Toolrow) {
   const [table, staged, ui, exportsJobs, history] = await Promise.all([
-    source.db.query(`SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`),
+    sqlDatabaseOf(source).query(`SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`),
     state.staging.list(),
     state.ui.get(DEFAULT_PROFILE),
     state.exportJobs.list(),

@@ -3,7 +3,6 @@
 import {
   type DataSource,
   DataSourceError,
-  describeReadLayers,
   type OpenDataSourceOptions,
   openDataSource,
 } from '@toolrow/datasource';
@@ -28,10 +27,10 @@ export interface ConnectionFindings {
 export async function inspectConnection(source: DataSource): Promise<ConnectionFindings> {
   const snapshot = await source.schema.get();
   return {
-    engine: source.db.engine,
-    description: source.db.description,
+    engine: source.driver,
+    description: source.description,
     tables: snapshot.tables.length,
-    readLayers: await describeReadLayers(source.db, source.readerRole),
+    readLayers: await source.readLayers(),
   };
 }
 

@@ -1,3 +1,4 @@
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestInput } from './app-state-impl.ts';
 import type { Tab } from './app-types.ts';
@@ -317,8 +318,8 @@ describe.each(testStores())('app state on $name', ({ open }) => {
     const list = await state.connections.list();
     expect(list[0]).toEqual({
       name: 'default',
-      engine: toolrow.source.db.engine,
-      description: toolrow.source.db.description,
+      engine: sqlDatabaseOf(toolrow.source).engine,
+      description: sqlDatabaseOf(toolrow.source).description,
       active: true,
     });
     expect(JSON.stringify(list)).not.toMatch(/:[^@/\s]+@/);

@@ -4,6 +4,7 @@
 // staging area recognises an applied commit by its write transaction's id (pg_xact_status).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitPoint } from './staging-impl.ts';
 import { createTestEnvironment, type TestEnvironment } from './testing.ts';
@@ -65,18 +66,20 @@ describe.each(ENGINES)('a commit killed mid-way on %s', (engine) => {
   const open = () => openToolrow({ env: environment.env, cwd: environment.cwd });
   const snapshot = async ({ source }: Toolrow): Promise<Snapshot> => ({
     accounts: (
-      await source.db.query<{ id: number; balance: number }>('SELECT id, balance FROM accounts ORDER BY id')
+      await sqlDatabaseOf(source).query<{ id: number; balance: number }>(
+        'SELECT id, balance FROM accounts ORDER BY id',
+      )
     ).rows,
-    labels: (await source.db.query<{ label: string }>('SELECT label FROM serial_rows ORDER BY id')).rows.map(
-      (row) => row.label,
-    ),
+    labels: (
+      await sqlDatabaseOf(source).query<{ label: string }>('SELECT label FROM serial_rows ORDER BY id')
+    ).rows.map((row) => row.label),
   });
 
   beforeAll(async () => {
     environment = await createTestEnvironment(engine);
     const toolrow = await open();
     try {
-      await toolrow.source.db.exec(`
+      await sqlDatabaseOf(toolrow.source).exec(`
         CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL);
         CREATE TABLE serial_rows (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text NOT NULL);`);
     } finally {
@@ -94,7 +97,7 @@ describe.each(ENGINES)('a commit killed mid-way on %s', (engine) => {
       const toolrow = await open();
       try {
         await toolrow.state.staging.discard();
-        await toolrow.source.db.exec(
+        await sqlDatabaseOf(toolrow.source).exec(
           'DELETE FROM accounts; DELETE FROM serial_rows; INSERT INTO accounts VALUES (1, 100), (2, 200), (3, 300);',
         );
         await toolrow.source.schema.refresh();

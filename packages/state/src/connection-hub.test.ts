@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConnection } from './add-connection.ts';
 import {
@@ -20,7 +21,7 @@ let hub: ConnectionHub;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolrow-hub-'));
   first = await openToolrow({ env: {}, dataDir: dir, data: { memory: true }, state: { memory: true } });
-  await first.source.db.exec('CREATE TABLE first_only (id int PRIMARY KEY, note text)');
+  await sqlDatabaseOf(first.source).exec('CREATE TABLE first_only (id int PRIMARY KEY, note text)');
   await first.source.schema.refresh();
   await addConnection(first.state, {
     name: 'other',
@@ -40,7 +41,7 @@ describe('a connection hub', () => {
   it('opens a named connection beside the first: its own data, profile and mode', async () => {
     const other = await hub.open('other');
     expect(other.connection).toEqual({ name: 'other', named: true, profile: 'other' });
-    await other.source.db.exec('CREATE TABLE other_only (id int PRIMARY KEY, note text)');
+    await sqlDatabaseOf(other.source).exec('CREATE TABLE other_only (id int PRIMARY KEY, note text)');
     await other.source.schema.refresh();
     const names = async (toolrow: Toolrow) => (await toolrow.source.schema.get()).tables.map((t) => t.name);
     expect(await names(other)).toEqual(['other_only']);
@@ -70,10 +71,12 @@ describe('a connection hub', () => {
     expect((await first.state.staging.list()).map((change) => change.table)).toEqual(['public.first_only']);
     const result = await other.state.staging.commit({ profile: 'other' });
     expect(result).toMatchObject({ ok: true, applied: { insert: 1, update: 0, delete: 0 } });
-    expect((await other.source.db.query('SELECT note FROM other_only')).rows).toEqual([{ note: 'b' }]);
-    expect((await first.source.db.query('SELECT count(*)::int AS n FROM first_only')).rows).toEqual([
-      { n: 0 },
+    expect((await sqlDatabaseOf(other.source).query('SELECT note FROM other_only')).rows).toEqual([
+      { note: 'b' },
     ]);
+    expect(
+      (await sqlDatabaseOf(first.source).query('SELECT count(*)::int AS n FROM first_only')).rows,
+    ).toEqual([{ n: 0 }]);
     expect(await first.state.staging.list()).toHaveLength(1);
   });
 

@@ -5,7 +5,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { isDataSourceError } from '@toolrow/datasource';
+import { isDataSourceError, sqlDatabaseOf } from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitPoint } from './staging-impl.ts';
 import type { CommitResult } from './staging-types.ts';
@@ -34,7 +34,7 @@ describe.each(testStores())('staging under concurrency on $name', ({ open }) => 
   let onClaimed: ((point: CommitPoint) => Promise<void>) | undefined;
 
   async function labels(): Promise<string[]> {
-    const result = await toolrow.source.db.query<{ label: string }>(
+    const result = await sqlDatabaseOf(toolrow.source).query<{ label: string }>(
       'SELECT label FROM serial_rows ORDER BY id',
     );
     return result.rows.map((row) => row.label);
@@ -49,7 +49,7 @@ describe.each(testStores())('staging under concurrency on $name', ({ open }) => 
       },
     });
     // An insert whose key the database assigns: applied twice, it leaves two rows.
-    await toolrow.source.db.exec(
+    await sqlDatabaseOf(toolrow.source).exec(
       'CREATE TABLE serial_rows (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text NOT NULL)',
     );
     await toolrow.source.schema.refresh();
@@ -194,7 +194,7 @@ describe.runIf(Boolean(process.env.TOOLROW_TEST_DATABASE_URL))(
     beforeAll(async () => {
       environment = await createTestEnvironment('postgres');
       toolrow = await openToolrow({ env: environment.env, cwd: environment.cwd });
-      await toolrow.source.db.exec(
+      await sqlDatabaseOf(toolrow.source).exec(
         'CREATE TABLE serial_rows (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text NOT NULL)',
       );
       await toolrow.source.schema.refresh();
@@ -228,14 +228,14 @@ describe.runIf(Boolean(process.env.TOOLROW_TEST_DATABASE_URL))(
         const inserted = [first, second].map((outcome) =>
           outcome === 'busy' || !outcome!.ok ? 0 : outcome!.applied.insert,
         );
-        const rows = await toolrow.source.db.query<{ n: number }>(
+        const rows = await sqlDatabaseOf(toolrow.source).query<{ n: number }>(
           'SELECT count(*)::int AS n FROM serial_rows WHERE label = $1',
           [label],
         );
         // A commit may lose the race (busy) and the winner may still be settling: finish it here.
         const rest = await commitOrBusy(staging.commit());
         const extra = rest === 'busy' || !rest.ok ? 0 : rest.applied.insert;
-        const after = await toolrow.source.db.query<{ n: number }>(
+        const after = await sqlDatabaseOf(toolrow.source).query<{ n: number }>(
           'SELECT count(*)::int AS n FROM serial_rows WHERE label = $1',
           [label],
         );

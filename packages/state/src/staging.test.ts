@@ -1,5 +1,5 @@
 import type { DataSource } from '@toolrow/datasource';
-import { isDataSourceError } from '@toolrow/datasource';
+import { isDataSourceError, sqlDatabaseOf } from '@toolrow/datasource';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolrowState } from './state.ts';
@@ -25,21 +25,22 @@ describe.each(testStores())('staging on $name', ({ open }) => {
 
   async function resetAccounts(rows: Account[] = BASE): Promise<void> {
     await state.staging.discard();
-    await source.db.query('DELETE FROM accounts');
-    await source.db.query(
+    await sqlDatabaseOf(source).query('DELETE FROM accounts');
+    await sqlDatabaseOf(source).query(
       'INSERT INTO accounts (id, owner, balance) SELECT * FROM unnest($1::int[], $2::text[], $3::int[])',
       [rows.map((row) => row.id), rows.map((row) => row.owner), rows.map((row) => row.balance)],
     );
   }
 
   async function accounts(): Promise<Account[]> {
-    return (await source.db.query<Account>('SELECT id, owner, balance FROM accounts ORDER BY id')).rows;
+    return (await sqlDatabaseOf(source).query<Account>('SELECT id, owner, balance FROM accounts ORDER BY id'))
+      .rows;
   }
 
   beforeAll(async () => {
     toolrow = await open();
     ({ source, state } = toolrow);
-    await source.db.exec(`
+    await sqlDatabaseOf(source).exec(`
       CREATE TABLE accounts (id int PRIMARY KEY, owner text NOT NULL, balance int NOT NULL DEFAULT 0 CHECK (balance >= 0),
         amount numeric(12,2), tags text[], meta jsonb, seen_at timestamptz);
       CREATE TABLE lines (order_id int, line int, qty int NOT NULL, PRIMARY KEY (order_id, line));
@@ -104,7 +105,9 @@ describe.each(testStores())('staging on $name', ({ open }) => {
       changeIds: [change!.id],
     });
     const row = (
-      await source.db.query('SELECT balance, amount, tags, meta, seen_at FROM accounts WHERE id = 3')
+      await sqlDatabaseOf(source).query(
+        'SELECT balance, amount, tags, meta, seen_at FROM accounts WHERE id = 3',
+      )
     ).rows[0];
     expect(row).toEqual({
       balance: 350,
@@ -178,10 +181,10 @@ describe.each(testStores())('staging on $name', ({ open }) => {
     expect((await state.staging.list({ table: 'lines' })).length).toBe(2);
     const result = await state.staging.commit();
     expect(result).toMatchObject({ ok: true, applied: { insert: 3, update: 1, delete: 2 } });
-    expect((await source.db.query('SELECT * FROM lines ORDER BY line')).rows).toEqual([
+    expect((await sqlDatabaseOf(source).query('SELECT * FROM lines ORDER BY line')).rows).toEqual([
       { order_id: 1, line: 2, qty: 70 },
     ]);
-    expect((await source.db.query('SELECT label FROM serial_rows ORDER BY id')).rows).toEqual([
+    expect((await sqlDatabaseOf(source).query('SELECT label FROM serial_rows ORDER BY id')).rows).toEqual([
       { label: 'first' },
       { label: 'second' },
     ]);
@@ -223,9 +226,11 @@ describe.each(testStores())('staging on $name', ({ open }) => {
     await state.staging.stageDelete('accounts', [3], { actor: 'agent' });
     await state.staging.stageInsert('accounts', [{ id: 20, owner: 'fresh' }], { actor: 'agent' });
     // Someone else edits row 2, deletes row 3 and takes id 20 meanwhile.
-    await source.db.query("UPDATE accounts SET balance = balance + 1, owner = 'theirs' WHERE id = 2");
-    await source.db.query('DELETE FROM accounts WHERE id = 3');
-    await source.db.query("INSERT INTO accounts (id, owner) VALUES (20, 'taken')");
+    await sqlDatabaseOf(source).query(
+      "UPDATE accounts SET balance = balance + 1, owner = 'theirs' WHERE id = 2",
+    );
+    await sqlDatabaseOf(source).query('DELETE FROM accounts WHERE id = 3');
+    await sqlDatabaseOf(source).query("INSERT INTO accounts (id, owner) VALUES (20, 'taken')");
     const before = await accounts();
     const result = await state.staging.commit();
     expect(result.ok).toBe(false);
@@ -349,19 +354,26 @@ describe.each(testStores())('staging on $name', ({ open }) => {
           for (const step of meddling) {
             if (step.kind === 'bump') {
               if (
-                (await source.db.query('UPDATE accounts SET balance = balance + 1 WHERE id = $1', [step.id]))
-                  .rowCount > 0
+                (
+                  await sqlDatabaseOf(source).query(
+                    'UPDATE accounts SET balance = balance + 1 WHERE id = $1',
+                    [step.id],
+                  )
+                ).rowCount > 0
               )
                 changedIds.add(step.id);
             } else if (step.kind === 'same') {
               // Writing the same values is not a change.
-              await source.db.query('UPDATE accounts SET owner = owner WHERE id = $1', [step.id]);
+              await sqlDatabaseOf(source).query('UPDATE accounts SET owner = owner WHERE id = $1', [step.id]);
             } else if (step.kind === 'remove') {
-              if ((await source.db.query('DELETE FROM accounts WHERE id = $1', [step.id])).rowCount > 0)
+              if (
+                (await sqlDatabaseOf(source).query('DELETE FROM accounts WHERE id = $1', [step.id]))
+                  .rowCount > 0
+              )
                 changedIds.add(step.id);
             } else if (
               (
-                await source.db.query(
+                await sqlDatabaseOf(source).query(
                   "INSERT INTO accounts (id, owner) VALUES ($1, 'theirs') ON CONFLICT DO NOTHING",
                   [step.id],
                 )

@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
-  createExportEngine,
   DataSourceError,
   type ExportEngineOptions,
   ensurePrivateDir,
@@ -179,13 +178,11 @@ export function wireState(
     const app = createAppState(db, {
       activeConnection: {
         name: options.connectionName ?? 'default',
-        engine: source.db.engine,
-        description: source.db.description,
+        engine: source.driver,
+        description: source.description,
       },
     });
-    const exports = createExportEngine(
-      source.db,
-      source.schema,
+    const exports = source.createExportEngine(
       exportsDir,
       createExportJobStore(db, (id) => app.exportJobs.get(id)),
       exportTimeLimit(options),

@@ -8,6 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import { openToolrow } from '@toolrow/state';
 import { invokeTool } from '../src/registry.ts';
 import { checkReadOnlySql } from '../src/sql-guard.ts';
@@ -67,12 +68,12 @@ try {
 
   const [roundTrip, guard] = await paired(
     ROUNDS,
-    () => source.db.query('select 1'),
+    () => sqlDatabaseOf(source).query('select 1'),
     () => checkReadOnlySql(JOIN_SQL),
   );
   const [raw, tool] = await paired(
     ROUNDS / 4,
-    () => source.db.query(JOIN_SQL),
+    () => sqlDatabaseOf(source).query(JOIN_SQL),
     () => invokeTool('runQuery', { sql: JOIN_SQL }, ctx),
   );
 
@@ -85,8 +86,8 @@ try {
   );
   const smallHeap = await heapGrowth(() => invokeTool('runQuery', { sql: small, limit: 50 }, ctx));
   const cappedHeap = await heapGrowth(() => invokeTool('runQuery', { sql: whole, limit: 50 }, ctx));
-  const uncappedHeap = await heapGrowth(() => source.db.query(whole));
-  const items = await source.db.query<{ n: unknown }>('select count(*) as n from order_items');
+  const uncappedHeap = await heapGrowth(() => sqlDatabaseOf(source).query(whole));
+  const items = await sqlDatabaseOf(source).query<{ n: unknown }>('select count(*) as n from order_items');
 
   const ratio = (value: number) => `${value.toFixed(2)}x`;
   console.log(

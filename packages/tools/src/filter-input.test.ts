@@ -4,6 +4,7 @@ import {
   FILTER_OPS,
   type Filter,
   type FilterCondition,
+  sqlDatabaseOf,
   type TableInfo,
 } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
@@ -227,7 +228,7 @@ describe.each(testStores())('filter input on $name', ({ open }) => {
   beforeAll(async () => {
     ds = await open({ seed: { orders: 300 } });
     // Some notes, so text operators meet NULLs and values on a nullable column.
-    await ds.source.db.query(
+    await sqlDatabaseOf(ds.source).query(
       `UPDATE orders SET note = CASE WHEN id % 3 = 0 THEN 'gift wrap' WHEN id % 3 = 1 THEN 'Paid twice' END`,
     );
     await ds.source.schema.refresh({ analyze: true });

@@ -1,6 +1,6 @@
 // Fingerprints of a database: equal fingerprints mean a statement left nothing behind (the attack
 // corpus tests, here and in apps/server).
-import type { DataSource } from '@toolrow/datasource';
+import { type DataSource, sqlDatabaseOf } from '@toolrow/datasource';
 
 /** A fingerprint of every row of every user table: equal fingerprints mean no table data changed. */
 export async function dataFingerprint(source: DataSource): Promise<Record<string, string>> {
@@ -9,7 +9,10 @@ export async function dataFingerprint(source: DataSource): Promise<Record<string
   for (const table of snapshot.tables) {
     if (table.kind !== 'table') continue;
     const name = `"${table.schema}"."${table.name}"`;
-    const result = await source.db.query<{ n: unknown; digest: string | null }>(
+    const result = await sqlDatabaseOf(source, 'A data fingerprint').query<{
+      n: unknown;
+      digest: string | null;
+    }>(
       `SELECT count(*) AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest FROM ${name} t`,
     );
     out[table.qualifiedName] = `${String(result.rows[0]?.n)}:${result.rows[0]?.digest}`;
@@ -66,7 +69,9 @@ export async function stateFingerprint(
   }
   const out: Record<string, string> = {};
   for (const [name, sql] of Object.entries(probes)) {
-    const result = await source.db.query<{ value: string | null }>(`SELECT (${sql}) AS value`);
+    const result = await sqlDatabaseOf(source, 'A data fingerprint').query<{ value: string | null }>(
+      `SELECT (${sql}) AS value`,
+    );
     out[name] = result.rows[0]?.value ?? '';
   }
   return out;

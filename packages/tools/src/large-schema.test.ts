@@ -2,6 +2,8 @@
 // runQuery of the wide table each stay within the result budget (counted with the real o200k
 // tokenizer, as `toolrow catalog --cost` counts), say what they left out, and following what they
 // say reaches every table and every column. The budget's estimate never undercounts them.
+
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
@@ -42,7 +44,7 @@ describe.each(testStores())('a schema of 1,000 tables on $name', ({ open }) => {
     const values = Array.from({ length: WIDE_COLUMNS }, (_, index) => `g * ${index + 1}`).join(', ');
     statements.push(`INSERT INTO s0.wide SELECT ${values} FROM generate_series(1, 60) AS g`);
     statements.push(`COMMENT ON COLUMN s0.wide.c500 IS 'the customer''s loyalty tier'`);
-    await toolrow.source.db.exec(statements.join(';\n'));
+    await sqlDatabaseOf(toolrow.source).exec(statements.join(';\n'));
     await toolrow.source.schema.refresh();
   }, 300_000);
   afterAll(() => toolrow?.close());

@@ -5,7 +5,7 @@
 //           pinned settings, the guard and the reader role switched off;
 //   role    the reader role (SELECT only), the guard switched off and the transaction committing.
 import { randomBytes } from 'node:crypto';
-import { type DataSource, hardeningSql, readerRoleSql } from '@toolrow/datasource';
+import { type DataSource, hardeningSql, readerRoleSql, sqlDatabaseOf } from '@toolrow/datasource';
 import { type ReadLayerSwitches, withReadLayers } from '@toolrow/datasource/testing';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, testStores } from '@toolrow/state/testing';
@@ -47,7 +47,7 @@ function pgliteSetup(conformingStrings: boolean): Setup {
       const toolrow = await testStores({})[0]!.open({ seed: SEED });
       // Hostile session defaults: what a read must not inherit.
       if (!conformingStrings)
-        await toolrow.source.db.exec(
+        await sqlDatabaseOf(toolrow.source).exec(
           'SET standard_conforming_strings = off; SET escape_string_warning = off; SET search_path = pg_temp, public',
         );
       return { toolrow, cleanup: () => toolrow.close() };
@@ -78,8 +78,10 @@ function postgresSetup(conformingStrings: boolean): Setup {
       if (layer === 'role') {
         // Roles are cluster-wide: a name of this run's own, dropped with its database.
         role = `toolrow_reader_${randomBytes(4).toString('hex')}`;
-        await toolrow.source.db.exec(readerRoleSql({ role, schemas: ['public'] }) + hardeningSql());
-        toolrow.source.db.useReaderRole(role);
+        await sqlDatabaseOf(toolrow.source).exec(
+          readerRoleSql({ role, schemas: ['public'] }) + hardeningSql(),
+        );
+        sqlDatabaseOf(toolrow.source).useReaderRole(role);
       }
       return {
         toolrow,
@@ -241,7 +243,7 @@ describe.each(SETUPS)('$name', (setup) => {
       });
       const [row] = who.rows as { who: string; ro: string }[];
       expect(row!.ro).toBe(layer === 'engine' ? 'on' : 'off');
-      if (layer === 'role') expect(row!.who).toBe(toolrow.source.db.readerRole);
+      if (layer === 'role') expect(row!.who).toBe(sqlDatabaseOf(toolrow.source).readerRole);
       else expect(row!.who).not.toMatch(/^toolrow_reader/);
     });
 

@@ -2,6 +2,7 @@
 import { lstat, mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DataSource } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import fc from 'fast-check';
@@ -57,7 +58,7 @@ describe.each(testStores())('security boundaries on $name', ({ open }) => {
     await fc.assert(
       fc.asyncProperty(writeForms(), async (sql) => {
         await expect(checkReadOnlySql(sql)).rejects.toThrow();
-        await expect(ds.source.db.readQuery(sql, [], { maxRows: 5 })).rejects.toThrow();
+        await expect(sqlDatabaseOf(ds.source).readQuery(sql, [], { maxRows: 5 })).rejects.toThrow();
       }),
       { numRuns: 100 },
     );

@@ -3,6 +3,7 @@
 // parts throw; the database itself takes only EXPLAIN without ANALYZE (planning runs nothing).
 import { SILENT_TOOLS, type SilentToolName } from '@toolrow/catalog';
 import type { DataSource, Queryable } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,26 +25,13 @@ function onlyMethods<T extends object>(target: T, part: string, allowed: readonl
   });
 }
 
-const PLAN_ONLY = /^\s*EXPLAIN\b(?![^;]*\bANALY[SZ]E\b)/i;
-
-/** The user's data and Toolrow's state as a silent tool may see them. */
+/** The user's data and Toolrow's state as a silent tool may see them: plans, never a run. */
 function silentView({ source, state }: Toolrow): { source: DataSource; state: ToolrowState } {
-  const planner = (tx: Queryable): Queryable => ({
-    query: (sql, params) =>
-      PLAN_ONLY.test(sql) ? tx.query(sql, params) : forbidden(`the database with ${sql.slice(0, 40)}`),
-  });
-  const db = onlyMethods(source.db, 'db', ['readOnly']);
   const data: DataSource = {
     ...source,
-    db: new Proxy(db, {
-      get(object, property, receiver) {
-        if (property === 'readOnly') {
-          return <T>(fn: (tx: Queryable) => Promise<T>, options?: { timeoutMs?: number }) =>
-            source.db.readOnly((tx) => fn(planner(tx)), options);
-        }
-        return Reflect.get(object, property, receiver);
-      },
-    }),
+    // No driver handle at all: a silent tool reaches the data through capabilities only.
+    ...{ db: onlyMethods(sqlDatabaseOf(source), 'db', []) },
+    queries: onlyMethods(source.queries, 'queries', ['plan']),
     rows: onlyMethods(source.rows, 'rows', []),
     changes: onlyMethods(source.changes, 'changes', []),
     seed: () => forbidden('seed'),
@@ -157,8 +145,8 @@ describe.each(testStores())('silent tools on $name', ({ open }) => {
     await expect(invokeTool('runQuery', { sql: 'select 1' }, ctx)).rejects.toThrow(
       /silent tool reached db\.readQuery/,
     );
-    await expect(view.source.db.readOnly((tx) => tx.query('explain analyze select 1'))).rejects.toThrow(
-      /silent tool reached the database/,
-    );
+    await expect(
+      sqlDatabaseOf(view.source).readOnly((tx) => tx.query('explain analyze select 1')),
+    ).rejects.toThrow(/silent tool reached the database/);
   });
 });

@@ -1,6 +1,8 @@
 // Grants are decided on the tables a statement reads, never on the names written: a CTE named like
 // a table hides that table only where the CTE is in scope. Each form below reads `customers` (the
 // table) through a CTE named `customers`, in every position a query can hold one, on both engines.
+
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +70,7 @@ describe.each(testStores())('tables a statement reads, on $name', ({ open }) => 
     const tables = await tablesOfCall({ sql }, contextFor(toolrow));
     expect(tables).toEqual(expect.arrayContaining(['public.customers', 'public.orders']));
     // The statement runs: the relations named are what the database reads.
-    await toolrow.source.db.readQuery(sql, [], { maxRows: 1 });
+    await sqlDatabaseOf(toolrow.source).readQuery(sql, [], { maxRows: 1 });
   });
 
   it.each([

@@ -6,6 +6,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, TEST_SEED_NOW } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ async function withSource<T>(fn: (ds: Toolrow) => Promise<T>): Promise<T> {
 
 async function fingerprint(): Promise<string> {
   return withSource(async (ds) => {
-    const result = await ds.source.db.query<{ digest: string }>(
+    const result = await sqlDatabaseOf(ds.source).query<{ digest: string }>(
       `SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM (
          SELECT o::text AS t FROM orders o UNION ALL SELECT c::text FROM customers c
          UNION ALL SELECT p::text FROM products p UNION ALL SELECT i::text FROM order_items i) t`,

@@ -3,14 +3,15 @@ import {
   APP_SCHEMA,
   type DataSource,
   DataSourceError,
-  describeReadLayers,
   hardeningSql,
+  isSqlSource,
   openDataSource,
   READER_ROLE,
   readerRoleSql,
   type SeedProgress,
   type SeedResult,
   sampleCounts,
+  sqlDatabaseOf,
   userSchemas,
 } from '@toolrow/datasource';
 import { openConnectionData, openToolrow } from '@toolrow/state';
@@ -151,15 +152,15 @@ async function seed(args: string[], io: CommandIo): Promise<number> {
     await ds.close();
   }
   if (values.json) {
-    io.stdout(toJson({ database: ds.db.description, ...result }));
+    io.stdout(toJson({ database: ds.description, ...result }));
     return 0;
   }
   const c = result.counts;
   const summary = `${number(c.customers)} customers, ${number(c.products)} products, ${number(c.orders)} orders, ${number(c.order_items)} order items`;
   io.stdout(
     result.alreadySeeded
-      ? `The sample shop is already in ${ds.db.description} (${summary}); nothing written. Use --reset to re-create it.\n`
-      : `Seeded the sample shop into ${ds.db.description}: ${summary} in ${(result.durationMs / 1000).toFixed(1)} s.\n`,
+      ? `The sample shop is already in ${ds.description} (${summary}); nothing written. Use --reset to re-create it.\n`
+      : `Seeded the sample shop into ${ds.description}: ${summary} in ${(result.durationMs / 1000).toFixed(1)} s.\n`,
   );
   return 0;
 }
@@ -175,23 +176,25 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       .select((eb) => eb.fn.max('version').as('version'))
       .executeTakeFirst();
     // Versions before the split kept the state in the user's database; it is no longer read.
-    const legacy = await source.db.query<{ found: boolean }>(
-      'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found',
-      [APP_SCHEMA],
-    );
+    const legacy = isSqlSource(source)
+      ? await source.db.query<{ found: boolean }>(
+          'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found',
+          [APP_SCHEMA],
+        )
+      : undefined;
     const staged = (await state.staging.list()).length;
     const report = {
-      engine: source.db.engine,
-      database: source.db.description,
+      engine: source.driver,
+      database: source.description,
       commits: source.changes.writer.description,
       commitsThrough: source.changes.writer.source,
       state: state.description,
       dataDir: state.dataDir,
       exportsDir: state.exports.dir,
       appStateVersion: Number(version?.version ?? 0),
-      legacyStateSchema: legacy.rows[0]?.found === true,
+      legacyStateSchema: legacy?.rows[0]?.found === true,
       stagedChanges: staged,
-      readLayers: await describeReadLayers(source.db, source.readerRole),
+      readLayers: await source.readLayers(),
       tables: snapshot.tables.map((table) => ({
         table: table.qualifiedName,
         kind: table.kind,
@@ -209,7 +212,7 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       `commits:       ${report.commits}${report.commitsThrough === 'TOOLROW_COMMIT_URL' ? ' (TOOLROW_COMMIT_URL)' : ''}`,
       `toolrow state: ${report.state} (version ${report.appStateVersion})`,
       // The data dir matters when something embedded lives there; the exports line says the rest.
-      ...(source.db.engine === 'pglite' || state.db.dialect === 'sqlite'
+      ...(source.driver === 'pglite' || state.db.dialect === 'sqlite'
         ? [`data dir:      ${report.dataDir}`]
         : []),
       `exports:       ${report.exportsDir}`,
@@ -294,12 +297,12 @@ async function setupRoles(args: string[], io: CommandIo): Promise<number> {
     } catch (error) {
       throw new DataSourceError(
         'permission',
-        `Could not set up the reader role through ${ds.db.description}: ${(error as Error).message}. Run the SQL (toolrow db setup-roles, without --apply) as a user that may create roles and grant on your tables, or point TOOLROW_COMMIT_URL at one.`,
+        `Could not set up the reader role through ${ds.description}: ${(error as Error).message}. Run the SQL (toolrow db setup-roles, without --apply) as a user that may create roles and grant on your tables, or point TOOLROW_COMMIT_URL at one.`,
         { cause: error },
       );
     }
     io.stdout(
-      `Set up ${role} on ${ds.db.description}: SELECT on ${schemas.join(', ') || 'no schema yet'}${grantee ? `, granted to ${grantee}` : ''}${values['no-harden'] ? '' : ', hardened'}.
+      `Set up ${role} on ${ds.description}: SELECT on ${schemas.join(', ') || 'no schema yet'}${grantee ? `, granted to ${grantee}` : ''}${values['no-harden'] ? '' : ', hardened'}.
 `,
     );
     return 0;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment } from '@toolrow/state/testing';
@@ -258,7 +259,9 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
         const exports = (await ds.state.exportJobs.list()).filter((job) => job.actor === testCase.actor);
         // One was made for the client in set-up, to read its status; a full client starts one more.
         expect(exports).toHaveLength(testCase.scope === 'tables:full' ? 2 : 1);
-        const table = await ds.source.db.query(`SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`);
+        const table = await sqlDatabaseOf(ds.source).query(
+          `SELECT id, name, qty FROM public.${WIDGETS} ORDER BY id`,
+        );
         expect(table.rows).toEqual([
           { id: 1, name: 'bolt', qty: 10 },
           { id: 2, name: 'nut', qty: 20 },
@@ -346,8 +349,11 @@ describe('a stage write through MCP, then `toolrow staging` (PGlite data directo
     const nameOf2 = () =>
       withSource(
         async (ds) =>
-          (await ds.source.db.query<{ name: string }>(`SELECT name FROM public.${WIDGETS} WHERE id = 2`))
-            .rows[0]?.name,
+          (
+            await sqlDatabaseOf(ds.source).query<{ name: string }>(
+              `SELECT name FROM public.${WIDGETS} WHERE id = 2`,
+            )
+          ).rows[0]?.name,
         localEnv,
       );
     expect(await nameOf2()).toBe('nut');

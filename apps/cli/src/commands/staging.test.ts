@@ -1,6 +1,8 @@
 // `toolrow staging`: the user's side of staging. Changes are staged the way the agent stages
 // them (through @toolrow/datasource), then reviewed, committed and discarded through the CLI.
 // Runs on PostgreSQL when TOOLROW_TEST_DATABASE_URL is set (cheap to open per command), else on a PGlite data dir.
+
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, TEST_SEED_NOW, type TestEnvironment } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,7 +112,7 @@ describe(`toolrow staging on ${engine}`, () => {
       const [fine] = await ds.state.staging.stageUpdate('orders', [{ key: 6, values: { note: 'fine' } }], {
         actor: 'agent',
       });
-      await ds.source.db.query("UPDATE orders SET status = 'refunded' WHERE id = 5");
+      await sqlDatabaseOf(ds.source).query("UPDATE orders SET status = 'refunded' WHERE id = 5");
       return { stale: stale!.id, fine: fine!.id };
     });
     const conflict = await cli('commit');

@@ -2,6 +2,7 @@
 // table read and fails with ToolError 'aborted', on the real engines. The runaway statement never
 // ends by itself: a test that finishes was stopped by the abort.
 import type { DataSource } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { pgliteOnDiskStores, testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ describe.each(stoppable)('runQuery aborted mid-flight on $name', ({ name, open }
 
   const activeStatements = async (like = '%') =>
     (
-      await source.db.query(
+      await sqlDatabaseOf(source).query(
         `SELECT pid FROM pg_stat_activity
           WHERE state = 'active' AND datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1`,
         [like],

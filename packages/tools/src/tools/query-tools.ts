@@ -4,6 +4,7 @@ import {
   APP_SCHEMA,
   isDataSourceError,
   nearestNames,
+  type QueryPlan,
   type ReadQueryResult,
   resolveTableIn,
   type TableInfo,
@@ -170,7 +171,7 @@ export const validateQuery = defineTool({
     if (problems.length > 0) return { ok: false as const, problems };
     // Planning (no ANALYZE: nothing runs) catches what the cache cannot: types, functions, ambiguity.
     try {
-      await ctx.source.db.readOnly((tx) => tx.query(`EXPLAIN ${statement.statement}\n`), readOptions(ctx));
+      await ctx.source.queries.plan(statement.statement, readOptions(ctx));
     } catch (error) {
       const aborted = abortedRead('validateQuery', error);
       if (aborted) throw aborted;
@@ -180,19 +181,13 @@ export const validateQuery = defineTool({
   },
 });
 
-const PLAN_COST = /cost=([\d.]+)\.\.([\d.]+) rows=(\d+)/;
-
 export const explainQuery = defineTool({
   inputSchema: z.strictObject({ sql: sqlText }),
   async execute(input, ctx) {
     const statement = await guardSql('explainQuery', input.sql);
-    let lines: string[];
+    let plan: QueryPlan;
     try {
-      const result = await ctx.source.db.readOnly(
-        (tx) => tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS true) ${statement.statement}\n`),
-        readOptions(ctx),
-      );
-      lines = result.rows.map((row) => row['QUERY PLAN']);
+      plan = await ctx.source.queries.plan(statement.statement, readOptions(ctx));
     } catch (error) {
       const aborted = abortedRead('explainQuery', error);
       if (aborted) throw aborted;
@@ -205,11 +200,12 @@ export const explainQuery = defineTool({
         },
       );
     }
-    const top = PLAN_COST.exec(lines[0] ?? '');
+    const { lines } = plan;
     const maxLines = 200;
     return {
       plan: clipText(lines.slice(0, maxLines).join('\n'), limitsOf(ctx).maxOutputChars),
-      ...(top ? { totalCost: Number(top[2]), estimatedRows: Number(top[3]) } : {}),
+      ...(plan.totalCost !== undefined ? { totalCost: plan.totalCost } : {}),
+      ...(plan.estimatedRows !== undefined ? { estimatedRows: plan.estimatedRows } : {}),
       truncated: lines.length > maxLines,
       note: 'Estimated plan only (no ANALYZE): nothing was run. "Seq Scan" on a large table under a selective WHERE suggests a missing index.',
     };
@@ -229,7 +225,7 @@ export const runQuery = defineTool({
     const started = performance.now();
     let result: ReadQueryResult;
     try {
-      result = await ctx.source.db.readQuery(statement.statement, [], {
+      result = await ctx.source.queries.run(statement.statement, {
         maxRows,
         maxBytes: readBytesOf(limits),
         maxValueBytes: MAX_VALUE_BYTES,

@@ -1,0 +1,27 @@
+import type { ReadOnlyOptions, ReadQueryOptions, ReadQueryResult } from './reads.ts';
+
+/** The query language a connection speaks: what runQuery, validateQuery and explainQuery take. */
+export type QueryDialect = 'postgresql' | 'partiql';
+
+/** An estimated plan: nothing ran. */
+export interface QueryPlan {
+  /** The engine's own plan, one line per step (PostgreSQL's EXPLAIN text; a Query or Scan for DynamoDB). */
+  lines: string[];
+  /** The planner's total cost, when the engine has one. */
+  totalCost?: number;
+  /** The rows the planner expects, when it says. */
+  estimatedRows?: number;
+}
+
+/**
+ * Read-only statements in the engine's own dialect. The caller checks a statement is one read
+ * first (the tools' statement check, one layer); every method here reads through the engine's own
+ * read-only layers (a read-only transaction, the reader role), which hold without that check.
+ */
+export interface QueryRunner {
+  readonly dialect: QueryDialect;
+  /** Runs one read, bounded by rows, bytes and time. */
+  run(statement: string, options?: ReadQueryOptions): Promise<ReadQueryResult>;
+  /** Plans one read without running it; throws the engine's error when it cannot be planned. */
+  plan(statement: string, options?: ReadOnlyOptions): Promise<QueryPlan>;
+}

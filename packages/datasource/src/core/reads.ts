@@ -1,0 +1,50 @@
+// What a bounded read takes and returns, the same on every engine.
+import type { Row } from './types.ts';
+
+/** A column of a result: its name and the Postgres type OID. */
+export interface FieldInfo {
+  name: string;
+  typeId: number;
+}
+
+export interface ReadOnlyOptions {
+  /**
+   * statement_timeout for every statement in the transaction, in ms (default 10 000; 0 = none).
+   * PostgreSQL enforces it; PGlite on disk stops an overrunning statement by restarting its worker
+   * (DataSourceError code 'timeout'); in-memory PGlite ignores it (README "Known limits").
+   */
+  timeoutMs?: number;
+  /**
+   * Aborting stops the read and fails the call with DataSourceError code 'aborted'; an already
+   * aborted signal runs nothing. PostgreSQL cancels the running statement server-side; on-disk
+   * PGlite stops it by restarting its worker (as at a timeout); in-memory PGlite checks the signal
+   * between statements only (README "Known limits"). A read that has finished is unaffected.
+   */
+  signal?: AbortSignal;
+}
+
+export interface ReadQueryOptions extends ReadOnlyOptions {
+  /** Row cap: at most this many rows come back; `truncated` says there were more (default 1000). */
+  maxRows?: number;
+  /**
+   * Byte cap on the whole result, as text (default 4 MiB): rows stop once it is reached, and
+   * `truncated` says so. Counted in Node, so one batch may overshoot by at most a batch of rows.
+   */
+  maxBytes?: number;
+  /**
+   * Byte cap on one value, as text (default 64 KiB), checked by the server: a bigger value never
+   * leaves it. It comes back as null, and `oversized` names where.
+   */
+  maxValueBytes?: number;
+}
+
+export interface ReadQueryResult<R = Row> {
+  rows: R[];
+  fields: FieldInfo[];
+  /** True when the statement had more rows than maxRows, or the result more bytes than maxBytes. */
+  truncated: boolean;
+  /** Why it was truncated, when it was. */
+  truncatedBy?: 'rows' | 'bytes';
+  /** Values over maxValueBytes, replaced by null: row index (0-based) and column name. */
+  oversized?: { row: number; column: string; bytes: number }[];
+}

@@ -1,0 +1,575 @@
+import { DataSourceError } from '../core/errors.ts';
+import {
+  type ORDER_STATUSES,
+  SAMPLE_TABLES,
+  type SeedOptions,
+  type SeedProgress,
+  type SeedResult,
+} from '../core/seed-types.ts';
+import type { Database, Queryable } from './database.ts';
+
+export * from '../core/seed-types.ts';
+
+const FIRST_NAMES = [
+  'Olivia',
+  'Liam',
+  'Emma',
+  'Noah',
+  'Amelia',
+  'Oliver',
+  'Sophia',
+  'Elijah',
+  'Mia',
+  'Lucas',
+  'Isabella',
+  'Mateo',
+  'Ava',
+  'Levi',
+  'Charlotte',
+  'Ethan',
+  'Harper',
+  'James',
+  'Luna',
+  'Leo',
+  'Chloe',
+  'Hugo',
+  'Ines',
+  'Yusuf',
+  'Aiko',
+  'Kenji',
+  'Priya',
+  'Arjun',
+  'Fatima',
+  'Omar',
+  'Zoe',
+  'Felix',
+  'Nora',
+  'Elias',
+  'Sofia',
+  'Jonas',
+  'Lea',
+  'Marco',
+  'Giulia',
+  'Pablo',
+  'Lucia',
+  'Diego',
+  'Wei',
+  'Mei',
+  'Hana',
+  'Minh',
+  'Anya',
+  'Ivan',
+  'Astrid',
+  'Lars',
+  'Chidi',
+  'Amara',
+  'Kofi',
+  'Zara',
+  'Rafael',
+  'Beatriz',
+  'Tomasz',
+  'Zofia',
+  'Sean',
+  'Aoife',
+];
+const LAST_NAMES = [
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Garcia',
+  'Miller',
+  'Davis',
+  'Martinez',
+  'Lopez',
+  'Wilson',
+  'Anderson',
+  'Taylor',
+  'Thomas',
+  'Moore',
+  'Martin',
+  'Lee',
+  'Perez',
+  'Thompson',
+  'White',
+  'Harris',
+  'Clark',
+  'Lewis',
+  'Walker',
+  'Young',
+  'Allen',
+  'King',
+  'Wright',
+  'Scott',
+  'Nguyen',
+  'Hill',
+  'Müller',
+  'Schmidt',
+  'Dubois',
+  'Rossi',
+  'Silva',
+  'Santos',
+  'Kowalski',
+  'Novak',
+  'Tanaka',
+  'Sato',
+  'Kim',
+  'Park',
+  'Chen',
+  'Wang',
+  'Singh',
+  'Patel',
+  'Okafor',
+  'Mensah',
+  'Haddad',
+  'Larsen',
+  'Jensen',
+  "O'Brien",
+  'Murphy',
+  'Fischer',
+  'Weber',
+  'Costa',
+  'Ivanova',
+  'Horvat',
+  'Yilmaz',
+  'Cohen',
+];
+const CITIES: readonly (readonly [string, string])[] = [
+  ['New York', 'US'],
+  ['Chicago', 'US'],
+  ['Austin', 'US'],
+  ['Seattle', 'US'],
+  ['Denver', 'US'],
+  ['Boston', 'US'],
+  ['Toronto', 'CA'],
+  ['Vancouver', 'CA'],
+  ['Mexico City', 'MX'],
+  ['São Paulo', 'BR'],
+  ['Buenos Aires', 'AR'],
+  ['London', 'GB'],
+  ['Manchester', 'GB'],
+  ['Dublin', 'IE'],
+  ['Paris', 'FR'],
+  ['Lyon', 'FR'],
+  ['Berlin', 'DE'],
+  ['Munich', 'DE'],
+  ['Amsterdam', 'NL'],
+  ['Madrid', 'ES'],
+  ['Barcelona', 'ES'],
+  ['Rome', 'IT'],
+  ['Milan', 'IT'],
+  ['Warsaw', 'PL'],
+  ['Stockholm', 'SE'],
+  ['Copenhagen', 'DK'],
+  ['Tokyo', 'JP'],
+  ['Osaka', 'JP'],
+  ['Seoul', 'KR'],
+  ['Singapore', 'SG'],
+  ['Sydney', 'AU'],
+  ['Melbourne', 'AU'],
+  ['Auckland', 'NZ'],
+  ['Lagos', 'NG'],
+  ['Nairobi', 'KE'],
+  ['Cape Town', 'ZA'],
+  ['Mumbai', 'IN'],
+  ['Bangalore', 'IN'],
+  ['Istanbul', 'TR'],
+  ['Tel Aviv', 'IL'],
+];
+const CATEGORIES: readonly (readonly [string, readonly string[], number, number])[] = [
+  [
+    'Electronics',
+    ['Headphones', 'Speaker', 'Keyboard', 'Mouse', 'Monitor', 'Webcam', 'Charger', 'Power Bank'],
+    15,
+    400,
+  ],
+  [
+    'Home & Kitchen',
+    ['Kettle', 'Mug', 'Pan', 'Knife Set', 'Blender', 'Toaster', 'Cutting Board', 'Teapot'],
+    8,
+    180,
+  ],
+  ['Furniture', ['Chair', 'Desk', 'Lamp', 'Shelf', 'Stool', 'Side Table', 'Bench'], 30, 650],
+  ['Clothing', ['T-Shirt', 'Hoodie', 'Jacket', 'Socks', 'Cap', 'Scarf', 'Jeans', 'Sweater'], 6, 160],
+  ['Sports', ['Yoga Mat', 'Water Bottle', 'Dumbbell', 'Backpack', 'Running Shoes', 'Jump Rope'], 7, 220],
+  ['Books', ['Notebook', 'Cookbook', 'Novel', 'Atlas', 'Sketchbook', 'Planner'], 5, 60],
+  ['Garden', ['Planter', 'Watering Can', 'Hose', 'Pruner', 'Seed Kit', 'Bird Feeder'], 6, 120],
+  ['Toys', ['Puzzle', 'Board Game', 'Building Set', 'Plush Bear', 'Kite', 'Yo-Yo'], 5, 90],
+];
+const ADJECTIVES = [
+  'Classic',
+  'Compact',
+  'Deluxe',
+  'Ergonomic',
+  'Essential',
+  'Everyday',
+  'Premium',
+  'Rustic',
+  'Sleek',
+  'Smart',
+  'Sturdy',
+  'Travel',
+  'Ultra',
+  'Vintage',
+  'Wireless',
+  'Eco',
+  'Pro',
+  'Mini',
+  'Nordic',
+  'Urban',
+];
+const MATERIALS = [
+  'Oak',
+  'Steel',
+  'Cotton',
+  'Bamboo',
+  'Ceramic',
+  'Glass',
+  'Leather',
+  'Wool',
+  'Copper',
+  'Linen',
+  'Walnut',
+  'Aluminium',
+];
+const TIERS = ['bronze', 'bronze', 'bronze', 'silver', 'silver', 'gold'];
+const DAY_MS = 86_400_000;
+const HISTORY_DAYS = 548; // ~18 months
+const BATCH = 5000;
+
+/** mulberry32: small, fast, and the same sequence everywhere for a given seed. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Bare tables first; keys, foreign keys and indexes after the rows are in: a bulk build and one
+// validation pass are far cheaper than checking every row as it arrives.
+const SCHEMA_SQL = [
+  `CREATE TABLE public.customers (
+    id integer GENERATED BY DEFAULT AS IDENTITY,
+    name text NOT NULL,
+    email text NOT NULL,
+    city text NOT NULL,
+    country char(2) NOT NULL,
+    loyalty_tier text NOT NULL DEFAULT 'bronze' CHECK (loyalty_tier IN ('bronze', 'silver', 'gold')),
+    signed_up_at timestamptz NOT NULL DEFAULT now()
+  )`,
+  `COMMENT ON TABLE public.customers IS 'People who bought from the sample shop'`,
+  `CREATE TABLE public.products (
+    id integer GENERATED BY DEFAULT AS IDENTITY,
+    sku text NOT NULL,
+    name text NOT NULL,
+    category text NOT NULL,
+    price numeric(10,2) NOT NULL CHECK (price >= 0),
+    stock integer NOT NULL DEFAULT 0,
+    active boolean NOT NULL DEFAULT true,
+    created_at timestamptz NOT NULL DEFAULT now()
+  )`,
+  `CREATE TABLE public.orders (
+    id integer GENERATED BY DEFAULT AS IDENTITY,
+    customer_id integer NOT NULL,
+    status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'paid', 'shipped', 'delivered', 'cancelled', 'refunded')),
+    ordered_at timestamptz NOT NULL DEFAULT now(),
+    shipped_at timestamptz,
+    total numeric(12,2) NOT NULL DEFAULT 0,
+    currency char(3) NOT NULL DEFAULT 'USD',
+    note text
+  )`,
+  `COMMENT ON COLUMN public.orders.total IS 'Sum of the order items (quantity × unit price)'`,
+  `CREATE TABLE public.order_items (
+    id integer GENERATED BY DEFAULT AS IDENTITY,
+    order_id integer NOT NULL,
+    product_id integer NOT NULL,
+    quantity integer NOT NULL CHECK (quantity > 0),
+    unit_price numeric(10,2) NOT NULL
+  )`,
+];
+
+const CONSTRAINTS_SQL = [
+  'ALTER TABLE public.customers ADD PRIMARY KEY (id)',
+  'ALTER TABLE public.customers ADD CONSTRAINT customers_email_key UNIQUE (email)',
+  'ALTER TABLE public.products ADD PRIMARY KEY (id)',
+  'ALTER TABLE public.products ADD CONSTRAINT products_sku_key UNIQUE (sku)',
+  'CREATE INDEX products_category_idx ON public.products (category)',
+  'ALTER TABLE public.orders ADD PRIMARY KEY (id)',
+  'ALTER TABLE public.orders ADD CONSTRAINT orders_customer_id_fkey FOREIGN KEY (customer_id) REFERENCES public.customers (id)',
+  'CREATE INDEX orders_customer_id_idx ON public.orders (customer_id)',
+  'CREATE INDEX orders_ordered_at_idx ON public.orders (ordered_at)',
+  'CREATE INDEX orders_status_idx ON public.orders (status)',
+  'ALTER TABLE public.order_items ADD PRIMARY KEY (id)',
+  'ALTER TABLE public.order_items ADD CONSTRAINT order_items_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders (id) ON DELETE CASCADE',
+  'ALTER TABLE public.order_items ADD CONSTRAINT order_items_product_id_fkey FOREIGN KEY (product_id) REFERENCES public.products (id)',
+  'CREATE INDEX order_items_order_id_idx ON public.order_items (order_id)',
+  'CREATE INDEX order_items_product_id_idx ON public.order_items (product_id)',
+];
+
+type Columns = Record<string, { type: string; values: unknown[] }>;
+
+/** INSERT … SELECT FROM unnest($1::t[], …): one parameter per column, so a batch is one statement. */
+async function insertBatch(tx: Queryable, table: string, columns: Columns): Promise<void> {
+  const names = Object.keys(columns);
+  const params = names.map((name) => columns[name]!.values);
+  const casts = names.map((name, index) => `$${index + 1}::${columns[name]!.type}[]`);
+  await tx.query(
+    `INSERT INTO public.${table} (${names.join(', ')}) SELECT * FROM unnest(${casts.join(', ')})`,
+    params,
+  );
+}
+
+function money(value: number): string {
+  return (Math.round(value * 100) / 100).toFixed(2);
+}
+
+function pickFrom<T>(random: () => number, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)]!;
+}
+
+function statusFor(random: () => number, ageDays: number): (typeof ORDER_STATUSES)[number] {
+  const roll = random();
+  if (roll < 0.05) return 'cancelled';
+  if (ageDays > 10 && roll < 0.07) return 'refunded';
+  if (ageDays < 1) return roll < 0.6 ? 'pending' : 'paid';
+  if (ageDays < 3) return roll < 0.25 ? 'pending' : roll < 0.7 ? 'paid' : 'shipped';
+  if (ageDays < 8) return roll < 0.15 ? 'paid' : roll < 0.7 ? 'shipped' : 'delivered';
+  return roll < 0.12 ? 'shipped' : 'delivered';
+}
+
+async function existingCounts(tx: Queryable): Promise<Record<string, number> | null> {
+  const present = await tx.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND c.relname = ANY($1::text[]) AND c.relkind IN ('r', 'p')`,
+    [[...SAMPLE_TABLES]],
+  );
+  if (present.rows.length === 0) return null;
+  const counts: Record<string, number> = {};
+  for (const { name } of present.rows) {
+    counts[name] = Number(
+      (await tx.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM public.${name}`)).rows[0]!.n,
+    );
+  }
+  return counts;
+}
+
+export function sampleCounts(orders: number): { customers: number; products: number; orders: number } {
+  return {
+    customers: Math.max(20, Math.round(orders / 5)),
+    products: Math.min(500, Math.max(20, Math.round(orders / 100))),
+    orders,
+  };
+}
+
+/** Creates and fills the sample shop (customers, products, orders, order_items) deterministically. */
+export async function seedSampleShop(db: Database, options: SeedOptions = {}): Promise<SeedResult> {
+  const started = performance.now();
+  const orders = options.orders ?? 50_000;
+  if (!Number.isInteger(orders) || orders < 1 || orders > 10_000_000) {
+    throw new DataSourceError('seed', `orders must be a whole number from 1 to 10 000 000, got ${orders}.`);
+  }
+  const target = sampleCounts(orders);
+  const random = prng(options.seed ?? 42);
+  const now = options.now ?? new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
+  const nowMs = now.getTime();
+  const report = (progress: SeedProgress) => options.onProgress?.(progress);
+
+  return db.transaction(async (tx) => {
+    const existing = await existingCounts(tx);
+    if (existing && !options.reset) {
+      const same =
+        existing.customers === target.customers &&
+        existing.products === target.products &&
+        existing.orders === target.orders;
+      if (same && existing.order_items !== undefined) {
+        return {
+          counts: {
+            customers: existing.customers!,
+            products: existing.products!,
+            orders: existing.orders!,
+            order_items: existing.order_items,
+          },
+          alreadySeeded: true,
+          durationMs: Math.round(performance.now() - started),
+        };
+      }
+      const found = Object.entries(existing)
+        .map(([name, count]) => `${name} (${count} rows)`)
+        .join(', ');
+      throw new DataSourceError(
+        'seed',
+        `The database already has sample-shop tables: ${found}. Re-run with --reset (reset: true) to drop and re-create them with ${orders} orders; that deletes their rows.`,
+      );
+    }
+    if (existing) {
+      for (const table of [...SAMPLE_TABLES].reverse()) {
+        try {
+          await tx.query(`DROP TABLE IF EXISTS public.${table}`);
+        } catch (error) {
+          const detail = (error as { detail?: string }).detail;
+          throw new DataSourceError(
+            'seed',
+            `Cannot reset the sample shop: ${(error as Error).message}${detail ? ` (${detail.replaceAll('\n', '; ')})` : ''}. Drop or change those objects first; nothing was changed.`,
+            { cause: error },
+          );
+        }
+      }
+    }
+    for (const statement of SCHEMA_SQL) await tx.query(statement);
+
+    // Customers
+    const customerSince: number[] = [];
+    for (let start = 1; start <= target.customers; start += BATCH) {
+      const end = Math.min(target.customers, start + BATCH - 1);
+      const columns: Columns = {
+        id: { type: 'int4', values: [] },
+        name: { type: 'text', values: [] },
+        email: { type: 'text', values: [] },
+        city: { type: 'text', values: [] },
+        country: { type: 'text', values: [] },
+        loyalty_tier: { type: 'text', values: [] },
+        signed_up_at: { type: 'timestamptz', values: [] },
+      };
+      for (let id = start; id <= end; id++) {
+        const first = pickFrom(random, FIRST_NAMES);
+        const last = pickFrom(random, LAST_NAMES);
+        const [city, country] = pickFrom(random, CITIES);
+        const since = nowMs - Math.floor((HISTORY_DAYS + 365) * DAY_MS * random());
+        customerSince[id] = since;
+        const local = `${first}.${last}`
+          .normalize('NFD')
+          .replace(/[^A-Za-z.]/g, '')
+          .toLowerCase();
+        columns.id!.values.push(id);
+        columns.name!.values.push(`${first} ${last}`);
+        columns.email!.values.push(`${local}${id}@example.com`);
+        columns.city!.values.push(city);
+        columns.country!.values.push(country);
+        columns.loyalty_tier!.values.push(pickFrom(random, TIERS));
+        columns.signed_up_at!.values.push(new Date(since).toISOString());
+      }
+      await insertBatch(tx, 'customers', columns);
+      report({ table: 'customers', done: end, total: target.customers });
+    }
+
+    // Products
+    const prices: number[] = [];
+    const productColumns: Columns = {
+      id: { type: 'int4', values: [] },
+      sku: { type: 'text', values: [] },
+      name: { type: 'text', values: [] },
+      category: { type: 'text', values: [] },
+      price: { type: 'numeric', values: [] },
+      stock: { type: 'int4', values: [] },
+      active: { type: 'bool', values: [] },
+      created_at: { type: 'timestamptz', values: [] },
+    };
+    for (let id = 1; id <= target.products; id++) {
+      const [category, nouns, low, high] = pickFrom(random, CATEGORIES);
+      const rounded = Math.max(1, Math.floor(low + (high - low) * random() ** 2)) + 0.99;
+      prices[id] = rounded;
+      productColumns.id!.values.push(id);
+      productColumns.sku!.values.push(`${category.slice(0, 3).toUpperCase()}-${String(id).padStart(5, '0')}`);
+      productColumns.name!.values.push(
+        `${pickFrom(random, ADJECTIVES)} ${pickFrom(random, MATERIALS)} ${pickFrom(random, nouns)}`,
+      );
+      productColumns.category!.values.push(category);
+      productColumns.price!.values.push(money(rounded));
+      productColumns.stock!.values.push(Math.floor(random() * 500));
+      productColumns.active!.values.push(random() > 0.06);
+      productColumns.created_at!.values.push(
+        new Date(nowMs - (HISTORY_DAYS + 200) * DAY_MS + Math.floor(random() * 200 * DAY_MS)).toISOString(),
+      );
+    }
+    await insertBatch(tx, 'products', productColumns);
+    report({ table: 'products', done: target.products, total: target.products });
+
+    // Order times first, sorted, so ids rise with time; sqrt skews toward recent months (a growing shop).
+    const times = new Float64Array(orders);
+    for (let index = 0; index < orders; index++)
+      times[index] = nowMs - HISTORY_DAYS * DAY_MS * (1 - Math.sqrt(random())) - 1;
+    times.sort();
+
+    let itemId = 0;
+    for (let start = 1; start <= orders; start += BATCH) {
+      const end = Math.min(orders, start + BATCH - 1);
+      const orderColumns: Columns = {
+        id: { type: 'int4', values: [] },
+        customer_id: { type: 'int4', values: [] },
+        status: { type: 'text', values: [] },
+        ordered_at: { type: 'timestamptz', values: [] },
+        shipped_at: { type: 'timestamptz', values: [] },
+        total: { type: 'numeric', values: [] },
+        currency: { type: 'text', values: [] },
+        note: { type: 'text', values: [] },
+      };
+      const itemColumns: Columns = {
+        id: { type: 'int4', values: [] },
+        order_id: { type: 'int4', values: [] },
+        product_id: { type: 'int4', values: [] },
+        quantity: { type: 'int4', values: [] },
+        unit_price: { type: 'numeric', values: [] },
+      };
+      for (let id = start; id <= end; id++) {
+        const at = Math.floor(times[id - 1]!);
+        // A customer orders only after signing up: retry a few picks, then fall back to the earliest customers.
+        let customer = 1 + Math.floor(random() * target.customers);
+        for (let attempt = 0; attempt < 4 && customerSince[customer]! > at; attempt++) {
+          customer = 1 + Math.floor(random() * target.customers);
+        }
+        const ageDays = (nowMs - at) / DAY_MS;
+        const status = statusFor(random, ageDays);
+        const shipped = status === 'shipped' || status === 'delivered' || status === 'refunded';
+        const lines = 1 + Math.floor(random() ** 1.6 * 5);
+        let total = 0;
+        for (let line = 0; line < lines; line++) {
+          const product = 1 + Math.floor(random() ** 1.3 * target.products);
+          const quantity = random() < 0.75 ? 1 : 2 + Math.floor(random() * 4);
+          total += prices[product]! * quantity;
+          itemColumns.id!.values.push(++itemId);
+          itemColumns.order_id!.values.push(id);
+          itemColumns.product_id!.values.push(product);
+          itemColumns.quantity!.values.push(quantity);
+          itemColumns.unit_price!.values.push(money(prices[product]!));
+        }
+        orderColumns.id!.values.push(id);
+        orderColumns.customer_id!.values.push(customer);
+        orderColumns.status!.values.push(status);
+        orderColumns.ordered_at!.values.push(new Date(at).toISOString());
+        orderColumns.shipped_at!.values.push(
+          shipped ? new Date(Math.min(nowMs - 1, at + DAY_MS * (0.5 + random() * 3))).toISOString() : null,
+        );
+        orderColumns.total!.values.push(money(total));
+        orderColumns.currency!.values.push('USD');
+        orderColumns.note!.values.push(
+          random() < 0.04
+            ? pickFrom(random, ['gift wrap', 'leave at the door', 'call before delivery', 'fragile'])
+            : null,
+        );
+      }
+      await insertBatch(tx, 'orders', orderColumns);
+      await insertBatch(tx, 'order_items', itemColumns);
+      report({ table: 'orders', done: end, total: orders });
+    }
+
+    report({ table: 'indexes', done: 0, total: CONSTRAINTS_SQL.length });
+    for (const [index, statement] of CONSTRAINTS_SQL.entries()) {
+      await tx.query(statement);
+      report({ table: 'indexes', done: index + 1, total: CONSTRAINTS_SQL.length });
+    }
+    for (const table of SAMPLE_TABLES) {
+      await tx.query(
+        `SELECT setval(pg_get_serial_sequence('public.${table}', 'id'), (SELECT COALESCE(max(id), 0) + 1 FROM public.${table}), false)`,
+      );
+    }
+    return {
+      counts: { customers: target.customers, products: target.products, orders, order_items: itemId },
+      alreadySeeded: false,
+      durationMs: Math.round(performance.now() - started),
+    };
+  });
+}
