@@ -32,7 +32,12 @@ export * from './core/filter-types.ts';
 export { didYouMean, nearestNames } from './core/names.ts';
 export { ensurePrivateDir } from './core/private-dir.ts';
 export type { QueryDialect, QueryPlan, QueryRunner } from './core/queries.ts';
-export type { RowPage, RowReader, SelectRowsOptions } from './core/rows.ts';
+export type { RowAccess, RowPage, RowReader, RowReadOptions, SelectRowsOptions } from './core/rows.ts';
+export {
+  generateSampleShop,
+  type SampleColumns,
+  sampleCounts,
+} from './core/sample-shop.ts';
 export {
   type ColumnMatch,
   createSnapshotCache,
@@ -89,7 +94,7 @@ export {
 } from './postgres/reader-role.ts';
 export { createRowReader, normalizeKey } from './postgres/row-reader.ts';
 export { createSchemaCache, loadSchema } from './postgres/schema-load.ts';
-export { sampleCounts, seedSampleShop } from './postgres/seed.ts';
+export { seedSampleShop } from './postgres/seed.ts';
 export { quoteIdent, quoteLiteral, quoteQualified } from './postgres/sql.ts';
 export {
   isSqlSource,

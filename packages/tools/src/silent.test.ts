@@ -1,8 +1,8 @@
 // Silent tools run without asking, so they must read only the schema cache and app state: never
 // table data, never a write. Each runs here over a data source whose table-reading and writing
-// parts throw; the database itself takes only EXPLAIN without ANALYZE (planning runs nothing).
+// parts throw; the data is reached only through capabilities, and a plan (queries.plan) is all a silent tool gets.
 import { SILENT_TOOLS, type SilentToolName } from '@toolrow/catalog';
-import type { DataSource, Queryable } from '@toolrow/datasource';
+import type { DataSource } from '@toolrow/datasource';
 import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
@@ -143,10 +143,11 @@ describe.each(testStores())('silent tools on $name', ({ open }) => {
       /silent tool reached rows\.count/,
     );
     await expect(invokeTool('runQuery', { sql: 'select 1' }, ctx)).rejects.toThrow(
-      /silent tool reached db\.readQuery/,
+      /silent tool reached queries\.run/,
     );
-    await expect(
-      sqlDatabaseOf(view.source).readOnly((tx) => tx.query('explain analyze select 1')),
-    ).rejects.toThrow(/silent tool reached the database/);
+    // No driver handle: even a plan goes through queries.plan, never the database itself.
+    expect(() => sqlDatabaseOf(view.source).readOnly((tx) => tx.query('explain analyze select 1'))).toThrow(
+      /silent tool reached db\.readOnly/,
+    );
   });
 });

@@ -20,6 +20,12 @@ export interface QueryPlan {
  */
 export interface QueryRunner {
   readonly dialect: QueryDialect;
+  /**
+   * The dialect's statement check (the first read layer), where the engine brings its own: one
+   * read, nothing that writes. Returns the statement to send and the tables it reads; throws a
+   * DataSourceError saying what to write instead. PostgreSQL's check is the tools' parser guard.
+   */
+  check?(text: string): { statement: string; tables: string[] };
   /** Runs one read, bounded by rows, bytes and time. */
   run(statement: string, options?: ReadQueryOptions): Promise<ReadQueryResult>;
   /** Plans one read without running it; throws the engine's error when it cannot be planned. */

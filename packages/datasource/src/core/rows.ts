@@ -27,7 +27,20 @@ export interface SelectRowsOptions extends RowReadOptions {
   columns?: string[];
 }
 
+/** How an engine read the rows, where it says (DynamoDB: a Query on a key, or a Scan of the table). */
+export interface RowAccess {
+  operation: 'Query' | 'Scan' | 'GetItem';
+  /** The index a Query used (absent: the table's own key). */
+  index?: string;
+  /** The key condition of a Query, as DynamoDB evaluates it. */
+  keyCondition?: string;
+  /** Items the engine read to make the page (a Scan reads past what the filter drops). */
+  itemsRead: number;
+}
+
 export interface RowPage {
+  /** How the rows were read, on engines that say (DynamoDB). */
+  access?: RowAccess;
   table: TableInfo;
   columns: ColumnInfo[];
   rows: Row[];

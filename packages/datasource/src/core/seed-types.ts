@@ -27,4 +27,5 @@ export interface SeedResult {
 
 /** The sample shop's tables, in creation order. */
 export const SAMPLE_TABLES = ['customers', 'products', 'orders', 'order_items'] as const;
+export type SampleTable = (typeof SAMPLE_TABLES)[number];
 export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled', 'refunded'] as const;

@@ -7,7 +7,6 @@ export type Actor = 'user' | 'agent' | `mcp:${string}`;
 /** A primary-key value: column name → value, e.g. `{ id: 42 }` or `{ order_id: 1, line: 3 }`. */
 export type RowKey = Record<string, unknown>;
 
-/** Which engine serves the connection. */
 /** What a connection is connected to (its driver). */
 export type Engine = 'pglite' | 'postgres' | 'dynamodb';
 /** The drivers that speak the PostgreSQL dialect. */

@@ -32,6 +32,32 @@ function readBytesOf(limits: { maxOutputChars: number }): number {
 }
 
 /** Runs the guard with the app-state schema hidden; a refusal becomes a ToolError for `tool`. */
+/**
+ * The statement check of the connection's dialect (the first read layer): PostgreSQL's is the
+ * parser guard; another engine brings its own (QueryRunner.check). Returns what to send.
+ */
+export async function guardStatement(
+  tool: string,
+  text: string,
+  ctx: ToolContext,
+): Promise<{ statement: string; tables?: string[] }> {
+  const { queries } = ctx.source;
+  if (queries.dialect === 'postgresql') return guardSql(tool, text);
+  if (!queries.check) {
+    throw new ToolError(
+      'refused',
+      tool,
+      `This connection (${ctx.source.description}) has no statement check; nothing ran.`,
+    );
+  }
+  try {
+    return queries.check(text);
+  } catch (error) {
+    if (isDataSourceError(error)) throw new ToolError('refused', tool, error.message, { cause: error });
+    throw error;
+  }
+}
+
 export async function guardSql(tool: string, sql: string): Promise<ReadOnlyStatement> {
   try {
     return await checkReadOnlySql(sql, { hiddenSchemas: [APP_SCHEMA] });
@@ -156,9 +182,41 @@ function abortedRead(tool: string, error: unknown): ToolError | undefined {
   return new ToolError('aborted', tool, error.message, { cause: error });
 }
 
+/** validateQuery on a dialect with its own check: the check, the tables it names, then the engine's plan. */
+async function validateOtherDialect(text: string, ctx: ToolContext) {
+  let checked: { statement: string; tables?: string[] };
+  try {
+    checked = await guardStatement('validateQuery', text, ctx);
+  } catch (error) {
+    if (error instanceof ToolError) return { ok: false as const, problems: [error.message] };
+    throw error;
+  }
+  const tables: string[] = [];
+  for (const name of checked.tables ?? []) {
+    try {
+      tables.push((await ctx.source.schema.resolveTable(name)).qualifiedName);
+    } catch (error) {
+      if (isDataSourceError(error)) return { ok: false as const, problems: [error.message] };
+      throw error;
+    }
+  }
+  try {
+    await ctx.source.queries.plan(checked.statement, readOptions(ctx));
+  } catch (error) {
+    const aborted = abortedRead('validateQuery', error);
+    if (aborted) throw aborted;
+    return {
+      ok: false as const,
+      problems: [`${ctx.source.description} rejects it: ${databaseMessage(error)}`],
+    };
+  }
+  return { ok: true as const, tables };
+}
+
 export const validateQuery = defineTool({
   inputSchema: z.strictObject({ sql: sqlText }),
   async execute(input, ctx) {
+    if (ctx.source.queries.dialect !== 'postgresql') return validateOtherDialect(input.sql, ctx);
     let statement: ReadOnlyStatement;
     try {
       statement = await checkReadOnlySql(input.sql, { hiddenSchemas: [APP_SCHEMA] });
@@ -184,7 +242,7 @@ export const validateQuery = defineTool({
 export const explainQuery = defineTool({
   inputSchema: z.strictObject({ sql: sqlText }),
   async execute(input, ctx) {
-    const statement = await guardSql('explainQuery', input.sql);
+    const statement = await guardStatement('explainQuery', input.sql, ctx);
     let plan: QueryPlan;
     try {
       plan = await ctx.source.queries.plan(statement.statement, readOptions(ctx));
@@ -194,7 +252,7 @@ export const explainQuery = defineTool({
       throw new ToolError(
         'failed',
         'explainQuery',
-        `PostgreSQL could not plan the query: ${databaseMessage(error)}`,
+        `${ctx.source.description} could not plan the query: ${databaseMessage(error)}`,
         {
           cause: error,
         },
@@ -207,7 +265,10 @@ export const explainQuery = defineTool({
       ...(plan.totalCost !== undefined ? { totalCost: plan.totalCost } : {}),
       ...(plan.estimatedRows !== undefined ? { estimatedRows: plan.estimatedRows } : {}),
       truncated: lines.length > maxLines,
-      note: 'Estimated plan only (no ANALYZE): nothing was run. "Seq Scan" on a large table under a selective WHERE suggests a missing index.',
+      note:
+        ctx.source.queries.dialect === 'postgresql'
+          ? 'Estimated plan only (no ANALYZE): nothing was run. "Seq Scan" on a large table under a selective WHERE suggests a missing index.'
+          : 'Plan only: nothing was run. A Scan reads the whole table; an equality on the partition key makes it a Query.',
     };
   },
 });
@@ -219,7 +280,7 @@ export const runQuery = defineTool({
   }),
   async execute(input, ctx) {
     const limits = limitsOf(ctx);
-    const statement = await guardSql('runQuery', input.sql);
+    const statement = await guardStatement('runQuery', input.sql, ctx);
     throwIfAborted('runQuery', ctx);
     const maxRows = Math.min(input.limit ?? limits.defaultRows, limits.maxRows);
     const started = performance.now();
