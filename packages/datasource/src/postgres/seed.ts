@@ -1,11 +1,6 @@
 import { DataSourceError } from '../core/errors.ts';
 import { DAY_MS, generateSampleShop, type SampleColumns, sampleCounts } from '../core/sample-shop.ts';
-import {
-  SAMPLE_TABLES,
-  type SeedOptions,
-  type SeedProgress,
-  type SeedResult,
-} from '../core/seed-types.ts';
+import { SAMPLE_TABLES, type SeedOptions, type SeedProgress, type SeedResult } from '../core/seed-types.ts';
 import type { Database, Queryable } from './database.ts';
 
 export * from '../core/seed-types.ts';
