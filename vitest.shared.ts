@@ -13,7 +13,16 @@ export const SOURCE_CONDITION = '@toolrow/source';
 export function toolrowProject(dir: string, overrides: { testTimeout?: number; environment?: 'node' } = {}) {
   return defineProject({
     resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
-    ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
+    // Not vite's 'module' condition: dependencies resolve as Node resolves them in production (the
+    // AWS SDK's 'module' build has extensionless imports that only a bundler can follow).
+    ssr: {
+      resolve: {
+        conditions: [
+          SOURCE_CONDITION,
+          ...defaultServerConditions.filter((condition) => condition !== 'module'),
+        ],
+      },
+    },
     test: {
       name: basename(dir),
       root: dir,

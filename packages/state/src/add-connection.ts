@@ -1,11 +1,6 @@
 // Adding a named connection, the same from the CLI and the app: check the name and the URL, test
 // the connection with exactly what will be saved, then save it (the password apart, 0600).
-import {
-  type DataSource,
-  DataSourceError,
-  type OpenDataSourceOptions,
-  openDataSource,
-} from '@toolrow/datasource';
+import { type DataSource, DataSourceError, type OpenDataSourceOptions } from '@toolrow/datasource';
 import type { AppState } from './app-state.ts';
 import type { PermissionMode } from './app-types.ts';
 import { writeSecret } from './connection-secrets.ts';
@@ -15,6 +10,7 @@ import {
   parseConnectionUrl,
   withPassword,
 } from './named-connections.ts';
+import { openEngine } from './open-engine.ts';
 
 /** What a connection holds and which read-only layers hold on it (`connections test`, the app's form). */
 export interface ConnectionFindings {
@@ -68,9 +64,11 @@ export function connectionDataOptions(
   env: Readonly<Record<string, string | undefined>>,
 ): OpenDataSourceOptions {
   const own = { ...env, DATABASE_URL: undefined, TOOLROW_COMMIT_URL: undefined };
-  return target.engine === 'postgres'
-    ? { env: own, url: withPassword(target.url, password), urlSource: field }
-    : { env: own, pgdata: target.path, pgdataSource: `${field} (${target.path})` };
+  if (target.engine === 'pglite')
+    return { env: own, pgdata: target.path, pgdataSource: `${field} (${target.path})` };
+  // A DynamoDB URL holds no secret: its credentials are the AWS profile's.
+  if (target.engine === 'dynamodb') return { env: own, url: target.url, urlSource: field };
+  return { env: own, url: withPassword(target.url, password), urlSource: field };
 }
 
 /**
@@ -97,7 +95,7 @@ export async function addConnection(
   if (options.test ?? true) {
     let source: DataSource;
     try {
-      source = await openDataSource({
+      source = await openEngine({
         ...connectionDataOptions(target, password, 'url', env),
         ...(options.cwd ? { cwd: options.cwd } : {}),
       });

@@ -2,6 +2,7 @@
 // URL split into where it points (kept in the state store) and its password (kept apart).
 import { isAbsolute, resolve } from 'node:path';
 import { DataSourceError, describePostgresUrl, parsePostgresUrl } from '@toolrow/datasource';
+import { parseDynamoUrl } from '@toolrow/dynamodb/url';
 
 /** The unnamed connection: DATABASE_URL when set, else the embedded sample in the data dir. */
 export const UNNAMED_CONNECTION = 'default';
@@ -28,6 +29,7 @@ export function checkConnectionName(name: string): string {
 /** Where a named connection points, without its password. */
 export type ConnectionTarget =
   | { engine: 'postgres'; url: string; description: string }
+  | { engine: 'dynamodb'; url: string; description: string }
   | { engine: 'pglite'; path: string; url: string; description: string };
 
 /** A URL as typed, split: the target to store and the password to keep apart (if it had one). */
@@ -37,7 +39,7 @@ export interface ParsedConnectionUrl {
 }
 
 const SCHEMES =
-  'postgres://user@host:5432/database (or postgresql://), or pglite:<directory> for an embedded database';
+  'postgres://user@host:5432/database (or postgresql://), pglite:<directory> for an embedded database, or dynamodb://127.0.0.1:8000?region=us-east-1 / dynamodb://aws/<region>?profile=<aws profile>';
 
 /** Parses what the user typed for a connection; relative pglite paths resolve against `cwd`. */
 export function parseConnectionUrl(raw: string, cwd: string = process.cwd()): ParsedConnectionUrl {
@@ -49,6 +51,10 @@ export function parseConnectionUrl(raw: string, cwd: string = process.cwd()): Pa
       throw new DataSourceError('config', `url: pglite: needs a directory, as in pglite:./sample-db.`);
     const path = isAbsolute(rest) ? rest : resolve(cwd, rest);
     return { target: { engine: 'pglite', path, url: `pglite:${path}`, description: `PGlite ${path}` } };
+  }
+  if (scheme === 'dynamodb') {
+    const target = parseDynamoUrl(text, 'url');
+    return { target: { engine: 'dynamodb', url: target.url, description: target.description } };
   }
   if (scheme !== 'postgres' && scheme !== 'postgresql') {
     throw new DataSourceError(

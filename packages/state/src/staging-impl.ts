@@ -230,6 +230,36 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     return source.schema.resolveTable(filter.table);
   }
 
+  /** Staged changes as the data side applies them, in id order. */
+  async function changesWhere(
+    narrow: (qb: ReturnType<typeof selectChanges>) => ReturnType<typeof selectChanges>,
+  ): Promise<ChangeToApply[]> {
+    const rows = await narrow(selectChanges()).orderBy('id').execute();
+    return rows.map((row) => ({
+      id: Number(row.id),
+      kind: row.kind as ChangeToApply['kind'],
+      schema: row.table_schema as string,
+      table: row.table_name as string,
+      keyJson: (row.key_json as string | null) ?? null,
+      beforeJson: (row.before_json as string | null) ?? null,
+      valuesJson: (row.values_json as string | null) ?? null,
+    }));
+  }
+
+  function selectChanges() {
+    return q
+      .selectFrom('staged_changes')
+      .select([
+        'id',
+        'kind',
+        'table_schema',
+        'table_name',
+        jsonText(dialect, 'row_key').as('key_json'),
+        jsonText(dialect, 'before').as('before_json'),
+        jsonText(dialect, 'values').as('values_json'),
+      ]);
+  }
+
   /** See Staging.recover. */
   async function recover(): Promise<number[]> {
     const open = await q
@@ -254,7 +284,14 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       const id = Number(row.id);
       // A claim records its transaction's id together with it (commit below); only a commit
       // claimed by an older release can lack one, and that process is gone.
-      const status = row.xid === null ? 'aborted' : await source.changes.transactionStatus(row.xid);
+      // An engine with no transaction log to ask (DynamoDB) decides from the changes themselves.
+      const status =
+        row.xid === null
+          ? 'aborted'
+          : await source.changes.transactionStatus(
+              row.xid,
+              await changesWhere((qb) => qb.where('commit_id', '=', id)),
+            );
       if (status === 'committed')
         await settle(id, 'applied', null, 'recognised as applied after an interrupted commit');
       else if (status === 'aborted')
@@ -543,32 +580,9 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       // names a transaction whose outcome the data database decides: no reader, second process,
       // crash or retry can free a claim whose changes may still be applied.
       for (let attempt = 1; ; attempt++) {
-        const rows = await q
-          .selectFrom('staged_changes')
-          .select([
-            'id',
-            'kind',
-            'table_schema',
-            'table_name',
-            jsonText(dialect, 'row_key').as('key_json'),
-            jsonText(dialect, 'before').as('before_json'),
-            jsonText(dialect, 'values').as('values_json'),
-          ])
-          .where(where)
-          .where('commit_id', 'is', null)
-          .orderBy('id')
-          .execute();
-        if (rows.length === 0)
+        const changes = await changesWhere((qb) => qb.where(where).where('commit_id', 'is', null));
+        if (changes.length === 0)
           return { ok: true, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] };
-        const changes: ChangeToApply[] = rows.map((row) => ({
-          id: Number(row.id),
-          kind: row.kind as ChangeToApply['kind'],
-          schema: row.table_schema as string,
-          table: row.table_name as string,
-          keyJson: (row.key_json as string | null) ?? null,
-          beforeJson: (row.before_json as string | null) ?? null,
-          valuesJson: (row.values_json as string | null) ?? null,
-        }));
         const ids = changes.map((change) => change.id);
         let claimed: number | undefined;
         let result: Awaited<ReturnType<DataSource['changes']['apply']>>;

@@ -1,14 +1,10 @@
-import {
-  type DataSource,
-  DataSourceError,
-  type OpenDataSourceOptions,
-  openDataSource,
-} from '@toolrow/datasource';
+import { type DataSource, DataSourceError, type OpenDataSourceOptions } from '@toolrow/datasource';
 import { connectionDataOptions } from './add-connection.ts';
 import type { AppState } from './app-state.ts';
 import { createAppState, unknownConnection } from './app-state-impl.ts';
 import { readSecrets } from './connection-secrets.ts';
 import { targetOf, UNNAMED_CONNECTION } from './named-connections.ts';
+import { openEngine } from './open-engine.ts';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
 import {
   checkStateSettings,
@@ -73,7 +69,7 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
   const unnamed = asked === UNNAMED_CONNECTION || (asked === undefined && Boolean(env.DATABASE_URL?.trim()));
   if (unnamed) {
     const [data, store] = await Promise.allSettled([
-      openDataSource({ ...options.data, ...common, readerRoleSetup: 'later' }),
+      openEngine({ ...options.data, ...common, readerRoleSetup: 'later' }),
       openStateStore({ ...options.state, ...common }),
     ]);
     if (data.status === 'rejected' || store.status === 'rejected') {
@@ -90,9 +86,9 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
     const { connections } = createAppState(store.db);
     name = asked ?? (await connections.defaultName()) ?? UNNAMED_CONNECTION;
     if (name === UNNAMED_CONNECTION) {
-      source = await openDataSource({ ...options.data, ...common, readerRoleSetup: 'later' });
+      source = await openEngine({ ...options.data, ...common, readerRoleSetup: 'later' });
     } else {
-      source = await openDataSource({
+      source = await openEngine({
         ...options.data,
         ...common,
         ...(await namedDataOptions(connections, store.dataDir, name, env)),
@@ -158,7 +154,7 @@ export async function openConnectionData(
       await app.close();
     }
   }
-  const source = await openDataSource({ ...options.data, ...common, ...where });
+  const source = await openEngine({ ...options.data, ...common, ...where });
   return { source, connection: { name, named: name !== UNNAMED_CONNECTION, profile: name } };
 }
 
@@ -265,7 +261,7 @@ async function openBeside(
     // Not options.data: the first connection's settings (an in-memory database) are not this one's.
     data = { ...common, ...(await namedDataOptions(connections, store.dataDir, name, env)) };
   }
-  const source = await openDataSource({ ...data, readerRoleSetup: 'later' });
+  const source = await openEngine({ ...data, readerRoleSetup: 'later' });
   return finish(store, source, name, options, common, false);
 }
 

@@ -119,7 +119,7 @@ describe('toolrow chat (a real process, a real OpenAI-compatible socket)', () =>
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(
-        /^Toolrow chat · openai-compatible\.chat:tiny · embedded database in .* · profile cli-test \(Manual mode\)/,
+        /^Toolrow chat · openai-compatible\.chat:tiny · PGlite at .*pgdata · profile cli-test \(Manual mode\)/,
       );
       expect(result.stdout).toMatch(/ {2}· listConnections \{\} → .*"active":true/);
       expect(result.stdout).toContain('  ? runQuery {"sql":"select 1"}');

@@ -17,7 +17,6 @@ import {
   toolsBackend,
 } from '@toolrow/agent';
 import type { ToolEngine } from '@toolrow/catalog';
-import { resolveConnectionConfig } from '@toolrow/datasource';
 import { DEFAULT_PROFILE, openToolrow } from '@toolrow/state';
 import type { ModelMessage } from 'ai';
 import { type Command, UsageError } from '../command.ts';
@@ -185,10 +184,8 @@ export const chatCommand: Command = {
       if (values.mode) await state.profiles.setMode(profileId, values.mode as PermissionMode);
       const agent = createAgent({ model, backend: toolsBackend(toolrow), store: appStateGateStore(state) });
       const mode = async () => (await state.profiles.ensure(profileId)).mode;
-      const config = resolveConnectionConfig({ env: io.env, cwd: io.cwd });
-      const where = config.engine === 'postgres' ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
       io.stdout(
-        `Toolrow chat · ${model.provider}:${model.modelId} · ${where} · profile ${profileId} (${PERMISSION_MODE_LABELS[await mode()]} mode)\n` +
+        `Toolrow chat · ${model.provider}:${model.modelId} · ${toolrow.source.description} · profile ${profileId} (${PERMISSION_MODE_LABELS[await mode()]} mode)\n` +
           'Type /exit to leave, /mode <manual|auto|full-auto> to switch mode.\n',
       );
       await runChat({

@@ -14,7 +14,7 @@ import {
   sqlDatabaseOf,
   userSchemas,
 } from '@toolrow/datasource';
-import { openConnectionData, openToolrow } from '@toolrow/state';
+import { openAppState, openConnectionData, openToolrow, UNNAMED_CONNECTION } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -248,6 +248,22 @@ async function info(args: string[], io: CommandIo): Promise<number> {
   }
 }
 
+/** The DynamoDB URL of the connection this command is on, if it is DynamoDB's. */
+async function dynamoUrlOf(io: CommandIo): Promise<string | undefined> {
+  const named = io.env.TOOLROW_CONNECTION?.trim();
+  if (named && named !== UNNAMED_CONNECTION) {
+    const app = await openAppState({ env: io.env, cwd: io.cwd });
+    try {
+      const url = (await app.connections.get(named))?.url;
+      return url && /^dynamodb:/i.test(url) ? url : undefined;
+    } finally {
+      await app.close();
+    }
+  }
+  const url = io.env.DATABASE_URL?.trim();
+  return url && /^dynamodb:/i.test(url) ? url : undefined;
+}
+
 async function setupRoles(args: string[], io: CommandIo): Promise<number> {
   const values = parse(args, {
     role: { type: 'string' },
@@ -256,6 +272,19 @@ async function setupRoles(args: string[], io: CommandIo): Promise<number> {
     apply: { type: 'boolean' },
   });
   const databaseUrl = io.env.DATABASE_URL?.trim();
+  const dynamo = await dynamoUrlOf(io);
+  if (dynamo) {
+    const { iamPolicies, parseDynamoUrl } = await import('@toolrow/dynamodb');
+    const target = parseDynamoUrl(dynamo);
+    const policies = iamPolicies(target);
+    io.stdout(
+      `# Read profile${target.profile ? ` (${target.profile})` : ''}: reads only. Attach to the IAM user or role of that profile.\n${JSON.stringify(policies.read, null, 2)}\n\n# Commit profile${target.commitProfile ? ` (${target.commitProfile})` : ' (name it with commitProfile= in the URL)'}: the conditional writes of a commit.\n${JSON.stringify(policies.commit, null, 2)}\n`,
+    );
+    io.stderr(
+      'Narrow Resource to your tables. Toolrow cannot see IAM: `toolrow connections test` reports this layer on once the URL names both profiles.\n',
+    );
+    return 0;
+  }
   if (!databaseUrl) {
     io.stdout(
       `Your data is embedded PGlite: Toolrow sets up the reader role (${READER_ROLE}, SELECT only, hardened) itself. Nothing to do.

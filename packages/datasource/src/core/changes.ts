@@ -82,8 +82,9 @@ export interface ChangeWriter {
   /**
    * The outcome of a write transaction this writer started (see ApplyOptions.onTransaction). Ask
    * before the database runs other writes after a crash: an id that never reached the log before
-   * the crash is 'aborted' now, but is handed out again later.
+   * the crash is 'aborted' now, but is handed out again later. `changes` are the commit's: an
+   * engine that keeps no record of its transactions (DynamoDB) decides from the items themselves.
    */
-  transactionStatus(xid: string): Promise<TransactionStatus>;
+  transactionStatus(xid: string, changes?: readonly ChangeToApply[]): Promise<TransactionStatus>;
   close(): Promise<void>;
 }

@@ -276,6 +276,25 @@ CREATE TABLE ${t.s}settings (
 );
 `,
   },
+  {
+    version: 10,
+    name: 'dynamodb connections',
+    // SQLite cannot change a CHECK constraint in place: the table is copied into a new one.
+    sql: (t) => `
+CREATE TABLE ${t.s}connections_v10 (
+  name text PRIMARY KEY,
+  engine text NOT NULL CHECK (engine IN ('pglite', 'postgres', 'dynamodb')),
+  description text NOT NULL,
+  updated_at ${t.timestamp} NOT NULL DEFAULT ${t.now},
+  url text,
+  mcp_scope text CHECK (mcp_scope IN ('tables:readonly', 'tables:staged', 'tables:full'))
+);
+INSERT INTO ${t.s}connections_v10 (name, engine, description, updated_at, url, mcp_scope)
+  SELECT name, engine, description, updated_at, url, mcp_scope FROM ${t.s}connections;
+DROP TABLE ${t.s}connections;
+ALTER TABLE ${t.s}connections_v10 RENAME TO connections;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

@@ -1,0 +1,238 @@
+// The data side of staging on DynamoDB: an item as it is now, values in the attributes' types, and
+// commits as one TransactWriteItems whose conditions check every item is as it was staged (an
+// insert: that its key is free). Its ClientRequestToken is the commit's id, recorded before it is
+// sent: DynamoDB applies a resent transaction with the same token once.
+import { randomUUID } from 'node:crypto';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  TransactionCanceledException,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  type ApplyResult,
+  type ChangeToApply,
+  type ChangeWriter,
+  DataSourceError,
+  type Row,
+  type SchemaCache,
+  type StagingConflict,
+  type TableInfo,
+} from '@toolrow/datasource';
+import { keyOf, keysFor } from './rows.ts';
+import type { KeyMap } from './schema.ts';
+import { itemToRow, toAttribute } from './values.ts';
+
+/** DynamoDB's limit of actions in one transaction. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
+function attributesOf(table: TableInfo, values: Row): Record<string, AttributeValue> {
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => {
+      const types = table.columns.find((column) => column.name === name)?.type.split('|') ?? [];
+      return [name, toAttribute(value, name, types)];
+    }),
+  );
+}
+
+/** A condition that the item is exactly `before` (every attribute equal, and no other attribute). */
+function sameAs(
+  before: Row,
+  table: TableInfo,
+): { expression: string; names: Record<string, string>; values: Record<string, AttributeValue> } {
+  const names: Record<string, string> = {};
+  const values: Record<string, AttributeValue> = {};
+  const parts: string[] = [];
+  Object.entries(attributesOf(table, before)).forEach(([name, value], index) => {
+    names[`#c${index}`] = name;
+    values[`:c${index}`] = value;
+    parts.push(`#c${index} = :c${index}`);
+  });
+  return { expression: parts.join(' AND ') || 'attribute_exists(#k)', names, values };
+}
+
+/** Two images of an item, compared as DynamoDB stores them (12.50 and 12.5 are one number). */
+function sameItem(table: TableInfo, left: Row | null, right: Row | null): boolean {
+  if (left === null || right === null) return left === right;
+  const stored = (row: Row) =>
+    JSON.stringify(
+      Object.entries(itemToRow(attributesOf(table, row)))
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, value]) => [name, normalized(value)]),
+    );
+  return stored(left) === stored(right);
+}
+
+function normalized(value: unknown): unknown {
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value))
+    return Number(value).toString() === value ? value : String(Number(value));
+  return value;
+}
+
+export function createDynamoChangeWriter(
+  read: DynamoDBClient,
+  write: () => DynamoDBClient,
+  schema: SchemaCache,
+  keys: KeyMap,
+  description: string,
+): ChangeWriter {
+  async function current(table: TableInfo, key: Record<string, AttributeValue>): Promise<Row | null> {
+    const result = await read.send(
+      new GetItemCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
+    );
+    return result.Item ? itemToRow(result.Item) : null;
+  }
+
+  return {
+    writer: { description, source: 'option' },
+
+    async currentRowJson(table, key) {
+      const row = await current(table, keyOf(table, keysFor(keys, table), key));
+      return row === null ? null : JSON.stringify(row);
+    },
+
+    async canonicalJson(table, values) {
+      // Converting checks each value against the attribute's types; reading it back is canonical.
+      return JSON.stringify(itemToRow(attributesOf(table, values)));
+    },
+
+    async apply(changes: readonly ChangeToApply[], options = {}): Promise<ApplyResult> {
+      if (changes.length > MAX_TRANSACTION_ITEMS) {
+        throw new DataSourceError(
+          'invalid-change',
+          `A DynamoDB transaction takes at most ${MAX_TRANSACTION_ITEMS} items, and ${changes.length} are staged: nothing was applied. Commit them in parts (toolrow staging commit --ids …, or Commit on fewer cards).`,
+        );
+      }
+      const actions: TransactWriteItem[] = [];
+      const tables: TableInfo[] = [];
+      for (const change of changes) {
+        const table = await schema.resolveTable(change.table);
+        tables.push(table);
+        const tableKeys = keysFor(keys, table);
+        const keyNames = [tableKeys.partitionKey, tableKeys.sortKey].filter((each): each is string =>
+          Boolean(each),
+        );
+        if (change.kind === 'insert') {
+          const item = attributesOf(table, JSON.parse(change.valuesJson ?? '{}') as Row);
+          const missing = keyNames.filter((name) => item[name] === undefined);
+          if (missing.length > 0) {
+            throw new DataSourceError(
+              'invalid-change',
+              `change ${change.id}: an item of ${table.name} needs its key ${missing.join(', ')}.`,
+            );
+          }
+          actions.push({
+            Put: {
+              TableName: table.name,
+              Item: item,
+              ConditionExpression: 'attribute_not_exists(#k)',
+              ExpressionAttributeNames: { '#k': tableKeys.partitionKey },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          });
+          continue;
+        }
+        const key = keyOf(table, tableKeys, JSON.parse(change.keyJson ?? 'null'));
+        const before = JSON.parse(change.beforeJson ?? '{}') as Row;
+        const condition = sameAs(before, table);
+        const guard = {
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: {
+            ...condition.names,
+            ...(condition.expression.includes('#k') ? { '#k': tableKeys.partitionKey } : {}),
+          },
+          ...(Object.keys(condition.values).length > 0
+            ? { ExpressionAttributeValues: condition.values }
+            : {}),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+        };
+        if (change.kind === 'delete') {
+          actions.push({ Delete: { TableName: table.name, Key: key, ...guard } });
+          continue;
+        }
+        // An update writes the whole item: what was staged, with the new values over it.
+        const values = JSON.parse(change.valuesJson ?? '{}') as Row;
+        const changedKey = keyNames.find(
+          (name) =>
+            Object.hasOwn(values, name) && JSON.stringify(values[name]) !== JSON.stringify(before[name]),
+        );
+        if (changedKey) {
+          throw new DataSourceError(
+            'invalid-change',
+            `change ${change.id}: ${changedKey} is part of the key of ${table.name}; stage a delete and an insert instead.`,
+          );
+        }
+        actions.push({
+          Put: { TableName: table.name, Item: attributesOf(table, { ...before, ...values }), ...guard },
+        });
+      }
+      const token = randomUUID();
+      await options.onTransaction?.(token);
+      try {
+        await write().send(
+          new TransactWriteItemsCommand({ TransactItems: actions, ClientRequestToken: token }),
+        );
+      } catch (error) {
+        if (error instanceof TransactionCanceledException) {
+          const conflicts: StagingConflict[] = [];
+          (error.CancellationReasons ?? []).forEach((reason, index) => {
+            if (reason.Code !== 'ConditionalCheckFailed') return;
+            const change = changes[index]!;
+            const now = reason.Item ? itemToRow(reason.Item) : null;
+            const before = change.beforeJson ? (JSON.parse(change.beforeJson) as Row) : null;
+            conflicts.push({
+              changeId: change.id,
+              table: tables[index]!.name,
+              key: change.keyJson ? (JSON.parse(change.keyJson) as Row) : null,
+              reason: change.kind === 'insert' ? 'exists' : now === null ? 'missing' : 'changed',
+              current: now,
+              changedColumns:
+                now && before
+                  ? [...new Set([...Object.keys(now), ...Object.keys(before)])].filter(
+                      (name) => JSON.stringify(now[name]) !== JSON.stringify(before[name]),
+                    )
+                  : [],
+            });
+          });
+          if (conflicts.length > 0) return { ok: false, conflicts };
+        }
+        throw error;
+      }
+      const applied = { insert: 0, update: 0, delete: 0 };
+      for (const change of changes) applied[change.kind]++;
+      return { ok: true, applied };
+    },
+
+    // DynamoDB keeps no record of a transaction to ask about: the items say. All as the commit
+    // left them: committed; all as they were staged: aborted (a transaction applies all or none).
+    async transactionStatus(_token, changes = []) {
+      if (changes.length === 0) return 'unknown';
+      let applied = 0;
+      let untouched = 0;
+      for (const change of changes) {
+        const table = await schema.resolveTable(change.table);
+        const tableKeys = keysFor(keys, table);
+        const values = change.valuesJson ? (JSON.parse(change.valuesJson) as Row) : {};
+        const keySource = change.keyJson ? JSON.parse(change.keyJson) : values;
+        const keyNames = [tableKeys.partitionKey, tableKeys.sortKey].filter((each): each is string =>
+          Boolean(each),
+        );
+        const now = await current(
+          table,
+          keyOf(table, tableKeys, Object.fromEntries(keyNames.map((name) => [name, keySource[name]]))),
+        );
+        const before = change.beforeJson ? (JSON.parse(change.beforeJson) as Row) : null;
+        const after = change.kind === 'delete' ? null : { ...(before ?? {}), ...values };
+        if (sameItem(table, now, after)) applied++;
+        else if (sameItem(table, now, before)) untouched++;
+      }
+      if (applied === changes.length) return 'committed';
+      if (untouched === changes.length) return 'aborted';
+      return 'unknown';
+    },
+
+    async close() {},
+  };
+}

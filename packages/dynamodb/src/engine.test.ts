@@ -1,0 +1,335 @@
+// The DynamoDB engine on AWS's own DynamoDB Local: schema, reads as Query or Scan, PartiQL, the
+// write corpus against each read layer alone, and commits as conditional transactions.
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type AttributeValue, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { ChangeToApply, DataSource } from '@toolrow/datasource';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoTestUrl, freshDynamoUrl } from '../test/dynamodb-local.ts';
+import { apiWrites, PARTIQL_WRITES } from '../test/write-corpus.ts';
+import { createClients, ReadOnlyViolation } from './clients.ts';
+import { openDynamoDataSource } from './source.ts';
+import { parseDynamoUrl } from './url.ts';
+
+const NOW = new Date('2026-11-15T00:00:00Z');
+
+/** Every item of every table, hashed: equal fingerprints mean nothing was written. */
+async function fingerprint(url: string): Promise<string> {
+  const clients = createClients(parseDynamoUrl(url));
+  try {
+    const hash = createHash('sha256');
+    const tables = (await clients.read.send(new ListTablesCommand({}))).TableNames ?? [];
+    hash.update(JSON.stringify(tables));
+    for (const table of tables) {
+      const items: string[] = [];
+      let start: Record<string, AttributeValue> | undefined;
+      do {
+        const page = await clients.read.send(
+          new ScanCommand({ TableName: table, ...(start ? { ExclusiveStartKey: start } : {}) }),
+        );
+        for (const item of page.Items ?? []) items.push(JSON.stringify(Object.entries(item).sort()));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      hash.update(`${table}:${items.sort().join('\n')}`);
+    }
+    return hash.digest('hex');
+  } finally {
+    clients.close();
+  }
+}
+
+describe.runIf(dynamoTestUrl)('the DynamoDB engine on DynamoDB Local', () => {
+  let dir: string;
+  let url: string;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-'));
+    url = freshDynamoUrl();
+    ds = await openDynamoDataSource({ url, dataDir: dir });
+    const seeded = await ds.seed({ orders: 200, now: NOW });
+    expect(seeded.counts.orders).toBe(200);
+  }, 180_000);
+
+  afterAll(async () => {
+    await ds?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('describes tables with their keys, indexes and sampled attributes', async () => {
+    const { tables } = await ds.schema.get();
+    expect(tables.map((table) => table.name)).toEqual(['customers', 'order_items', 'orders', 'products']);
+    const orders = await ds.schema.resolveTable('orders');
+    expect(orders.primaryKey).toEqual(['id']);
+    expect(orders.indexes.map((index) => index.name)).toEqual(['primary', 'by_customer', 'by_status']);
+    const total = ds.schema.resolveColumn(orders, 'total');
+    expect(total.type).toBe('N');
+    expect(total.comment).toMatch(/present in 100% of 200 sampled items/);
+    // A sparse attribute: only some orders have a note.
+    const note = ds.schema.resolveColumn(orders, 'note');
+    expect(note.nullFraction).toBeGreaterThan(0.5);
+    expect(ds.schema.resolveColumn(orders, 'customer_id').comment).toMatch(
+      /partition key of GSI by_customer/,
+    );
+    const items = await ds.schema.resolveTable('order_items');
+    expect(items.primaryKey).toEqual(['order_id', 'id']);
+  });
+
+  it('reads by a partition key as a Query (the index that serves it), anything else as a Scan, and says which', async () => {
+    const byCustomer = await ds.rows.select('orders', {
+      filter: { column: 'customer_id', op: 'eq', value: 17 },
+      limit: 100,
+    });
+    expect(byCustomer.access).toMatchObject({ operation: 'Query', index: 'by_customer' });
+    expect(byCustomer.rows.length).toBeGreaterThan(0);
+    expect(byCustomer.rows.every((row) => row.customer_id === '17')).toBe(true);
+    expect(byCustomer.access!.itemsRead).toBe(byCustomer.rows.length);
+
+    const scanned = await ds.rows.select('orders', {
+      filter: { column: 'total', op: 'gt', value: 400 },
+      limit: 1000,
+    });
+    expect(scanned.access).toMatchObject({ operation: 'Scan', itemsRead: 200 });
+    expect(scanned.rows.every((row) => Number(row.total) > 400)).toBe(true);
+    expect(await ds.rows.count('orders', { column: 'total', op: 'gt', value: 400 })).toBe(
+      scanned.rows.length,
+    );
+
+    const keyed = await ds.rows.select('order_items', {
+      filter: {
+        and: [
+          { column: 'order_id', op: 'eq', value: 5 },
+          { column: 'id', op: 'gte', value: 1 },
+        ],
+      },
+    });
+    expect(keyed.access).toMatchObject({ operation: 'Query', keyCondition: 'order_id = 5 AND id >= 1' });
+    expect(keyed.access?.index).toBeUndefined();
+  });
+
+  it('keeps DynamoDB types exactly: numbers are decimal strings', async () => {
+    const item = await ds.rows.get('order_items', { order_id: 1, id: 1 });
+    expect(item).toMatchObject({ order_id: '1', id: '1' });
+    expect(String(item!.unit_price)).toMatch(/^\d+\.\d\d$/);
+  });
+
+  it('refuses a key that is not the key, naming it', async () => {
+    await expect(ds.rows.get('order_items', { order_id: 1 })).rejects.toThrow(/order_id \+ id; missing id/);
+    await expect(ds.rows.get('orders', { nope: 1 })).rejects.toThrow(/not key attributes: nope/);
+  });
+
+  it('refuses a sort DynamoDB cannot do, and a filter op it has not, saying what to use', async () => {
+    await expect(ds.rows.select('orders', { sort: [{ column: 'total' }] })).rejects.toThrow(/key order only/);
+    await expect(
+      ds.rows.select('orders', { filter: { column: 'status', op: 'like', value: 'p%' } }),
+    ).rejects.toThrow(/no 'like'. Use 'contains' or 'starts_with'/);
+  });
+
+  it('runs PartiQL SELECTs bounded by rows, and plans Query or Scan before running', async () => {
+    const one = await ds.queries.run('SELECT * FROM "orders" WHERE "id" = 5');
+    expect(one.rows).toHaveLength(1);
+    expect(one.rows[0]).toMatchObject({ id: '5' });
+    const capped = await ds.queries.run('SELECT * FROM "orders"', { maxRows: 10 });
+    expect(capped).toMatchObject({ truncated: true, truncatedBy: 'rows' });
+    expect(capped.rows).toHaveLength(10);
+    expect(
+      (await ds.queries.plan('SELECT * FROM "orders"."by_customer" WHERE "customer_id" = 5')).lines[0],
+    ).toBe('Query on orders index by_customer: key condition customer_id = 5');
+    expect((await ds.queries.plan('SELECT * FROM "orders" WHERE "total" > 5')).lines[0]).toMatch(
+      /^Scan of the whole table orders \(200 items/,
+    );
+  });
+});
+
+describe.runIf(dynamoTestUrl)('write attempts against each read layer alone', () => {
+  let url: string;
+  let before: string;
+
+  beforeAll(async () => {
+    url = freshDynamoUrl();
+    const seeder = await openDynamoDataSource({ url, dataDir: tmpdir() });
+    await seeder.seed({ orders: 20, now: NOW });
+    await seeder.close();
+    before = await fingerprint(url);
+  }, 180_000);
+
+  it(`the corpus is large enough: ${PARTIQL_WRITES.length} statements and ${apiWrites().length} API writes`, () => {
+    expect(PARTIQL_WRITES.length + apiWrites().length).toBeGreaterThanOrEqual(60);
+  });
+
+  it('the statement check alone (the read client without its allow-list) refuses every statement', async () => {
+    const ds = await openDynamoDataSource({ url, dataDir: tmpdir(), layers: { readAllowList: false } });
+    try {
+      for (const text of PARTIQL_WRITES) expect(() => ds.queries.check!(text), text).toThrow();
+    } finally {
+      await ds.close();
+    }
+    expect(await fingerprint(url)).toBe(before);
+  });
+
+  it('the read client alone (no statement check) refuses every statement and every API write before sending it', async () => {
+    const ds = await openDynamoDataSource({ url, dataDir: tmpdir() });
+    const clients = createClients(parseDynamoUrl(url));
+    try {
+      for (const text of PARTIQL_WRITES) {
+        await expect(ds.queries.run(text), text).rejects.toBeInstanceOf(ReadOnlyViolation);
+      }
+      for (const { name, command } of apiWrites()) {
+        await expect(clients.read.send(command as never), name).rejects.toBeInstanceOf(ReadOnlyViolation);
+      }
+    } finally {
+      clients.close();
+      await ds.close();
+    }
+    expect(await fingerprint(url)).toBe(before);
+  });
+
+  it('without both layers the same statements do write (so the tests above could fail)', async () => {
+    const control = freshDynamoUrl();
+    const seeder = await openDynamoDataSource({ url: control, dataDir: tmpdir() });
+    await seeder.seed({ orders: 20, now: NOW });
+    await seeder.close();
+    const unguarded = await openDynamoDataSource({
+      url: control,
+      dataDir: tmpdir(),
+      layers: { readAllowList: false },
+    });
+    const start = await fingerprint(control);
+    try {
+      await unguarded.queries.run(PARTIQL_WRITES[1]!);
+    } finally {
+      await unguarded.close();
+    }
+    expect(await fingerprint(control)).not.toBe(start);
+  });
+});
+
+describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
+  let ds: DataSource;
+  let id = 0;
+  const change = (partial: Omit<ChangeToApply, 'id' | 'schema'>): ChangeToApply => ({
+    id: ++id,
+    schema: '',
+    ...partial,
+  });
+
+  beforeAll(async () => {
+    ds = await openDynamoDataSource({ url: freshDynamoUrl(), dataDir: tmpdir() });
+    await ds.seed({ orders: 20, now: NOW });
+  }, 180_000);
+  afterAll(() => ds?.close());
+
+  it('applies inserts, updates and deletes together, each checked against the item as it was staged', async () => {
+    const orders = await ds.schema.resolveTable('orders');
+    const before3 = await ds.changes.currentRowJson(orders, { id: 3 });
+    const before4 = await ds.changes.currentRowJson(orders, { id: 4 });
+    let token = '';
+    const result = await ds.changes.apply(
+      [
+        change({
+          kind: 'insert',
+          table: 'orders',
+          keyJson: null,
+          beforeJson: null,
+          valuesJson: await ds.changes.canonicalJson(orders, {
+            id: 5001,
+            customer_id: 1,
+            status: 'pending',
+            ordered_at: '2026-11-14T00:00:00Z',
+            total: '12.50',
+          }),
+        }),
+        change({
+          kind: 'update',
+          table: 'orders',
+          keyJson: '{"id":"3"}',
+          beforeJson: before3,
+          valuesJson: '{"status":"refunded"}',
+        }),
+        change({
+          kind: 'delete',
+          table: 'orders',
+          keyJson: '{"id":"4"}',
+          beforeJson: before4,
+          valuesJson: null,
+        }),
+      ],
+      {
+        onTransaction: async (xid) => {
+          token = xid;
+        },
+      },
+    );
+    expect(result).toEqual({ ok: true, applied: { insert: 1, update: 1, delete: 1 } });
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    // DynamoDB keeps a number's value, not its spelling: 12.50 is stored as 12.5.
+    expect(await ds.rows.get('orders', { id: 5001 })).toMatchObject({ total: '12.5', status: 'pending' });
+    expect(await ds.rows.get('orders', { id: 3 })).toMatchObject({ status: 'refunded' });
+    expect(await ds.rows.get('orders', { id: 4 })).toBeUndefined();
+  });
+
+  it('applies nothing when one item changed since it was staged, naming it and the attributes', async () => {
+    const orders = await ds.schema.resolveTable('orders');
+    const stale = await ds.changes.currentRowJson(orders, { id: 6 });
+    const fresh = await ds.changes.currentRowJson(orders, { id: 7 });
+    // Someone else changes order 6 after it was staged.
+    await ds.changes.apply([
+      change({
+        kind: 'update',
+        table: 'orders',
+        keyJson: '{"id":"6"}',
+        beforeJson: stale,
+        valuesJson: '{"status":"cancelled"}',
+      }),
+    ]);
+    const result = await ds.changes.apply([
+      change({
+        kind: 'update',
+        table: 'orders',
+        keyJson: '{"id":"7"}',
+        beforeJson: fresh,
+        valuesJson: '{"status":"shipped"}',
+      }),
+      change({
+        kind: 'update',
+        table: 'orders',
+        keyJson: '{"id":"6"}',
+        beforeJson: stale,
+        valuesJson: '{"status":"delivered"}',
+      }),
+      change({
+        kind: 'insert',
+        table: 'orders',
+        keyJson: null,
+        beforeJson: null,
+        valuesJson: '{"id":"1","status":"pending"}',
+      }),
+    ]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.conflicts.map((conflict) => [conflict.reason, conflict.changedColumns])).toEqual([
+      ['changed', ['status']],
+      ['exists', expect.any(Array)],
+    ]);
+    // Order 7 was not changed either: all or nothing.
+    expect(await ds.changes.currentRowJson(orders, { id: 7 })).toBe(fresh);
+  });
+
+  it('refuses a commit larger than one transaction, applying nothing', async () => {
+    const many = Array.from({ length: 101 }, (_, index) =>
+      change({
+        kind: 'insert',
+        table: 'orders',
+        keyJson: null,
+        beforeJson: null,
+        valuesJson: `{"id":"${9000 + index}"}`,
+      }),
+    );
+    await expect(ds.changes.apply(many)).rejects.toThrow(
+      /at most 100 items, and 101 are staged: nothing was applied/,
+    );
+    expect(await ds.rows.get('orders', { id: 9000 })).toBeUndefined();
+  });
+});

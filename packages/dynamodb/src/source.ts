@@ -1,0 +1,119 @@
+// A DynamoDB connection behind the engine-neutral DataSource: the schema from DescribeTable and a
+// bounded sample, reads as Query or Scan, PartiQL SELECTs, staging's commits as transactions.
+import { resolve } from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import {
+  createSnapshotCache,
+  type DataSource,
+  DataSourceError,
+  type ReaderRoleStatus,
+  type ReadLayer,
+  resolveExportPath,
+} from '@toolrow/datasource';
+import { createDynamoChangeWriter } from './changes.ts';
+import { type ClientLayerSwitches, createClients } from './clients.ts';
+import { createPartiqlRunner } from './queries.ts';
+import { createDynamoRowReader } from './rows.ts';
+import { type KeyMap, loadDynamoSchema } from './schema.ts';
+import { seedDynamoShop } from './seed.ts';
+import { parseDynamoUrl } from './url.ts';
+
+export interface OpenDynamoOptions {
+  /** dynamodb://host:port?region=… or dynamodb://aws/<region>?profile=… */
+  url: string;
+  /** Where the URL came from, for errors ('DATABASE_URL', "the connection 'x'"). */
+  urlSource?: string;
+  /** The Toolrow data directory (absolute). */
+  dataDir: string;
+  /** Test switches: a read layer switched off, to test the others alone. */
+  layers?: ClientLayerSwitches;
+}
+
+export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<DataSource> {
+  const target = parseDynamoUrl(options.url, options.urlSource ?? 'url');
+  const clients = createClients(target, options.layers);
+  try {
+    // Connect now: a wrong endpoint or missing credentials fail on open, saying which.
+    await clients.read.send(new ListTablesCommand({ Limit: 1 }));
+  } catch (error) {
+    clients.close();
+    const message = (error as Error).message.replace(/\.$/, '');
+    throw new DataSourceError(
+      'connection',
+      `Could not reach ${target.description} (${options.urlSource ?? 'url'}): ${message}. ${target.kind === 'local' ? 'Is DynamoDB Local running on that port?' : `Check the AWS profile${target.profile ? ` '${target.profile}'` : ''} (aws sts get-caller-identity${target.profile ? ` --profile ${target.profile}` : ''}) and the region.`}`,
+      { cause: error },
+    );
+  }
+  const keys: KeyMap = new Map();
+  const schema = createSnapshotCache(() => loadDynamoSchema(clients.read, keys));
+  const readerRole: ReaderRoleStatus = {
+    role: target.profile ?? '(the default AWS credentials)',
+    state: target.commitProfile ? 'in-use' : 'missing',
+    detail: target.commitProfile
+      ? `reads use the AWS profile ${target.profile ?? '(default)'}, commits ${target.commitProfile}; give the read profile a read-only IAM policy (toolrow db setup-roles prints it)`
+      : 'reads and commits use the same AWS credentials; name a read-only profile for reads and commitProfile= for commits',
+  };
+  let closed = false;
+  const source: DataSource = {
+    engine: 'dynamodb',
+    driver: 'dynamodb',
+    description: target.description,
+    schema,
+    rows: createDynamoRowReader(clients.read, schema, keys),
+    queries: createPartiqlRunner(clients.read, schema, keys),
+    changes: createDynamoChangeWriter(clients.read, () => clients.write(), schema, keys, target.description),
+    createExportEngine(dir, jobs) {
+      const refuse = async (): Promise<never> => {
+        throw new DataSourceError(
+          'export',
+          `Exports from DynamoDB connections are not built yet (${target.description}); nothing was written. Read with runQuery or the table view meanwhile.`,
+        );
+      };
+      const root = resolve(dir);
+      return {
+        dir: root,
+        resolvePath: (requested) => resolveExportPath(root, requested),
+        start: refuse,
+        run: refuse,
+        status: (id) => jobs.get(id),
+        cancel: (id) => jobs.get(id),
+        idle: async () => {},
+      };
+    },
+    async readLayers(): Promise<ReadLayer[]> {
+      return [
+        {
+          layer: 'PartiQL statement check',
+          active: true,
+          detail: 'one SELECT, no write word anywhere outside quotes, comments removed before it is sent',
+        },
+        {
+          layer: 'read client allow-list',
+          active: options.layers?.readAllowList !== false,
+          detail:
+            'the read client sends only ListTables, DescribeTable, DescribeTimeToLive, Scan, Query, GetItem, BatchGetItem and SELECT statements; anything else is refused before it leaves the process',
+        },
+        {
+          layer: 'read-only AWS credentials',
+          active: target.commitProfile !== undefined,
+          detail: readerRole.detail,
+        },
+      ];
+    },
+    async setUpReaderRole() {
+      return readerRole;
+    },
+    dataDir: options.dataDir,
+    async seed(seedOptions) {
+      const result = await seedDynamoShop(clients.write(), seedOptions);
+      if (!result.alreadySeeded) await schema.refresh();
+      return result;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      clients.close();
+    },
+  };
+  return source;
+}

@@ -1,0 +1,106 @@
+// Items as rows, keeping DynamoDB's types exactly: a number is its decimal string (never a JS
+// double), a set is { SS | NS | BS: [...] }, binary is { B: base64 }, maps and lists nest. Going
+// back, a value is written as the type the attribute holds.
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DataSourceError, type Row } from '@toolrow/datasource';
+
+/** The DynamoDB type names, as the schema lists them per attribute. */
+export type DynamoType = 'S' | 'N' | 'B' | 'BOOL' | 'NULL' | 'M' | 'L' | 'SS' | 'NS' | 'BS';
+
+export function typeOf(value: AttributeValue): DynamoType {
+  return Object.keys(value).find((key) => key !== '$unknown') as DynamoType;
+}
+
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+
+/** One attribute value as a row value. */
+export function fromAttribute(value: AttributeValue): unknown {
+  if (value.S !== undefined) return value.S;
+  if (value.N !== undefined) return value.N;
+  if (value.BOOL !== undefined) return value.BOOL;
+  if (value.NULL !== undefined) return null;
+  if (value.B !== undefined) return { B: base64(value.B) };
+  if (value.SS !== undefined) return { SS: [...value.SS] };
+  if (value.NS !== undefined) return { NS: [...value.NS] };
+  if (value.BS !== undefined) return { BS: value.BS.map(base64) };
+  if (value.L !== undefined) return value.L.map(fromNested);
+  if (value.M !== undefined) {
+    return Object.fromEntries(Object.entries(value.M).map(([key, inner]) => [key, fromNested(inner)]));
+  }
+  return null;
+}
+
+/** Inside maps and lists a number keeps its type with it: { N: "12.50" }. */
+function fromNested(value: AttributeValue): unknown {
+  return value.N !== undefined ? { N: value.N } : fromAttribute(value);
+}
+
+export function itemToRow(item: Record<string, AttributeValue>): Row {
+  return Object.fromEntries(Object.entries(item).map(([key, value]) => [key, fromAttribute(value)]));
+}
+
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * A row value as an attribute value. `types` are the types the attribute was seen with: a string
+ * of digits is a number where the attribute holds numbers. Throws naming the attribute otherwise.
+ */
+export function toAttribute(
+  value: unknown,
+  attribute: string,
+  types: readonly string[] = [],
+): AttributeValue {
+  if (value === null) return { NULL: true };
+  if (typeof value === 'boolean') return { BOOL: value };
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    if (typeof value === 'number' && !Number.isFinite(value))
+      throw new DataSourceError(
+        'invalid-change',
+        `${attribute}: ${value} is not a number DynamoDB can store.`,
+      );
+    return { N: String(value) };
+  }
+  if (typeof value === 'string') {
+    const wantsNumber = types.includes('N') && !types.includes('S');
+    if (wantsNumber) {
+      if (!NUMBER.test(value.trim()))
+        throw new DataSourceError(
+          'invalid-change',
+          `${attribute}: holds numbers, and '${value}' is not one (write it as digits, e.g. "12.50").`,
+        );
+      return { N: value.trim() };
+    }
+    return { S: value };
+  }
+  if (Array.isArray(value))
+    return { L: value.map((inner, index) => toAttribute(inner, `${attribute}[${index}]`)) };
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    const [only] = entries;
+    if (entries.length === 1 && only) {
+      const [tag, inner] = only;
+      if (tag === 'N' && typeof inner === 'string' && NUMBER.test(inner)) return { N: inner };
+      if (tag === 'B' && typeof inner === 'string') return { B: Buffer.from(inner, 'base64') };
+      if (
+        (tag === 'SS' || tag === 'NS') &&
+        Array.isArray(inner) &&
+        inner.every((each) => typeof each === 'string')
+      )
+        return tag === 'SS' ? { SS: inner as string[] } : { NS: inner as string[] };
+      if (tag === 'BS' && Array.isArray(inner) && inner.every((each) => typeof each === 'string'))
+        return { BS: (inner as string[]).map((each) => Buffer.from(each, 'base64')) };
+    }
+    return {
+      M: Object.fromEntries(entries.map(([key, inner]) => [key, toAttribute(inner, `${attribute}.${key}`)])),
+    };
+  }
+  throw new DataSourceError(
+    'invalid-change',
+    `${attribute}: a ${typeof value} cannot be stored in DynamoDB.`,
+  );
+}
+
+/** A value as text, for sample values and sizes. */
+export function valueText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
