@@ -1,11 +1,16 @@
 // The DynamoDB engine on AWS's own DynamoDB Local: schema, reads as Query or Scan, PartiQL, the
 // write corpus against each read layer alone, and commits as conditional transactions.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AttributeValue, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import type { ChangeToApply, DataSource } from '@toolrow/datasource';
+import {
+  type ChangeToApply,
+  createMemoryExportJobStore,
+  type DataSource,
+  type Row,
+} from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoTestUrl, freshDynamoUrl } from '../test/dynamodb-local.ts';
 import { apiWrites, PARTIQL_WRITES } from '../test/write-corpus.ts';
@@ -331,5 +336,81 @@ describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
       /at most 100 items, and 101 are staged: nothing was applied/,
     );
     expect(await ds.rows.get('orders', { id: 9000 })).toBeUndefined();
+  });
+});
+
+describe.runIf(dynamoTestUrl)('exports', () => {
+  let ds: DataSource;
+  let dir: string;
+  let exports: ReturnType<DataSource['createExportEngine']>;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-exports-'));
+    ds = await openDynamoDataSource({ url: freshDynamoUrl(), dataDir: dir });
+    await ds.seed({ orders: 300, now: NOW });
+    exports = ds.createExportEngine(join(dir, 'exports'), createMemoryExportJobStore());
+  }, 180_000);
+  afterAll(async () => {
+    await ds?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(['csv', 'ndjson', 'json'] as const)(
+    'a whole table to %s, read in parallel scan segments',
+    async (format) => {
+      const job = await exports.run({ source: { table: 'orders' }, format, actor: 'user' });
+      expect(job).toMatchObject({ state: 'done', rowsDone: 300, rowsEstimate: 300, error: null });
+      const text = await readFile(job.path, 'utf8');
+      const ids =
+        format === 'csv'
+          ? text
+              .trim()
+              .split('\r\n')
+              .slice(1)
+              .map((line) => line.split(',')[0])
+          : (format === 'json'
+              ? (JSON.parse(text) as Row[])
+              : text
+                  .trim()
+                  .split('\n')
+                  .map((line) => JSON.parse(line) as Row)
+            ).map((row) => row.id);
+      // Every item once, whatever order the segments came in.
+      expect(new Set(ids).size).toBe(300);
+      if (format === 'csv') expect(text.split('\r\n')[0]).toMatch(/^id,/);
+      expect((await stat(job.path)).mode & 0o777).toBe(0o600);
+    },
+  );
+
+  it('a filtered Query and a PartiQL SELECT; a write statement is refused and writes no file', async () => {
+    const byCustomer = await exports.run({
+      source: { table: 'orders', filter: { column: 'customer_id', op: 'eq', value: 3 } },
+      format: 'ndjson',
+      actor: 'agent',
+    });
+    expect(byCustomer.state).toBe('done');
+    const lines = (await readFile(byCustomer.path, 'utf8')).trim().split('\n').filter(Boolean);
+    expect(lines.every((line) => (JSON.parse(line) as Row).customer_id === '3')).toBe(true);
+    expect(byCustomer.rowsDone).toBe(
+      await ds.rows.count('orders', { column: 'customer_id', op: 'eq', value: 3 }),
+    );
+    const query = await exports.run({
+      source: { sql: `SELECT * FROM "orders" WHERE "status" = 'paid'` },
+      format: 'csv',
+      actor: 'agent',
+    });
+    expect(query.state).toBe('done');
+    await expect(
+      exports.run({ source: { sql: `DELETE FROM "orders" WHERE "id" = 1` }, format: 'csv', actor: 'agent' }),
+    ).rejects.toThrow(/Only SELECT/);
+    expect(await ds.rows.get('orders', { id: 1 })).toBeDefined();
+  });
+
+  it('cancelled, it stops, says so, and leaves no partial file', async () => {
+    const job = await exports.start({ source: { table: 'order_items' }, format: 'ndjson', actor: 'user' });
+    const cancelled = await exports.cancel(job.id);
+    expect(cancelled.state).toBe('cancelled');
+    expect(cancelled.error).toMatch(/cancelled; the partial file was removed/);
+    await expect(stat(job.path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

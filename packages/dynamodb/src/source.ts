@@ -1,6 +1,5 @@
 // A DynamoDB connection behind the engine-neutral DataSource: the schema from DescribeTable and a
 // bounded sample, reads as Query or Scan, PartiQL SELECTs, staging's commits as transactions.
-import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
   createSnapshotCache,
@@ -8,10 +7,10 @@ import {
   DataSourceError,
   type ReaderRoleStatus,
   type ReadLayer,
-  resolveExportPath,
 } from '@toolrow/datasource';
 import { createDynamoChangeWriter } from './changes.ts';
 import { type ClientLayerSwitches, createClients } from './clients.ts';
+import { createDynamoExportEngine } from './exports.ts';
 import { createPartiqlRunner } from './queries.ts';
 import { createDynamoRowReader } from './rows.ts';
 import { type KeyMap, loadDynamoSchema } from './schema.ts';
@@ -62,24 +61,8 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
     rows: createDynamoRowReader(clients.read, schema, keys),
     queries: createPartiqlRunner(clients.read, schema, keys),
     changes: createDynamoChangeWriter(clients.read, () => clients.write(), schema, keys, target.description),
-    createExportEngine(dir, jobs) {
-      const refuse = async (): Promise<never> => {
-        throw new DataSourceError(
-          'export',
-          `Exports from DynamoDB connections are not built yet (${target.description}); nothing was written. Read with runQuery or the table view meanwhile.`,
-        );
-      };
-      const root = resolve(dir);
-      return {
-        dir: root,
-        resolvePath: (requested) => resolveExportPath(root, requested),
-        start: refuse,
-        run: refuse,
-        status: (id) => jobs.get(id),
-        cancel: (id) => jobs.get(id),
-        idle: async () => {},
-      };
-    },
+    createExportEngine: (dir, jobs, exportOptions) =>
+      createDynamoExportEngine(clients.read, schema, keys, dir, jobs, exportOptions),
     async readLayers(): Promise<ReadLayer[]> {
       return [
         {

@@ -32,6 +32,7 @@ const COPIED = [
   'packages/declarations',
   'packages/catalog',
   'packages/datasource',
+  'packages/dynamodb',
   'packages/state',
   'packages/tools',
   'packages/agent',

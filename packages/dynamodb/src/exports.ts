@@ -1,0 +1,356 @@
+// Exports of a table (a Scan in parallel segments, or a Query) or a PartiQL SELECT to CSV, NDJSON or
+// JSON: pages go to the file as it takes them (memory flat in the item count), with progress,
+// cancel and a time limit; a stopped export leaves no partial file.
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { access, mkdir, unlink } from 'node:fs/promises';
+import { dirname, extname, relative, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  ExecuteStatementCommand,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  DataSourceError,
+  DEFAULT_EXPORT_TIME_LIMIT_MS,
+  DEFAULT_PROFILE,
+  type ExportEngine,
+  type ExportEngineOptions,
+  type ExportFormat,
+  type ExportJob,
+  type ExportJobStore,
+  type ExportRequest,
+  isActor,
+  type Row,
+  resolveExportPath,
+  type SchemaCache,
+  type TableInfo,
+} from '@toolrow/datasource';
+import { planRead, type ReadPlan } from './expressions.ts';
+import { checkReadOnlyPartiql } from './partiql-guard.ts';
+import { keysFor, readItems } from './rows.ts';
+import type { KeyMap } from './schema.ts';
+import { itemToRow } from './values.ts';
+
+/** Segments a whole-table Scan is read in at once (DynamoDB's parallel scan). */
+export const SCAN_SEGMENTS = 4;
+const PROGRESS_EVERY_MS = 250;
+
+type Pages = AsyncIterable<Record<string, AttributeValue>[]>;
+
+interface Plan {
+  label: string;
+  source: Record<string, unknown>;
+  /** The CSV header (a table's attributes; a query's are those of its first page). */
+  columns?: string[];
+  rowsEstimate: number | null;
+  pages(signal: AbortSignal): Pages;
+}
+
+class ExportTimeLimit extends Error {}
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+export function createDynamoExportEngine(
+  client: DynamoDBClient,
+  schema: SchemaCache,
+  keys: KeyMap,
+  dir: string,
+  jobs: ExportJobStore,
+  options: ExportEngineOptions = {},
+): ExportEngine {
+  const root = resolve(dir);
+  const defaultLimit = options.timeLimitMs ?? DEFAULT_EXPORT_TIME_LIMIT_MS;
+  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+
+  async function plan(request: ExportRequest): Promise<Plan> {
+    const source = request.source as Record<string, unknown> | null;
+    if (source && typeof source.table === 'string') {
+      const table = await schema.resolveTable(source.table);
+      const filter = 'filter' in request.source ? request.source.filter : undefined;
+      if ('sort' in request.source && (request.source.sort?.length ?? 0) > 0) {
+        throw new DataSourceError('export', 'sort: a DynamoDB export is in key order; leave the sort out.');
+      }
+      const read = planRead(table, keysFor(keys, table), filter);
+      const wanted =
+        Array.isArray(source.columns) && source.columns.length > 0 ? (source.columns as string[]) : undefined;
+      const columns = (wanted ?? table.columns.map((column) => column.name)).map(
+        (name) => schema.resolveColumn(table, name).name,
+      );
+      return {
+        label: table.name,
+        source: { ...source, table: table.name },
+        columns,
+        rowsEstimate: read.operation === 'Scan' && !read.filter ? table.rowEstimate : null,
+        pages: (signal) => tablePages(table, read, signal),
+      };
+    }
+    if (source && typeof source.sql === 'string' && source.sql.trim() !== '') {
+      // The statement check again: an export may be asked for by a model.
+      const { statement } = checkReadOnlyPartiql(source.sql);
+      return {
+        label: 'query',
+        source: { sql: statement },
+        rowsEstimate: null,
+        pages: (signal) => statementPages(statement, signal),
+      };
+    }
+    throw new DataSourceError(
+      'export',
+      'An export source is { table, filter?, columns? } or { sql } (one SELECT).',
+    );
+  }
+
+  async function* tablePages(table: TableInfo, read: ReadPlan, signal: AbortSignal): Pages {
+    if (read.operation === 'Query') {
+      for await (const page of readItems(client, table, read, { signal })) yield page.items;
+      return;
+    }
+    yield* merge(
+      Array.from({ length: SCAN_SEGMENTS }, (_, segment) => scanSegment(table, read, segment, signal)),
+    );
+  }
+
+  async function* scanSegment(table: TableInfo, read: ReadPlan, segment: number, signal: AbortSignal): Pages {
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await client.send(
+        new ScanCommand({
+          TableName: table.name,
+          Segment: segment,
+          TotalSegments: SCAN_SEGMENTS,
+          ...(read.filter ? { FilterExpression: read.filter } : {}),
+          ...(Object.keys(read.names).length > 0 ? { ExpressionAttributeNames: read.names } : {}),
+          ...(Object.keys(read.values).length > 0 ? { ExpressionAttributeValues: read.values } : {}),
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+        { abortSignal: signal },
+      );
+      yield page.Items ?? [];
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+
+  async function* statementPages(statement: string, signal: AbortSignal): Pages {
+    let next: string | undefined;
+    do {
+      const page = await client.send(
+        new ExecuteStatementCommand({ Statement: statement, ...(next ? { NextToken: next } : {}) }),
+        { abortSignal: signal },
+      );
+      yield (page.Items ?? []) as Record<string, AttributeValue>[];
+      next = page.NextToken;
+    } while (next);
+  }
+
+  async function prepare(request: ExportRequest): Promise<{ job: ExportJob; plan: Plan }> {
+    if (request.signal?.aborted)
+      throw new DataSourceError('aborted', 'The export was cancelled before it started.');
+    if (!isActor(request.actor)) {
+      throw new DataSourceError(
+        'misuse',
+        `An export needs an actor: 'user', 'agent' or 'mcp:<token name>', got '${request.actor}'.`,
+      );
+    }
+    const planned = await plan(request);
+    const id = `exp_${randomBytes(5).toString('hex')}`;
+    let requested =
+      request.path ??
+      `${planned.label}-${new Date().toISOString().replace(/[:.]/g, '-')}-${id.slice(4)}.${request.format}`;
+    if (extname(requested) === '') requested = `${requested}.${request.format}`;
+    const path = await resolveExportPath(root, requested);
+    if (!request.overwrite && (await exists(path))) {
+      throw new DataSourceError(
+        'export-path',
+        `The file '${relative(root, path)}' exists already in the exports folder, and an export never replaces a file. Pick another name.`,
+      );
+    }
+    const job = await jobs.create({
+      id,
+      profile: request.profile ?? DEFAULT_PROFILE,
+      actor: request.actor,
+      format: request.format,
+      path,
+      source: planned.source,
+      rowsEstimate: planned.rowsEstimate,
+    });
+    return { job, plan: planned };
+  }
+
+  async function execute(
+    job: ExportJob,
+    planned: Plan,
+    request: ExportRequest,
+    signal: AbortSignal,
+    limitMs: number,
+  ) {
+    const deadline = Date.now() + limitMs;
+    let stream: WriteStream | undefined;
+    let rowsDone = 0;
+    try {
+      await jobs.markRunning(job.id);
+      await mkdir(dirname(job.path), { recursive: true, mode: 0o700 });
+      await resolveExportPath(root, relative(root, job.path));
+      if (request.overwrite) await unlink(job.path).catch(() => {});
+      stream = createWriteStream(job.path, { flags: 'wx', mode: 0o600, highWaterMark: 256 * 1024 });
+      await new Promise<void>((opened, failed) => {
+        stream!.once('open', () => opened());
+        stream!.once('error', failed);
+      });
+      const file = stream;
+      const format = formatter(job.format, planned.columns);
+      let lastReport = Date.now();
+      // pipeline pulls the next page only when the file has room: reads wait for the disk.
+      async function* body(): AsyncGenerator<Buffer> {
+        yield Buffer.from(format.head);
+        for await (const items of planned.pages(signal)) {
+          if (Date.now() > deadline) throw new ExportTimeLimit();
+          let text = '';
+          for (const item of items) text += format.record(itemToRow(item), rowsDone++ === 0);
+          if (text !== '') yield Buffer.from(text);
+          if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+            lastReport = Date.now();
+            await jobs.progress(job.id, rowsDone, file.bytesWritten + file.writableLength);
+          }
+        }
+        yield Buffer.from(format.tail);
+      }
+      await pipeline(body, file, { signal });
+      await jobs.finish(job.id, { state: 'done', rowsDone, bytesWritten: stream.bytesWritten, error: null });
+    } catch (error) {
+      if (stream && !stream.closed)
+        await new Promise<void>((done) => stream!.destroy() && stream!.once('close', () => done()));
+      if (stream) await unlink(job.path).catch(() => {});
+      const timedOut =
+        error instanceof ExportTimeLimit || (signal.aborted && signal.reason instanceof ExportTimeLimit);
+      const cancelled = signal.aborted && !timedOut;
+      const message = timedOut
+        ? `stopped at its time limit after ${rowsDone} items; the partial file was removed. Narrow the export (a key filter), or raise the limit (${options.timeLimitSource ?? 'the timeLimitMs option'})`
+        : cancelled
+          ? 'cancelled; the partial file was removed'
+          : `${(error as Error).message}${stream ? '; the partial file was removed' : ''}`;
+      await jobs
+        .finish(job.id, { state: cancelled ? 'cancelled' : 'failed', rowsDone, error: message })
+        .catch(() => {});
+    }
+  }
+
+  function launch(
+    job: ExportJob,
+    planned: Plan,
+    request: ExportRequest,
+    follow?: AbortSignal,
+  ): Promise<void> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    follow?.addEventListener('abort', abort, { once: true });
+    if (follow?.aborted) abort();
+    const limit = request.timeLimitMs ?? defaultLimit;
+    const timer = setTimeout(() => controller.abort(new ExportTimeLimit()), limit);
+    timer.unref?.();
+    const done = execute(job, planned, request, controller.signal, limit).finally(() => {
+      clearTimeout(timer);
+      running.delete(job.id);
+      follow?.removeEventListener('abort', abort);
+    });
+    running.set(job.id, { controller, done });
+    return done;
+  }
+
+  return {
+    dir: root,
+    resolvePath: (requested) => resolveExportPath(root, requested),
+    async start(request) {
+      const { job, plan: planned } = await prepare(request);
+      void launch(job, planned, request);
+      return job;
+    },
+    async run(request) {
+      const { job, plan: planned } = await prepare(request);
+      await launch(job, planned, request, request.signal);
+      return jobs.get(job.id);
+    },
+    status: (id) => jobs.get(id),
+    async cancel(id) {
+      const entry = running.get(id);
+      if (entry) {
+        entry.controller.abort();
+        await entry.done;
+      }
+      return jobs.get(id);
+    },
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
+    },
+  };
+}
+
+/** Pages of several segments as they arrive, at most one page of each in memory. */
+async function* merge(sources: Pages[]): Pages {
+  const iterators = sources.map((source) => source[Symbol.asyncIterator]());
+  const pending = new Map<
+    number,
+    Promise<{ index: number; result: IteratorResult<Record<string, AttributeValue>[]> }>
+  >();
+  const pull = (index: number) =>
+    pending.set(
+      index,
+      iterators[index]!.next().then((result) => ({ index, result })),
+    );
+  for (let index = 0; index < iterators.length; index++) pull(index);
+  try {
+    while (pending.size > 0) {
+      const { index, result } = await Promise.race(pending.values());
+      if (result.done) {
+        pending.delete(index);
+        continue;
+      }
+      yield result.value;
+      pull(index);
+    }
+  } finally {
+    await Promise.allSettled(iterators.map((iterator) => iterator.return?.()));
+  }
+}
+
+function cell(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function formatter(format: ExportFormat, columns: string[] | undefined) {
+  let header: string[] | undefined = columns;
+  switch (format) {
+    case 'ndjson':
+      return { head: '', tail: '', record: (row: Row) => `${JSON.stringify(row)}\n` };
+    case 'json':
+      return {
+        head: '[',
+        tail: ']\n',
+        record: (row: Row, first: boolean) => `${first ? '\n' : ',\n'}${JSON.stringify(row)}`,
+      };
+    case 'csv':
+      return {
+        get head() {
+          return header ? `${header.map(cell).join(',')}\r\n` : '';
+        },
+        tail: '',
+        record(row: Row, first: boolean) {
+          // A query's columns are those of its first item (a table's come from its schema).
+          let prefix = '';
+          if (!header) {
+            header = Object.keys(row);
+            if (first) prefix = `${header.map(cell).join(',')}\r\n`;
+          }
+          return `${prefix}${header.map((name) => cell(row[name])).join(',')}\r\n`;
+        },
+      };
+  }
+}
