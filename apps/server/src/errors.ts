@@ -37,6 +37,8 @@ const DATASOURCE_STATUS: Record<string, number> = {
   'not-found': 404,
   'already-exists': 409,
   seed: 500,
+  // A read refused for writing (a statement check, a read-only client).
+  permission: 403,
   misuse: 500,
 };
 

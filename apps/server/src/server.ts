@@ -233,6 +233,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     chat = nextChat;
   }
 
+  /** The statement check of the active connection's dialect: the SQL guard, or the engine's own. */
+  async function checkStatement(text: string): Promise<{ statement: string }> {
+    if (source.queries.dialect === 'postgresql')
+      return checkReadOnlySql(text, { hiddenSchemas: [APP_SCHEMA] });
+    if (!source.queries.check) throw badRequest(`${source.description} has no statement check; nothing ran.`);
+    return source.queries.check(text);
+  }
+
   const userContext = (signal?: AbortSignal): ToolContext => ({
     source,
     state,
@@ -362,6 +370,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       rows: page.rows.map(jsonRow),
       offset,
       hasMore: page.hasMore,
+      // How the engine read it, where it says (DynamoDB: Query on which key, or Scan).
+      ...(page.access ? { access: page.access } : {}),
       // Values over the cap come back null and are named here; a page over its byte cap stops early.
       ...(page.truncated ? { truncated: true } : {}),
       ...(page.oversized ? { oversized: page.oversized } : {}),
@@ -386,7 +396,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // ── The SQL workbench: the tools' read-only guard, then a capped read-only cursor ─────────
   app.post('/api/query', async (c) => {
     const body = await readBody(c, z.strictObject({ sql: nonEmpty().describe('one SELECT statement') }));
-    const statement = await checkReadOnlySql(body.sql, { hiddenSchemas: [APP_SCHEMA] });
+    const statement = await checkStatement(body.sql);
     const started = performance.now();
     try {
       const result = await source.queries.run(statement.statement, {
@@ -580,7 +590,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const format: ExportFormat = body.format;
     let exportSource: ExportSource;
     if (body.sql !== undefined) {
-      const statement = await checkReadOnlySql(body.sql, { hiddenSchemas: [APP_SCHEMA] });
+      const statement = await checkStatement(body.sql);
       exportSource = { sql: statement.statement };
     } else {
       const table = await source.schema.resolveTable(body.table ?? '');

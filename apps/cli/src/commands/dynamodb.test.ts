@@ -117,6 +117,29 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
     }
   });
 
+  it('db info describes the connection and its read layers', async () => {
+    const info = await run('--connection', 'ddb', 'db', 'info', '--json');
+    expect(info.code, info.stderr).toBe(0);
+    const report = JSON.parse(info.stdout) as {
+      engine: string;
+      database: string;
+      readLayers: { layer: string; active: boolean }[];
+      tables: { table: string }[];
+    };
+    expect(report.engine).toBe('dynamodb');
+    expect(report.tables.map((table) => table.table).sort()).toEqual([
+      'customers',
+      'order_items',
+      'orders',
+      'products',
+    ]);
+    expect(report.readLayers.map((layer) => [layer.layer, layer.active])).toEqual([
+      ['PartiQL statement check', true],
+      ['read client allow-list', true],
+      ['read-only AWS credentials', false],
+    ]);
+  });
+
   it('db setup-roles prints the IAM policies of a read profile and a commit profile', async () => {
     const printed = await run('--connection', 'ddb', 'db', 'setup-roles');
     expect(printed.code, printed.stderr).toBe(0);

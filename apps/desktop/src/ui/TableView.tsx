@@ -169,6 +169,22 @@ export function TableView(props: TableViewProps) {
         <span className="muted num" data-testid="row-count">
           {count === null ? 'counting…' : `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`}
         </span>
+        {paged.access ? (
+          <span
+            className={`badge ${paged.access.operation === 'Scan' ? 'gated' : 'ok'}`}
+            data-testid="access-badge"
+            title={
+              paged.access.operation === 'Scan'
+                ? 'A Scan reads the whole table: filter on the partition key to make it a Query'
+                : 'A Query reads only the items under the key'
+            }
+          >
+            {paged.access.operation}
+            {paged.access.index ? ` on ${paged.access.index}` : ''}
+            {paged.access.keyCondition ? ` (${paged.access.keyCondition})` : ''} · read{' '}
+            {formatCount(paged.access.itemsRead)}
+          </span>
+        ) : null}
         {isFiltered(applied) ? (
           <span className="badge accent" data-testid="filter-badge">
             filtered: {describeFilter(applied)}

@@ -201,9 +201,18 @@ export interface SortKey {
 export type Row = Record<string, unknown>;
 export type RowKey = Record<string, unknown>;
 
+/** How an engine read a page, where it says (DynamoDB: a Query on a key, or a Scan). */
+export interface RowAccess {
+  operation: 'Query' | 'Scan' | 'GetItem';
+  index?: string;
+  keyCondition?: string;
+  itemsRead: number;
+}
+
 export interface RowsPage {
   rows: Row[];
   offset: number;
+  access?: RowAccess;
 }
 
 export interface QueryResult {

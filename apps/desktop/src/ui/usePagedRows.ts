@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, type Filter, type Row, type SortKey } from './api.ts';
+import { api, type Filter, type Row, type RowAccess, type SortKey } from './api.ts';
 
 export const PAGE_SIZE = 200;
 // About 12k rows stay in memory; pages far from the viewport are dropped and fetched again if needed.
@@ -14,6 +14,8 @@ export interface PagedRows {
   error: Error | null;
   /** Bumps whenever a page arrives, so the grid re-renders. */
   version: number;
+  /** How the engine read the first page, where it says (DynamoDB: Query or Scan). */
+  access: RowAccess | undefined;
 }
 
 /** Rows of one table view, fetched a page at a time as the grid scrolls. */
@@ -26,6 +28,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
   const query = useRef({ table, filter, sort });
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<Error | null>(null);
+  const [access, setAccess] = useState<RowAccess | undefined>(undefined);
 
   const fetchPage = useCallback((page: number) => {
     if (pages.current.has(page) || inflight.current.has(page)) return;
@@ -38,6 +41,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
         if (gen !== generation.current) return;
         inflight.current.delete(page);
         pages.current.set(page, result.rows);
+        if (page === 0) setAccess(result.access);
         evict(pages.current, lastRange.current);
         setError(null);
         setVersion((v) => v + 1);
@@ -79,7 +83,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
     [],
   );
 
-  return { getRow, ensure, reload: reset, error, version };
+  return { getRow, ensure, reload: reset, error, version, access };
 }
 
 function evict(pages: Map<number, Row[]>, [start, end]: [number, number]) {
