@@ -5,9 +5,12 @@ import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fakeOpenAIServer } from '@toolrow/agent/testing';
+import { toolsForScope } from '@toolrow/mcp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, spawnCli } from '../testing.ts';
+import { runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
 
 const dynamoUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
 if (!dynamoUrl && process.env.CI === 'true')
@@ -138,6 +141,34 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
       ['read client allow-list', true],
       ['read-only AWS credentials', false],
     ]);
+  });
+
+  it('over MCP (a real SDK client over stdio): the DynamoDB set of tools, reads, and a write statement found not valid', async () => {
+    expect((await run('connections', 'set', 'ddb', '--mcp', 'readonly')).code).toBe(0);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [TOOLROW_BIN, '--connection', 'ddb', 'mcp', '--stdio'],
+      env: { PATH: process.env.PATH ?? '', ...(env as Record<string, string>) },
+      cwd: dir,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'ddb-test', version: '0' });
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual([...toolsForScope('tables:readonly', 'dynamodb')]);
+      expect(names).not.toContain('describeRelations');
+      const read = await client.callTool({ name: 'describeTable', arguments: { table: 'order_items' } });
+      expect(read.isError).toBeFalsy();
+      expect(JSON.stringify(read.structuredContent)).toContain('order_id');
+      const refused = await client.callTool({
+        name: 'validateQuery',
+        arguments: { sql: `DELETE FROM "orders" WHERE "id" = 1` },
+      });
+      expect(JSON.stringify(refused.structuredContent)).toMatch(/Only SELECT/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('db setup-roles prints the IAM policies of a read profile and a commit profile', async () => {
