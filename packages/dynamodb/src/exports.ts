@@ -36,6 +36,11 @@ import { itemToRow } from './values.ts';
 
 /** Segments a whole-table Scan is read in at once (DynamoDB's parallel scan). */
 export const SCAN_SEGMENTS = 4;
+/**
+ * Items a segment reads per request: a page in flight per segment is what the export holds, so a
+ * page well under DynamoDB's 1 MB keeps the memory of four at once small, whatever the item count.
+ */
+export const SCAN_PAGE_ITEMS = 1000;
 const PROGRESS_EVERY_MS = 250;
 
 type Pages = AsyncIterable<Record<string, AttributeValue>[]>;
@@ -125,6 +130,7 @@ export function createDynamoExportEngine(
           TableName: table.name,
           Segment: segment,
           TotalSegments: SCAN_SEGMENTS,
+          Limit: SCAN_PAGE_ITEMS,
           ...(read.filter ? { FilterExpression: read.filter } : {}),
           ...(Object.keys(read.names).length > 0 ? { ExpressionAttributeNames: read.names } : {}),
           ...(Object.keys(read.values).length > 0 ? { ExpressionAttributeValues: read.values } : {}),
