@@ -34,6 +34,7 @@ export { ensurePrivateDir } from './core/private-dir.ts';
 export type { QueryDialect, QueryPlan, QueryRunner } from './core/queries.ts';
 export type { RowAccess, RowPage, RowReader, RowReadOptions, SelectRowsOptions } from './core/rows.ts';
 export {
+  checkSeedOrders,
   generateSampleShop,
   type SampleColumns,
   sampleCounts,

@@ -25,7 +25,8 @@ export interface DynamoKeys {
 /** The keys of each table, by name, beside the snapshot (the planner reads them). */
 export type KeyMap = Map<string, DynamoKeys>;
 
-export async function loadDynamoSchema(client: DynamoDBClient, keys: KeyMap): Promise<SchemaSnapshot> {
+/** Every table's name, across ListTables' pages. */
+export async function listTableNames(client: DynamoDBClient): Promise<string[]> {
   const names: string[] = [];
   let start: string | undefined;
   do {
@@ -35,6 +36,11 @@ export async function loadDynamoSchema(client: DynamoDBClient, keys: KeyMap): Pr
     names.push(...(page.TableNames ?? []));
     start = page.LastEvaluatedTableName;
   } while (start);
+  return names;
+}
+
+export async function loadDynamoSchema(client: DynamoDBClient, keys: KeyMap): Promise<SchemaSnapshot> {
+  const names = await listTableNames(client);
   const tables: TableInfo[] = [];
   keys.clear();
   for (const name of names.sort()) {

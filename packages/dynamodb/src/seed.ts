@@ -8,12 +8,12 @@ import {
   DeleteTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
-  ListTablesCommand,
   ScanCommand,
   waitUntilTableExists,
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import {
+  checkSeedOrders,
   DataSourceError,
   generateSampleShop,
   SAMPLE_TABLES,
@@ -23,6 +23,7 @@ import {
   type SeedResult,
   sampleCounts,
 } from '@toolrow/datasource';
+import { listTableNames } from './schema.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -110,25 +111,14 @@ async function count(client: DynamoDBClient, table: string): Promise<number> {
 }
 
 async function existingTables(client: DynamoDBClient): Promise<string[]> {
-  const names: string[] = [];
-  let start: string | undefined;
-  do {
-    const page = await client.send(
-      new ListTablesCommand({ ...(start ? { ExclusiveStartTableName: start } : {}) }),
-    );
-    names.push(...(page.TableNames ?? []));
-    start = page.LastEvaluatedTableName;
-  } while (start);
+  const names = await listTableNames(client);
   return names.filter((name) => (SAMPLE_TABLES as readonly string[]).includes(name));
 }
 
 /** Seeds the sample shop through `client` (the write client: a read client refuses every write). */
 export async function seedDynamoShop(client: DynamoDBClient, options: SeedOptions = {}): Promise<SeedResult> {
   const started = performance.now();
-  const orders = options.orders ?? 50_000;
-  if (!Number.isInteger(orders) || orders < 1 || orders > 10_000_000) {
-    throw new DataSourceError('seed', `orders must be a whole number from 1 to 10 000 000, got ${orders}.`);
-  }
+  const orders = checkSeedOrders(options.orders);
   const target = sampleCounts(orders);
   const existing = await existingTables(client);
   if (existing.length > 0 && !options.reset) {

@@ -1,5 +1,6 @@
 // The sample shop's rows, the same on every engine: a deterministic generator that hands each
 // batch, column by column with a logical type per column, to the engine that writes it.
+import { DataSourceError } from './errors.ts';
 import type { ORDER_STATUSES, SampleTable, SeedProgress, SeedResult } from './seed-types.ts';
 
 /** A batch of one table, column by column: the logical type says how an engine stores the values. */
@@ -272,6 +273,15 @@ function statusFor(random: () => number, ageDays: number): (typeof ORDER_STATUSE
   if (ageDays < 3) return roll < 0.25 ? 'pending' : roll < 0.7 ? 'paid' : 'shipped';
   if (ageDays < 8) return roll < 0.15 ? 'paid' : roll < 0.7 ? 'shipped' : 'delivered';
   return roll < 0.12 ? 'shipped' : 'delivered';
+}
+
+/** The orders a seed asks for (default 50 000), or an error saying what is allowed. */
+export function checkSeedOrders(orders: number | undefined): number {
+  const count = orders ?? 50_000;
+  if (!Number.isInteger(count) || count < 1 || count > 10_000_000) {
+    throw new DataSourceError('seed', `orders must be a whole number from 1 to 10 000 000, got ${count}.`);
+  }
+  return count;
 }
 
 export function sampleCounts(orders: number): { customers: number; products: number; orders: number } {

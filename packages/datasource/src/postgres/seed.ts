@@ -1,5 +1,11 @@
 import { DataSourceError } from '../core/errors.ts';
-import { DAY_MS, generateSampleShop, type SampleColumns, sampleCounts } from '../core/sample-shop.ts';
+import {
+  checkSeedOrders,
+  DAY_MS,
+  generateSampleShop,
+  type SampleColumns,
+  sampleCounts,
+} from '../core/sample-shop.ts';
 import { SAMPLE_TABLES, type SeedOptions, type SeedProgress, type SeedResult } from '../core/seed-types.ts';
 import type { Database, Queryable } from './database.ts';
 
@@ -93,10 +99,7 @@ async function existingCounts(tx: Queryable): Promise<Record<string, number> | n
 
 export async function seedSampleShop(db: Database, options: SeedOptions = {}): Promise<SeedResult> {
   const started = performance.now();
-  const orders = options.orders ?? 50_000;
-  if (!Number.isInteger(orders) || orders < 1 || orders > 10_000_000) {
-    throw new DataSourceError('seed', `orders must be a whole number from 1 to 10 000 000, got ${orders}.`);
-  }
+  const orders = checkSeedOrders(options.orders);
   const target = sampleCounts(orders);
   const now = options.now ?? new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
   const report = (progress: SeedProgress) => options.onProgress?.(progress);
