@@ -67,7 +67,7 @@ describe.runIf(dynamoUrl)('the app on DynamoDB', () => {
       await page.getByLabel('Filter value').press('Enter');
       await expect
         .poll(() => badge.textContent())
-        .toMatch(/^Query on by_customer \(customer_id = "7"\) · read \d+$/);
+        .toMatch(/^Query on by_customer \(customer_id = 7\) · read \d+$/);
       const expected = await toolrow.source.rows.count('orders', {
         column: 'customer_id',
         op: 'eq',
@@ -76,6 +76,79 @@ describe.runIf(dynamoUrl)('the app on DynamoDB', () => {
       await expect
         .poll(() => page.getByTestId('row-count').textContent())
         .toBe(`${expected} ${expected === 1 ? 'row' : 'rows'}`);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('items read as DynamoDB holds them: key badges, absent attributes, nested values, a new attribute staged and committed', async () => {
+    // A new attribute (no sampled item has it) is staged on one customer and committed.
+    const prefs = { newsletter: true, tags: { SS: ['vip', 'eu'] }, credit: { N: '12.50' }, note: '7' };
+    const { ids } = await api<{ ids: string[] }>(app, '/api/staging/update', {
+      body: { table: 'customers', key: { id: 3 }, values: { prefs } },
+    });
+    const { changes } = await api<{ changes: { changes: unknown[] }[] }>(app, '/api/staging');
+    expect(changes[0]?.changes).toEqual([{ column: 'prefs', after: prefs }]);
+    expect(await api(app, '/api/staging/commit', { body: { ids } })).toMatchObject({ committed: 1 });
+    // Sets and maps are unordered in DynamoDB, and a number may come back as 12.5.
+    const stored = (await toolrow.source.rows.get('customers', { id: 3 })) as { prefs: typeof prefs };
+    expect({ ...stored.prefs, tags: { SS: [...stored.prefs.tags.SS].sort() } }).toEqual({
+      ...prefs,
+      tags: { SS: ['eu', 'vip'] },
+      credit: { N: expect.stringMatching(/^12\.50?$/) },
+    });
+    // A name close to a known attribute is a typo, not a new attribute.
+    const typo = await api(app, '/api/staging/update', {
+      body: { table: 'orders', key: { id: 5 }, values: { stauts: 'x' } },
+    }).catch((error: { status: number; data: { error: { message: string } } }) => error);
+    expect(typo).toMatchObject({ status: 400 });
+    expect((typo as { data: { error: { message: string } } }).data.error.message).toMatch(/status/);
+
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    try {
+      await page.goto(app.openUrl);
+      const nav = page.getByRole('navigation', { name: 'Tables and panels' });
+      await nav.getByRole('button', { name: /^customers/ }).click();
+      const grid = page.getByRole('grid', { name: /customers/ });
+      await expect.poll(() => grid.getByRole('columnheader', { name: /^PK\s*id/ }).count()).toBe(1);
+      // The attribute no sampled item had is a column of its own, readable, and absent elsewhere.
+      const prefsCell = grid.getByRole('gridcell', { name: /newsletter: true/ });
+      await expect.poll(() => prefsCell.count()).toBe(1);
+      const shown = (await prefsCell.textContent()) ?? '';
+      expect(shown).toMatch(/^\{.*\}$/);
+      for (const part of ['newsletter: true', 'credit: 12.5', 'note: "7"', '"vip"', '"eu"'])
+        expect(shown).toContain(part);
+      expect(shown).toMatch(/tags: set \{"(vip|eu)", "(vip|eu)"\}/);
+      expect(await grid.locator('.cell.absent').count()).toBeGreaterThan(0);
+      expect(await grid.locator('.cell.null').count()).toBe(0);
+
+      await nav.getByRole('button', { name: /^order_items/ }).click();
+      const items = page.getByRole('grid', { name: /order_items/ });
+      await expect.poll(() => items.getByRole('columnheader', { name: /^PK\s*order_id/ }).count()).toBe(1);
+      expect(await items.getByRole('columnheader', { name: /^SK\s*id/ }).count()).toBe(1);
+      // Numbers (N) sit right-aligned; narrowed to nothing, a number ends in an ellipsis, never cut on the left.
+      await expect.poll(() => items.locator('.cell.number').count()).toBeGreaterThan(0);
+      const headers = await items.getByRole('columnheader').allTextContents();
+      const price = headers.findIndex((header) => header.includes('unit_price')) - 1;
+      const prices = items.locator(`[id$="-c${price}"]`);
+      await prices.first().click();
+      for (let step = 0; step < 12; step++) await items.press('Alt+ArrowLeft');
+      const cuts = await prices.locator('.cell-text').evaluateAll((spans) =>
+        spans.map((span) => {
+          const cell = span.parentElement!.getBoundingClientRect();
+          const text = span.getBoundingClientRect();
+          return {
+            overflowing: span.scrollWidth > span.clientWidth,
+            ellipsis: span.ownerDocument.defaultView?.getComputedStyle(span).textOverflow === 'ellipsis',
+            cutOnTheLeft: text.left < cell.left - 0.5,
+          };
+        }),
+      );
+      expect(cuts.some((cut) => cut.overflowing)).toBe(true);
+      expect(cuts.every((cut) => cut.ellipsis && !cut.cutOnTheLeft)).toBe(true);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

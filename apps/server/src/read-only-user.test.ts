@@ -2,14 +2,7 @@
 // user granted only SELECT, writes commits through a second user, keeps its own state in a
 // database of its own, and creates nothing in the user's database.
 import { randomBytes } from 'node:crypto';
-import {
-  describeReadLayers,
-  hardeningSql,
-  isSqlSource,
-  openDataSource,
-  readerRoleSql,
-  sqlDatabaseOf,
-} from '@toolrow/datasource';
+import { hardeningSql, isSqlSource, openDataSource, readerRoleSql, sqlDatabaseOf } from '@toolrow/datasource';
 import { createTestDatabase, TEST_SEED_NOW } from '@toolrow/datasource/testing';
 import type { StagedChange, TableInfo } from '@toolrow/desktop/wire';
 import { openToolrow, type Toolrow } from '@toolrow/state';

@@ -196,6 +196,7 @@ export function toWireTableInfo(table: DsTableInfo): TableInfo {
       })),
     ],
     rowEstimate: Math.max(0, Math.round(table.rowEstimate)),
+    ...(table.openColumns ? { openColumns: true } : {}),
   };
 }
 
@@ -206,10 +207,11 @@ export function toWireChange(diff: ChangeDiff): StagedChange {
     kind: change.kind,
     table: change.table,
     key: change.key ? jsonRow(change.key) : null,
+    // A side that has no value is left out, not null: on DynamoDB an absent attribute is not NULL.
     changes: diff.columns.map((column) => ({
       column: column.column,
-      before: column.before === undefined ? null : jsonValue(column.before),
-      after: column.after === undefined ? null : jsonValue(column.after),
+      ...(column.before === undefined ? {} : { before: jsonValue(column.before) }),
+      ...(column.after === undefined ? {} : { after: jsonValue(column.after) }),
     })),
     stagedBy: change.stagedBy,
     stagedAt: change.createdAt.toISOString(),

@@ -205,6 +205,7 @@ function tableInfo(
     indexes,
     foreignKeys: [],
     referencedBy: [],
+    openColumns: true,
     rowEstimate: Number(table.ItemCount ?? 0),
     tableBytes: Number(table.TableSizeBytes ?? 0),
     totalBytes:

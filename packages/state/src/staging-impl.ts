@@ -10,6 +10,7 @@ import {
   type RowKey,
   resolveColumnIn,
   type TableInfo,
+  UnknownNameError,
 } from '@toolrow/datasource';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Staging } from './staging.ts';
@@ -87,7 +88,7 @@ function normalizeValues(table: TableInfo, values: unknown, where: string, forUp
   if (entries.length === 0) throw new DataSourceError('invalid-change', `${where}: no columns given.`);
   const result: Row = {};
   for (const [name, value] of entries) {
-    const column = resolveColumnIn(table, name);
+    const column = resolveColumnOrNew(table, name, where);
     if (forUpdate && column.primaryKey) {
       throw new DataSourceError(
         'invalid-change',
@@ -108,6 +109,29 @@ function normalizeValues(table: TableInfo, values: unknown, where: string, forUp
     result[column.name] = value;
   }
   return result;
+}
+
+/**
+ * A column of the table; on a schemaless table (DynamoDB) also a new attribute, unless its name is
+ * close to a known one: 'stauts' beside 'status' is a typo far more often than a new attribute.
+ */
+function resolveColumnOrNew(
+  table: TableInfo,
+  name: string,
+  where: string,
+): { name: string; primaryKey: boolean } {
+  try {
+    return resolveColumnIn(table, name);
+  } catch (error) {
+    if (!(table.openColumns && error instanceof UnknownNameError && error.suggestions.length === 0))
+      throw error;
+    if (name.length === 0 || name.length > 255 || name.trim() !== name)
+      throw new DataSourceError(
+        'invalid-change',
+        `${where}: '${name}' cannot be an attribute name (1 to 255 characters, no blanks at either end).`,
+      );
+    return { name, primaryKey: false };
+  }
 }
 
 function wrapStageError(error: unknown, where: string): never {

@@ -11,7 +11,6 @@ import {
   type SeedProgress,
   type SeedResult,
   sampleCounts,
-  sqlDatabaseOf,
   userSchemas,
 } from '@toolrow/datasource';
 import { openAppState, openConnectionData, openToolrow, UNNAMED_CONNECTION } from '@toolrow/state';

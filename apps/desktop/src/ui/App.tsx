@@ -504,6 +504,7 @@ export function App() {
             onCommit={commit}
             onDiscard={discard}
             onOpenRow={openRow}
+            dynamo={status?.database.engine === 'dynamodb'}
           />
         );
       case 'exports':

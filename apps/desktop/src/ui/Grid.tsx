@@ -1,9 +1,9 @@
 // biome-ignore-all lint/a11y/useSemanticElements: a virtualised grid cannot be a <table> (rows come and go as it scrolls); it follows the ARIA grid pattern instead.
 // biome-ignore-all lint/a11y/useFocusableInteractive: the grid container holds focus and points at the active cell with aria-activedescendant (the ARIA composite-widget pattern), so cells are not tab stops.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
+import { type KeyboardEvent, type PointerEvent, useEffect, useId, useRef, useState } from 'react';
 import type { Row, SortKey } from './api.ts';
-import { editText, formatCell, formatTyped, isNumericType, shortType } from './format.ts';
+import { editText, formatTyped, isNumericType, shortType } from './format.ts';
 
 export interface GridColumn {
   name: string;
@@ -11,6 +11,10 @@ export interface GridColumn {
   width: number;
   /** Right-aligned (numbers); by default numeric types are. */
   align?: 'right';
+  /** Values in DynamoDB's tagged form though the column has no type (an attribute the sample missed). */
+  dynamo?: boolean;
+  /** A key badge in the header: 'PK' (primary key), or on DynamoDB 'PK' (partition) and 'SK' (sort). */
+  key?: { badge: string; title: string };
 }
 
 export interface GridProps {
@@ -34,10 +38,35 @@ export interface GridProps {
 
 const ROW_HEIGHT = 26;
 const HEADER_HEIGHT = 30;
+const MIN_WIDTH = 48;
 
 /** A virtualised, keyboard-driven grid: only the visible rows are in the DOM, whatever the row count. */
 export function Grid(props: GridProps) {
-  const { columns, rowCount, getRow, onRange } = props;
+  const { rowCount, getRow, onRange } = props;
+  // Widths the user dragged, by column name; they outlive a reload of the rows.
+  const [widths, setWidths] = useState<Record<string, number>>({});
+  const columns = props.columns.map((column) => {
+    const width = widths[column.name];
+    return width ? { ...column, width } : column;
+  });
+  const startResize = (event: PointerEvent<HTMLSpanElement>, column: GridColumn) => {
+    event.preventDefault();
+    event.stopPropagation();
+    const handle = event.currentTarget;
+    handle.setPointerCapture(event.pointerId);
+    const startX = event.clientX;
+    const onMove = (move: globalThis.PointerEvent) =>
+      setWidths((current) => ({
+        ...current,
+        [column.name]: Math.max(MIN_WIDTH, Math.round(column.width + move.clientX - startX)),
+      }));
+    const onUp = () => {
+      handle.removeEventListener('pointermove', onMove);
+      handle.removeEventListener('pointerup', onUp);
+    };
+    handle.addEventListener('pointermove', onMove);
+    handle.addEventListener('pointerup', onUp);
+  };
   const scrollRef = useRef<HTMLDivElement>(null);
   const gridId = useId();
   const cellId = (row: number, col: number) => `${gridId}-r${row}-c${col}`;
@@ -121,6 +150,16 @@ export function Grid(props: GridProps) {
     if (editing || rowCount === 0) return;
     const { row, col } = active;
     const mod = event.ctrlKey || event.metaKey;
+    const activeColumn = columns[col];
+    if (event.altKey && activeColumn && (event.key === 'ArrowLeft' || event.key === 'ArrowRight')) {
+      event.preventDefault();
+      const step = event.key === 'ArrowRight' ? 24 : -24;
+      setWidths((current) => ({
+        ...current,
+        [activeColumn.name]: Math.max(MIN_WIDTH, activeColumn.width + step),
+      }));
+      return;
+    }
     let handled = true;
     switch (event.key) {
       case 'ArrowDown':
@@ -205,9 +244,18 @@ export function Grid(props: GridProps) {
                   ? `${column.name} ${column.type ?? ''}\nClick to sort, Shift+click to add a sort key`
                   : column.name
               }
-              onClick={(event) => props.onSort?.(column.name, event.shiftKey)}
+              onClick={(event) => {
+                // The end of a resize drag is not a click on the header.
+                if ((event.target as HTMLElement).classList.contains('col-resize')) return;
+                props.onSort?.(column.name, event.shiftKey);
+              }}
             >
-              <span>{column.name}</span>
+              {column.key ? (
+                <span className="key-badge" title={column.key.title}>
+                  {column.key.badge}
+                </span>
+              ) : null}
+              <span className="hname">{column.name}</span>
               {column.type ? <span className="type">{shortType(column.type)}</span> : null}
               {sortKey ? (
                 <span className="sort">
@@ -215,6 +263,13 @@ export function Grid(props: GridProps) {
                   {(props.sort?.length ?? 0) > 1 ? sortIndex + 1 : ''}
                 </span>
               ) : null}
+              {/* The pointer's way to resize; the keyboard's is Alt+←/→ on the active column. */}
+              <span
+                className="col-resize"
+                data-testid={`resize-${column.name}`}
+                title={`Drag to resize ${column.name} (Alt+←/→ from the keyboard)`}
+                onPointerDown={(event) => startResize(event, column)}
+              />
             </div>
           );
         })}
@@ -300,11 +355,12 @@ export function Grid(props: GridProps) {
                 const staged = props.stagedValue?.(data, column.name);
                 const value = staged ? staged.value : data[column.name];
                 const classes = ['cell'];
-                if (value === null || value === undefined) classes.push('null');
+                if (value === undefined) classes.push('absent');
+                else if (value === null) classes.push('null');
                 else if (column.align === 'right' || isNumericType(column.type)) classes.push('number');
                 if (staged) classes.push('staged');
                 if (isActive) classes.push('active');
-                const text = formatTyped(value, column.type);
+                const text = formatTyped(value, column.type, column.dynamo || undefined);
                 return (
                   // biome-ignore lint/a11y/useKeyWithClickEvents: the grid handles arrows, Enter and F2.
                   <div
@@ -313,12 +369,19 @@ export function Grid(props: GridProps) {
                     className={classes.join(' ')}
                     role="gridcell"
                     aria-selected={isActive}
-                    title={staged ? `staged: ${text} (was ${formatCell(data[column.name])})` : text}
+                    title={
+                      staged
+                        ? `staged: ${text} (was ${formatTyped(data[column.name], column.type, column.dynamo || undefined)})`
+                        : value === undefined
+                          ? `This item has no ${column.name} attribute`
+                          : text
+                    }
                     style={{ width: column.width }}
                     onClick={() => setActive({ row: item.index, col })}
                     onDoubleClick={() => startEdit(item.index, col)}
                   >
-                    {text}
+                    {/* The text sits in its own box so a long value ends in an ellipsis on the right, never cut on the left. */}
+                    <span className="cell-text">{text}</span>
                   </div>
                 );
               })}

@@ -1,6 +1,14 @@
 import { useEffect, useState } from 'react';
 import { api, type Row, type RowKey, type StagedChange, type TableInfo } from './api.ts';
-import { describeKey, displayTable, editText, formatCell, keyString, parseEdit } from './format.ts';
+import {
+  describeKey,
+  displayTable,
+  editText,
+  formatTyped,
+  keyBadge,
+  keyString,
+  parseEdit,
+} from './format.ts';
 import { ErrorBox } from './widgets.tsx';
 
 export interface RecordViewProps {
@@ -128,7 +136,8 @@ export function RecordView(props: RecordViewProps) {
                 info?.columns ??
                 Object.keys(row).map((name) => ({ name, type: '', nullable: true, default: null }))
               ).map((column) => {
-                const isKey = info?.primaryKey.includes(column.name) ?? false;
+                const key = keyBadge(column, info?.primaryKey ?? []);
+                const isKey = key !== undefined;
                 const staged = stagedValues.has(column.name);
                 const shown = staged ? stagedValues.get(column.name) : row[column.name];
                 return (
@@ -136,7 +145,11 @@ export function RecordView(props: RecordViewProps) {
                     <th scope="row">
                       <label htmlFor={`field-${column.name}`}>
                         {column.name}
-                        {isKey ? <span className="pk">key</span> : null}
+                        {key ? (
+                          <span className="pk" title={key.title}>
+                            {key.badge}
+                          </span>
+                        ) : null}
                       </label>
                       <span className="type">
                         {column.type}
@@ -149,9 +162,15 @@ export function RecordView(props: RecordViewProps) {
                         className="input"
                         readOnly={isKey}
                         value={draft[column.name] ?? editText(shown)}
-                        placeholder={shown === null ? 'NULL' : undefined}
+                        placeholder={shown === null ? 'NULL' : shown === undefined ? '(absent)' : undefined}
                         style={staged ? { background: 'var(--warn-weak)' } : undefined}
-                        title={staged ? `staged; stored value: ${formatCell(row[column.name])}` : undefined}
+                        title={
+                          staged
+                            ? `staged; stored value: ${formatTyped(row[column.name], column.type)}`
+                            : shown === undefined
+                              ? `This item has no ${column.name} attribute`
+                              : undefined
+                        }
                         onChange={(event) => setDraft({ ...draft, [column.name]: event.target.value })}
                       />
                     </td>

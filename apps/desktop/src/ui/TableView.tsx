@@ -21,6 +21,7 @@ import {
   isBooleanType,
   isFiltered,
   isNumericType,
+  keyBadge,
   keyOf,
   keyString,
   parseEdit,
@@ -79,15 +80,19 @@ export function TableView(props: TableViewProps) {
     if (props.dataVersion > 0) paged.reload();
   }, [props.dataVersion]);
 
-  const columns: GridColumn[] = useMemo(
-    () =>
-      (info?.columns ?? []).map((column) => ({
-        name: column.name,
-        type: column.type,
-        width: columnWidth(column),
-      })),
-    [info],
-  );
+  const columns: GridColumn[] = useMemo(() => {
+    const declared: GridColumn[] = (info?.columns ?? []).map((column) => ({
+      name: column.name,
+      type: column.type,
+      width: columnWidth(column),
+      key: keyBadge(column, info?.primaryKey ?? []),
+    }));
+    // Attributes the loaded items have that the sampled schema has not seen (DynamoDB is schemaless).
+    const known = new Set(declared.map((column) => column.name));
+    const extra = info ? paged.seenColumns.filter((name) => !known.has(name)) : [];
+    const dynamo = info?.openColumns === true;
+    return [...declared, ...extra.map((name) => ({ name, dynamo, width: columnWidth({ name, type: '' }) }))];
+  }, [info, paged.seenColumns]);
   const primaryKey = info?.primaryKey ?? [];
 
   const stagedByKey = useMemo(() => {
@@ -121,8 +126,13 @@ export function TableView(props: TableViewProps) {
 
   const onEdit = async (index: number, column: string, text: string) => {
     const row = paged.getRow(index);
-    const info_ = info?.columns.find((c) => c.name === column);
-    if (!row || !info_) return 'The row is not loaded yet; try again in a moment.';
+    // A column the sampled schema never saw (a DynamoDB attribute) edits as text.
+    const info_ = info?.columns.find((c) => c.name === column) ?? {
+      name: column,
+      type: '',
+      nullable: true,
+    };
+    if (!row) return 'The row is not loaded yet; try again in a moment.';
     const key = keyOf(row, primaryKey);
     if (!key)
       return `${table} has no primary key, so its rows cannot be edited here. Use the SQL workbench to look at it.`;

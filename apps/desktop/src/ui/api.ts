@@ -151,6 +151,8 @@ export interface TableInfo {
     direction: 'out' | 'in';
   }[];
   rowEstimate: number;
+  /** Items are schemaless (DynamoDB): an item may have attributes `columns` (a sample) never saw. */
+  openColumns?: boolean;
 }
 
 /** The operators the filter bar offers: the data layer's FILTER_OPS, which the server validates against the schema. */
@@ -225,8 +227,10 @@ export interface QueryResult {
 
 export interface ColumnChange {
   column: string;
-  before: unknown;
-  after: unknown;
+  /** Absent when the row had no value there (an insert, or a DynamoDB attribute the item lacked). */
+  before?: unknown;
+  /** Absent when the row goes (a delete). */
+  after?: unknown;
 }
 
 export interface StagedChange {

@@ -48,6 +48,37 @@ describe('parseEdit', () => {
   });
 });
 
+describe('parseEdit on DynamoDB attributes', () => {
+  it.each([
+    ['N', ' 12.50 ', { value: '12.50' }],
+    ['N', '123456789012345678901234567890', { value: '123456789012345678901234567890' }],
+    ['N', '', { value: null }],
+    ['S', '', { value: '' }],
+    ['S', '{"looks":"like json"}', { value: '{"looks":"like json"}' }],
+    ['N|S', '42', { value: '42' }],
+    ['BOOL', 'false', { value: false }],
+    ['M', '{"name":"Ada","total":{"N":"12.50"}}', { value: { name: 'Ada', total: { N: '12.50' } } }],
+    ['SS', '{"SS":["a","b"]}', { value: { SS: ['a', 'b'] } }],
+    ['L', '[1,"x"]', { value: [1, 'x'] }],
+  ] as const)('%s %j → %j', (type, text, want) => {
+    expect(parseEdit(text, column(type))).toEqual(want);
+  });
+
+  it.each([
+    ['N', '12,5', 'holds numbers'],
+    ['N', '0x10', 'holds numbers'],
+    ['BOOL', 'yes', 'type true or false'],
+    ['M', '{name: Ada}', 'not valid JSON'],
+  ] as const)('refuses %s %j saying what to type', (type, text, message) => {
+    const result = parseEdit(text, column(type));
+    expect('error' in result ? result.error : '').toContain(message);
+  });
+
+  it('refuses an empty key', () => {
+    expect(parseEdit('', column('N', false))).toEqual({ error: 'c is a key: it needs a value.' });
+  });
+});
+
 describe('keys', () => {
   it('reads the primary key of a row and makes an order-independent string of it', () => {
     expect(keyOf({ id: 3, name: 'x' }, ['id'])).toEqual({ id: 3 });
@@ -90,6 +121,16 @@ describe('display', () => {
     );
     expect(formatTyped('2026-10-03T14:05:09.000Z', 'text')).toBe('2026-10-03T14:05:09.000Z');
     expect(formatCell({ a: 1 })).toBe('{"a":1}');
+    expect(formatCell(undefined)).toBe('');
+    // DynamoDB's tagged values read as values; a PostgreSQL jsonb of the same shape stays JSON.
+    expect(formatTyped({ name: 'Ada', total: { N: '12.50' }, tags: { SS: ['a', 'b'] } }, 'M')).toBe(
+      '{name: "Ada", total: 12.50, tags: set {"a", "b"}}',
+    );
+    expect(formatTyped({ N: '12.50' }, 'jsonb')).toBe('{"N":"12.50"}');
+    expect(formatTyped([{ N: '1' }, 'x', null, true], 'L')).toBe('[1, "x", NULL, true]');
+    expect(formatTyped({ NS: ['1', '2.5'] }, 'NS')).toBe('set {1, 2.5}');
+    expect(formatTyped({ B: 'AAEC' }, 'B')).toBe('<binary 3 bytes>');
+    expect(formatTyped('00012.50', 'N')).toBe('00012.50');
     expect(formatCell('x'.repeat(600))).toHaveLength(501);
     expect(columnWidth({ name: 'id', type: 'integer' })).toBeLessThan(
       columnWidth({ name: 'id', type: 'text' }),

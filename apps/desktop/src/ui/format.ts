@@ -7,28 +7,73 @@ const BOOLEAN = /^bool(ean)?$/i;
 const TEMPORAL = /^(timestamp|date|time)/i;
 const JSONISH = /^jsonb?$/i;
 
-export const isNumericType = (type: string | undefined) => !!type && NUMERIC.test(type);
+// DynamoDB attribute types as the schema lists them: 'N', 'S', 'M', or 'N|S' for an attribute seen with both.
+const DYNAMO_TYPE = /^(S|N|B|BOOL|NULL|M|L|SS|NS|BS)(\|(S|N|B|BOOL|NULL|M|L|SS|NS|BS))*$/;
+
+/** Whether a column's type is a DynamoDB attribute type (its values keep DynamoDB's tagged form). */
+export const isDynamoType = (type: string | undefined) => !!type && DYNAMO_TYPE.test(type);
+
+export const isNumericType = (type: string | undefined) => !!type && (NUMERIC.test(type) || type === 'N');
 export const isBooleanType = (type: string | undefined) => !!type && BOOLEAN.test(type);
 export const isTemporalType = (type: string | undefined) => !!type && TEMPORAL.test(type);
 
-/** One line of text for a grid cell. */
-export function formatCell(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
+/**
+ * One line of text for a value. An attribute an item does not have (undefined) is empty, not
+ * NULL: DynamoDB items are sparse. `dynamo` reads DynamoDB's tagged values: { N: "1.50" } is the
+ * number 1.50, { SS: [...] } a set, { B: base64 } binary, and nested strings are quoted so a
+ * string "12" never looks like the number 12.
+ */
+export function formatCell(value: unknown, dynamo = false): string {
+  if (value === undefined) return '';
+  if (value === null) return 'NULL';
   if (typeof value === 'string') return value.length > 500 ? `${value.slice(0, 500)}…` : value;
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
     return String(value);
-  return JSON.stringify(value);
+  const text = dynamo ? dynamoText(value) : JSON.stringify(value);
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}
+
+const bytesOf = (base64: string) => Math.floor((base64.replace(/=+$/, '').length * 3) / 4);
+
+/** A nested DynamoDB value as people read it: {name: "Ada", total: 12.50, tags: {a, b}}. */
+function dynamoText(value: unknown): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return `[${value.map(dynamoText).join(', ')}]`;
+  const entries = Object.entries(value as Record<string, unknown>);
+  const [only] = entries;
+  if (entries.length === 1 && only) {
+    const [tag, inner] = only;
+    if (tag === 'N' && typeof inner === 'string') return inner;
+    if (tag === 'B' && typeof inner === 'string') return `<binary ${bytesOf(inner)} bytes>`;
+    if ((tag === 'SS' || tag === 'NS' || tag === 'BS') && Array.isArray(inner)) {
+      const members = inner.map((each) =>
+        tag === 'SS'
+          ? JSON.stringify(each)
+          : tag === 'NS'
+            ? String(each)
+            : `<${bytesOf(String(each))} bytes>`,
+      );
+      return `set {${members.join(', ')}}`;
+    }
+  }
+  return `{${entries.map(([key, inner]) => `${key}: ${dynamoText(inner)}`).join(', ')}}`;
 }
 
 const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?Z$/;
 
 /** A cell's text by its column type: timestamps as "2026-10-03 14:05:09 UTC" rather than raw ISO. */
-export function formatTyped(value: unknown, type: string | undefined): string {
+export function formatTyped(
+  value: unknown,
+  type: string | undefined,
+  dynamo: boolean = isDynamoType(type),
+): string {
   if (typeof value === 'string' && isTemporalType(type)) {
     const match = ISO_TIMESTAMP.exec(value);
     if (match) return `${match[1]} ${match[2]}${/with time zone|tz/i.test(type ?? '') ? ' UTC' : ''}`;
   }
-  return formatCell(value);
+  return formatCell(value, dynamo);
 }
 
 /** The text an editor starts from: NULL edits as an empty field. */
@@ -46,6 +91,7 @@ export function parseEdit(
   column: Pick<ColumnInfo, 'name' | 'type' | 'nullable'>,
 ): { value: unknown } | { error: string } {
   const trimmed = text.trim();
+  if (isDynamoType(column.type)) return parseDynamoEdit(text, column);
   if (trimmed === '' || trimmed === 'NULL') {
     if (column.nullable) return { value: null };
     if (trimmed === 'NULL' || !isTextual(column.type)) {
@@ -78,6 +124,40 @@ export function parseEdit(
   return { value: text };
 }
 
+/**
+ * A DynamoDB edit by the attribute's types: N stays a decimal string (no digit lost to a double),
+ * maps, lists, sets and binary are typed in their tagged JSON form, as the editor shows them.
+ */
+function parseDynamoEdit(
+  text: string,
+  column: Pick<ColumnInfo, 'name' | 'type' | 'nullable'>,
+): { value: unknown } | { error: string } {
+  const trimmed = text.trim();
+  const types = column.type.split('|');
+  if (trimmed === 'NULL' || (trimmed === '' && !types.includes('S'))) {
+    return column.nullable ? { value: null } : { error: `${column.name} is a key: it needs a value.` };
+  }
+  if (types.length === 1 && types[0] === 'N') {
+    if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(trimmed))
+      return { error: `${column.name} holds numbers: '${text}' is not one (type digits, e.g. 12.50).` };
+    return { value: trimmed };
+  }
+  if (types.length === 1 && types[0] === 'BOOL') {
+    if (trimmed === 'true' || trimmed === 'false') return { value: trimmed === 'true' };
+    return { error: `${column.name} is a boolean: type true or false.` };
+  }
+  if (/^[[{]/.test(trimmed) && types.some((type) => /^(M|L|SS|NS|BS|B)$/.test(type))) {
+    try {
+      return { value: JSON.parse(trimmed) };
+    } catch {
+      return {
+        error: `${column.name} holds ${column.type}: '${text}' is not valid JSON (a map is {"name": "Ada"}, a number inside it {"N": "12.50"}, a set {"SS": ["a", "b"]}).`,
+      };
+    }
+  }
+  return { value: text };
+}
+
 const isTextual = (type: string) => /^(text|character|varchar|char|citext|name)/i.test(type);
 
 /** The primary key of a row, or null when the table has none (then rows cannot be edited). */
@@ -86,6 +166,23 @@ export function keyOf(row: Row, primaryKey: readonly string[]): RowKey | null {
   const key: RowKey = {};
   for (const column of primaryKey) key[column] = row[column];
   return key;
+}
+
+/** The header badge of a key column: on DynamoDB the partition key (PK) and sort key (SK). */
+export function keyBadge(
+  column: Pick<ColumnInfo, 'name' | 'type'>,
+  primaryKey: readonly string[],
+): { badge: string; title: string } | undefined {
+  const at = primaryKey.indexOf(column.name);
+  if (at < 0) return undefined;
+  if (isDynamoType(column.type))
+    return at === 0
+      ? { badge: 'PK', title: 'Partition key: a filter on it reads by Query instead of a Scan' }
+      : { badge: 'SK', title: 'Sort key' };
+  return {
+    badge: 'PK',
+    title: primaryKey.length > 1 ? `Part of the primary key (${primaryKey.join(', ')})` : 'Primary key',
+  };
 }
 
 /** A stable string for a key, for maps and React keys. */
@@ -210,7 +307,7 @@ export function describeFilter(filter: Filter): string {
         return `${condition.column} between ${formatCell(condition.value[0])} and ${formatCell(condition.value[1])}`;
       }
       if ((condition.op === 'in' || condition.op === 'not_in') && Array.isArray(condition.value)) {
-        return `${condition.column} ${op} (${condition.value.map(formatCell).join(', ')})`;
+        return `${condition.column} ${op} (${condition.value.map((each) => formatCell(each)).join(', ')})`;
       }
       return `${condition.column} ${op} ${formatCell(condition.value)}`;
     })

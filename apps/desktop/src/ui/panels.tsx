@@ -19,10 +19,12 @@ export interface StagingPanelProps {
   onCommit: (ids?: string[]) => Promise<CommitConflict[]>;
   onDiscard: (ids?: string[]) => Promise<void>;
   onOpenRow: (table: string, key: Record<string, unknown>) => void;
+  /** The connection is DynamoDB: values are read in its tagged form ({ N: "1.50" } is 1.50). */
+  dynamo?: boolean;
 }
 
-/** The review before anything touches a table: a readable before → after per column. */
-export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow }: StagingPanelProps) {
+/** The review before anything touches a table: a readable before → after per column (per attribute). */
+export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow, dynamo }: StagingPanelProps) {
   const [busy, setBusy] = useState(false);
   const [conflicts, setConflicts] = useState<CommitConflict[]>([]);
   const byTable = useMemo(() => {
@@ -140,14 +142,26 @@ export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow }:
                           <td className="col">{c.column}</td>
                           {change.kind === 'update' ? (
                             <>
-                              <td className="before">{formatCell(c.before)}</td>
+                              <td className="before">
+                                {c.before === undefined ? (
+                                  <i className="faint">(absent)</i>
+                                ) : (
+                                  formatCell(c.before, dynamo)
+                                )}
+                              </td>
                               <td className="arrow">→</td>
-                              <td className="after">{formatCell(c.after)}</td>
+                              <td className="after">
+                                {c.after === undefined ? (
+                                  <i className="faint">(removed)</i>
+                                ) : (
+                                  formatCell(c.after, dynamo)
+                                )}
+                              </td>
                             </>
                           ) : (
                             // A whole row comes or goes: its values once, struck out when it goes.
                             <td colSpan={3} className={change.kind === 'delete' ? 'before' : 'after'}>
-                              {formatCell(change.kind === 'delete' ? c.before : c.after)}
+                              {formatCell(change.kind === 'delete' ? c.before : c.after, dynamo)}
                             </td>
                           )}
                         </tr>

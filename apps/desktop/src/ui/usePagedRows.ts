@@ -16,6 +16,11 @@ export interface PagedRows {
   version: number;
   /** How the engine read the first page, where it says (DynamoDB: Query or Scan). */
   access: RowAccess | undefined;
+  /**
+   * Every column name the loaded rows have, in the order first seen. On a schemaless table
+   * (DynamoDB) an item may carry an attribute the sampled schema never saw.
+   */
+  seenColumns: readonly string[];
 }
 
 /** Rows of one table view, fetched a page at a time as the grid scrolls. */
@@ -29,6 +34,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<Error | null>(null);
   const [access, setAccess] = useState<RowAccess | undefined>(undefined);
+  const [seenColumns, setSeenColumns] = useState<readonly string[]>([]);
 
   const fetchPage = useCallback((page: number) => {
     if (pages.current.has(page) || inflight.current.has(page)) return;
@@ -42,6 +48,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
         inflight.current.delete(page);
         pages.current.set(page, result.rows);
         if (page === 0) setAccess(result.access);
+        setSeenColumns((seen) => withNames(seen, result.rows));
         evict(pages.current, lastRange.current);
         setError(null);
         setVersion((v) => v + 1);
@@ -75,6 +82,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
   useEffect(() => {
     query.current = { table, filter, sort };
     lastRange.current = [0, PAGE_SIZE - 1];
+    setSeenColumns([]);
     reset();
   }, [queryKey, reset]);
 
@@ -83,7 +91,20 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
     [],
   );
 
-  return { getRow, ensure, reload: reset, error, version, access };
+  return { getRow, ensure, reload: reset, error, version, access, seenColumns };
+}
+
+/** `seen` with the names of `rows` it lacks appended (the same array when there are none). */
+function withNames(seen: readonly string[], rows: readonly Row[]): readonly string[] {
+  const known = new Set(seen);
+  const added: string[] = [];
+  for (const row of rows)
+    for (const name of Object.keys(row))
+      if (!known.has(name)) {
+        known.add(name);
+        added.push(name);
+      }
+  return added.length > 0 ? [...seen, ...added] : seen;
 }
 
 function evict(pages: Map<number, Row[]>, [start, end]: [number, number]) {

@@ -78,6 +78,11 @@ export interface TableInfo {
   /** Heap size and total size with indexes and TOAST, in bytes. */
   tableBytes: number;
   totalBytes: number;
+  /**
+   * Rows are schemaless (DynamoDB items): `columns` are the attributes a sample saw, and a staged
+   * change may write an attribute no sampled item has, unless the name is close to a known one.
+   */
+  openColumns?: boolean;
 }
 
 export interface SchemaSnapshot {
