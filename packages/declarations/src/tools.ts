@@ -138,7 +138,7 @@ export const TOOL_ROWS = [
   {
     name: 'validateQuery',
     description:
-      'Check a SQL SELECT without running it: it must be one read-only statement over known tables and columns. Returns ok or the exact problem. Use it before runQuery when unsure.',
+      'Check a SELECT without running it: it must be one read-only statement over known tables and columns. Returns ok or the exact problem. Use it before runQuery when unsure.',
     keywords: ['check', 'sql', 'syntax', 'lint', 'parse'],
     visibility: 'inline',
     tier: 'silent',
@@ -199,7 +199,7 @@ export const TOOL_ROWS = [
   {
     name: 'explainQuery',
     description:
-      'Show the query plan PostgreSQL would use for a SELECT (EXPLAIN without ANALYZE; nothing runs). Use it when the user asks why a query is slow or how it executes.',
+      'Show how a SELECT would run, without running it: the PostgreSQL plan (EXPLAIN without ANALYZE), or on DynamoDB whether it reads by Query on a key or Scans the whole table. Use it when the user asks why a query is slow or how it executes.',
     keywords: ['explain', 'plan', 'slow', 'performance', 'optimize', 'execution'],
     visibility: 'discoverable',
     tier: 'silent',
@@ -298,8 +298,19 @@ export const TOOL_ROWS = [
   {
     name: 'runQuery',
     description:
-      'Run one read-only SQL SELECT (PostgreSQL dialect; WITH, joins, GROUP BY and aggregates are fine) and get the rows back, capped. Writes are refused: use the stage tools to change data.',
-    keywords: ['sql', 'select', 'query', 'aggregate', 'group by', 'join', 'sum', 'average', 'report'],
+      'Run one read-only SELECT (SQL with joins and aggregates, or PartiQL on DynamoDB) and get the rows back, capped. Writes are refused: use the stage tools to change data.',
+    keywords: [
+      'sql',
+      'partiql',
+      'select',
+      'query',
+      'aggregate',
+      'group by',
+      'join',
+      'sum',
+      'average',
+      'report',
+    ],
     visibility: 'inline',
     tier: 'gated',
     access: 'read',

@@ -146,6 +146,21 @@ describe.runIf(dynamoTestUrl)('the DynamoDB engine on DynamoDB Local', () => {
       /^Scan of the whole table orders \(200 items/,
     );
   });
+  it('stops a selective Scan after the items it may read, and says so; a Query under the bound reads to the end', async () => {
+    // No order has this status: every item is evaluated and none returned.
+    const scan = await ds.queries.run(`SELECT * FROM "orders" WHERE "status" = 'no such status'`, {
+      maxItemsRead: 50,
+    });
+    expect(scan).toMatchObject({ rows: [], truncated: true, truncatedBy: 'reads' });
+    expect(scan.readStop).toMatch(/^DynamoDB stopped after evaluating up to 50 items/);
+    const all = await ds.queries.run(`SELECT * FROM "orders" WHERE "status" = 'no such status'`);
+    expect(all).toMatchObject({ rows: [], truncated: false });
+    const byKey = await ds.queries.run('SELECT * FROM "orders"."by_customer" WHERE "customer_id" = 5', {
+      maxItemsRead: 50,
+    });
+    expect(byKey.truncated).toBe(false);
+    expect(byKey.rows.length).toBeGreaterThan(0);
+  });
 });
 
 describe.runIf(dynamoTestUrl)('write attempts against each read layer alone', () => {

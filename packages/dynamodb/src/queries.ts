@@ -1,5 +1,5 @@
 // PartiQL reads: SELECT only, run through the read client (whose allow-list holds without the
-// statement check), bounded by rows and bytes; the plan says Query (which key) or Scan before it runs.
+// statement check), bounded by rows, bytes and items read (and read capacity where AWS reports it); the plan says Query (which key) or Scan before it runs.
 import { type AttributeValue, type DynamoDBClient, ExecuteStatementCommand } from '@aws-sdk/client-dynamodb';
 import type {
   FieldInfo,
@@ -10,8 +10,14 @@ import type {
   SchemaCache,
 } from '@toolrow/datasource';
 import { checkReadOnlyPartiql, type PartiqlRead } from './partiql-guard.ts';
+import { MAX_ITEMS_READ } from './rows.ts';
 import type { KeyMap } from './schema.ts';
 import { itemToRow, valueText } from './values.ts';
+
+/** Items one ExecuteStatement request may evaluate. */
+const PAGE_ITEMS = 1000;
+/** Read capacity one statement may use where DynamoDB reports it (AWS): about 16 MB read. */
+const MAX_READ_UNITS = 2000;
 
 export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache, keys: KeyMap): QueryRunner {
   return {
@@ -23,15 +29,28 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
     async run(statement, options = {}): Promise<ReadQueryResult> {
       const maxRows = options.maxRows ?? 1000;
       const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
+      const maxItemsRead = options.maxItemsRead ?? MAX_ITEMS_READ;
       const rows: Row[] = [];
       let bytes = 0;
+      let evaluated = 0;
+      let readUnits = 0;
       let next: string | undefined;
-      let truncatedBy: 'rows' | 'bytes' | undefined;
+      let truncatedBy: ReadQueryResult['truncatedBy'];
       do {
+        // Limit bounds the items one request evaluates, so a selective Scan is stopped between pages.
+        const limit = Math.max(1, Math.min(PAGE_ITEMS, maxItemsRead - evaluated));
         const page = await client.send(
-          new ExecuteStatementCommand({ Statement: statement, ...(next ? { NextToken: next } : {}) }),
+          new ExecuteStatementCommand({
+            Statement: statement,
+            Limit: limit,
+            ReturnConsumedCapacity: 'TOTAL',
+            ...(next ? { NextToken: next } : {}),
+          }),
           options.signal ? { abortSignal: options.signal } : {},
         );
+        // A page evaluates at most `limit` items; AWS also says what it cost (DynamoDB Local does not).
+        evaluated += limit;
+        readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
         for (const item of (page.Items ?? []) as Record<string, AttributeValue>[]) {
           if (rows.length === maxRows) {
             truncatedBy = 'rows';
@@ -46,11 +65,23 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
           rows.push(row);
         }
         next = page.NextToken;
+        if (!truncatedBy && next && (evaluated >= maxItemsRead || readUnits >= MAX_READ_UNITS))
+          truncatedBy = 'reads';
       } while (next && !truncatedBy);
       if (!truncatedBy && next) truncatedBy = 'rows';
       const names = [...new Set(rows.flatMap((row) => Object.keys(row)))];
       const fields: FieldInfo[] = names.map((name) => ({ name, typeId: 0 }));
-      return { rows, fields, truncated: truncatedBy !== undefined, ...(truncatedBy ? { truncatedBy } : {}) };
+      return {
+        rows,
+        fields,
+        truncated: truncatedBy !== undefined,
+        ...(truncatedBy ? { truncatedBy } : {}),
+        ...(truncatedBy === 'reads'
+          ? {
+              readStop: `DynamoDB stopped after evaluating up to ${evaluated.toLocaleString('en-US')} items${readUnits > 0 ? ` (${Math.round(readUnits).toLocaleString('en-US')} read capacity units)` : ''} without reaching the end: the statement reads by Scan, or its key condition matches that many items`,
+            }
+          : {}),
+      };
     },
     async plan(statement): Promise<QueryPlan> {
       const read = checkReadOnlyPartiql(statement);

@@ -38,5 +38,6 @@ export {
   type EvalProgress,
   type RequestAttempts,
   type RunEvalOptions,
+  requestsServedBy,
   runEval,
 } from './run.ts';

@@ -8,8 +8,9 @@ import {
   type PermissionMode,
   toolsBackend,
 } from '@toolrow/agent';
+import { isServedBy, type ToolEngine } from '@toolrow/catalog';
 import { type DataSource, openDataSource, sqlDatabaseOf } from '@toolrow/datasource';
-import { openState, type Tab, type ToolrowState } from '@toolrow/state';
+import { openEngine, openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { type EvalRequest, LARGE_SHOP, type RequestContext } from './corpus.ts';
 import { type Grade, grade, type TracedCall } from './grade.ts';
@@ -50,6 +51,12 @@ export interface RunEvalOptions {
   maxRounds?: number;
   onProgress?: (progress: EvalProgress) => void;
   signal?: AbortSignal;
+  /**
+   * Run on this connection instead of an embedded PostgreSQL (a `dynamodb://` URL, or a PostgreSQL
+   * one): the sample shop is seeded there unless it is there already. Pass only the requests its
+   * engine serves (`requestsServedBy`).
+   */
+  databaseUrl?: string;
 }
 
 export interface RequestAttempts {
@@ -69,10 +76,12 @@ class EvalShop {
     this.exportsDir = exportsDir;
   }
 
-  static async open(orders: number, large = false): Promise<EvalShop> {
+  static async open(orders: number, large = false, databaseUrl?: string): Promise<EvalShop> {
     const [source, exportsDir] = await Promise.all([
-      // A small shop in memory: 16 MB of shared buffers instead of 128 MB is about 100 MB less resident.
-      openDataSource({ memory: true, env: {}, embeddedSettings: ['shared_buffers = 16MB'] }),
+      databaseUrl
+        ? openEngine({ url: databaseUrl, urlSource: '--database-url', env: {} })
+        : // A small shop in memory: 16 MB of shared buffers instead of 128 MB is about 100 MB less resident.
+          openDataSource({ memory: true, env: {}, embeddedSettings: ['shared_buffers = 16MB'] }),
       mkdtemp(join(tmpdir(), 'toolrow-eval-exports-')),
     ]);
     try {
@@ -107,18 +116,26 @@ class EvalShop {
         description: 'Orders over 500',
         spec: { table: 'orders', filter: { column: 'total', op: 'gt', value: 500 } },
       });
+      const partiql = this.source.queries.dialect === 'partiql';
       await state.specs.save({
         name: 'monthly revenue',
         kind: 'query',
         description: 'Revenue per month',
         spec: {
-          sql: "select date_trunc('month', ordered_at) as month, sum(total) from orders group by 1 order by 1",
+          sql: partiql
+            ? `SELECT "ordered_at", "total" FROM "orders" WHERE "status" = 'delivered'`
+            : "select date_trunc('month', ordered_at) as month, sum(total) from orders group by 1 order by 1",
         },
       });
-      for (const sql of [
-        "select date_trunc('month', ordered_at), sum(total) as revenue from orders group by 1",
-        "select count(*) from customers where country = 'DE'",
-      ]) {
+      for (const sql of partiql
+        ? [
+            `SELECT "ordered_at", "total" FROM "orders" WHERE "status" = 'paid'`,
+            `SELECT * FROM "customers" WHERE "country" = 'DE'`,
+          ]
+        : [
+            "select date_trunc('month', ordered_at), sum(total) as revenue from orders group by 1",
+            "select count(*) from customers where country = 'DE'",
+          ]) {
         await state.history.add({
           profile: PROFILE,
           actor: 'user',
@@ -296,6 +313,20 @@ async function attempt(
   };
 }
 
+/**
+ * The requests a connection of `engine` can pass: each step names a tool it serves, and the large
+ * sample (a thousand PostgreSQL tables) only on PostgreSQL. Derived from the rows' engines.
+ */
+export function requestsServedBy(requests: readonly EvalRequest[], engine: ToolEngine): EvalRequest[] {
+  return requests.filter(
+    (request) =>
+      (request.shop !== 'large' || engine === 'postgres') &&
+      request.expect.every((step) =>
+        (typeof step === 'string' ? [step] : step).some((name) => isServedBy(engine, name)),
+      ),
+  );
+}
+
 /** Runs every request `runs` times through the real agent loop, `concurrency` at a time. */
 /** The large sample's extra tables (LARGE_SHOP), beside the sample shop. */
 export function largeShopDdl(): string {
@@ -329,7 +360,7 @@ export async function runEval(options: RunEvalOptions): Promise<RequestAttempts[
   const orders = options.orders ?? 1000;
   // The large sample only when a request runs on it: its thousand tables take a while to make.
   const [shop, large] = await Promise.all([
-    EvalShop.open(orders),
+    EvalShop.open(orders, false, options.databaseUrl),
     options.requests.some((request) => request.shop === 'large') ? EvalShop.open(orders, true) : undefined,
   ]);
   const results = options.requests.map((request) => ({ request, attempts: [] as Attempt[] }));

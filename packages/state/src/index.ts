@@ -32,6 +32,7 @@ export {
   withPassword,
 } from './named-connections.ts';
 export { OAUTH_PREFIX } from './oauth-store.ts';
+export { engineOfUrl, openEngine } from './open-engine.ts';
 export type { Staging } from './staging.ts';
 export type { CommitPoint, StagingOptions } from './staging-impl.ts';
 export { createStaging } from './staging-impl.ts';

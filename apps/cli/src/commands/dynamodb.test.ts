@@ -2,12 +2,14 @@
 // and read through `toolrow call` (list, describe, read by key, PartiQL, count, filter); a write
 // through runQuery is refused and changes nothing; a tool DynamoDB does not serve is refused.
 import { randomInt } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fakeOpenAIServer } from '@toolrow/agent/testing';
+import type { EvalReport } from '@toolrow/eval';
+import { searchingModel, startChatServer } from '@toolrow/eval/testing';
 import { toolsForScope } from '@toolrow/mcp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
@@ -186,4 +188,33 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
     ).toBe(false);
     expect(commit!.Statement.flatMap((statement) => statement.Action)).toContain('dynamodb:PutItem');
   });
+
+  it('toolrow eval runs the stories on DynamoDB, leaving out the requests whose tools it does not serve', async () => {
+    const model = await startChatServer(searchingModel());
+    try {
+      const only = ['tables-what', 'count-pending', 'audit-log', 'rel-references'];
+      const result = await run(
+        'eval',
+        '--database-url',
+        url,
+        '--orders',
+        '60',
+        '--only',
+        only.join(','),
+        '--model',
+        `openai-compatible:${model.baseURL}#searching`,
+        '--json',
+        'ddb-eval.json',
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(await readFile(join(dir, 'ddb-eval.json'), 'utf8')) as EvalReport;
+      // describeRelations is PostgreSQL's only (its row says so): that request is not run here.
+      expect(report.requests.map((request) => request.id).sort()).toEqual(
+        ['audit-log', 'count-pending', 'tables-what'].sort(),
+      );
+      expect(report.summary.passRate).toBe(1);
+    } finally {
+      await model.close();
+    }
+  }, 300_000);
 });

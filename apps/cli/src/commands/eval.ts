@@ -11,15 +11,17 @@ import {
   formatSummary,
   parseReport,
   renderHtml,
+  requestsServedBy,
   runEval,
   selectRequests,
 } from '@toolrow/eval';
-import { resolveDataDir } from '@toolrow/state';
+import { engineOfUrl, resolveDataDir } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { toJson } from '../format.ts';
 
 const USAGE = `Usage: toolrow eval [--model <spec>] [--runs N] [--concurrency K] [--only <ids>] [--limit N]
-                    [--mode manual|auto|full-auto] [--orders N] [--json <file>] [--html <file>]
+                    [--mode manual|auto|full-auto] [--orders N] [--database-url <url>]
+                    [--json <file>] [--html <file>]
                     [--fail-under <percent>]
        toolrow eval compare <before.json> <after.json>
 
@@ -35,6 +37,9 @@ turn: the right tool picked, searched when the tool was discoverable, wrong-twin
   --limit N           at most N requests
   --mode <mode>       the profile's permission mode (default manual); every ask is answered yes
   --orders N          orders in the sample shop (default 1000)
+  --database-url <u>  run on this connection (dynamodb://…, postgres://…) instead of an embedded
+                      PostgreSQL: the shop is seeded there unless it is there already, and only
+                      the requests whose tools its engine serves run
   --json <file>       write the full report as JSON (compare reads it)
   --html <file>       write a self-contained HTML report with charts
   --fail-under <pct>  exit 1 when fewer than this percentage of attempts pass
@@ -127,6 +132,7 @@ export const evalCommand: Command = {
           json: { type: 'string' },
           html: { type: 'string' },
           orders: { type: 'string' },
+          'database-url': { type: 'string' },
           'fail-under': { type: 'string' },
         },
         allowPositionals: false,
@@ -146,7 +152,10 @@ export const evalCommand: Command = {
     if (failUnder !== undefined && !(failUnder >= 0 && failUnder <= 100)) {
       throw new UsageError(`--fail-under must be a percentage from 0 to 100, got '${values['fail-under']}'.`);
     }
-    const requests = selectRequests(CORPUS, values.only, limit);
+    const databaseUrl = values['database-url'];
+    // On another engine only the requests whose tools it serves (the rows' engines decide).
+    const engine = databaseUrl ? engineOfUrl(databaseUrl) : 'postgres';
+    const requests = selectRequests(requestsServedBy(CORPUS, engine), values.only, limit);
     if (requests.length === 0) {
       throw new UsageError(
         `--only '${values.only}' matches no request id. Ids look like ${CORPUS.slice(0, 3)
@@ -170,6 +179,7 @@ export const evalCommand: Command = {
       concurrency,
       mode,
       orders,
+      ...(databaseUrl ? { databaseUrl } : {}),
       onProgress: ({ done, request, attempt }) => {
         if (attempt.pass) passed++;
         bar.update(done, passed, `${request.id} ${attempt.pass ? 'ok' : 'FAIL'}`);

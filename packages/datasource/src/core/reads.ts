@@ -32,6 +32,11 @@ export interface ReadQueryOptions extends ReadOnlyOptions {
    */
   maxBytes?: number;
   /**
+   * Items an engine that reads by pages may read to find the rows (DynamoDB: items evaluated by a
+   * Scan; default 100,000). Past it the read stops, and `truncatedBy` is 'reads'.
+   */
+  maxItemsRead?: number;
+  /**
    * Byte cap on one value, as text (default 64 KiB), checked by the server: a bigger value never
    * leaves it. It comes back as null, and `oversized` names where.
    */
@@ -43,8 +48,10 @@ export interface ReadQueryResult<R = Row> {
   fields: FieldInfo[];
   /** True when the statement had more rows than maxRows, or the result more bytes than maxBytes. */
   truncated: boolean;
-  /** Why it was truncated, when it was. */
-  truncatedBy?: 'rows' | 'bytes';
+  /** Why it was truncated, when it was ('reads': the engine stopped reading, see `readStop`). */
+  truncatedBy?: 'rows' | 'bytes' | 'reads';
+  /** What the engine read before it stopped, in words, when truncatedBy is 'reads'. */
+  readStop?: string;
   /** Values over maxValueBytes, replaced by null: row index (0-based) and column name. */
   oversized?: { row: number; column: string; bytes: number }[];
 }

@@ -349,6 +349,10 @@ export const runQuery = defineTool({
       notes.push(
         `The result was cut after ${result.rows.length} rows: it passed ${Math.round(readBytesOf(limits) / 1024)} KiB as text. Select fewer or shorter columns (left(col, 200)), aggregate, or export the whole result with ${EXPORT_TOOL}.`,
       );
+    } else if (result.truncatedBy === 'reads') {
+      notes.push(
+        `Only ${result.rows.length} rows were found before the read stopped. ${result.readStop ?? 'The engine stopped reading before the end'}. Narrow it with an equality on the partition key (explainQuery says whether it will Query or Scan), or export the whole result with ${EXPORT_TOOL}.`,
+      );
     } else if (bounded.truncated && fitted.droppedColumns.length === 0) {
       notes.push(
         `Only the first ${bounded.rows.length} rows are shown. Aggregate or narrow the query (LIMIT/OFFSET pages it), or export the whole result with ${EXPORT_TOOL}.`,
