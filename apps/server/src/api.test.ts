@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 // The HTTP API over a real socket and a real database: the sample shop on PGlite, and on
 // PostgreSQL when TOOLROW_TEST_DATABASE_URL is set (CI sets it).
 import type { DataSource } from '@toolrow/datasource';
@@ -355,6 +356,26 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
   });
 
   describe('exports', () => {
+    it('Cancel stops a running export: the job says cancelled with its rows, and no file is left', async () => {
+      const job = await api<ExportJob>(app, '/api/exports', {
+        body: { sql: 'SELECT g, md5(g::text) FROM generate_series(1, 1000000) AS g', format: 'csv' },
+      });
+      const cancelled = await api<ExportJob>(app, `/api/exports/${job.id}/cancel`, { body: {} });
+      expect(cancelled.state).toBe('cancelled');
+      expect(cancelled.rowsDone).toBeLessThan(1_000_000);
+      const stored = await state.exports.status(job.id);
+      expect(stored.state).toBe('cancelled');
+      expect(existsSync(stored.path)).toBe(false);
+      // Cancelling what has settled changes nothing; an unknown id is a 404.
+      expect((await api<ExportJob>(app, `/api/exports/${job.id}/cancel`, { body: {} })).state).toBe(
+        'cancelled',
+      );
+      const unknown = await api(app, '/api/exports/nope/cancel', { body: {} }).catch(
+        (error: { status: number }) => error,
+      );
+      expect(unknown).toMatchObject({ status: 404 });
+    });
+
     it('starts an export, reports progress, and serves the finished file', async () => {
       const filter = { combine: 'and', conditions: [{ column: 'status', op: 'eq', value: 'paid' }] };
       const job = await api<ExportJob>(app, '/api/exports', {

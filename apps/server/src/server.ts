@@ -608,6 +608,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   app.get('/api/exports/:id', async (c) => c.json(toWireJob(await state.exports.status(c.req.param('id')))));
 
+  // Stops a running export: the job says cancelled with the rows it wrote, and its partial file is removed.
+  app.post('/api/exports/:id/cancel', async (c) =>
+    c.json(toWireJob(await state.exports.cancel(c.req.param('id')))),
+  );
+
   app.get('/api/exports/:id/download', async (c) => {
     const job = await state.exports.status(c.req.param('id'));
     if (job.state !== 'done') {

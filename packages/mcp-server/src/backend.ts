@@ -58,6 +58,11 @@ export interface McpBackend {
   tablesOf(name: McpToolName, input: unknown): Promise<readonly string[] | undefined>;
   /** Remembers a "yes" to a read of one table (Auto mode) for this client alone, as chat does for itself. */
   rememberGrant(grant: Grant, actor: McpActor): Promise<void>;
+  /**
+   * Stops an export the actor started (state cancelled, partial file removed) and returns the job:
+   * a client that cancels the call following its export stops the export (omit: it runs on).
+   */
+  cancelExport?(id: string, actor: McpActor): Promise<unknown>;
   /** The user's tables, for resources/list (omit: no table resources). */
   tables?(): Promise<McpTableSummary[]>;
   /** One table's schema as describeTable returns it, for resources/read; throws for an unknown table. */

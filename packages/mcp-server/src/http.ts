@@ -19,6 +19,7 @@ import {
   requireBearerAuth,
 } from '@modelcontextprotocol/server';
 import type { McpBackend } from './backend.ts';
+import { createInFlightCalls } from './cancellations.ts';
 import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createBearerVerifier, type OAuthTokenStore } from './oauth/verifier.ts';
 import { capScope, isMcpScope, refusalFor, scopeCovers } from './scopes.ts';
@@ -127,10 +128,16 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   };
+  // Calls in flight, so a cancellation (a POST of its own) reaches the call it names.
+  const calls = createInFlightCalls();
   const mcp = createMcpHandler(
     async (context) => {
       const principal = principalOf(context.authInfo);
-      return createToolrowMcpServer(await backendOf(principal), principal, gate);
+      const token = context.authInfo?.token;
+      return createToolrowMcpServer(await backendOf(principal), principal, {
+        ...gate,
+        ...(token ? { inFlight: { calls, token } } : {}),
+      });
     },
     {
       ...(options.onerror ? { onerror: options.onerror } : {}),
@@ -202,6 +209,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     }
     const backend = await backendOf(principal);
     for (const message of jsonRpcRequests(body)) {
+      if (message.method === 'notifications/cancelled') {
+        const params = message.params as { requestId?: unknown; reason?: unknown } | undefined;
+        calls.cancel(auth.token, params?.requestId, params?.reason);
+        continue;
+      }
       if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
       const refusal = refusalFor(message.params.name, principal.scope, backend.engine);
       if (!refusal) continue;

@@ -26,6 +26,7 @@ import { isGated, rowOf, TOOL_ACCESS } from '@toolrow/catalog';
 import manifest from '../package.json' with { type: 'json' };
 import { annotationsFor, titleOf } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
+import type { InFlightCalls } from './cancellations.ts';
 import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
 import { type ProgressUpdate, progressOf } from './progress.ts';
@@ -143,6 +144,11 @@ export function listingFor(backend: McpBackend, scope: McpScope): Listing {
 export interface ToolrowServerOptions extends McpGateOptions {
   /** A running tool tells a client that asked for progress that it still runs, every this many ms. */
   heartbeatMs?: number;
+  /**
+   * Stateless HTTP: the calls in flight, where a cancellation from the same bearer token finds
+   * the call it names (over stdio the SDK delivers cancellations itself).
+   */
+  inFlight?: { calls: InFlightCalls; token: string };
 }
 
 /**
@@ -186,15 +192,21 @@ export function createToolrowMcpServer(
     if (!principal || !tool || !isMcpToolName(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     }
-    const result = await callTool(
-      server,
-      backend,
-      principal,
-      name,
-      request.params.arguments ?? {},
-      ctx,
-      options,
-    );
+    const tracked = options.inFlight?.calls.track(options.inFlight.token, ctx);
+    let result: Awaited<ReturnType<typeof callTool>>;
+    try {
+      result = await callTool(
+        server,
+        backend,
+        principal,
+        name,
+        request.params.arguments ?? {},
+        tracked?.ctx ?? ctx,
+        options,
+      );
+    } finally {
+      tracked?.done();
+    }
     if (isInputRequiredResult(result)) return result;
     return server.projectCallToolResult(result, tool.outputSchema);
   });
@@ -301,7 +313,24 @@ interface ExportSummary {
 
 const EXPORT_POLL_MS = 250;
 
-/** Follows an export job until it settles, reporting its rows; returns the settled job. */
+/** Waits `ms`, or less when `signal` aborts first; true when it has. */
+function stopped(signal: AbortSignal, ms: number): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve(signal.aborted);
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Follows an export job until it settles, reporting its rows; returns the settled job. A
+ * cancelled call cancels the export (it would otherwise write on with nobody to read it).
+ */
 async function followExport(
   backend: McpBackend,
   started: unknown,
@@ -325,8 +354,10 @@ async function followExport(
         message: `Export ${id}: ${done} rows written.`,
       });
     }
-    if (ctx.mcpReq.signal.aborted) return job;
-    await new Promise((resolve) => setTimeout(resolve, EXPORT_POLL_MS));
+    if (await stopped(ctx.mcpReq.signal, EXPORT_POLL_MS)) {
+      // The client cancelled the call that follows the export: the export stops with it.
+      return backend.cancelExport ? await backend.cancelExport(id, actor) : job;
+    }
     job = (await backend.run(
       'getExportStatus',
       { id },

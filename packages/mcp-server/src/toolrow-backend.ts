@@ -66,6 +66,17 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
       state.profiles
         .addGrant({ profile, grantee: actor, tool: grant.tool, table: grant.table, grantedBy: 'user' })
         .then(() => {}),
+    async cancelExport(id, actor) {
+      // Only the actor's own job: getExportStatus sees only those (another's id is not found).
+      const status = () =>
+        implementationOf('getExportStatus').execute(parseToolInput('getExportStatus', { id }), {
+          ...context,
+          actor,
+        });
+      await status();
+      await state.exports.cancel(id);
+      return status();
+    },
     async tables() {
       return (await source.schema.get()).tables.map((table) => ({
         schema: table.schema,

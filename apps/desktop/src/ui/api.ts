@@ -403,6 +403,8 @@ export const api = {
       | { sql: string; format: ExportJob['format'] },
   ) => request<ExportJob>('POST', '/api/exports', body),
   exportJob: (id: string) => request<ExportJob>('GET', `/api/exports/${encodeURIComponent(id)}`),
+  cancelExport: (id: string) =>
+    request<ExportJob>('POST', `/api/exports/${encodeURIComponent(id)}/cancel`, {}),
   downloadUrl: (id: string) => `/api/exports/${encodeURIComponent(id)}/download`,
   audit: (limit = 200) => request<{ entries: AuditEntry[] }>('GET', `/api/audit?limit=${limit}`),
   uiState: () => request<UiState>('GET', '/api/ui-state'),

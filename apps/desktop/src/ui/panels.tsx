@@ -180,6 +180,35 @@ export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow, d
 
 // ── Exports ─────────────────────────────────────────────────────────────────────────────────
 
+/** Stops a running export; the job list's next poll shows it cancelled. */
+function CancelExport({ id, source }: { id: string; source: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <>
+      <button
+        type="button"
+        className="btn small"
+        disabled={busy}
+        aria-label={`Cancel the export of ${source}`}
+        onClick={() => {
+          setBusy(true);
+          api.cancelExport(id).then(
+            () => setBusy(false),
+            (cause: unknown) => {
+              setBusy(false);
+              setError(cause);
+            },
+          );
+        }}
+      >
+        {busy ? 'Cancelling…' : 'Cancel'}
+      </button>
+      {error ? <ErrorBox error={error} /> : null}
+    </>
+  );
+}
+
 export function ExportsPanel({ jobs, error }: { jobs: ExportJob[]; error: unknown }) {
   return (
     <div className="view">
@@ -244,6 +273,8 @@ export function ExportsPanel({ jobs, error }: { jobs: ExportJob[]; error: unknow
                       >
                         Download
                       </a>
+                    ) : job.state === 'queued' || job.state === 'running' ? (
+                      <CancelExport id={job.id} source={job.source} />
                     ) : null}
                   </td>
                 </tr>
