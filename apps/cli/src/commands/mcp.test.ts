@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -361,6 +361,51 @@ describe('a stage write through MCP, then `toolrow staging` (PGlite data directo
     expect(committed.code, committed.stderr).toBe(0);
     expect(await nameOf2()).toBe('hex nut');
   }, 60_000);
+});
+
+describe('toolrow mcp --stdio: a cancelled export stops', () => {
+  const localDir = mkdtempSync(join(tmpdir(), 'toolrow-cli-mcp-cancel-'));
+  const localEnv = { TOOLROW_DATA_DIR: localDir, DATABASE_URL: '' };
+  beforeAll(() => withSource((ds) => ds.state.profiles.setMode('default', 'full-auto'), localEnv), 60_000);
+  afterAll(() => rmSync(localDir, { recursive: true, force: true }));
+
+  it('the client cancels a million-row export: the job says cancelled and its file is gone', async () => {
+    const { client } = await stdioClient(
+      { TOOLROW_MCP_TOKEN: await token('tables:full', 'canceller', localEnv) },
+      [],
+      localEnv,
+    );
+    try {
+      const controller = new AbortController();
+      let jobId: string | undefined;
+      const call = client.callTool(
+        {
+          name: 'startExport',
+          arguments: { sql: 'SELECT g, md5(g::text) FROM generate_series(1, 1000000) AS g', format: 'csv' },
+        },
+        {
+          signal: controller.signal,
+          onprogress: (update) => {
+            jobId ??= /Export (\S+):/.exec(update.message ?? '')?.[1];
+            if (jobId && update.progress > 0) controller.abort('stop');
+          },
+        },
+      );
+      await expect(call).rejects.toThrow();
+      const status = async () =>
+        (await client.callTool({ name: 'getExportStatus', arguments: { id: jobId } })).structuredContent as {
+          state: string;
+          rowsDone: number;
+          path: string;
+        };
+      await expect.poll(async () => (await status()).state, { timeout: 60_000 }).toBe('cancelled');
+      const job = await status();
+      expect(job.rowsDone).toBeLessThan(1_000_000);
+      expect(existsSync(job.path)).toBe(false);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });
 
 describe('toolrow mcp --http (real process)', () => {
