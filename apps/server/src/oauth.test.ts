@@ -212,17 +212,40 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizationUrl.searchParams.get('resource')).toBe(mcpUrl);
 
-    // The client asked for everything it saw; the user grants only tables:staged.
-    const { params, shown } = await decideInBrowser(authorizationUrl, {
-      approve: true,
-      scope: 'tables:staged',
-      askViaClient: true,
+    // The 401 named the narrowest scope, so the client asks for that, not everything it saw.
+    expect(authorizationUrl.searchParams.get('scope')).toBe('tables:readonly');
+    const first = await decideInBrowser(authorizationUrl, { approve: true, askViaClient: true });
+    expect(first.shown).toEqual({
+      client: 'SDK Test Client',
+      redirect: callbacks.url,
+      scope: 'tables:readonly',
     });
-    expect(shown).toEqual({ client: 'SDK Test Client', redirect: callbacks.url, scope: 'tables:full' });
-    expect(params.get('iss')).toBe(app.url);
-    await transport.finishAuth(params);
-    expect(provider.stored?.scope).toBe('tables:staged');
+    expect(first.params.get('iss')).toBe(app.url);
+    await transport.finishAuth(first.params);
+    expect(provider.stored?.scope).toBe('tables:readonly');
     expect(provider.stored?.refresh_token).toMatch(/^trwr_/);
+
+    const reader = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
+    const readerTransport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+    await reader.connect(readerTransport);
+    expect((await reader.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
+      [...toolsForScope('tables:readonly')].sort(),
+    );
+    // A call that needs more: the 403 names tables:staged and the client steps up to ask for it.
+    provider.authorizationUrl = undefined;
+    await expect(
+      reader.callTool({
+        name: 'stageUpdateRows',
+        arguments: { table: 'orders', updates: [{ key: { id: 1 }, values: { status: 'paid' } }] },
+      }),
+    ).rejects.toThrow();
+    await reader.close();
+    const stepUp = provider.authorizationUrl as URL | undefined;
+    expect(stepUp?.searchParams.get('scope')?.split(' ')).toContain('tables:staged');
+    const { params, shown } = await decideInBrowser(stepUp!, { approve: true, askViaClient: true });
+    expect(shown.scope).toBe('tables:staged');
+    await readerTransport.finishAuth(params);
+    expect(provider.stored?.scope).toBe('tables:staged');
 
     const connected = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
     await connected.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
@@ -245,7 +268,10 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
         askViaClient: boolean;
       }[];
     }>(app, '/api/mcp/clients');
-    const mine = clients.find((entry) => entry.clientName === 'SDK Test Client');
+    // Its grant after the step-up (the first, read-only one is listed beside it until it lapses).
+    const mine = clients.find(
+      (entry) => entry.clientName === 'SDK Test Client' && entry.scope === 'tables:staged',
+    );
     expect(mine).toMatchObject({ scope: 'tables:staged', askViaClient: true });
     expect(mine?.lastUsedAt).not.toBeNull();
     expect(mine?.actor).toMatch(/^mcp:sdk-test-client-[0-9a-f]{6}$/);

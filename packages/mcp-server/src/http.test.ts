@@ -34,6 +34,8 @@ describe('MCP over Streamable HTTP (scripted tools)', () => {
     expect(challenge).toContain(
       `resource_metadata="http://127.0.0.1:${server.port}/.well-known/oauth-protected-resource/mcp"`,
     );
+    // The narrowest scope that connects, so a client does not ask for everything it could.
+    expect(challenge).toContain('scope="tables:readonly"');
   });
 
   it('serves protected resource metadata at the RFC 9728 path', async () => {

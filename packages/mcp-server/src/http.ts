@@ -107,6 +107,19 @@ function jsonRpcRequests(
 }
 
 /**
+ * A 401 names the narrowest scope that connects (RFC 6750 §3, MCP 2025-11-25 "scope selection"),
+ * so a client asks for that instead of everything it saw in scopes_supported; a call that needs
+ * more is answered 403 insufficient_scope naming what it needs, and the client steps up.
+ */
+function withScopeHint(response: Response): Response {
+  const challenge = response.headers.get('WWW-Authenticate');
+  if (response.status !== 401 || !challenge || /\bscope="/.test(challenge)) return response;
+  const headers = new Headers(response.headers);
+  headers.set('WWW-Authenticate', `${challenge}, scope="${MCP_SCOPES[0]}"`);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
  * The MCP endpoint behind bearer tokens. Per request: Host/Origin checks (DNS rebinding), the
  * token (401 with resource_metadata when missing, unknown, expired or revoked), the scope of any
  * tools/call (403 insufficient_scope naming the scope needed, audited, nothing runs), then a
@@ -166,7 +179,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   async function endpoint(request: Request): Promise<Response> {
     const resourceMetadataUrl = `${new URL(request.url).origin}${metadataPath}`;
     const auth: AuthInfo | Response = await requireBearerAuth({ verifier, resourceMetadataUrl })(request);
-    if (auth instanceof Response) return auth;
+    if (auth instanceof Response) return withScopeHint(auth);
     const principal = principalOf(auth);
     // RFC 8707: a token bound to another resource (another port, another name) is not for us.
     const resource = `${new URL(request.url).origin}${path}`;
