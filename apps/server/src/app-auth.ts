@@ -58,7 +58,7 @@ export function createAppAuth(token: string, port: () => number): AppAuth {
       const url = new URL(request.url);
       const cookies = cookiesNamed(request.headers.get('cookie'), cookieName());
       const signedIn = cookies.some((value) => matches(value, cookieDigest));
-      const linkToken = url.searchParams.get('token');
+      const linkToken = tokenOf(url.searchParams.get('token'));
       const page = !isApiPath(url.pathname) && (request.method === 'GET' || request.method === 'HEAD');
       if (page && linkToken !== null) {
         const valid = matches(linkToken, tokenDigest);
@@ -79,6 +79,18 @@ export function createAppAuth(token: string, port: () => number): AppAuth {
         : { kind: 'refused', reason: 'missing', via: null };
     },
   };
+}
+
+/** The token of a link's `token` parameter; a whole pasted link (…/?token=…) gives the token in it. */
+function tokenOf(value: string | null): string | null {
+  if (value === null) return null;
+  const trimmed = value.trim();
+  if (!/^https?:\/\//i.test(trimmed)) return trimmed;
+  try {
+    return new URL(trimmed).searchParams.get('token') ?? trimmed;
+  } catch {
+    return trimmed;
+  }
 }
 
 export const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/');
@@ -111,13 +123,34 @@ export function unauthorizedJson(verdict: Extract<AuthVerdict, { kind: 'refused'
   };
 }
 
-/** The 401 of a page: a person opened the app without its link. */
-export function unauthorizedPage(verdict: Extract<AuthVerdict, { kind: 'refused' }>, port: number): string {
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/**
+ * The 401 of a page: a person opened the app (or a page of it, like an MCP client's consent page)
+ * without its link. A form takes the link or its token and signs in to the very page asked for, so
+ * a consent page opened in a signed-out browser comes back to itself.
+ */
+export function unauthorizedPage(
+  verdict: Extract<AuthVerdict, { kind: 'refused' }>,
+  port: number,
+  asked?: URL,
+): string {
   const why =
     verdict.reason === 'missing'
       ? 'This Toolrow app opens only from the link <code>npm start</code> printed when it started: the link carries a token, so that only you can use your data.'
       : verdict.via === 'link'
         ? 'The token in this link is not the one this Toolrow was started with. It changes on every start (unless <code>TOOLROW_APP_TOKEN</code> fixes it), so an old link stops working.'
         : 'This browser signed in to an earlier start of Toolrow. The token changes on every start (unless <code>TOOLROW_APP_TOKEN</code> fixes it).';
-  return `<!doctype html><meta charset="utf-8"><title>Toolrow: open the link from npm start</title><body style="font:15px/1.5 system-ui;max-width:40em;padding:2em"><h1>Open Toolrow with its link</h1><p>${why}</p><p>Open the URL printed in the terminal where <code>npm start</code> runs, like <code>http://127.0.0.1:${port}/?token=…</code>. It signs this browser in, and reloads work from then on.</p></body>`;
+  const hidden = asked
+    ? [...asked.searchParams]
+        .filter(([name]) => name !== 'token')
+        .map(
+          ([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`,
+        )
+        .join('')
+    : '';
+  const form = asked
+    ? `<form method="get" action="${escapeHtml(asked.pathname)}" style="margin-top:1.5em">${hidden}<label for="token">Or paste that link (or the token in it) to sign in and come back to this page:</label><br><input id="token" name="token" type="password" autocomplete="off" required style="width:100%;font:inherit;padding:.3em;margin:.4em 0"><button type="submit">Sign in</button></form>`
+    : '';
+  return `<!doctype html><meta charset="utf-8"><title>Toolrow: open the link from npm start</title><body style="font:15px/1.5 system-ui;max-width:40em;padding:2em"><h1>Open Toolrow with its link</h1><p>${why}</p><p>Open the URL printed in the terminal where <code>npm start</code> runs, like <code>http://127.0.0.1:${port}/?token=…</code>. It signs this browser in, and reloads work from then on.</p>${form}</body>`;
 }

@@ -277,6 +277,29 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
     expect(mine?.actor).toMatch(/^mcp:sdk-test-client-[0-9a-f]{6}$/);
   });
 
+  it('a consent page opened in a signed-out browser signs in there and comes back to itself', async () => {
+    const provider = new MemoryProvider(callbacks.url, 'Signed-out Client');
+    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+    await expect(new Client({ name: 'x', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const signedOut = await browser.newContext();
+    try {
+      const page = await signedOut.newPage();
+      const response = await page.goto(provider.authorizationUrl!.href);
+      expect(response?.status()).toBe(401);
+      // The whole link from the terminal, pasted as it is.
+      await page.getByLabel(/paste that link/).fill(app.openUrl);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === '/oauth/consent');
+      expect(await page.getByTestId('consent-client').textContent()).toBe('Signed-out Client');
+      // The token went no further than the sign-in redirect: the consent page's URL does not hold it.
+      expect(new URL(page.url()).searchParams.has('token')).toBe(false);
+    } finally {
+      await signedOut.close();
+    }
+  });
+
   it('AI SDK (@ai-sdk/mcp): the same flow with its own OAuth client, read-only granted', async () => {
     const provider = new MemoryProvider(callbacks.url, 'AI SDK Client');
     let savedState: string | undefined;

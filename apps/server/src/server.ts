@@ -302,7 +302,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     if (access.kind === 'refused') {
       const challenge = { 'www-authenticate': 'Bearer realm="toolrow"', 'cache-control': 'no-store' };
       if (isApiPath(c.req.path)) return c.json(unauthorizedJson(access, server.port), 401, challenge);
-      return c.html(unauthorizedPage(access, server.port), 401, challenge);
+      return c.html(unauthorizedPage(access, server.port, new URL(c.req.url)), 401, challenge);
     }
     await next();
   });
