@@ -91,6 +91,15 @@ function synopsis(usage: string): string {
  * command has (from its usage text) instead of advice about positional arguments.
  */
 function usageProblem(message: string, usage: string): string {
+  const ambiguous = /^Option '(-{1,2}[^' ]+)' argument is ambiguous/.exec(message);
+  if (ambiguous)
+    return `${ambiguous[1]}'s value starts with a dash, so it reads like another option. If you meant it as the value, write ${ambiguous[1]}=<value> (for example ${ambiguous[1]}=-1).`;
+  const missing = /^Option '(-{1,2}[^' ]+)(?: <value>)?' argument missing/.exec(message);
+  if (missing) return `${missing[1]} needs a value: ${missing[1]} <value>.`;
+  const noValue = /^Option '(-{1,2}[^' ]+)' does not take an argument/.exec(message);
+  if (noValue) return `${noValue[1]} is a switch and takes no value: write just ${noValue[1]}.`;
+  const positional = /^Unexpected argument '([^']*)'/.exec(message);
+  if (positional) return `Unexpected argument '${positional[1]}': this command takes only the options below.`;
   const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(message);
   if (!unknown) return message;
   const options = [...new Set(usage.match(/--[a-z][a-z-]*/g) ?? [])];

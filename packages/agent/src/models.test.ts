@@ -22,6 +22,13 @@ describe('TOOLROW_MODEL', () => {
     expect(() => parseModelSpec(value)).toThrow(message);
   });
 
+  it('names the flag a value came from, not TOOLROW_MODEL (toolrow eval --model)', () => {
+    expect(() => parseModelSpec('bogus', '--model')).toThrow(/^--model=bogus is not a form Toolrow knows/);
+    expect(() => parseModelSpec('openai-compatible:not a url#m', '--model')).toThrow(
+      /^--model has 'not a url'/,
+    );
+  });
+
   it.each([
     ['bedrock:anthropic.claude-haiku', { provider: 'bedrock', modelId: 'anthropic.claude-haiku' }],
     [

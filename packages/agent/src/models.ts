@@ -26,7 +26,8 @@ export type ModelSpec =
   | { provider: 'anthropic'; modelId: string }
   | { provider: 'openai'; modelId: string };
 
-export function parseModelSpec(value: string | undefined): ModelSpec {
+/** `name` is where the setting came from, for messages: TOOLROW_MODEL, or a flag like --model. */
+export function parseModelSpec(value: string | undefined, name = 'TOOLROW_MODEL'): ModelSpec {
   const setting = value?.trim();
   if (!setting) {
     throw new ModelConfigError(
@@ -37,7 +38,7 @@ export function parseModelSpec(value: string | undefined): ModelSpec {
   const provider = colon < 0 ? setting : setting.slice(0, colon);
   const rest = colon < 0 ? '' : setting.slice(colon + 1).trim();
   const missing = (what: string) =>
-    new ModelConfigError(`TOOLROW_MODEL=${setting} names no ${what}. Use ${provider}:<${what}>.`);
+    new ModelConfigError(`${name}=${setting} names no ${what}. Use ${provider}:<${what}>.`);
   switch (provider) {
     case 'bedrock':
     case 'anthropic':
@@ -50,7 +51,7 @@ export function parseModelSpec(value: string | undefined): ModelSpec {
       const modelId = hash < 0 ? '' : rest.slice(hash + 1).trim();
       if (!baseURL || !modelId) {
         throw new ModelConfigError(
-          `TOOLROW_MODEL=${setting} must be openai-compatible:<base URL>#<model>, for example openai-compatible:http://127.0.0.1:11434/v1#qwen3:8b`,
+          `${name}=${setting} must be openai-compatible:<base URL>#<model>, for example openai-compatible:http://127.0.0.1:11434/v1#qwen3:8b`,
         );
       }
       let url: URL;
@@ -58,19 +59,17 @@ export function parseModelSpec(value: string | undefined): ModelSpec {
         url = new URL(baseURL);
       } catch {
         throw new ModelConfigError(
-          `TOOLROW_MODEL has '${baseURL}' as base URL, which is not a URL. Use e.g. http://127.0.0.1:11434/v1`,
+          `${name} has '${baseURL}' as base URL, which is not a URL. Use e.g. http://127.0.0.1:11434/v1`,
         );
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new ModelConfigError(
-          `TOOLROW_MODEL's base URL must be http:// or https://, not ${url.protocol}`,
-        );
+        throw new ModelConfigError(`${name}'s base URL must be http:// or https://, not ${url.protocol}`);
       }
       return { provider, baseURL: baseURL.replace(/\/+$/, ''), modelId };
     }
     default:
       throw new ModelConfigError(
-        `TOOLROW_MODEL=${setting} is not a form Toolrow knows. Use one of:\n${FORMS_HELP}`,
+        `${name}=${setting} is not a form Toolrow knows. Use one of:\n${FORMS_HELP}`,
       );
   }
 }
@@ -113,6 +112,8 @@ export async function loadProvider<T>(
 export interface ResolveModelOptions {
   /** For tests: the fetch the provider uses. */
   fetch?: typeof fetch;
+  /** Where TOOLROW_MODEL's value came from, for messages (default 'TOOLROW_MODEL'; e.g. '--model'). */
+  settingName?: string;
 }
 
 /**
@@ -121,7 +122,7 @@ export interface ResolveModelOptions {
  * AWS chain (environment, shared profile incl. SSO, container and instance roles) when first used.
  */
 export async function resolveModel(env: Env, options: ResolveModelOptions = {}): Promise<LanguageModelV4> {
-  const spec = parseModelSpec(env.TOOLROW_MODEL);
+  const spec = parseModelSpec(env.TOOLROW_MODEL, options.settingName);
   const setting = env.TOOLROW_MODEL?.trim() ?? '';
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
   switch (spec.provider) {

@@ -164,7 +164,7 @@ export const evalCommand: Command = {
       );
     }
     const env = values.model ? { ...io.env, TOOLROW_MODEL: values.model } : io.env;
-    const model = await resolveModel(env);
+    const model = await resolveModel(env, values.model ? { settingName: '--model' } : {});
     const modelName = `${model.provider}:${model.modelId}`;
     io.stderr(
       `toolrow eval: ${requests.length} requests × ${runs} on ${modelName} (${mode} mode, ${concurrency} at a time)\n`,

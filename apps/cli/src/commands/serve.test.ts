@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOLROW_BIN } from '../testing.ts';
+import { runCli, TOOLROW_BIN } from '../testing.ts';
 
 interface Started {
   child: ChildProcess;
@@ -154,4 +154,29 @@ describe('toolrow serve, what npm start runs (the real process)', () => {
     expect(failed).toMatchObject({ code: 2 });
     expect((failed as { stderr: string }).stderr).toContain('Usage: toolrow serve');
   }, 60_000);
+});
+
+describe('toolrow serve: bad arguments are refused before anything starts', () => {
+  it.each([
+    [['--port', '70000'], '--port must be a whole number from 0 to 65,535'],
+    [['--port', '-1'], "--port's value starts with a dash"],
+    [['--port=-1'], '--port must be a whole number from 0 to 65,535'],
+    [['--port'], '--port needs a value'],
+    [['--mcp=yes'], '--mcp is a switch and takes no value'],
+    [['--port', '80.5'], '--port must be a whole number from 0 to 65,535'],
+    [['--orders', '1e12'], '--orders must be a whole number from 1 to 10,000,000'],
+    [['--orders', '0'], '--orders must be a whole number from 1 to 10,000,000'],
+  ])('serve %j', async (args, message) => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolrow-serve-args-'));
+    try {
+      const dataDir = join(dir, 'data');
+      const result = await runCli(['serve', ...args], { TOOLROW_DATA_DIR: dataDir }, dir);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(message);
+      // Nothing was made: no data dir, no folder of any kind.
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

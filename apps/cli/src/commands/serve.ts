@@ -19,11 +19,13 @@ Settings (environment): TOOLROW_MODEL (the chat's model), DATABASE_URL (a Postgr
 instead of the embedded database), TOOLROW_DATA_DIR (default ./.toolrow), TOOLROW_MCP_SCOPE,
 TOOLROW_APP_TOKEN (a fixed token instead of a new one on every start).`;
 
-function integer(text: string | undefined, name: string, min: number): number | undefined {
+function integer(text: string | undefined, name: string, min: number, max: number): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < min)
-    throw new UsageError(`--${name} must be an integer ≥ ${min} (got '${text}').`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max)
+    throw new UsageError(
+      `--${name} must be a whole number from ${min} to ${max.toLocaleString('en-US')} (got '${text}').`,
+    );
   return value;
 }
 
@@ -44,8 +46,9 @@ export const serveCommand: Command = {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const port = integer(values.port, 'port', 0);
-    const orders = integer(values.orders, 'orders', 1);
+    // Checked before anything starts: a bad value creates no folder and waits for nothing.
+    const port = integer(values.port, 'port', 0, 65_535);
+    const orders = integer(values.orders, 'orders', 1, 10_000_000);
     let app: Awaited<ReturnType<typeof startApp>>;
     try {
       app = await startApp({
