@@ -355,6 +355,14 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
     });
   });
 
+  it('lists MCP clients with MCP off (the grants are in the state either way), and a revoke of none is a 404 that says where the ids are', async () => {
+    expect(await api(app, '/api/mcp/clients')).toEqual({ clients: [] });
+    const none = await api(app, '/api/mcp/clients/nobody/revoke', { body: {} }).catch(
+      (error: { status: number; data: { error: { message: string } } }) => error,
+    );
+    expect(none).toMatchObject({ status: 404 });
+  });
+
   describe('exports', () => {
     it('Cancel stops a running export: the job says cancelled with its rows, and no file is left', async () => {
       const job = await api<ExportJob>(app, '/api/exports', {

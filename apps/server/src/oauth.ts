@@ -203,16 +203,23 @@ export function mountOAuthRoutes(
       );
     }
   });
+}
 
+/**
+ * The connected MCP clients, listed and disconnected from the app. Mounted whether or not the app
+ * serves MCP now: the grants are in the state either way, and a client connected in an earlier run
+ * is still one the user may want to see or cut off.
+ */
+export function mountMcpClientRoutes(app: Hono, state: () => ToolrowState): void {
   app.get('/api/mcp/clients', async (c) => {
     const all = readQuery(c, z.object({ all: z.enum(['0', '1']).optional() })).all === '1';
-    const grants = await state.oauth.listGrants({ all });
+    const grants = await state().oauth.listGrants({ all });
     return c.json({ clients: grants.map(toWireClient) });
   });
 
   app.post('/api/mcp/clients/:id/revoke', async (c) => {
     const key = c.req.param('id');
-    const grants = await state.oauth.listGrants();
+    const grants = await state().oauth.listGrants();
     const matching = grantsMatching(grants, key);
     if (matching.length === 0) {
       throw new HttpError(
@@ -222,7 +229,7 @@ export function mountOAuthRoutes(
         'See the ids with `toolrow mcp clients` (or GET /api/mcp/clients).',
       );
     }
-    for (const grant of matching) await state.oauth.revokeGrant(grant.id);
+    for (const grant of matching) await state().oauth.revokeGrant(grant.id);
     return c.json({ revoked: matching.map((grant) => toWireClient({ ...grant, revokedAt: new Date() })) });
   });
 }

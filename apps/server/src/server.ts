@@ -65,7 +65,7 @@ import { mountConnectionRoutes } from './connections.ts';
 import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
-import { type ConsentService, mountOAuthRoutes } from './oauth.ts';
+import { type ConsentService, mountMcpClientRoutes, mountOAuthRoutes } from './oauth.ts';
 import { serveDesktop } from './static.ts';
 import {
   jsonRow,
@@ -728,6 +728,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     env,
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });
+  mountMcpClientRoutes(app, () => state);
   if (options.mcp?.consent) {
     const startProfile = profile;
     const startState = state;
