@@ -159,10 +159,18 @@ export interface ToolrowServerOptions extends McpGateOptions {
  * before they get here).
  */
 export function createToolrowMcpServer(
-  backend: McpBackend,
-  principal: McpPrincipal | undefined,
+  backendOrPromise: McpBackend | Promise<McpBackend>,
+  principalOrPromise: McpPrincipal | undefined | Promise<McpPrincipal | undefined>,
   options: ToolrowServerOptions = {},
 ): Server {
+  // Either may still be opening (stdio answers initialize before the data is warm): every handler
+  // but initialize waits for both, and a failure to open is each request's error.
+  const ready = Promise.all([backendOrPromise, principalOrPromise]);
+  ready.catch(() => {});
+  const listingOf = async () => {
+    const [backend, principal] = await ready;
+    return { backend, principal, listing: principal ? listingFor(backend, principal.scope) : undefined };
+  };
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
@@ -175,9 +183,9 @@ export function createToolrowMcpServer(
       requestState: { verify: verifyElicitState },
     },
   );
-  const listing = principal ? listingFor(backend, principal.scope) : undefined;
-  server.setRequestHandler('tools/list', () => listing?.result ?? { tools: [] });
+  server.setRequestHandler('tools/list', async () => (await listingOf()).listing?.result ?? { tools: [] });
   server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { backend, principal, listing } = await listingOf();
     const name = request.params.name;
     const tool = listing?.byName.get(name);
     // Out-of-scope calls never get here (the transports refuse them first); excluded and unknown
@@ -210,7 +218,7 @@ export function createToolrowMcpServer(
     if (isInputRequiredResult(result)) return result;
     return server.projectCallToolResult(result, tool.outputSchema);
   });
-  registerResources(server, backend, principal);
+  registerResources(server, ready);
   return server;
 }
 
@@ -368,13 +376,21 @@ async function followExport(
 }
 
 /** The tables' schemas as resources, for any scope that may describe tables. */
-function registerResources(server: Server, backend: McpBackend, principal: McpPrincipal | undefined): void {
-  const allowed =
-    principal !== undefined &&
-    backend.tables !== undefined &&
-    scopeCovers(principal.scope, 'tables:readonly') &&
-    toolsForScope(principal.scope, backend.engine).includes('describeTable' as McpToolName);
+function registerResources(
+  server: Server,
+  ready: Promise<readonly [McpBackend, McpPrincipal | undefined]>,
+): void {
+  const allowedOn = async () => {
+    const [backend, principal] = await ready;
+    const allowed =
+      principal !== undefined &&
+      backend.tables !== undefined &&
+      scopeCovers(principal.scope, 'tables:readonly') &&
+      toolsForScope(principal.scope, backend.engine).includes('describeTable' as McpToolName);
+    return { backend, allowed };
+  };
   server.setRequestHandler('resources/list', async (): Promise<ListResourcesResult> => {
+    const { backend, allowed } = await allowedOn();
     if (!allowed) return { resources: [] };
     const tables = await backend.tables!();
     return {
@@ -391,8 +407,8 @@ function registerResources(server: Server, backend: McpBackend, principal: McpPr
   });
   server.setRequestHandler(
     'resources/templates/list',
-    (): ListResourceTemplatesResult => ({
-      resourceTemplates: allowed
+    async (): Promise<ListResourceTemplatesResult> => ({
+      resourceTemplates: (await allowedOn()).allowed
         ? [
             {
               uriTemplate: TABLE_RESOURCE_TEMPLATE,
@@ -407,6 +423,7 @@ function registerResources(server: Server, backend: McpBackend, principal: McpPr
     }),
   );
   server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
+    const { backend, allowed } = await allowedOn();
     const uri = request.params.uri;
     const match = TABLE_URI.exec(uri);
     if (!allowed || !match) {

@@ -74,14 +74,18 @@ class ScopeGateTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   readonly #inner: Transport;
-  readonly #backend: McpBackend;
-  readonly #principal: McpPrincipal;
+  readonly #ready: Promise<readonly [McpBackend, McpPrincipal]>;
   readonly #closed: () => void;
 
-  constructor(inner: Transport, backend: McpBackend, principal: McpPrincipal, closed: () => void) {
+  constructor(
+    inner: Transport,
+    backend: McpBackend | Promise<McpBackend>,
+    principal: McpPrincipal | Promise<McpPrincipal>,
+    closed: () => void,
+  ) {
     this.#inner = inner;
-    this.#backend = backend;
-    this.#principal = principal;
+    this.#ready = Promise.all([backend, principal]);
+    this.#ready.catch(() => {});
     this.#closed = closed;
   }
 
@@ -111,10 +115,12 @@ class ScopeGateTransport implements Transport {
       message.method === 'tools/call' &&
       typeof message.params?.name === 'string'
     ) {
-      const refusal = refusalFor(message.params.name, this.#principal.scope, this.#backend.engine);
-      if (refusal) {
-        await auditRefusal(this.#backend, refusal, message.params.arguments ?? {}, this.#principal).catch(
-          (error) => this.onerror?.(error as Error),
+      // Not open yet (or failed to open): the server's handler waits, or answers with the failure.
+      const ready = await this.#ready.catch(() => undefined);
+      const refusal = ready ? refusalFor(message.params.name, ready[1].scope, ready[0].engine) : undefined;
+      if (ready && refusal) {
+        await auditRefusal(ready[0], refusal, message.params.arguments ?? {}, ready[1]).catch((error) =>
+          this.onerror?.(error as Error),
         );
         if (refusal.kind === 'scope') {
           await this.#inner.send({
@@ -143,8 +149,9 @@ class ScopeGateTransport implements Transport {
 }
 
 export interface McpStdioOptions extends ToolrowServerOptions {
-  backend: McpBackend;
-  principal: McpPrincipal;
+  /** May still be opening: initialize is answered at once, everything else waits for it. */
+  backend: McpBackend | Promise<McpBackend>;
+  principal: McpPrincipal | Promise<McpPrincipal>;
   stdin?: Readable;
   stdout?: Writable;
   onerror?: (error: Error) => void;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -360,6 +361,52 @@ describe('a stage write through MCP, then `toolrow staging` (PGlite data directo
     const committed = await runCli(['staging', 'commit', String(mine[0]?.id)], localEnv);
     expect(committed.code, committed.stderr).toBe(0);
     expect(await nameOf2()).toBe('hex nut');
+  }, 60_000);
+});
+
+describe('toolrow mcp --stdio answers initialize before the data is open', () => {
+  it('a database that never answers: the client is initialized, and its first list waits for the data', async () => {
+    // A PostgreSQL address that accepts connections and never says a word.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const dir = mkdtempSync(join(tmpdir(), 'toolrow-cli-mcp-early-'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [TOOLROW_BIN, 'mcp', '--stdio'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        TOOLROW_DATA_DIR: join(dir, 'data'),
+        DATABASE_URL: `postgres://nobody:x@127.0.0.1:${port}/nothing`,
+      },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'early', version: '0' });
+    try {
+      await client.connect(transport);
+      expect(client.getServerVersion()?.name).toBe('toolrow');
+      // The list waits for the data, which never comes: it is still pending when the first
+      // initialize-only request (ping) has been answered.
+      let listed = false;
+      const list = client.listTools().then(
+        () => {
+          listed = true;
+        },
+        () => {
+          listed = true;
+        },
+      );
+      await client.ping();
+      expect(listed).toBe(false);
+      void list;
+    } finally {
+      // Hanging up ends the server even while its data is still opening.
+      await client.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 

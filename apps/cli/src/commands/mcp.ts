@@ -389,28 +389,51 @@ export const mcpCommand: Command = {
       if (values.port !== undefined) throw new UsageError('--port goes with --http, not --stdio.');
       const scope = values.scope === undefined ? undefined : usageScope(values.scope as string);
       // stdout is the protocol channel from here on: everything else goes to stderr.
-      return withSource(io, async (toolrow) => {
+      // The token is checked first (Toolrow's own store only, milliseconds): a bad one serves nothing.
+      const asked = await withAppState(io, (state) =>
+        resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens }),
+      );
+      const { approvals, note } = appApprovals(io);
+      // The data opens while the client initializes: initialize is answered before it is warm,
+      // and the first list or call waits for it.
+      const opening = openToolrow({ env: io.env, cwd: io.cwd });
+      const ready = opening.then(async (toolrow) => {
         const { source, state } = toolrow;
         const profile = profileOption ?? toolrow.connection.profile;
-        const ceiling = await exposureOf(toolrow);
-        const asked = await resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens });
-        const principal = { ...asked, scope: capScope(asked.scope, ceiling) };
-        const backend = createToolrowBackend({ source, state, profile });
-        const { approvals, note } = appApprovals(io);
-        const running = serveMcpStdio({
-          backend,
-          principal,
-          ...(approvals ? { approvals } : {}),
-          onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
-        });
+        const principal = { ...asked, scope: capScope(asked.scope, await exposureOf(toolrow)) };
         const { mode } = await state.profiles.ensure(profile);
         io.stderr(
           `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name}; profile ${profile} is in ${mode} mode; ${note}\n`,
         );
-        await Promise.race([running.closed, untilSignal()]);
-        await running.close();
-        return 0;
+        return { backend: createToolrowBackend({ source, state, profile }), principal };
       });
+      const running = serveMcpStdio({
+        backend: ready.then((opened) => opened.backend),
+        principal: ready.then((opened) => opened.principal),
+        ...(approvals ? { approvals } : {}),
+        onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
+      });
+      // Data that cannot be opened (held by the app, a connection not exposed, a server down) ends
+      // the process with the reason, as before it served anything.
+      const failed = ready.then(
+        () => new Promise<never>(() => {}),
+        (error: unknown) => ({ failed: error }),
+      );
+      try {
+        const ended = await Promise.race([running.closed, untilSignal(), failed]);
+        await running.close();
+        if (typeof ended === 'object' && ended !== null) {
+          const { explainHeldDatabase } = await import('../app-client.ts');
+          const error = ended.failed;
+          io.stderr(
+            `toolrow mcp: ${explainHeldDatabase('mcp', error, io) ?? (error instanceof Error ? error.message : String(error))}\n`,
+          );
+          return 1;
+        }
+      } finally {
+        await opening.then((toolrow) => toolrow.close()).catch(() => {});
+      }
+      return 0;
     }
 
     if (values.scope !== undefined) {
