@@ -14,6 +14,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { acceptChip, type Chip, chipOf } from './chips.ts';
+import { modelErrorText } from './model-errors.ts';
 import type { GateStore, ToolBackend } from './ports.ts';
 import type { ToolMatch } from './search/scorer.ts';
 import { buildToolSet, SEARCH_BUDGET, Turn, type TurnOptions } from './turn.ts';
@@ -83,6 +84,11 @@ export interface AgentOptions {
   now?: () => Date;
   /** The ranking searchTools uses (default: searchCatalog); for experiments and tests. */
   search?: (query: string) => ToolMatch[];
+  /**
+   * Where a failed model call is reported, as one line (default: console.error). The user sees the same
+   * text in the chat; the AI SDK's own report would dump the whole request instead.
+   */
+  onModelError?: (text: string) => void;
 }
 
 export const DEFAULT_INSTRUCTIONS = [
@@ -153,6 +159,8 @@ export function createAgent(options: AgentOptions): Agent {
     };
   }
 
+  const reportModelError = options.onModelError ?? ((text: string) => console.error(`toolrow: ${text}`));
+
   async function uiMessageStream(messages: readonly UIMessage[], turnOptions: TurnOptions) {
     const history = await convertToModelMessages([...messages], { tools: definitions });
     const turn = await Turn.open(deps, history, turnOptions);
@@ -160,9 +168,12 @@ export function createAgent(options: AgentOptions): Agent {
       ...settings(turn),
       messages: turn.withDenialHints(history),
       ...(turnOptions.abortSignal ? { abortSignal: turnOptions.abortSignal } : {}),
+      onError: ({ error }) => reportModelError(modelErrorText(error)),
     });
     return result.toUIMessageStream<AgentUIMessage>({
       originalMessages: [...messages] as AgentUIMessage[],
+      // What failed, with the status and the provider's words, instead of "An error occurred."
+      onError: modelErrorText,
       messageMetadata: ({ part }) =>
         part.type === 'finish' ? { usage: turnUsage(part.totalUsage) } : undefined,
     });

@@ -41,6 +41,7 @@ export {
   PERMISSION_MODES,
   type PermissionMode,
 } from './ladder.ts';
+export { modelErrorText } from './model-errors.ts';
 export {
   MODEL_FORMS,
   ModelConfigError,

@@ -162,7 +162,7 @@ function ChatSession(props: ChatSessionProps) {
   const [historyOpen, setHistoryOpen] = useState(false);
   const historyButton = useRef<HTMLButtonElement>(null);
   const transport = useMemo(() => new DefaultChatTransport({ api: '/api/chat' }), []);
-  const { messages, sendMessage, status, error, stop, addToolApprovalResponse } = useChat({
+  const { messages, sendMessage, status, error, stop, addToolApprovalResponse, regenerate } = useChat({
     id: props.conversationId,
     messages: props.initialMessages,
     transport,
@@ -283,7 +283,15 @@ function ChatSession(props: ChatSessionProps) {
           />
         ))}
         {status === 'submitted' ? <div className="faint">Thinking…</div> : null}
-        {error ? <ErrorBox error={error} /> : null}
+        {error ? (
+          <div data-testid="chat-error">
+            <ErrorBox error={error} />
+            {/* The same turn again: the failed answer is dropped and the last message is sent anew. */}
+            <button type="button" className="btn small" disabled={busy} onClick={() => void regenerate()}>
+              Retry
+            </button>
+          </div>
+        ) : null}
       </div>
       <form
         className="chat-input"
