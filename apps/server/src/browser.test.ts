@@ -70,6 +70,28 @@ describe('the desktop bundle in Chromium', () => {
       expect(await rows.filter({ hasText: 'listTables' }).locator('.badge').first().textContent()).toBe(
         'silent',
       );
+      // On a narrow window a tool's name stays whole: one line, never broken mid-word.
+      await page.setViewportSize({ width: 1000, height: 900 });
+      const broken = await rows.locator('td:first-child').evaluateAll((cells) =>
+        cells
+          .filter((cell) => {
+            const range = cell.ownerDocument.createRange();
+            range.selectNodeContents(cell);
+            return range.getClientRects().length > 1;
+          })
+          .map((cell) => cell.textContent),
+      );
+      expect(broken).toEqual([]);
+      // And the table still fits its panel: nothing is cut off on the right.
+      const fits = await page
+        .locator('table.dtable')
+        .first()
+        .evaluate(
+          (table) =>
+            table.getBoundingClientRect().right <= (table.ownerDocument.defaultView?.innerWidth ?? 0),
+        );
+      expect(fits).toBe(true);
+      await page.setViewportSize({ width: 1440, height: 900 });
       await expect.poll(() => page.getByTestId('no-model').count()).toBe(1);
       // Without a model the chat still answers: with how to set one.
       await page.getByLabel('Message').fill('hello');
