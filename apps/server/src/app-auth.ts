@@ -2,6 +2,7 @@
 // process can reach 127.0.0.1, so listening there is not enough. The browser trades the token in the
 // printed URL (`/?token=…`) for an HttpOnly cookie; scripts send `Authorization: Bearer <token>`.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { escapeHtml } from './html.ts';
 
 const MIN_TOKEN_LENGTH = 16;
 
@@ -122,8 +123,6 @@ export function unauthorizedJson(verdict: Extract<AuthVerdict, { kind: 'refused'
     },
   };
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /**
  * The 401 of a page: a person opened the app (or a page of it, like an MCP client's consent page)

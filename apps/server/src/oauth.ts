@@ -18,13 +18,12 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { readForm, readQuery } from './body.ts';
 import { badRequest, HttpError } from './errors.ts';
+import { escapeHtml } from './html.ts';
 
 export const CONSENT_PATH = '/oauth/consent';
 
 /** What the consent and clients routes need of the authorization server. */
 export type ConsentService = Pick<AuthorizationServer, 'consentRequest' | 'approve' | 'deny'>;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const SCOPE_WORDS: Record<McpScope, string> = {
   'tables:readonly': 'read the tables, their schema and the app state',

@@ -12,8 +12,6 @@ export interface InFlightCalls {
   track(token: string, ctx: ServerContext): { ctx: ServerContext; done(): void };
   /** Aborts the call `token` made with this id; false when there is none in flight. */
   cancel(token: string, requestId: unknown, reason?: unknown): boolean;
-  /** Calls in flight (for tests). */
-  readonly size: number;
 }
 
 const keyOf = (token: string, requestId: unknown) => `${token}\u0000${JSON.stringify(requestId)}`;
@@ -46,9 +44,6 @@ export function createInFlightCalls(): InFlightCalls {
       if (!controller) return false;
       controller.abort(new Error(typeof reason === 'string' ? reason : 'the client cancelled the call'));
       return true;
-    },
-    get size() {
-      return calls.size;
     },
   };
 }
