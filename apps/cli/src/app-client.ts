@@ -94,7 +94,7 @@ async function requestApp<T>(app: RunningApp, path: string, body?: unknown): Pro
 
 /** Why a command that cannot go through the app fails while it runs: where the app is, what to do. */
 export function heldByAppMessage(command: string, app: RunningApp): string {
-  return `The Toolrow app is running on this data dir at ${app.url}/ (process ${app.pid}, since ${app.startedAt}) and holds the embedded database, so \`toolrow ${command}\` cannot open it. Use the app, or stop it (Ctrl+C where \`npm start\` runs) and run this again. \`toolrow staging\` and \`toolrow call\` work while it runs: they go through the app.`;
+  return `The Toolrow app is running on this data dir at ${app.url}/ (process ${app.pid}, since ${app.startedAt}) and holds the embedded database, so \`toolrow ${command}\` cannot open it. Use the app, or stop it (Ctrl+C where \`npm start\` runs) and run this again. \`toolrow staging\`, \`toolrow call\` and \`toolrow mcp --stdio\` work while it runs: they go through the app.`;
 }
 
 /**

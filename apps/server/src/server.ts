@@ -65,6 +65,7 @@ import { mountConnectionRoutes } from './connections.ts';
 import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
+import { mountMcpBridge } from './mcp-bridge.ts';
 import { type ConsentService, mountMcpClientRoutes, mountOAuthRoutes } from './oauth.ts';
 import { serveDesktop } from './static.ts';
 import {
@@ -764,6 +765,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   app.all(APPROVALS_PATH, (c) => approvalRoutes(c.req.raw));
   app.all(`${APPROVALS_PATH}/*`, (c) => approvalRoutes(c.req.raw));
 
+  // ── MCP over stdio, forwarded by `toolrow mcp --stdio` while the app holds the data ─────────
+  const bridge = mountMcpBridge(app, { active: () => ({ source, state, profile }), approvals, log });
+
   app.all('/api/*', (c) =>
     c.json({ error: { message: `No API route ${c.req.method} ${c.req.path}.`, code: 'not-found' } }, 404),
   );
@@ -818,6 +822,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     // Waiting calls end now, as refusals, rather than when their clients give up.
     if (!options.approvals) approvals.close();
     await options.mcp?.close();
+    await bridge.close();
     const listening = node;
     node = null;
     if (listening) {

@@ -22,9 +22,10 @@ import type { McpBackend } from './backend.ts';
 import { createInFlightCalls } from './cancellations.ts';
 import { MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createBearerVerifier, type OAuthTokenStore } from './oauth/verifier.ts';
-import { capScope, isMcpScope, refusalFor, scopeCovers } from './scopes.ts';
+import { capScope, isMcpScope, scopeCovers } from './scopes.ts';
+import { screenPost } from './screen.ts';
 import type { ToolrowServerOptions } from './server.ts';
-import { auditRefusal, createToolrowMcpServer } from './server.ts';
+import { createToolrowMcpServer, serverOptionsOf } from './server.ts';
 import { type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
 export const DEFAULT_MCP_PATH = '/mcp';
@@ -94,18 +95,6 @@ function capVerifier(
   };
 }
 
-function jsonRpcRequests(
-  body: unknown,
-): { method: string; params?: { name?: unknown; arguments?: unknown } }[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.filter(
-    (message): message is { method: string; params?: { name?: unknown; arguments?: unknown } } =>
-      message !== null &&
-      typeof message === 'object' &&
-      typeof (message as { method?: unknown }).method === 'string',
-  );
-}
-
 /**
  * A 401 names the narrowest scope that connects (RFC 6750 §3, MCP 2025-11-25 "scope selection"),
  * so a client asks for that instead of everything it saw in scopes_supported; a call that needs
@@ -136,11 +125,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     options.scopeCeiling,
     backendOf,
   );
-  const gate: ToolrowServerOptions = {
-    ...(options.approvals ? { approvals: options.approvals } : {}),
-    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
-    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
-  };
+  const gate = serverOptionsOf(options);
   // Calls in flight, so a cancellation (a POST of its own) reaches the call it names.
   const calls = createInFlightCalls();
   const mcp = createMcpHandler(
@@ -220,27 +205,18 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         },
       );
     }
-    const backend = await backendOf(principal);
-    for (const message of jsonRpcRequests(body)) {
-      if (message.method === 'notifications/cancelled') {
-        const params = message.params as { requestId?: unknown; reason?: unknown } | undefined;
-        calls.cancel(auth.token, params?.requestId, params?.reason);
-        continue;
-      }
-      if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
-      const refusal = refusalFor(message.params.name, principal.scope, backend.engine);
-      if (!refusal) continue;
-      await auditRefusal(backend, refusal, message.params.arguments ?? {}, principal).catch(report);
-      // Excluded and unknown names fall through: the server has no such tool and says so.
-      if (refusal.kind === 'scope') {
-        return bearerAuthChallengeResponse(
-          new OAuthError(OAuthErrorCode.InsufficientScope, refusal.message),
-          {
-            requiredScopes: [refusal.needed],
-            resourceMetadataUrl,
-          },
-        );
-      }
+    const screened = await screenPost(body, {
+      calls,
+      caller: auth.token,
+      principal,
+      backend: await backendOf(principal),
+      report,
+    });
+    if (screened) {
+      return bearerAuthChallengeResponse(
+        new OAuthError(OAuthErrorCode.InsufficientScope, screened.refusal.message),
+        { requiredScopes: [screened.refusal.needed], resourceMetadataUrl },
+      );
     }
     return mcp.fetch(request, { authInfo: auth, parsedBody: body });
   }

@@ -1,6 +1,7 @@
 export * from './annotations.ts';
 export * from './approvals.ts';
 export * from './backend.ts';
+export * from './bridge.ts';
 export * from './client-config.ts';
 export * from './fair-share.ts';
 export * from './gate.ts';

@@ -151,6 +151,15 @@ export interface ToolrowServerOptions extends McpGateOptions {
   inFlight?: { calls: InFlightCalls; token: string };
 }
 
+/** The server options a transport passes on from its own (which carry more). */
+export function serverOptionsOf(options: ToolrowServerOptions): ToolrowServerOptions {
+  return {
+    ...(options.approvals ? { approvals: options.approvals } : {}),
+    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+  };
+}
+
 /**
  * A fresh server for one client that holds `principal`'s scope: tools/list shows exactly the
  * scope's tools, a gated call goes up the permission ladder (gate.ts), the tables' schemas are

@@ -2,6 +2,7 @@
 // the environment rather than the HTTP authorization flow; see resolveStdioPrincipal.
 import type { Readable, Writable } from 'node:stream';
 import {
+  INTERNAL_ERROR,
   INVALID_PARAMS,
   isJSONRPCRequest,
   type JSONRPCMessage,
@@ -14,7 +15,7 @@ import type { McpBackend } from './backend.ts';
 import type { McpScope } from './generated/mcp-scopes.ts';
 import { parseScope, refusalFor, scopeCovers } from './scopes.ts';
 import type { ToolrowServerOptions } from './server.ts';
-import { auditRefusal, createToolrowMcpServer } from './server.ts';
+import { auditRefusal, createToolrowMcpServer, serverOptionsOf } from './server.ts';
 import { createTokenVerifier, type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
 /** The environment variables a stdio server reads its credentials from. */
@@ -148,10 +149,114 @@ class ScopeGateTransport implements Transport {
   }
 }
 
+/** What a stdio server answers itself, even when the rest goes to the app: the handshake. */
+const ANSWERED_HERE = new Set(['initialize', 'notifications/initialized', 'ping']);
+
+const methodOf = (message: JSONRPCMessage): string | undefined =>
+  'method' in message && typeof message.method === 'string' ? message.method : undefined;
+
+/**
+ * The wire, as the local server sees it, with the rest of the conversation possibly going
+ * elsewhere: until `forward` settles, the handshake is answered here and everything else waits;
+ * then it goes to the transport `forward` gave (the running app, which holds the data), or here
+ * when it gave none. Replies from there go back on the wire as they come (progress included).
+ */
+class ForwardingTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  readonly #wire: Transport;
+  readonly #forward: Promise<Transport | undefined>;
+  #there: Transport | undefined;
+  #protocolVersion: string | undefined;
+
+  constructor(wire: Transport, forward: Promise<Transport | undefined>) {
+    this.#wire = wire;
+    this.#forward = forward.then(
+      async (there) => {
+        if (!there) return undefined;
+        there.onmessage = (message) => {
+          void this.#wire.send(message).catch((error: Error) => this.onerror?.(error));
+        };
+        there.onerror = (error) => this.onerror?.(error);
+        await there.start();
+        if (this.#protocolVersion) there.setProtocolVersion?.(this.#protocolVersion);
+        this.#there = there;
+        return there;
+      },
+      // Nowhere else to go (the failure is the caller's to report): serve here.
+      () => undefined,
+    );
+  }
+
+  get sessionId(): string | undefined {
+    return this.#wire.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+    this.#wire.setProtocolVersion?.(version);
+    this.#there?.setProtocolVersion?.(version);
+  }
+
+  start(): Promise<void> {
+    this.#wire.onclose = () => {
+      void this.#there?.close().catch(() => {});
+      this.onclose?.();
+    };
+    this.#wire.onerror = (error) => this.onerror?.(error);
+    this.#wire.onmessage = (message, extra) => {
+      const method = methodOf(message);
+      if (method && ANSWERED_HERE.has(method)) {
+        this.onmessage?.(message, extra);
+        return;
+      }
+      // Promise callbacks run in the order they were added: messages keep their order.
+      void this.#forward.then((there) => {
+        if (!there) this.onmessage?.(message, extra);
+        else void this.#send(there, message);
+      });
+    };
+    return this.#wire.start();
+  }
+
+  async #send(there: Transport, message: JSONRPCMessage): Promise<void> {
+    try {
+      await there.send(message);
+    } catch (error) {
+      // A request gets an answer whatever happened on the way: the client never waits for nothing.
+      if (isJSONRPCRequest(message)) {
+        await this.#wire
+          .send({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: INTERNAL_ERROR, message: (error as Error).message },
+          })
+          .catch(() => {});
+      } else this.onerror?.(error as Error);
+    }
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.#wire.send(message, options);
+  }
+
+  async close(): Promise<void> {
+    await this.#there?.close().catch(() => {});
+    await this.#wire.close();
+  }
+}
+
 export interface McpStdioOptions extends ToolrowServerOptions {
   /** May still be opening: initialize is answered at once, everything else waits for it. */
   backend: McpBackend | Promise<McpBackend>;
   principal: McpPrincipal | Promise<McpPrincipal>;
+  /**
+   * Where the client's messages go once known, other than the handshake: a transport to forward
+   * them to (the running app's stdio bridge, see bridge.ts), or undefined to serve them here.
+   * Omit it to serve everything here.
+   */
+  forward?: Promise<Transport | undefined>;
   stdin?: Readable;
   stdout?: Writable;
   onerror?: (error: Error) => void;
@@ -169,13 +274,10 @@ export function serveMcpStdio(options: McpStdioOptions): RunningMcpStdio {
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
-  const wire = new StdioServerTransport(options.stdin, options.stdout);
+  const stdio = new StdioServerTransport(options.stdin, options.stdout);
+  const wire = options.forward ? new ForwardingTransport(stdio, options.forward) : stdio;
   const transport = new ScopeGateTransport(wire, options.backend, options.principal, () => markClosed());
-  const gate: ToolrowServerOptions = {
-    ...(options.approvals ? { approvals: options.approvals } : {}),
-    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
-    ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
-  };
+  const gate = serverOptionsOf(options);
   const handle = serveStdio(() => createToolrowMcpServer(options.backend, options.principal, gate), {
     transport,
     ...(options.onerror ? { onerror: options.onerror } : {}),

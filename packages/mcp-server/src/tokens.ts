@@ -55,7 +55,7 @@ export interface CreateTokenOptions {
   now?: Date;
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Makes a token with a checked name and lifetime; returns the token itself (the only time it exists in full). */
 export async function createToken(store: McpTokenStore, options: CreateTokenOptions): Promise<CreatedToken> {
@@ -68,7 +68,7 @@ export async function createToken(store: McpTokenStore, options: CreateTokenOpti
     while (taken.has(`mcp-${n}`)) n += 1;
     name = `mcp-${n}`;
   }
-  if (!NAME.test(name)) {
+  if (!TOKEN_NAME_PATTERN.test(name)) {
     throw new Error(
       `Bad token name '${name}': use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit (the audit log shows it as mcp:<name>).`,
     );

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import type { Transport } from '@modelcontextprotocol/client';
 import {
   APPROVAL_TIMEOUT_ENV,
   approvalTimeoutFromEnv,
@@ -10,8 +12,11 @@ import {
   DEFAULT_TOKEN_TTL,
   grantsMatching,
   isMcpScope,
+  MCP_BRIDGE_HEADERS,
+  MCP_BRIDGE_PATH,
   MCP_SCOPES,
   type McpApprovals,
+  type McpPrincipal,
   type McpScope,
   parseScope,
   parseTtl,
@@ -33,7 +38,7 @@ import {
   type Toolrow,
   VERIFY_CACHE_TTL_MS,
 } from '@toolrow/state';
-import { getFromApp, openOrApp, postToApp, runningApp } from '../app-client.ts';
+import { getFromApp, openOrApp, postToApp, type RunningApp, runningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -53,6 +58,7 @@ Scopes nest: ${SCOPES}.
   --stdio           one local client over stdin/stdout. Credentials come from the environment:
                     ${STDIO_ENV.token}=<token> runs as that token (its scope; --scope may only narrow it);
                     without it the client is you, at --scope, else ${STDIO_ENV.scope}, else tables:readonly.
+                    While the app (npm start) holds the embedded database, the client is served through it.
   --http            Streamable HTTP on 127.0.0.1 only (port ${DEFAULT_MCP_PORT}; --port 0 picks a free one).
                     Every request needs a bearer token from \`toolrow mcp token create\`.
   --profile <name>  the profile whose mode, tabs and history the tools use (default: the connection's, ${DEFAULT_PROFILE} for the unnamed one)
@@ -264,6 +270,32 @@ function appApprovals(io: CommandIo): { approvals?: McpApprovals; note: string }
   };
 }
 
+/**
+ * The running app's end of a stdio client (it holds the data): the client's messages go there,
+ * as `principal`, behind the app's token. The MCP client SDK loads only in this case.
+ */
+async function bridgeTo(
+  app: RunningApp,
+  principal: McpPrincipal,
+  profile: string | undefined,
+  io: CommandIo,
+): Promise<Transport> {
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  io.stderr(
+    `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name} through the Toolrow app at ${app.url}/ (it holds the database); calls the profile asks about wait in its approval inbox\n`,
+  );
+  return new StreamableHTTPClientTransport(new URL(`${app.url}${MCP_BRIDGE_PATH}`), {
+    requestInit: {
+      headers: {
+        authorization: `Bearer ${app.token}`,
+        [MCP_BRIDGE_HEADERS.principal]: JSON.stringify(principal),
+        [MCP_BRIDGE_HEADERS.bridge]: randomUUID(),
+        ...(profile ? { [MCP_BRIDGE_HEADERS.profile]: profile } : {}),
+      },
+    },
+  });
+}
+
 /** Resolves on SIGINT or SIGTERM, whichever comes first. */
 function untilSignal(): Promise<string> {
   return new Promise((resolve) => {
@@ -395,9 +427,16 @@ export const mcpCommand: Command = {
       );
       const { approvals, note } = appApprovals(io);
       // The data opens while the client initializes: initialize is answered before it is warm,
-      // and the first list or call waits for it.
-      const opening = openToolrow({ env: io.env, cwd: io.cwd });
-      const ready = opening.then(async (toolrow) => {
+      // and the first list or call waits for it. When the running app holds the data, everything
+      // after the handshake goes to the app instead, which serves the client on its behalf.
+      const opening = openOrApp(io);
+      const forward = opening.then(
+        (opened) => ('app' in opened ? bridgeTo(opened.app, asked, profileOption, io) : undefined),
+        () => undefined,
+      );
+      const ready = opening.then(async (opened) => {
+        if ('app' in opened) return new Promise<never>(() => {});
+        const { toolrow } = opened;
         const { source, state } = toolrow;
         const profile = profileOption ?? toolrow.connection.profile;
         const principal = { ...asked, scope: capScope(asked.scope, await exposureOf(toolrow)) };
@@ -410,6 +449,7 @@ export const mcpCommand: Command = {
       const running = serveMcpStdio({
         backend: ready.then((opened) => opened.backend),
         principal: ready.then((opened) => opened.principal),
+        forward,
         ...(approvals ? { approvals } : {}),
         onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
       });
@@ -431,7 +471,9 @@ export const mcpCommand: Command = {
           return 1;
         }
       } finally {
-        await opening.then((toolrow) => toolrow.close()).catch(() => {});
+        await opening
+          .then((opened) => ('toolrow' in opened ? opened.toolrow.close() : undefined))
+          .catch(() => {});
       }
       return 0;
     }

@@ -3,11 +3,14 @@
 // the app is running and what to do. The app is the real server on a real socket.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type StartedApp, startApp } from '@toolrow/server';
 import { openToolrow } from '@toolrow/state';
 import { createTestEnvironment, TEST_SEED_NOW, type TestEnvironment } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, runCli, spawnCli } from '../testing.ts';
+import { rowsListedAt } from '../../../../packages/mcp-server/test/expected.ts';
+import { type CliResult, runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
 
 describe('toolrow commands while the app runs on their data dir', () => {
   let environment: TestEnvironment;
@@ -125,12 +128,105 @@ describe('toolrow commands while the app runs on their data dir', () => {
     );
   }, 60_000);
 
+  it('mcp --stdio beside the app: a real SDK client is served through it, gated calls wait in its inbox', async () => {
+    const created = await spawnCli(
+      ['mcp', 'token', 'create', '--scope', 'tables:staged', '--name', 'stdio-beside', '--json'],
+      { env: environment.env, cwd: environment.cwd },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { token } = JSON.parse(created.stdout) as { token: string };
+    const connect = async (extra: Record<string, string>) => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [TOOLROW_BIN, 'mcp', '--stdio'],
+        env: { PATH: process.env.PATH ?? '', ...environment.env, ...extra } as Record<string, string>,
+        cwd: environment.cwd,
+        stderr: 'pipe',
+      });
+      let stderr = '';
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const client = new Client({ name: 'beside-app', version: '0' });
+      await client.connect(transport);
+      return { client, stderr: () => stderr };
+    };
+
+    // Without a token: the user at tables:readonly, as mcp:stdio.
+    const reader = await connect({});
+    try {
+      expect((await reader.client.listTools()).tools.map((tool) => tool.name)).toEqual(
+        rowsListedAt('tables:readonly'),
+      );
+      // Manual mode: the read waits in the app's inbox until the user answers there.
+      const counted = reader.client.callTool({ name: 'countRows', arguments: { table: 'orders' } });
+      const inbox = `${app!.url}/api/mcp/approvals`;
+      const headers = { authorization: `Bearer ${app!.token}`, 'content-type': 'application/json' };
+      let pending: { id: string; client: string; tool: string }[] = [];
+      await expect
+        .poll(
+          async () => {
+            pending = ((await (await fetch(inbox, { headers })).json()) as { pending: typeof pending })
+              .pending;
+            return pending.map((request) => [request.client, request.tool]);
+          },
+          { timeout: 30_000 },
+        )
+        .toEqual([['stdio', 'countRows']]);
+      const answered = await fetch(`${inbox}/${pending[0]!.id}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ approved: true }),
+      });
+      expect(answered.status).toBe(200);
+      const result = await counted;
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ table: 'public.orders', count: 60 });
+      // Out of scope: refused as the direct stdio server refuses it, before anything runs.
+      await expect(
+        reader.client.callTool({
+          name: 'stageUpdateRows',
+          arguments: { table: 'orders', updates: [{ key: { id: 2 }, values: { note: 'x' } }] },
+        }),
+      ).rejects.toThrow(/needs scope tables:staged/);
+      expect(reader.stderr()).toContain(`through the Toolrow app at ${app!.url}/`);
+    } finally {
+      await reader.client.close();
+    }
+
+    // With a token: its scope and name; a staged write lands in the app's staging area.
+    const writer = await connect({ TOOLROW_MCP_TOKEN: token });
+    try {
+      expect((await writer.client.listTools()).tools.map((tool) => tool.name)).toEqual(
+        rowsListedAt('tables:staged'),
+      );
+      const before = (await cli('staging', 'list', '--json')).stdout;
+      await fetch(`${app!.url}/api/profile`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${app!.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'full-auto' }),
+      });
+      const staged = await writer.client.callTool({
+        name: 'stageUpdateRows',
+        arguments: { table: 'orders', updates: [{ key: { id: 2 }, values: { note: 'from stdio' } }] },
+      });
+      expect(staged.isError, JSON.stringify(staged)).toBeFalsy();
+      const after = JSON.parse((await cli('staging', 'list', '--json')).stdout) as { stagedBy: string }[];
+      expect(after.length).toBe((JSON.parse(before) as unknown[]).length + 1);
+      expect(after.map((change) => change.stagedBy)).toContain('mcp:stdio-beside');
+    } finally {
+      await writer.client.close();
+    }
+  }, 120_000);
+
   it('a command with no way through the app says the app is running, where, and what to do', async () => {
     const result = await spawnCli(['db', 'info'], { env: environment.env, cwd: environment.cwd });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`The Toolrow app is running on this data dir at ${app!.url}/`);
     expect(result.stderr).toContain('Use the app, or stop it (Ctrl+C where `npm start` runs)');
-    expect(result.stderr).toContain('`toolrow staging` and `toolrow call` work while it runs');
+    expect(result.stderr).toContain(
+      '`toolrow staging`, `toolrow call` and `toolrow mcp --stdio` work while it runs',
+    );
   }, 60_000);
 
   it('once the app stops, app.json is gone and the commands open the database again', async () => {
