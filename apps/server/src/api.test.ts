@@ -50,7 +50,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
     it('reports the database, no model with how to set one, MCP off, and the mode', async () => {
       const status = await api<AppStatus>(app, '/api/status');
       expect(status.model.configured).toBe(false);
-      expect(status.model.hint).toContain('Set TOOLROW_MODEL');
+      expect(status.model.hint).toContain('Pick one in Settings');
       expect(status.model.hint).toContain('bedrock:<model id>');
       expect(status.mcp.enabled).toBe(false);
       expect(status.database.engine).toBe(name);
@@ -486,7 +486,8 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       expect(response.headers.get('content-type')).toContain('text/event-stream');
       const text = await response.text();
       expect(text).toContain('"type":"text-delta"');
-      expect(text).toContain('Set TOOLROW_MODEL');
+      expect(text).toContain('Pick one in Settings');
+      expect(text).toContain('set TOOLROW_MODEL');
       expect(text).toContain('openai-compatible:<base URL>#<model>');
     });
   });

@@ -98,7 +98,7 @@ describe('the desktop bundle in Chromium', () => {
       await page.getByLabel('Message').press('Enter');
       await expect
         .poll(() => page.getByTestId('assistant-message').last().textContent(), { timeout: 15_000 })
-        .toContain('Set TOOLROW_MODEL');
+        .toContain('Pick one in Settings');
       expect(errors).toEqual([]);
     });
   });

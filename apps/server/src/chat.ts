@@ -34,7 +34,7 @@ export function createAgentChat(model: LanguageModel, context: ChatContext): Cha
     ...(context.env.TOOLROW_APPROVAL_SECRET ? { approvalSecret: context.env.TOOLROW_APPROVAL_SECRET } : {}),
   });
   return {
-    modelId: modelIdOf(model, context.env),
+    modelId: context.modelId ?? modelIdOf(model, context.env),
     uiMessageStream: (messages, options) => agent.uiMessageStream(messages as AgentUIMessage[], options),
     acceptChip: (chip, options) => agent.acceptChip(chip, options),
   };

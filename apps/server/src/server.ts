@@ -66,6 +66,7 @@ import { conversationIdOf, mountConversationRoutes, savingStream } from './conve
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
 import { mountMcpBridge } from './mcp-bridge.ts';
+import { mountModelRoutes } from './model-routes.ts';
 import { type ConsentService, mountMcpClientRoutes, mountOAuthRoutes } from './oauth.ts';
 import { serveDesktop } from './static.ts';
 import {
@@ -154,6 +155,8 @@ export interface ChatContext {
   state: ToolrowState;
   profile: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** How the model reads in the status bar (as TOOLROW_MODEL spells it). */
+  modelId?: string;
 }
 
 /** A fetch handler for the MCP paths, built by the caller from @toolrow/mcp-server (see mcp.ts). */
@@ -182,7 +185,7 @@ export interface ToolrowServer {
 }
 
 /** How to set a model, for the chat's answer and the status bar when there is none (forms from @toolrow/agent). */
-export const NO_MODEL_HINT = `Set TOOLROW_MODEL to one of these and restart \`npm start\`:\n${MODEL_FORMS.map((form) => `  ${form.replace(/\s{2,}/, ' — ')}`).join('\n')}`;
+export const NO_MODEL_HINT = `Pick one in Settings (click the model in the status bar): it applies to the next message. Or set TOOLROW_MODEL to one of these before \`npm start\`:\n${MODEL_FORMS.map((form) => `  ${form.replace(/\s{2,}/, ' — ')}`).join('\n')}`;
 
 const ROWS_PAGE_MAX = 1000;
 const WORKBENCH_MAX_ROWS = 1000;
@@ -198,40 +201,51 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   const desktopDir = options.desktopDir === undefined ? DESKTOP_DIST_DIR : options.desktopDir;
   await state.profiles.ensure(profile);
 
-  // ── The chat: a model from the option or TOOLROW_MODEL, else a clear "how to set one" ──────
-  let chat: ChatHandler | null = null;
-  let chatProblem: string | null = null;
-  let model = options.model;
-  if (model === undefined) {
-    if (env.TOOLROW_MODEL) {
-      try {
-        const { resolveModelFromEnv } = await import('./chat.ts');
-        model = await resolveModelFromEnv(env);
-      } catch (error) {
-        chatProblem = `TOOLROW_MODEL=${env.TOOLROW_MODEL} could not be used: ${error instanceof Error ? error.message : String(error)}`;
-        model = null;
+  // ── The chat: a fixed model (tests), else the profile's (Settings, else TOOLROW_MODEL) ─────
+  // Resolved when a turn starts, so a model saved in Settings answers the next message; the chat
+  // is rebuilt only when the connection, the profile or its model changed.
+  const fixedModel = options.model;
+  let chatCache: {
+    key: string;
+    source: DataSource;
+    chat: ChatHandler | null;
+    problem: string | null;
+  } | null = null;
+  async function currentChat(): Promise<{ chat: ChatHandler | null; problem: string | null }> {
+    const saved = fixedModel ? null : await state.models.get(profile);
+    // null: no model unless one is saved in Settings (TOOLROW_MODEL is not read).
+    const modelEnv = fixedModel === undefined ? env : { ...env, TOOLROW_MODEL: undefined };
+    const key = JSON.stringify([profile, saved?.setting, saved?.updatedAt, modelEnv.TOOLROW_MODEL]);
+    if (chatCache?.key === key && chatCache.source === source) return chatCache;
+    const context = { source, state, profile, env };
+    let chat: ChatHandler | null = null;
+    let problem: string | null = null;
+    try {
+      const createChat = options.createChat ?? (await import('./chat.ts')).createAgentChat;
+      if (fixedModel) chat = await createChat(fixedModel, context);
+      else {
+        const { resolveProfileModel } = await import('@toolrow/agent');
+        const resolved = await resolveProfileModel({ state, dataDir: state.dataDir, profile, env: modelEnv });
+        if (resolved) chat = await createChat(resolved.model, { ...context, modelId: resolved.label });
       }
-    } else model = null;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      problem = saved
+        ? `The model saved in Settings for ${profile} could not be used: ${reason}`
+        : `TOOLROW_MODEL=${modelEnv.TOOLROW_MODEL} could not be used: ${reason}`;
+    }
+    chatCache = { key, source, chat, problem };
+    return chatCache;
   }
-  const createChat = model ? (options.createChat ?? (await import('./chat.ts')).createAgentChat) : undefined;
-  if (model && createChat) chat = await createChat(model, { source, state, profile, env });
+  await currentChat();
 
-  /** Makes another open connection the active one: its data, its state, its profile, a chat over it. */
+  /** Makes another open connection the active one: its data, its state, its profile (and its model). */
   async function activate(toolrow: Toolrow): Promise<void> {
     await toolrow.state.profiles.ensure(toolrow.connection.profile);
-    const nextChat =
-      model && createChat
-        ? await createChat(model, {
-            source: toolrow.source,
-            state: toolrow.state,
-            profile: toolrow.connection.profile,
-            env,
-          })
-        : chat;
     source = toolrow.source;
     state = toolrow.state;
     profile = toolrow.connection.profile;
-    chat = nextChat;
+    await currentChat();
   }
 
   /** The statement check of the active connection's dialect: the SQL guard, or the engine's own. */
@@ -313,6 +327,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const current = await state.profiles.ensure(profile);
     const connections = await state.connections.list().catch(() => []);
     const active = connections.find((connection) => connection.active);
+    const { chat, problem: chatProblem } = await currentChat();
     const status: AppStatus = {
       version: options.version ?? '0.1.0',
       database: {
@@ -681,6 +696,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         `'${tool}' is not a tool a chip can run; chips run the immediate twin of a propose tool (${[...twins].join(', ')}).`,
       );
     }
+    const { chat } = await currentChat();
     const output = chat?.acceptChip
       ? await chat.acceptChip({ tool, input: body.input, label }, { profileId: profile })
       : await acceptChipAsUser(tool, body.input, label);
@@ -709,7 +725,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     // useChat sends more (trigger, messageId, …); the messages are checked by the AI SDK's own schema.
     const body = await readBody(c, z.object({ id: z.unknown().optional(), messages: z.array(z.unknown()) }));
     const conversationId = conversationIdOf(body.id);
-    if (!chat) return noModelResponse(chatProblem);
+    const { chat, problem } = await currentChat();
+    if (!chat) return noModelResponse(problem);
     const messages = body.messages as UIMessage[];
     const turn = await chat.uiMessageStream(messages, {
       profileId: profile,
@@ -722,6 +739,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   mountConversationRoutes(app, () => ({ state, profile }));
+  mountModelRoutes(app, {
+    active: () => ({ state, profile }),
+    env: fixedModel === undefined ? env : { ...env, TOOLROW_MODEL: undefined },
+    current: async () => {
+      const { chat, problem } = await currentChat();
+      return { label: chat?.modelId ?? null, problem };
+    },
+  });
   mountConnectionRoutes(app, {
     hub: options.connections ?? null,
     active: () => ({ state, profile }),

@@ -43,8 +43,23 @@ export {
 } from './ladder.ts';
 export { modelErrorText } from './model-errors.ts';
 export {
+  checkModelSetting,
+  type ListedModel,
+  listModels,
+  MODEL_PROVIDERS,
+  type ModelProvider,
+  type ModelTestResult,
+  modelFromSetting,
+  modelLabel,
+  type ProfileModel,
+  resolveProfileModel,
+  testModel,
+} from './model-settings.ts';
+export {
+  connectModel,
   MODEL_FORMS,
   ModelConfigError,
+  type ModelConnection,
   type ModelSpec,
   parseModelSpec,
   type ResolveModelOptions,

@@ -159,7 +159,7 @@ describe('providers are optional peer dependencies', () => {
   it('names the package to install when the import finds nothing', async () => {
     // A specifier that no workspace installs: Node's real "Cannot find package" error.
     const missing = '@toolrow-missing/provider';
-    const failure = loadProvider(missing, 'anthropic:claude', () => import(missing));
+    const failure = loadProvider(missing, 'TOOLROW_MODEL=anthropic:claude', () => import(missing));
     await expect(failure).rejects.toBeInstanceOf(ModelConfigError);
     await expect(failure).rejects.toThrow(
       `TOOLROW_MODEL=anthropic:claude needs the package ${missing}, which is not installed. Install it beside @toolrow/agent: npm install ${missing}`,

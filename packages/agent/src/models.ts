@@ -95,7 +95,8 @@ export function isMissingPackage(error: unknown, specifier: string): boolean {
  */
 export async function loadProvider<T>(
   specifier: string,
-  setting: string,
+  /** How the setting reads in the message: TOOLROW_MODEL=…, or the Settings choice. */
+  label: string,
   load: () => Promise<T>,
 ): Promise<T> {
   try {
@@ -103,7 +104,7 @@ export async function loadProvider<T>(
   } catch (error) {
     if (!isMissingPackage(error, specifier)) throw error;
     throw new ModelConfigError(
-      `TOOLROW_MODEL=${setting} needs the package ${specifier}, which is not installed. Install it beside @toolrow/agent: npm install ${specifier}`,
+      `${label} needs the package ${specifier}, which is not installed. Install it beside @toolrow/agent: npm install ${specifier}`,
       { cause: error },
     );
   }
@@ -116,39 +117,48 @@ export interface ResolveModelOptions {
   settingName?: string;
 }
 
+/** What a provider needs besides the model: where, and with which credentials. */
+export interface ModelConnection {
+  /** Bedrock: the region (required). */
+  region?: string;
+  /** Bedrock: the AWS profile (default: the standard chain). */
+  awsProfile?: string;
+  /** Anthropic, OpenAI (required); OpenAI-compatible (optional); Bedrock: an API key instead of AWS credentials. */
+  apiKey?: string;
+  /** For tests: the fetch the provider uses. */
+  fetch?: typeof fetch;
+  /** How the setting reads in messages (TOOLROW_MODEL=…, or the Settings choice). */
+  label: string;
+  /** Bedrock: what to do when no AWS credentials are found (default: check the AWS profile). */
+  credentialsHint?: string;
+}
+
 /**
- * The language model TOOLROW_MODEL names. Throws ModelConfigError, naming the variable to set,
- * when the setting or a required credential is missing. Bedrock credentials come from the standard
- * AWS chain (environment, shared profile incl. SSO, container and instance roles) when first used.
+ * Connects a parsed model to its provider. The caller has checked that what the provider needs
+ * is there (and says where to set it); a missing region or key here is a plain error.
  */
-export async function resolveModel(env: Env, options: ResolveModelOptions = {}): Promise<LanguageModelV4> {
-  const spec = parseModelSpec(env.TOOLROW_MODEL, options.settingName);
-  const setting = env.TOOLROW_MODEL?.trim() ?? '';
-  const fetchOption = options.fetch ? { fetch: options.fetch } : {};
+export async function connectModel(spec: ModelSpec, connection: ModelConnection): Promise<LanguageModelV4> {
+  const { label } = connection;
+  const fetchOption = connection.fetch ? { fetch: connection.fetch } : {};
   switch (spec.provider) {
     case 'bedrock': {
-      const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-      if (!region) {
-        throw new ModelConfigError(
-          'Amazon Bedrock needs a region: set AWS_REGION (for example AWS_REGION=us-east-1) to where the model is enabled.',
-        );
-      }
+      const { region } = connection;
+      if (!region) throw new ModelConfigError(`${label}: Amazon Bedrock needs a region.`);
       const { createAmazonBedrock } = await loadProvider(
         '@ai-sdk/amazon-bedrock',
-        setting,
+        label,
         () => import('@ai-sdk/amazon-bedrock'),
       );
-      if (env.AWS_BEARER_TOKEN_BEDROCK) {
-        return createAmazonBedrock({ region, apiKey: env.AWS_BEARER_TOKEN_BEDROCK, ...fetchOption })(
-          spec.modelId,
-        );
+      if (connection.apiKey) {
+        return createAmazonBedrock({ region, apiKey: connection.apiKey, ...fetchOption })(spec.modelId);
       }
       const { fromNodeProviderChain } = await loadProvider(
         '@aws-sdk/credential-providers',
-        setting,
+        label,
         () => import('@aws-sdk/credential-providers'),
       );
-      const chain = fromNodeProviderChain(env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {});
+      const profile = connection.awsProfile;
+      const chain = fromNodeProviderChain(profile ? { profile } : {});
       return createAmazonBedrock({
         region,
         ...fetchOption,
@@ -161,8 +171,13 @@ export async function resolveModel(env: Env, options: ResolveModelOptions = {}):
               ...(credentials.sessionToken ? { sessionToken: credentials.sessionToken } : {}),
             };
           } catch (error) {
+            const hint =
+              connection.credentialsHint ??
+              (profile
+                ? `Check the AWS profile '${profile}' in ~/.aws/config (run \`aws sso login --profile ${profile}\` for SSO)`
+                : 'Set up AWS credentials (an AWS profile, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)');
             throw new ModelConfigError(
-              `Amazon Bedrock found no AWS credentials (${(error as Error).message}). Set AWS_PROFILE to a configured profile (after \`aws sso login\` for SSO), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK.`,
+              `Amazon Bedrock found no AWS credentials (${(error as Error).message}). ${hint}.`,
             );
           }
         },
@@ -171,38 +186,78 @@ export async function resolveModel(env: Env, options: ResolveModelOptions = {}):
     case 'openai-compatible': {
       const { createOpenAICompatible } = await loadProvider(
         '@ai-sdk/openai-compatible',
-        setting,
+        label,
         () => import('@ai-sdk/openai-compatible'),
       );
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: spec.baseURL,
         includeUsage: true,
-        ...(env.TOOLROW_OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.TOOLROW_OPENAI_COMPATIBLE_API_KEY } : {}),
+        ...(connection.apiKey ? { apiKey: connection.apiKey } : {}),
         ...fetchOption,
       }).chatModel(spec.modelId);
     }
     case 'anthropic': {
+      if (!connection.apiKey) throw new ModelConfigError(`${label} needs an API key.`);
+      const { createAnthropic } = await loadProvider(
+        '@ai-sdk/anthropic',
+        label,
+        () => import('@ai-sdk/anthropic'),
+      );
+      return createAnthropic({ apiKey: connection.apiKey, ...fetchOption })(spec.modelId);
+    }
+    case 'openai': {
+      if (!connection.apiKey) throw new ModelConfigError(`${label} needs an API key.`);
+      const { createOpenAI } = await loadProvider('@ai-sdk/openai', label, () => import('@ai-sdk/openai'));
+      return createOpenAI({ apiKey: connection.apiKey, ...fetchOption }).chat(spec.modelId);
+    }
+  }
+}
+
+/**
+ * The language model TOOLROW_MODEL names. Throws ModelConfigError, naming the variable to set,
+ * when the setting or a required credential is missing. Bedrock credentials come from the standard
+ * AWS chain (environment, shared profile incl. SSO, container and instance roles) when first used.
+ */
+export async function resolveModel(env: Env, options: ResolveModelOptions = {}): Promise<LanguageModelV4> {
+  const spec = parseModelSpec(env.TOOLROW_MODEL, options.settingName);
+  const label = `${options.settingName ?? 'TOOLROW_MODEL'}=${env.TOOLROW_MODEL?.trim() ?? ''}`;
+  const common = { label, ...(options.fetch ? { fetch: options.fetch } : {}) };
+  switch (spec.provider) {
+    case 'bedrock': {
+      const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+      if (!region) {
+        throw new ModelConfigError(
+          'Amazon Bedrock needs a region: set AWS_REGION (for example AWS_REGION=us-east-1) to where the model is enabled.',
+        );
+      }
+      return connectModel(spec, {
+        ...common,
+        region,
+        ...(env.AWS_BEARER_TOKEN_BEDROCK ? { apiKey: env.AWS_BEARER_TOKEN_BEDROCK } : {}),
+        ...(env.AWS_PROFILE ? { awsProfile: env.AWS_PROFILE } : {}),
+        credentialsHint:
+          'Set AWS_PROFILE to a configured profile (after `aws sso login` for SSO), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK',
+      });
+    }
+    case 'openai-compatible':
+      return connectModel(spec, {
+        ...common,
+        ...(env.TOOLROW_OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.TOOLROW_OPENAI_COMPATIBLE_API_KEY } : {}),
+      });
+    case 'anthropic':
       if (!env.ANTHROPIC_API_KEY) {
         throw new ModelConfigError(
           `TOOLROW_MODEL=anthropic:${spec.modelId} needs an API key: set ANTHROPIC_API_KEY.`,
         );
       }
-      const { createAnthropic } = await loadProvider(
-        '@ai-sdk/anthropic',
-        setting,
-        () => import('@ai-sdk/anthropic'),
-      );
-      return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, ...fetchOption })(spec.modelId);
-    }
-    case 'openai': {
+      return connectModel(spec, { ...common, apiKey: env.ANTHROPIC_API_KEY });
+    case 'openai':
       if (!env.OPENAI_API_KEY) {
         throw new ModelConfigError(
           `TOOLROW_MODEL=openai:${spec.modelId} needs an API key: set OPENAI_API_KEY.`,
         );
       }
-      const { createOpenAI } = await loadProvider('@ai-sdk/openai', setting, () => import('@ai-sdk/openai'));
-      return createOpenAI({ apiKey: env.OPENAI_API_KEY, ...fetchOption }).chat(spec.modelId);
-    }
+      return connectModel(spec, { ...common, apiKey: env.OPENAI_API_KEY });
   }
 }

@@ -21,6 +21,15 @@ export interface ChatRequest {
   /** The names of the tools sent (the agent's active set for this step). */
   tools: string[];
   stream: boolean;
+  /** The Authorization header the provider sent, if any. */
+  authorization?: string;
+}
+
+export interface ChatServerOptions {
+  /** The model ids GET /v1/models lists (default: none listed, 404). */
+  models?: string[];
+  /** Refuse requests without `Authorization: Bearer <apiKey>` (401, as OpenAI answers). */
+  apiKey?: string;
 }
 
 export type ScriptReply = { text: string } | { toolCalls: { name: string; arguments: unknown }[] };
@@ -54,10 +63,24 @@ function send(response: ServerResponse, status: number, value: unknown): void {
 }
 
 /** Starts the server; the script answers every /v1/chat/completions request. */
-export async function startChatServer(script: ChatScript): Promise<ChatServer> {
+export async function startChatServer(
+  script: ChatScript,
+  options: ChatServerOptions = {},
+): Promise<ChatServer> {
   const requests: ChatRequest[] = [];
   const server = createServer((req, res) => {
     void (async () => {
+      if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+        send(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error' } });
+        return;
+      }
+      if (req.method === 'GET' && req.url?.endsWith('/models') && options.models) {
+        send(res, 200, {
+          object: 'list',
+          data: options.models.map((id) => ({ id, object: 'model', owned_by: 'test' })),
+        });
+        return;
+      }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         send(res, 404, {
           error: {
@@ -77,6 +100,7 @@ export async function startChatServer(script: ChatScript): Promise<ChatServer> {
         messages: payload.messages,
         tools: (payload.tools ?? []).map((tool) => tool.function.name),
         stream: payload.stream === true,
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
       };
       requests.push(chat);
       let reply: ScriptReply;

@@ -21,10 +21,12 @@ import {
   type Grant,
   type Grantee,
   type McpToken,
+  type ModelSetting,
   PERMISSION_MODES,
   type PermissionMode,
   type Profile,
   type QueryHistoryEntry,
+  type SavedModel,
   type SavedSpec,
   type UiState,
 } from './app-types.ts';
@@ -312,6 +314,7 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
 
   const attachmentColumns = ['id', 'profile', 'name', 'media_type', 'created_at'] as const;
 
+  const modelKeyOf = (profile: string) => `model:${profile}`;
   const DEFAULT_CONNECTION_KEY = 'default_connection';
   const defaultConnection = async (): Promise<string | undefined> =>
     (
@@ -813,6 +816,41 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
       },
     },
 
+    models: {
+      async get(profile) {
+        const row = await q
+          .selectFrom('settings')
+          .select(['value', 'updated_at'])
+          .where('key', '=', modelKeyOf(profile))
+          .executeTakeFirst();
+        if (!row) return null;
+        return { profile, setting: JSON.parse(row.value) as ModelSetting, updatedAt: date(row.updated_at) };
+      },
+      async set(profile, setting) {
+        // Only the known fields: nothing else (a key pasted into the wrong field) reaches the store.
+        const clean: ModelSetting = {
+          provider: setting.provider,
+          modelId: setting.modelId,
+          ...(setting.baseURL ? { baseURL: setting.baseURL } : {}),
+          ...(setting.region ? { region: setting.region } : {}),
+          ...(setting.awsProfile ? { awsProfile: setting.awsProfile } : {}),
+        };
+        const values = { value: JSON.stringify(clean), updated_at: new Date() };
+        await q
+          .insertInto('settings')
+          .values({ key: modelKeyOf(profile), ...values })
+          .onConflict((oc) => oc.column('key').doUpdateSet(values))
+          .execute();
+        return { profile, setting: clean, updatedAt: values.updated_at } satisfies SavedModel;
+      },
+      async clear(profile) {
+        const result = await q
+          .deleteFrom('settings')
+          .where('key', '=', modelKeyOf(profile))
+          .executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      },
+    },
     conversations: {
       async list(options) {
         const { limit, offset } = limitOf(options);

@@ -11,6 +11,7 @@ import type {
   Grant,
   Grantee,
   McpToken,
+  ModelSetting,
   NewConnection,
   OAuthAccessCheck,
   OAuthClient,
@@ -21,6 +22,7 @@ import type {
   PermissionMode,
   Profile,
   QueryHistoryEntry,
+  SavedModel,
   SavedSpec,
   TokenCheck,
   UiState,
@@ -134,6 +136,14 @@ export interface AppState {
     defaultName(): Promise<string | undefined>;
     /** Makes a named connection the default (undefined: back to the unnamed one). */
     setDefault(name: string | undefined): Promise<void>;
+  };
+  models: {
+    /** The model saved for a profile in the app's Settings; null: none (TOOLROW_MODEL applies). */
+    get(profile: string): Promise<SavedModel | null>;
+    /** Saves the profile's model (no secret in it: keys are kept by writeModelKey). */
+    set(profile: string, setting: ModelSetting): Promise<SavedModel>;
+    /** Forgets the profile's model; false when there was none. */
+    clear(profile: string): Promise<boolean>;
   };
   conversations: {
     /** The profile's conversations (default profile when omitted), most recently saved first; default 50, at most 1000. */

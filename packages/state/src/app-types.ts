@@ -243,3 +243,24 @@ export interface ConversationSummary {
 export interface Conversation extends ConversationSummary {
   messages: ConversationMessage[];
 }
+
+/**
+ * A language model chosen in the app's Settings, per profile. Never a secret: an API key is kept
+ * encrypted by writeModelKey, and AWS credentials stay in the AWS profile it names.
+ */
+export interface ModelSetting {
+  provider: 'bedrock' | 'openai-compatible' | 'anthropic' | 'openai';
+  modelId: string;
+  /** OpenAI-compatible servers: the base URL (http://127.0.0.1:11434/v1). */
+  baseURL?: string;
+  /** Bedrock: the region the model is enabled in. */
+  region?: string;
+  /** Bedrock: the AWS profile whose credentials to use (default: the standard chain). */
+  awsProfile?: string;
+}
+
+export interface SavedModel {
+  profile: string;
+  setting: ModelSetting;
+  updatedAt: Date;
+}

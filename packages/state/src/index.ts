@@ -23,6 +23,13 @@ export {
 export * from './app-types.ts';
 export { readSecrets, SECRETS_FILE, secretsPath, writeSecret } from './connection-secrets.ts';
 export {
+  hasModelKey,
+  MODEL_KEYS_FILE,
+  readModelKey,
+  sealingKeyPath,
+  writeModelKey,
+} from './model-keys.ts';
+export {
   type ConnectionTarget,
   checkConnectionName,
   type ParsedConnectionUrl,

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgent, type PermissionMode } from '@toolrow/agent';
 import { fakeOpenAIServer, memoryGateStore, recordingBackend, scriptedModel } from '@toolrow/agent/testing';
+import { startChatServer } from '@toolrow/eval/testing';
+import { openAppState, writeModelKey } from '@toolrow/state';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 import { runChat } from './chat.ts';
@@ -95,7 +97,9 @@ describe('toolrow chat (in process, scripted model)', () => {
     expect(bad.stderr).toContain("--mode must be one of manual, auto, full-auto, not 'yolo'.");
     const noModel = await runCli(['chat'], { TOOLROW_MODEL: undefined });
     expect(noModel.code).toBe(1);
-    expect(noModel.stderr).toMatch(/No model is configured\. Set TOOLROW_MODEL/);
+    expect(noModel.stderr).toMatch(
+      /No model is set for profile default\. Pick one in the app .*, or set TOOLROW_MODEL/,
+    );
   });
 });
 
@@ -119,7 +123,7 @@ describe('toolrow chat (a real process, a real OpenAI-compatible socket)', () =>
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(
-        /^Toolrow chat · openai-compatible\.chat:tiny · PGlite at .*pgdata · profile cli-test \(Manual mode\)/,
+        /^Toolrow chat · openai-compatible:http:\/\/127\.0\.0\.1:\d+\S*#tiny · PGlite at .*pgdata · profile cli-test \(Manual mode\)/,
       );
       expect(result.stdout).toMatch(/ {2}· listConnections \{\} → .*"active":true/);
       expect(result.stdout).toContain('  ? runQuery {"sql":"select 1"}');
@@ -131,4 +135,40 @@ describe('toolrow chat (a real process, a real OpenAI-compatible socket)', () =>
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('toolrow chat uses the model saved in the app’s Settings', () => {
+  it('the saved model and its sealed key win over TOOLROW_MODEL, for that profile', async () => {
+    const key = 'sk-cli-9b8a7c6d5e4f';
+    const server = await startChatServer(() => ({ text: 'Hello from the saved model.' }), { apiKey: key });
+    const root = await mkdtemp(join(tmpdir(), 'toolrow-chat-saved-'));
+    const env = { TOOLROW_DATA_DIR: join(root, 'data'), XDG_CONFIG_HOME: join(root, 'config') };
+    try {
+      const state = await openAppState({ env, cwd: root });
+      try {
+        await state.models.set('cli-saved', {
+          provider: 'openai-compatible',
+          baseURL: server.baseURL,
+          modelId: 'saved-model',
+        });
+        await writeModelKey(env, state.dataDir, 'cli-saved', key);
+      } finally {
+        await state.close();
+      }
+      const result = await spawnCli(['chat', '--profile', 'cli-saved'], {
+        env: { ...env, DATABASE_URL: undefined, TOOLROW_MODEL: 'openai:gpt-no-key-here' },
+        input: 'hello\n',
+      });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Toolrow chat · openai-compatible:${server.baseURL}#saved-model · `);
+      expect(result.stdout).toContain('Hello from the saved model.');
+      expect(server.requests.map((request) => [request.model, request.authorization])).toEqual([
+        ['saved-model', `Bearer ${key}`],
+      ]);
+    } finally {
+      await server.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -12,7 +12,6 @@ import {
   PERMISSION_MODE_LABELS,
   PERMISSION_MODES,
   type PermissionMode,
-  resolveModel,
   type TurnUsage,
   toolsBackend,
 } from '@toolrow/agent';
@@ -20,6 +19,7 @@ import type { ToolEngine } from '@toolrow/catalog';
 import { DEFAULT_PROFILE, openToolrow } from '@toolrow/state';
 import type { ModelMessage } from 'ai';
 import { type Command, UsageError } from '../command.ts';
+import { modelForCommand } from '../model.ts';
 
 const USAGE = `Usage: toolrow chat [--profile <name>] [--mode manual|auto|full-auto]
 
@@ -175,7 +175,7 @@ export const chatCommand: Command = {
     if (values.mode !== undefined && !isPermissionMode(values.mode)) {
       throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(', ')}, not '${values.mode}'.`);
     }
-    const model = await resolveModel(io.env);
+    const { model, label } = await modelForCommand(io, values.profile);
     const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
     const { state } = toolrow;
     try {
@@ -185,7 +185,7 @@ export const chatCommand: Command = {
       const agent = createAgent({ model, backend: toolsBackend(toolrow), store: appStateGateStore(state) });
       const mode = async () => (await state.profiles.ensure(profileId)).mode;
       io.stdout(
-        `Toolrow chat · ${model.provider}:${model.modelId} · ${toolrow.source.description} · profile ${profileId} (${PERMISSION_MODE_LABELS[await mode()]} mode)\n` +
+        `Toolrow chat · ${label} · ${toolrow.source.description} · profile ${profileId} (${PERMISSION_MODE_LABELS[await mode()]} mode)\n` +
           'Type /exit to leave, /mode <manual|auto|full-auto> to switch mode.\n',
       );
       await runChat({

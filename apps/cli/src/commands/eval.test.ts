@@ -200,7 +200,7 @@ describe('toolrow eval, through a real OpenAI-compatible server', () => {
     const model = await runCli(['eval', '--only', 'audit-log'], env, dir);
     expect([model.code, model.stderr]).toEqual([
       1,
-      expect.stringContaining('No model is configured. Set TOOLROW_MODEL'),
+      expect.stringContaining('No model is set for profile default. Pick one in the app'),
     ]);
     expect(existsSync(join(dir, 'data', 'pgdata'))).toBe(false);
   });

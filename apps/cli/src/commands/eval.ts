@@ -18,6 +18,7 @@ import {
 import { engineOfUrl, resolveDataDir } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { toJson } from '../format.ts';
+import { modelForCommand } from '../model.ts';
 
 const USAGE = `Usage: toolrow eval [--model <spec>] [--runs N] [--concurrency K] [--only <ids>] [--limit N]
                     [--mode manual|auto|full-auto] [--orders N] [--database-url <url>]
@@ -163,9 +164,13 @@ export const evalCommand: Command = {
           .join(', ')}.`,
       );
     }
-    const env = values.model ? { ...io.env, TOOLROW_MODEL: values.model } : io.env;
-    const model = await resolveModel(env, values.model ? { settingName: '--model' } : {});
-    const modelName = `${model.provider}:${model.modelId}`;
+    // --model, else the model saved in Settings, else TOOLROW_MODEL.
+    const { model, label: modelName } = values.model
+      ? {
+          model: await resolveModel({ ...io.env, TOOLROW_MODEL: values.model }, { settingName: '--model' }),
+          label: values.model,
+        }
+      : await modelForCommand(io);
     io.stderr(
       `toolrow eval: ${requests.length} requests × ${runs} on ${modelName} (${mode} mode, ${concurrency} at a time)\n`,
     );

@@ -20,6 +20,7 @@ import { ConnectionSwitcher } from './Connections.tsx';
 import { describeFilter, describeKey, displayTable, formatCount, keyString } from './format.ts';
 import { McpClientsPanel } from './McpClients.tsx';
 import { McpInbox } from './McpInbox.tsx';
+import { ModelSettingsDialog } from './ModelSettings.tsx';
 import { Palette, ShortcutHelp } from './Palette.tsx';
 import { AuditPanel, ExportsPanel, StagingPanel, ToolsPanel } from './panels.tsx';
 import { RecordView } from './RecordView.tsx';
@@ -61,7 +62,7 @@ export function App() {
   const [auditKey, setAuditKey] = useState(0);
   const [toasts, setToasts] = useState<Toast[]>([]);
   const [chatHidden, setChatHidden] = useState(false);
-  const [overlay, setOverlay] = useState<'palette' | 'help' | null>(null);
+  const [overlay, setOverlay] = useState<'palette' | 'help' | 'model' | null>(null);
   const chatInput = useRef<HTMLTextAreaElement>(null);
   const restored = useRef(false);
   // The UI state last read from or written to the server: only a change from it is saved.
@@ -700,10 +701,15 @@ export function App() {
           <span className={`dot ${status ? 'ok' : ''}`} />
           {status ? status.database.engine : 'connecting…'}
         </span>
-        <span title={status?.model.hint}>
+        <button
+          type="button"
+          className="statusbar-button"
+          title={status?.model.hint ?? 'Model settings'}
+          onClick={() => setOverlay('model')}
+        >
           <span className={`dot ${status?.model.configured ? 'ok' : 'warn'}`} />
-          {status?.model.configured ? `model ${status.model.id}` : 'no model (set TOOLROW_MODEL)'}
-        </span>
+          {status?.model.configured ? `model ${status.model.id}` : 'no model: pick one'}
+        </button>
         <span title={status?.mcp.url}>MCP {status?.mcp.enabled ? `on · ${status.mcp.url}` : 'off'}</span>
         <span>
           mode{' '}
@@ -751,6 +757,12 @@ export function App() {
         />
       ) : null}
       {overlay === 'help' ? <ShortcutHelp onClose={() => setOverlay(null)} /> : null}
+      {overlay === 'model' ? (
+        <ModelSettingsDialog
+          onClose={() => setOverlay(null)}
+          onSaved={() => api.status().then(setStatus).catch(setStatusError)}
+        />
+      ) : null}
       <Toasts toasts={toasts} />
     </div>
   );

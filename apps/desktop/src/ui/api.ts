@@ -30,6 +30,42 @@ export interface AppStatus {
   connection: string;
 }
 
+/** What Settings → Model enters and sends: never the saved key back. */
+export interface ModelChoice {
+  provider: string;
+  modelId?: string;
+  baseURL?: string;
+  region?: string;
+  awsProfile?: string;
+  /** A new key; empty: keep the saved one; null (on save): forget it. */
+  apiKey?: string | null;
+}
+
+/** Settings → Model (GET /api/settings/model): the active profile's model. */
+export interface ModelSettingsView {
+  profile: string;
+  providers: string[];
+  /** The model saved in Settings for this profile, if any (without its key). */
+  saved:
+    | (Omit<ModelChoice, 'apiKey'> & {
+        modelId: string;
+        label: string;
+        hasKey: boolean;
+        updatedAt: string;
+      })
+    | null;
+  /** TOOLROW_MODEL, which applies when nothing is saved. */
+  env: string | null;
+  /** The model the chat uses now; null: none. */
+  active: string | null;
+  /** Why the model that applies cannot be used, if it cannot. */
+  problem: string | null;
+}
+
+export type ModelTestResult =
+  | { ok: true; ms: number; text: string }
+  | { ok: false; ms: number; message: string };
+
 /** A connection the app can switch to (GET /api/connections): never a password. */
 export interface ConnectionSummary {
   name: string;
@@ -373,6 +409,12 @@ export const api = {
   addConnection: (form: NewConnectionForm) => request<ConnectionFound>('POST', '/api/connections', form),
   switchConnection: (name: string) => request<{ active: string }>('PUT', '/api/connections/active', { name }),
   evalLatest: () => request<EvalLatest>('GET', '/api/eval/latest'),
+  modelSettings: () => request<ModelSettingsView>('GET', '/api/settings/model'),
+  saveModel: (choice: ModelChoice) => request<ModelSettingsView>('PUT', '/api/settings/model', choice),
+  clearModel: () => request<ModelSettingsView>('DELETE', '/api/settings/model'),
+  listModels: (choice: ModelChoice) =>
+    request<{ models: { id: string; name?: string }[] }>('POST', '/api/settings/model/models', choice),
+  testModel: (choice: ModelChoice) => request<ModelTestResult>('POST', '/api/settings/model/test', choice),
   setMode: (mode: PermissionMode) => request<{ mode: PermissionMode }>('PUT', '/api/profile', { mode }),
   tables: () => request<{ tables: TableSummary[] }>('GET', '/api/tables'),
   describe: (id: string) => request<TableInfo>('GET', table(id)),
