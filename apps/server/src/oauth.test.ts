@@ -114,6 +114,10 @@ async function decideInBrowser(
       scope: (await page.getByTestId('consent-scope').textContent()) ?? '',
     };
     if (decision.approve && decision.scope) await page.check(`input[name=scope][value="${decision.scope}"]`);
+    // Before the box is ticked, the page says which clients can be asked and where the rest wait.
+    expect(await page.getByTestId('elicitation-note').textContent()).toMatch(
+      /2025-11-25 .* cannot be reached here mid-call, so its calls wait in this app's approval inbox/,
+    );
     if (decision.approve && decision.askViaClient) await page.check('input[name=askViaClient]');
     if (decision.approve && decision.lifetime)
       await page.selectOption('select[name=lifetime]', decision.lifetime);
