@@ -250,6 +250,7 @@ describe('the desktop bundle in Chromium', () => {
       const approval = page.getByTestId('approval');
       await expect.poll(() => approval.count(), { timeout: 15_000 }).toBe(1);
       expect(await approval.textContent()).toContain('openTable');
+      expect(await approval.getByTestId('approval-summary').textContent()).toBe('Open table products');
       await approval.getByRole('button', { name: 'Deny' }).click();
 
       await expect

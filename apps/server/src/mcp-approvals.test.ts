@@ -139,6 +139,9 @@ describe('the MCP approval inbox in the app', () => {
       await card.waitFor();
       expect(await card.getByTestId('mcp-approval-client').textContent()).toBe('toolrow-app');
       expect(await card.getByTestId('mcp-approval-tool').textContent()).toBe('startExport');
+      expect(await card.getByTestId('mcp-approval-summary').textContent()).toBe(
+        'Start export of orders as CSV',
+      );
       expect(JSON.parse((await card.getByTestId('mcp-approval-input').textContent()) ?? '')).toEqual({
         table: 'orders',
         format: 'csv',
@@ -163,6 +166,12 @@ describe('the MCP approval inbox in the app', () => {
         ['countRows', 'asked', 'mcp:toolrow-app'],
         ['countRows', 'denied', 'mcp:toolrow-app'],
       ]);
+      // The audit log says what each call was, in the same words (its shape: no values kept).
+      await page.getByRole('button', { name: 'Audit log' }).click();
+      const summaries = page.getByTestId('audit-summary');
+      await expect
+        .poll(() => summaries.allTextContents())
+        .toEqual(expect.arrayContaining(['Start export of orders as CSV', 'Count rows in orders']));
       expect(errors).toEqual([]);
     } finally {
       await context.close();

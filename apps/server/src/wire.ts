@@ -254,6 +254,7 @@ export function toWireAudit(entry: DsAuditEntry): AuditEntry {
     decidedBy: entry.decidedBy,
     profile: entry.profile,
     inputDigest: entry.inputDigest,
+    summary: entry.summary,
     detail: detail || null,
   };
 }

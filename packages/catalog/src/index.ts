@@ -9,6 +9,7 @@ export type {
   ToolVisibility,
   ToolWrites,
 } from '@toolrow/declarations';
+export { describeCall, filterText, titleOf } from './describe-call.ts';
 export * from './generated/engines.ts';
 export * from './generated/tiers.ts';
 export * from './generated/tool-names.ts';

@@ -1,6 +1,6 @@
-import { CATALOG_ROWS, type CatalogRow } from '@toolrow/catalog';
+import { CATALOG_ROWS, type CatalogRow, titleOf } from '@toolrow/catalog';
 import { describe, expect, it } from 'vitest';
-import { annotationsFor, isDestructive, stagedOperationOf, titleOf } from './annotations.ts';
+import { annotationsFor, isDestructive, stagedOperationOf } from './annotations.ts';
 
 describe('annotations from the rows', () => {
   it.each(CATALOG_ROWS.map((row) => ({ name: row.name, row })))('$name', ({ row }) => {

@@ -2,7 +2,10 @@
 // whether to ask the user before a call); the scope is what actually enforces access.
 
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
-import type { CatalogRow, StagedOperation } from '@toolrow/catalog';
+import { type CatalogRow, type StagedOperation, titleOf } from '@toolrow/catalog';
+
+// Kept for importers of @toolrow/mcp-server; it lives in @toolrow/catalog with describeCall.
+export { titleOf };
 
 /** The operation a stage tool queues, as its row declares it; undefined for other tools. */
 export function stagedOperationOf(row: CatalogRow): StagedOperation | undefined {
@@ -25,12 +28,6 @@ export function isDestructive(row: CatalogRow): boolean {
       // A stage row without a declared operation cannot pass the generator; treat it as destructive anyway.
       return stagedOperationOf(row) !== 'insert';
   }
-}
-
-/** "stageDeleteRows" → "Stage delete rows": a readable title for client UIs. */
-export function titleOf(name: string): string {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** The annotations a tool is listed with, all from its row. */

@@ -20,11 +20,11 @@ import {
   type StandardSchemaWithJSON,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { isGated, rowOf, TOOL_ACCESS } from '@toolrow/catalog';
+import { isGated, rowOf, TOOL_ACCESS, titleOf } from '@toolrow/catalog';
 // The package's own manifest, one folder up from both src/ and dist/; a bundler inlines it.
 // `changeset version` bumps it, so the version a client sees is the version that was installed.
 import manifest from '../package.json' with { type: 'json' };
-import { annotationsFor, titleOf } from './annotations.ts';
+import { annotationsFor } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import type { InFlightCalls } from './cancellations.ts';
 import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';

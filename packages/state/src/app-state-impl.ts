@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { describeCall } from '@toolrow/catalog';
 import {
   type Actor,
   DataSourceError,
@@ -134,6 +135,7 @@ const toAudit = (row: Row): AuditEntry => ({
   profile: row.profile as string,
   table: (row.table_name as string | null) ?? null,
   detail: (row.detail as string | null) ?? null,
+  summary: (row.summary as string | null) ?? null,
   createdAt: date(row.created_at),
 });
 
@@ -605,6 +607,8 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
             profile: entry.profile,
             table_name: entry.table ?? null,
             detail: entry.detail ?? null,
+            // Its shape only: the input itself is digested, never stored.
+            summary: describeCall(entry.tool, entry.input, { values: false }),
           })
           .returningAll()
           .executeTakeFirstOrThrow();

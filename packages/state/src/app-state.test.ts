@@ -270,6 +270,8 @@ describe.each(testStores())('app state on $name', ({ open }) => {
       profile: 'h',
     });
     expect(entry.inputDigest).toBe(digestInput(input));
+    // What the call did, in a line that keeps none of its values.
+    expect(entry.summary).toBe('Run query (SQL of 24 characters)');
     const stored = JSON.stringify(await state.db.q.selectFrom('audit_log').selectAll().execute());
     expect(stored).not.toContain('secret from vault');
     expect((await state.audit.list({ profile: 'h' })).map((item) => item.decision)).toEqual([

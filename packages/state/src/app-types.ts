@@ -96,6 +96,8 @@ export interface AuditEntry {
   table: string | null;
   /** A short free-text reason ("remembered grant", "mode full-auto", …). */
   detail: string | null;
+  /** The call in one plain line ('Start export of orders where … as CSV'); null in entries older than 0.2. */
+  summary: string | null;
   createdAt: Date;
 }
 

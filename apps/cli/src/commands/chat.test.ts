@@ -64,7 +64,7 @@ describe('toolrow chat (in process, scripted model)', () => {
       },
     });
     expect(out).toContain(
-      '  ? runQuery {"sql":"select count(*) as n from orders"}\n    Manual mode asks before every gated action.\n    Allow? [y/N] ',
+      '  ? Run query: select count(*) as n from orders\n    Manual mode asks before every gated action.\n    Allow? [y/N] ',
     );
     expect(out).toContain('  · runQuery {"sql":"select count(*) as n from orders"} → {"rows":[{"n":200}]}');
     expect(out).toContain('There are 200 orders.\n');
@@ -126,7 +126,7 @@ describe('toolrow chat (a real process, a real OpenAI-compatible socket)', () =>
         /^Toolrow chat · openai-compatible:http:\/\/127\.0\.0\.1:\d+\S*#tiny · PGlite at .*pgdata · profile cli-test \(Manual mode\)/,
       );
       expect(result.stdout).toMatch(/ {2}· listConnections \{\} → .*"active":true/);
-      expect(result.stdout).toContain('  ? runQuery {"sql":"select 1"}');
+      expect(result.stdout).toContain('  ? Run query: select 1\n');
       expect(result.stdout).toContain('I did not run it.');
       expect(result.stdout).toContain('(tokens: 360 in, 300 cached, 21 out)');
       expect(server.requests).toHaveLength(3);

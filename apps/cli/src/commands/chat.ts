@@ -15,7 +15,7 @@ import {
   type TurnUsage,
   toolsBackend,
 } from '@toolrow/agent';
-import type { ToolEngine } from '@toolrow/catalog';
+import { describeCall, type ToolEngine } from '@toolrow/catalog';
 import { DEFAULT_PROFILE, openToolrow } from '@toolrow/state';
 import type { ModelMessage } from 'ai';
 import { type Command, UsageError } from '../command.ts';
@@ -135,7 +135,7 @@ export async function runChat(session: ChatSession): Promise<void> {
       if (result.approvals.length === 0) break;
       const answers: { approvalId: string; approved: boolean; reason?: string }[] = [];
       for (const approval of result.approvals) {
-        write(`  ? ${approval.toolName} ${json(approval.input)}\n`);
+        write(`  ? ${describeCall(approval.toolName, approval.input)}\n`);
         if (approval.reason) write(`    ${approval.reason}\n`);
         const reply = (await ask('    Allow? [y/N] '))?.trim().toLowerCase();
         const approved = reply === 'y' || reply === 'yes';

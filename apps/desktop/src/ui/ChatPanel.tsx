@@ -1,4 +1,5 @@
 import { useChat } from '@ai-sdk/react';
+import { describeCall } from '@toolrow/catalog';
 import {
   DefaultChatTransport,
   type DynamicToolUIPart,
@@ -500,8 +501,14 @@ function ToolCall({
         <legend className="q">
           Allow <span className="mono">{name}</span>? <ToolBadges name={name} />
         </legend>
+        <p className="approval-summary" data-testid="approval-summary">
+          {describeCall(name, part.input)}
+        </p>
         {part.approval.requestReason ? <div className="muted">{part.approval.requestReason}</div> : null}
-        <pre>{JSON.stringify(part.input, null, 2)}</pre>
+        <details>
+          <summary>Input</summary>
+          <pre>{JSON.stringify(part.input, null, 2)}</pre>
+        </details>
         <div className="actions">
           <button
             type="button"

@@ -1,6 +1,7 @@
 // The MCP approval inbox: gated calls from MCP clients (Claude Desktop, an IDE agent, …) that the
 // profile's mode asks about, waiting for the user. Polled, because an ask can arrive from another
 // process (`toolrow mcp --stdio` beside the app) at any time.
+import { describeCall } from '@toolrow/catalog';
 import { useCallback, useEffect, useState } from 'react';
 import { api, type McpApproval } from './api.ts';
 
@@ -60,7 +61,13 @@ export function McpInbox({ onError }: { onError: (error: unknown) => void }) {
             {request.tables && request.tables.length > 0 ? ` Tables: ${request.tables.join(', ')}.` : ''}{' '}
             Expires in {remaining(request.expiresAt, now)}.
           </div>
-          <pre data-testid="mcp-approval-input">{JSON.stringify(request.input, null, 2)}</pre>
+          <p className="approval-summary" data-testid="mcp-approval-summary">
+            {describeCall(request.tool, request.input)}
+          </p>
+          <details>
+            <summary>Input</summary>
+            <pre data-testid="mcp-approval-input">{JSON.stringify(request.input, null, 2)}</pre>
+          </details>
           <div className="actions">
             <button type="button" className="btn small primary" onClick={() => answer(request.id, true)}>
               Approve

@@ -306,6 +306,8 @@ export interface AuditEntry {
   decidedBy: string;
   profile: string;
   inputDigest: string;
+  /** The call in one plain line; null for entries written before 0.2. */
+  summary: string | null;
   detail: string | null;
 }
 

@@ -312,7 +312,7 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
 
   const shown = (entries ?? []).filter((entry) =>
     query
-      ? `${entry.tool} ${entry.decision} ${entry.decidedBy} ${entry.detail ?? ''}`
+      ? `${entry.tool} ${entry.decision} ${entry.decidedBy} ${entry.summary ?? ''} ${entry.detail ?? ''}`
           .toLowerCase()
           .includes(query.toLowerCase())
       : true,
@@ -350,7 +350,7 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
                 <th>Decision</th>
                 <th>Decided by</th>
                 <th>Profile</th>
-                <th>Input</th>
+                <th>What</th>
               </tr>
             </thead>
             <tbody>
@@ -371,8 +371,11 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
                   </td>
                   <td>{entry.decidedBy}</td>
                   <td className="muted">{entry.profile}</td>
-                  <td className="mono muted" title={entry.detail ?? entry.inputDigest}>
-                    {entry.detail ?? entry.inputDigest.slice(0, 12)}
+                  <td title={`input sha-256 ${entry.inputDigest}`}>
+                    {entry.summary ? <div data-testid="audit-summary">{entry.summary}</div> : null}
+                    <div className="muted">
+                      {entry.detail ?? (entry.summary ? '' : entry.inputDigest.slice(0, 12))}
+                    </div>
                   </td>
                 </tr>
               ))}

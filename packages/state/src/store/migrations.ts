@@ -295,6 +295,14 @@ DROP TABLE ${t.s}connections;
 ALTER TABLE ${t.s}connections_v10 RENAME TO connections;
 `,
   },
+  {
+    version: 11,
+    name: 'audit summaries',
+    // What the call did, in one plain line (the input itself is still only digested).
+    sql: (t) => `
+ALTER TABLE ${t.s}audit_log ADD COLUMN summary text;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

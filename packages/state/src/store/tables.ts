@@ -83,6 +83,8 @@ export interface StateTables {
     profile: string;
     table_name: string | null;
     detail: string | null;
+    /** The call in one plain line (describeCall), for the person reading the log. */
+    summary: string | null;
     created_at: Timestamp;
   };
   export_jobs: {

@@ -360,6 +360,7 @@ export const listAuditLog = defineTool({
         decision: entry.decision,
         decidedBy: entry.decidedBy,
         profile: entry.profile,
+        ...(entry.summary ? { summary: entry.summary } : {}),
         ...(entry.table ? { table: entry.table } : {}),
         ...(entry.detail ? { detail: entry.detail } : {}),
       })),

@@ -1,0 +1,207 @@
+// One plain-language line for a tool call, for the person who approves or reviews it: the chat's
+// approval cards, the MCP inbox, `toolrow chat` and the audit log all show this same line. It is
+// built from the input's fields (every tool's inputs use the same few names), so a new row needs
+// nothing here.
+
+/** A tool's name as words: 'stageUpdateRows' → 'Stage update rows'. */
+export function titleOf(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const MAX_TEXT = 160;
+const MAX_ITEMS = 3;
+
+const OP_WORDS: Readonly<Record<string, string>> = {
+  eq: '=',
+  neq: '≠',
+  gt: '>',
+  gte: '≥',
+  lt: '<',
+  lte: '≤',
+  in: 'is one of',
+  not_in: 'is none of',
+  like: 'matches',
+  not_like: 'does not match',
+  ilike: 'matches (any case)',
+  not_ilike: 'does not match (any case)',
+  contains: 'contains',
+  not_contains: 'does not contain',
+  starts_with: 'starts with',
+  not_starts_with: 'does not start with',
+  ends_with: 'ends with',
+  not_ends_with: 'does not end with',
+  between: 'is between',
+  not_between: 'is not between',
+  is_null: 'is empty',
+  is_not_null: 'is not empty',
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+function clip(text: string, max = MAX_TEXT): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** With values: false, every value a call carries reads '…' (what an audit log may keep). */
+export interface DescribeOptions {
+  values?: boolean;
+}
+
+let showValues = true;
+
+function valueText(value: unknown): string {
+  if (!showValues) return '…';
+  if (typeof value === 'string') return JSON.stringify(clip(value, 60));
+  if (value === null) return 'NULL';
+  if (Array.isArray(value))
+    return `[${value.slice(0, 5).map(valueText).join(', ')}${value.length > 5 ? ', …' : ''}]`;
+  if (isRecord(value)) return clip(JSON.stringify(value), 60);
+  return String(value);
+}
+
+function listText<T>(items: readonly T[], each: (item: T) => string): string {
+  const shown = items.slice(0, MAX_ITEMS).map(each).join('; ');
+  return items.length > MAX_ITEMS ? `${shown}; and ${items.length - MAX_ITEMS} more` : shown;
+}
+
+function conditionText(condition: unknown): string {
+  if (!isRecord(condition)) return valueText(condition);
+  for (const group of ['and', 'or'] as const) {
+    const members = condition[group];
+    if (Array.isArray(members)) return `(${members.map(conditionText).join(` ${group} `)})`;
+  }
+  const { column, op, value } = condition;
+  if (typeof column !== 'string') return valueText(condition);
+  const word = typeof op === 'string' ? (OP_WORDS[op] ?? op) : '=';
+  if (op === 'between' || op === 'not_between') {
+    const [low, high] = Array.isArray(value) ? value : [];
+    return `${column} ${word} ${valueText(low)} and ${valueText(high)}`;
+  }
+  return value === undefined ? `${column} ${word}` : `${column} ${word} ${valueText(value)}`;
+}
+
+/** A filter as words: a list of conditions (all hold), groups, or its compact JSON text. */
+export function filterText(filter: unknown): string {
+  let parsed = filter;
+  if (typeof filter === 'string') {
+    try {
+      parsed = JSON.parse(filter);
+    } catch {
+      return clip(filter);
+    }
+  }
+  const conditions = Array.isArray(parsed) ? parsed : [parsed];
+  return conditions.map(conditionText).join(' and ');
+}
+
+function keyText(key: unknown): string {
+  if (!isRecord(key)) return `key ${valueText(key)}`;
+  return Object.entries(key)
+    .map(([column, value]) => `${column} ${valueText(value)}`)
+    .join(', ');
+}
+
+function sortText(sort: unknown): string {
+  const keys = Array.isArray(sort) ? sort : [sort];
+  return keys
+    .map((key) =>
+      typeof key === 'string'
+        ? key
+        : isRecord(key) && typeof key.column === 'string'
+          ? `${key.column}${key.direction === 'desc' ? ' descending' : ''}`
+          : valueText(key),
+    )
+    .join(', ');
+}
+
+/**
+ * The call as one line (with `values: false`, its shape only: columns, operators, counts, format): 'Count rows in orders where status = "paid"', 'Stage update rows in
+ * orders: id 1 (note → "call back")', 'Start export of orders where … as CSV'. Unknown fields are
+ * named with their values; nothing is dropped silently but long text (clipped).
+ */
+export function describeCall(name: string, input: unknown, options: DescribeOptions = {}): string {
+  showValues = options.values !== false;
+  try {
+    return describe(name, input);
+  } finally {
+    showValues = true;
+  }
+}
+
+function describe(name: string, input: unknown): string {
+  const fields = isRecord(input) ? { ...input } : {};
+  const take = (field: string): unknown => {
+    const value = fields[field];
+    delete fields[field];
+    return value;
+  };
+  const parts: string[] = [titleOf(name)];
+  const table = take('table');
+  if (typeof table === 'string') {
+    // 'Open table orders', 'Start export of orders', 'Count rows in orders'.
+    const joiner = /table$/i.test(parts[0] as string)
+      ? ''
+      : /export$/i.test(parts[0] as string)
+        ? 'of '
+        : 'in ';
+    parts.push(`${joiner}${table}`);
+  }
+  const sql = take('sql');
+  if (typeof sql === 'string')
+    parts.push(showValues ? `: ${clip(sql)}` : `(SQL of ${sql.length} characters)`);
+  const key = take('key');
+  if (key !== undefined) parts.push(`at ${keyText(key)}`);
+  const filter = take('filter');
+  if (filter !== undefined && !(Array.isArray(filter) && filter.length === 0))
+    parts.push(`where ${filterText(filter)}`);
+  const keys = take('keys');
+  if (Array.isArray(keys))
+    parts.push(
+      `: ${keys.length} row${keys.length === 1 ? '' : 's'}${showValues ? ` (${listText(keys, keyText)})` : ''}`,
+    );
+  const updates = take('updates');
+  if (Array.isArray(updates) && !showValues) {
+    const columns = [
+      ...new Set(
+        updates.flatMap((update) =>
+          isRecord(update) && isRecord(update.values) ? Object.keys(update.values) : [],
+        ),
+      ),
+    ];
+    parts.push(
+      `: ${updates.length} row${updates.length === 1 ? '' : 's'}${columns.length > 0 ? ` (${columns.join(', ')})` : ''}`,
+    );
+  } else if (Array.isArray(updates)) {
+    parts.push(
+      `: ${listText(updates, (update) => {
+        if (!isRecord(update)) return valueText(update);
+        const values = isRecord(update.values)
+          ? Object.entries(update.values)
+              .map(([column, value]) => `${column} → ${valueText(value)}`)
+              .join(', ')
+          : '';
+        return `${keyText(update.key)}${values ? ` (${values})` : ''}`;
+      })}`,
+    );
+  }
+  const rows = take('rows');
+  if (Array.isArray(rows)) parts.push(`: ${rows.length} new row${rows.length === 1 ? '' : 's'}`);
+  const columns = take('columns');
+  if (Array.isArray(columns) && columns.length > 0) parts.push(`, columns ${columns.join(', ')}`);
+  const sort = take('sort');
+  if (sort !== undefined && !(Array.isArray(sort) && sort.length === 0))
+    parts.push(`, sorted by ${sortText(sort)}`);
+  const format = take('format');
+  if (typeof format === 'string') parts.push(`as ${format.toUpperCase()}`);
+  const path = take('path');
+  if (typeof path === 'string') parts.push(`to ${path}`);
+  const limit = take('limit');
+  if (typeof limit === 'number') parts.push(`, at most ${limit}`);
+  for (const [field, value] of Object.entries(fields)) {
+    if (value !== undefined) parts.push(`, ${field} ${valueText(value)}`);
+  }
+  return parts.join(' ').replace(/ ([:,])/g, '$1');
+}
