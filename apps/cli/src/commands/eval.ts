@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode, resolveModel } from '@toolrow/agent';
+import { ensurePrivateDir } from '@toolrow/datasource';
 import {
   buildReport,
   CORPUS,
@@ -165,12 +166,11 @@ export const evalCommand: Command = {
       );
     }
     // --model, else the model saved in Settings, else TOOLROW_MODEL.
-    const { model, label: modelName } = values.model
-      ? {
-          model: await resolveModel({ ...io.env, TOOLROW_MODEL: values.model }, { settingName: '--model' }),
-          label: values.model,
-        }
-      : await modelForCommand(io);
+    const model = values.model
+      ? await resolveModel({ ...io.env, TOOLROW_MODEL: values.model }, { settingName: '--model' })
+      : (await modelForCommand(io)).model;
+    // Reports name the model as the provider does (short, stable across base URLs).
+    const modelName = `${model.provider}:${model.modelId}`;
     io.stderr(
       `toolrow eval: ${requests.length} requests × ${runs} on ${modelName} (${mode} mode, ${concurrency} at a time)\n`,
     );
@@ -216,6 +216,8 @@ export const evalCommand: Command = {
       written.push(`HTML: ${path}`);
     }
     const latest = latestRunPath(io);
+    // The data dir is the user's alone; this may be the first thing written into it.
+    await ensurePrivateDir(resolveDataDir({ env: io.env, cwd: io.cwd }), 'The Toolrow data directory');
     await write(latest, json);
     written.push(`latest run (the app's Agent tools page): ${latest}`);
     io.stdout(`\n${written.join('\n')}\n`);
