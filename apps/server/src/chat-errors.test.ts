@@ -67,6 +67,17 @@ describe('a model that fails', () => {
       expect(text).not.toContain('An error occurred');
       expect(text).not.toContain('secret');
 
+      // The failed turn is saved: after a reload it is still there, saying what failed, with Retry.
+      await expect
+        .poll(async () => JSON.stringify(await toolrow.state.conversations.list()), { timeout: 20_000 })
+        .toContain('how many orders?');
+      await page.reload();
+      await expect
+        .poll(() => page.locator('.msg.user').allTextContents(), { timeout: 20_000 })
+        .toEqual(['how many orders?']);
+      await expect.poll(() => shown.count(), { timeout: 20_000 }).toBe(1);
+      expect(await shown.textContent()).toContain('model overloaded, try later');
+
       await shown.getByRole('button', { name: 'Retry' }).click();
       await expect
         .poll(() => page.getByTestId('assistant-message').last().textContent(), { timeout: 20_000 })

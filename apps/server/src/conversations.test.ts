@@ -14,6 +14,7 @@ import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { withoutFailedTurns } from './conversations.ts';
 import { api, bearer, startTestServer, type TestServer } from './test-support.ts';
 
 const uiUser = (id: string, text: string): UIMessage => ({
@@ -272,5 +273,26 @@ describe.each(testStores())('conversations on $name', ({ open }) => {
     });
     expect(refused.status).toBe(400);
     expect(logs).toEqual([]);
+  });
+});
+
+describe('withoutFailedTurns: what the model reads of a conversation with a failed turn', () => {
+  const note = { type: 'data-turn-error', data: { message: 'HTTP 500' } } as UIMessage['parts'][number];
+  it.each([
+    [
+      'an answer that is only the note is left out',
+      [uiUser('u1', 'hi'), { id: 'a1', role: 'assistant', parts: [note] }, uiUser('u2', 'again')],
+      ['u1', 'u2'],
+    ],
+    [
+      'an answer with text keeps the text, not the note',
+      [uiUser('u1', 'hi'), { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'Half' }, note] }],
+      ['u1', 'a1'],
+    ],
+    ['a conversation without failures is unchanged', [uiUser('u1', 'hi')], ['u1']],
+  ] as [string, UIMessage[], string[]][])('%s', (_label, messages, ids) => {
+    const seen = withoutFailedTurns(messages);
+    expect(seen.map((message) => message.id)).toEqual(ids);
+    expect(JSON.stringify(seen)).not.toContain('data-turn-error');
   });
 });

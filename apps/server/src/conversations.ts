@@ -75,10 +75,25 @@ const notFound = (id: string) =>
     'GET /api/conversations lists the saved ones; a chat turn sent with a new id starts one.',
   );
 
+/** The part a saved turn that failed ends with: what failed, so a reload still shows it (and Retry). */
+export const TURN_ERROR_PART = 'data-turn-error';
+
 /**
- * The turn's UI message stream, passed through unchanged, saving the conversation when it ends:
- * the messages the browser sent plus the finished (or stopped) assistant message, with its tool
- * parts, approvals and chips. A failed save is logged and never breaks the stream.
+ * A conversation as the model should see it: the notes of failed turns are the user's, not the
+ * model's, and an answer that is nothing but such a note is left out.
+ */
+export function withoutFailedTurns(messages: UIMessage[]): UIMessage[] {
+  return messages.flatMap((message) => {
+    if (!message.parts.some((part) => part.type === TURN_ERROR_PART)) return [message];
+    const parts = message.parts.filter((part) => part.type !== TURN_ERROR_PART);
+    return parts.length > 0 ? [{ ...message, parts }] : [];
+  });
+}
+
+/**
+ * The turn's stream, saved as the conversation when it ends (with an id; without one it is
+ * passed through). A turn that fails is saved too: its answer ends with a TURN_ERROR_PART that
+ * says what failed, so the failure survives a reload.
  */
 export function savingStream(
   turn: ReadableStream<UIMessageChunk>,
@@ -92,20 +107,39 @@ export function savingStream(
 ): ReadableStream<UIMessageChunk> {
   const { conversationId } = options;
   if (conversationId === null) return turn;
+  let failure: string | undefined;
+  const watched = turn.pipeThrough(
+    new TransformStream<UIMessageChunk, UIMessageChunk>({
+      transform(chunk, controller) {
+        if (chunk.type === 'error') failure = chunk.errorText;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
   return createUIMessageStream<UIMessage>({
     originalMessages: options.messages,
-    execute: ({ writer }) => writer.merge(turn),
+    execute: ({ writer }) => writer.merge(watched),
     onError: (error) => {
       const message = error instanceof Error ? error.message : String(error);
+      failure = `The turn failed: ${message}`;
       options.log(`toolrow server: the chat stream of conversation ${conversationId} failed: ${message}`);
-      return `The turn failed: ${message}`;
+      return failure;
     },
     onEnd: async ({ messages }) => {
+      let saved = messages;
+      if (failure !== undefined) {
+        const note = { type: TURN_ERROR_PART, data: { message: failure } } as UIMessage['parts'][number];
+        const last = messages.at(-1);
+        saved =
+          last?.role === 'assistant'
+            ? [...messages.slice(0, -1), { ...last, parts: [...last.parts, note] }]
+            : [...messages, { id: `failed-${Date.now().toString(36)}`, role: 'assistant', parts: [note] }];
+      }
       try {
         await options.state.conversations.save({
           id: conversationId,
           profile: options.profile,
-          messages,
+          messages: saved,
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

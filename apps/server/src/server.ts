@@ -62,7 +62,12 @@ import {
   wireUiState,
 } from './body.ts';
 import { mountConnectionRoutes } from './connections.ts';
-import { conversationIdOf, mountConversationRoutes, savingStream } from './conversations.ts';
+import {
+  conversationIdOf,
+  mountConversationRoutes,
+  savingStream,
+  withoutFailedTurns,
+} from './conversations.ts';
 import { badRequest, HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
 import { mountMcpBridge } from './mcp-bridge.ts';
@@ -727,7 +732,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const conversationId = conversationIdOf(body.id);
     const { chat, problem } = await currentChat();
     if (!chat) return noModelResponse(problem);
-    const messages = body.messages as UIMessage[];
+    // The notes of earlier failed turns stay in the saved conversation, not in what the model reads.
+    const messages = withoutFailedTurns(body.messages as UIMessage[]);
     const turn = await chat.uiMessageStream(messages, {
       profileId: profile,
       engine: source.engine,

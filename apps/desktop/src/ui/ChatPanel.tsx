@@ -273,6 +273,7 @@ function ChatSession(props: ChatSessionProps) {
             key={message.id}
             message={message}
             streaming={status === 'streaming' && index === messages.length - 1}
+            onRetry={index === messages.length - 1 && !busy && !error ? () => void regenerate() : undefined}
             onApprove={(id, approved) =>
               void addToolApprovalResponse({
                 id,
@@ -438,11 +439,14 @@ function Message({
   streaming,
   onApprove,
   onChip,
+  onRetry,
 }: {
   message: UIMessage;
   streaming: boolean;
   onApprove: (approvalId: string, approved: boolean) => void;
   onChip: (chip: Chip) => Promise<void>;
+  /** The last answer only: runs its turn again. */
+  onRetry?: (() => void) | undefined;
 }) {
   if (message.role === 'user') {
     const text = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -466,6 +470,20 @@ function Message({
         }
         if (isToolUIPart(part))
           return <ToolCall key={key} part={part} onApprove={onApprove} onChip={onChip} />;
+        // A turn that failed, as it was saved: what failed, and (on the last answer) Retry.
+        if (part.type === 'data-turn-error') {
+          const { message: text } = (part.data ?? {}) as { message?: string };
+          return (
+            <div key={key} data-testid="chat-error">
+              <ErrorBox error={new Error(text ?? 'This turn failed.')} />
+              {onRetry ? (
+                <button type="button" className="btn small" onClick={onRetry}>
+                  Retry
+                </button>
+              ) : null}
+            </div>
+          );
+        }
         return null;
       })}
       {usage ? (
