@@ -191,7 +191,10 @@ describe('the header switcher in Chromium', () => {
       await dialog.getByLabel('URL').fill(`pglite:${join(dir, 'archive')}`);
       await dialog.getByLabel('Password').fill('');
       await dialog.getByRole('button', { name: 'Test and save' }).click();
-      await expect.poll(() => dialog.getByTestId('connection-saved').textContent()).toContain('0 tables');
+      // Testing opens a fresh PGlite database (its own WASM instance): many seconds on a loaded machine.
+      await expect
+        .poll(() => dialog.getByTestId('connection-saved').textContent(), { timeout: 90_000 })
+        .toContain('0 tables');
       await dialog.getByRole('button', { name: 'Switch to archive' }).click();
       await expect.poll(() => switcher.inputValue()).toBe('archive');
       await expect.poll(() => page.locator('.statusbar').textContent()).toContain('mode Manual');
@@ -215,5 +218,5 @@ describe('the header switcher in Chromium', () => {
       const bytes = await readFile(join(file.parentPath, file.name)).catch(() => Buffer.alloc(0));
       expect(bytes.includes('never-shown-4711'), join(file.parentPath, file.name)).toBe(false);
     }
-  });
+  }, 240_000);
 });
