@@ -23,8 +23,12 @@ if (major >= 22) {
   // Everything Toolrow writes (data dir, databases, tokens, exports, eval reports) is its user's
   // alone: files 0600, folders 0700, whatever the shell's umask.
   process.umask(0o077);
+  // `mcp --stdio`: the client's initialize is answered before the rest of the CLI loads.
+  const early = await import('../src/early-stdio.js');
+  await early.startEarlyStdio(process.argv.slice(2));
   const { run } = await import('../src/main.ts');
   process.exitCode = await run(process.argv.slice(2));
+  await early.closeUntakenEarlyStdio();
 } else {
   const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
   const node = fileURLToPath(

@@ -21,24 +21,18 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { isGated, rowOf, TOOL_ACCESS, titleOf } from '@toolrow/catalog';
-// The package's own manifest, one folder up from both src/ and dist/; a bundler inlines it.
-// `changeset version` bumps it, so the version a client sees is the version that was installed.
-import manifest from '../package.json' with { type: 'json' };
 import { annotationsFor } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import type { InFlightCalls } from './cancellations.ts';
 import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
+import { SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, SERVER_NAME, SERVER_VERSION } from './info.ts';
 import { type ProgressUpdate, progressOf } from './progress.ts';
 import type { McpRefusal } from './scopes.ts';
 import { isMcpToolName, refusalFor, scopeCovers, toolsForScope } from './scopes.ts';
 import type { McpPrincipal } from './tokens.ts';
 
-export const SERVER_NAME = 'toolrow';
-export const SERVER_VERSION: string = manifest.version;
-
-const INSTRUCTIONS =
-  "Toolrow: read and query the tables of the user's SQL database (PostgreSQL dialect). Writes never reach a table: stage tools queue changes that the user reviews and commits in Toolrow. Start with listTables and describeTable; each table's schema is also a resource (toolrow://tables/{schema}/{table}). Gated tools follow the user's permission mode: a call may wait for the user's answer, or be refused with what to do.";
+export { SERVER_NAME, SERVER_VERSION } from './info.ts';
 
 /** The URI template of a table's schema resource. */
 export const TABLE_RESOURCE_TEMPLATE = 'toolrow://tables/{schema}/{table}';
@@ -183,12 +177,8 @@ export function createToolrowMcpServer(
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { listChanged: false },
-        logging: {},
-      },
-      instructions: INSTRUCTIONS,
+      capabilities: SERVER_CAPABILITIES,
+      instructions: SERVER_INSTRUCTIONS,
       requestState: { verify: verifyElicitState },
     },
   );

@@ -257,6 +257,11 @@ export interface McpStdioOptions extends ToolrowServerOptions {
    * Omit it to serve everything here.
    */
   forward?: Promise<Transport | undefined>;
+  /**
+   * The client's wire, when it is already open (startEarlyStdio: the handshake was answered while
+   * the server loaded). Default: a new stdio transport on stdin/stdout.
+   */
+  wire?: Transport;
   stdin?: Readable;
   stdout?: Writable;
   onerror?: (error: Error) => void;
@@ -274,7 +279,7 @@ export function serveMcpStdio(options: McpStdioOptions): RunningMcpStdio {
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
-  const stdio = new StdioServerTransport(options.stdin, options.stdout);
+  const stdio = options.wire ?? new StdioServerTransport(options.stdin, options.stdout);
   const wire = options.forward ? new ForwardingTransport(stdio, options.forward) : stdio;
   const transport = new ScopeGateTransport(wire, options.backend, options.principal, () => markClosed());
   const gate = serverOptionsOf(options);

@@ -201,13 +201,15 @@ async function main(): Promise<number> {
       fail('@toolrow/agent', `installing it installed ${provider}: model providers are optional peers`);
   }
 
+  // A JSON entry (e.g. '@toolrow/mcp-server/server-info.json') is imported as Node requires.
+  const withAttributes = (entry: string) => (entry.endsWith('.json') ? " with { type: 'json' }" : '');
   step('Plain Node imports every exports entry');
   const entries = packages.flatMap((pkg) =>
     exportEntries(JSON.parse(readFileSync(join(repo, pkg.directory, 'package.json'), 'utf8'))),
   );
   writeFileSync(
     join(consumer, 'import-all.mjs'),
-    `${entries.map((entry, index) => `import * as m${index} from '${entry}';`).join('\n')}\n` +
+    `${entries.map((entry, index) => `import * as m${index} from '${entry}'${withAttributes(entry)};`).join('\n')}\n` +
       `const modules = { ${entries.map((entry, index) => `'${entry}': m${index}`).join(', ')} };\n` +
       'for (const [entry, module] of Object.entries(modules)) if (Object.keys(module).length === 0) throw new Error(`${entry} exports nothing`);\n' +
       "console.log('imported', Object.keys(modules).length);\n",
@@ -277,7 +279,7 @@ try {
   step('Typecheck a consumer file under module nodenext and moduleResolution bundler');
   writeFileSync(
     join(consumer, 'consumer.ts'),
-    `${entries.map((entry, index) => `import * as m${index} from '${entry}';`).join('\n')}
+    `${entries.map((entry, index) => `import * as m${index} from '${entry}'${withAttributes(entry)};`).join('\n')}
 import type { ToolRow } from '@toolrow/declarations';
 import { TOOL_NAMES, type ToolName } from '@toolrow/catalog';
 import type { ToolInput } from '@toolrow/tools';

@@ -40,6 +40,7 @@ import {
 } from '@toolrow/state';
 import { getFromApp, openOrApp, postToApp, type RunningApp, runningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
+import { takeEarlyStdio } from '../early-stdio.js';
 import { formatTable, toJson } from '../format.ts';
 
 const SCOPES = MCP_SCOPES.join(' | ');
@@ -446,7 +447,10 @@ export const mcpCommand: Command = {
         );
         return { backend: createToolrowBackend({ source, state, profile }), principal };
       });
+      // The bin may have answered the handshake already, while this loaded.
+      const early = takeEarlyStdio();
       const running = serveMcpStdio({
+        ...(early ? { wire: early } : {}),
         backend: ready.then((opened) => opened.backend),
         principal: ready.then((opened) => opened.principal),
         forward,
