@@ -285,7 +285,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   app.onError((error, c) => {
     const { status, body } = toErrorResponse(error);
-    if (status >= 500) log(`toolrow server: ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    // One line for failures the server understood (a tool, the database): the person reads the
+    // message, not a trace. A stack only for the unexpected, or with TOOLROW_DEBUG=1.
+    if (status >= 500) {
+      const traced = body.error.code === 'internal' || env.TOOLROW_DEBUG === '1';
+      log(
+        `toolrow server: ${c.req.method} ${c.req.path}: ${traced ? (error.stack ?? error.message) : body.error.message}`,
+      );
+    }
     return c.json(body, status as 400);
   });
 
@@ -838,7 +845,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         reject(
           error.code === 'EADDRINUSE'
             ? new Error(
-                `Port ${port} on ${host} is taken: stop what runs there or set TOOLROW_PORT to another port.`,
+                `Port ${port} on ${host} is already in use (another program, or a Toolrow started earlier). Stop what runs there, or pick another port: npm start -- --port ${port + 1} (or TOOLROW_PORT=${port + 1}).`,
               )
             : error,
         ),

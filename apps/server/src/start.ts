@@ -204,7 +204,7 @@ async function assertPortFree(port: number): Promise<void> {
       reject(
         error.code === 'EADDRINUSE'
           ? new Error(
-              `127.0.0.1:${port} is taken, probably by a Toolrow that is already running: open http://127.0.0.1:${port}/ or stop it. To run another, use --port or TOOLROW_PORT (and another TOOLROW_DATA_DIR).`,
+              `127.0.0.1:${port} is already in use (by another program, or a Toolrow that runs already: then open http://127.0.0.1:${port}/). Stop it, or pick another port: npm start -- --port ${port + 1} (or TOOLROW_PORT=${port + 1}; a second Toolrow also needs its own TOOLROW_DATA_DIR).`,
             )
           : error,
       ),

@@ -32,8 +32,17 @@ export function parseTtl(text: string): number | null {
       `Bad token lifetime '${text}'. Use a number with a unit — 30m, 12h, 7d, 4w — or 'never'.`,
     );
   }
-  return amount * TTL_UNITS[match[2] as string]!;
+  const ms = amount * TTL_UNITS[match[2] as string]!;
+  // A date must come of it: beyond ten years, 'never' says what is meant.
+  if (ms > MAX_TTL_MS) {
+    throw new Error(
+      `Token lifetime '${text}' is longer than 10 years. Use a shorter one (e.g. 52w), or 'never' for a token that does not expire.`,
+    );
+  }
+  return ms;
 }
+
+const MAX_TTL_MS = 10 * 366 * 24 * 60 * 60 * 1000;
 
 export interface CreatedToken {
   /** The secret: shown once, never stored. */

@@ -63,6 +63,10 @@ describe('toolrow mcp: usage', () => {
     [['mcp', 'token', 'create'], /token create needs --scope/],
     [['mcp', 'token', 'create', '--scope', 'tables:write'], /Unknown MCP scope 'tables:write'/],
     [['mcp', 'token', 'create', '--scope', 'staged', '--ttl', '3 days'], /Bad token lifetime '3 days'/],
+    [
+      ['mcp', 'token', 'create', '--scope', 'staged', '--ttl', '99999999d'],
+      /Token lifetime '99999999d' is longer than 10 years.*'never'/,
+    ],
     [['mcp', 'token', 'revoke'], /token revoke needs exactly one token name/],
     [['mcp', 'token', 'rotate'], /Unknown token action 'rotate'/],
   ])('%j exits 2 naming the problem', async (argv, message) => {

@@ -145,7 +145,8 @@ describe('toolrow serve, what npm start runs (the real process)', () => {
       TOOLROW_DATA_DIR: dataDir,
     }).catch((error: { code: number; stderr: string }) => error);
     expect(failed).toMatchObject({ code: 1 });
-    expect((failed as { stderr: string }).stderr).toContain(`127.0.0.1:${heldPort} is taken`);
+    expect((failed as { stderr: string }).stderr).toContain(`127.0.0.1:${heldPort} is already in use`);
+    expect((failed as { stderr: string }).stderr).toContain(`npm start -- --port ${heldPort + 1}`);
     expect((failed as { stderr: string }).stderr).toContain('TOOLROW_PORT');
   }, 60_000);
 
