@@ -140,15 +140,15 @@ describe('what a forwarded client sees', () => {
     },
   );
 
-  it('an out-of-scope call is refused before it runs, naming the scope, and audited as denied', async () => {
+  it('an out-of-scope call is refused as a result the model reads, naming the scope, and audited as denied', async () => {
     const client = await bridgeClient('tables:readonly', 'refused-one');
     try {
-      await expect(
-        client.callTool({
-          name: 'stageDeleteRows',
-          arguments: { table: 'orders', keys: [{ id: 1 }] },
-        }),
-      ).rejects.toThrow(/needs scope tables:staged/);
+      const refused = await client.callTool({
+        name: 'stageDeleteRows',
+        arguments: { table: 'orders', keys: [{ id: 1 }] },
+      });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toMatch(/needs scope tables:staged/);
     } finally {
       await client.close();
     }
@@ -179,9 +179,12 @@ describe('what a forwarded client sees', () => {
         expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
           toolsForScope('tables:readonly'),
         );
-        await expect(
-          client.callTool({ name: 'stageDeleteRows', arguments: { table: 'bins', keys: [{ id: 1 }] } }),
-        ).rejects.toThrow(/needs scope tables:staged/);
+        const refused = await client.callTool({
+          name: 'stageDeleteRows',
+          arguments: { table: 'bins', keys: [{ id: 1 }] },
+        });
+        expect(refused.isError).toBe(true);
+        expect(JSON.stringify(refused.content)).toMatch(/needs scope tables:staged/);
       } finally {
         await client.close();
       }

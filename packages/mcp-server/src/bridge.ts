@@ -137,17 +137,9 @@ export function createMcpBridgeHandler(options: McpBridgeOptions): McpBridgeHand
       const principal: McpPrincipal = { ...asked, scope: capScope(asked.scope, backend.scopeCeiling) };
       // One bridge's calls share a key, so its cancellations reach them and nobody else's.
       const caller = `bridge:${bridge}`;
-      const screened = await screenPost(body, { calls, caller, principal, backend, report });
-      if (screened) {
-        // As the direct stdio server answers: a JSON-RPC error naming the scope needed.
-        const { refusal } = screened;
-        return Response.json(
-          jsonRpcError(screened.id, INVALID_PARAMS, refusal.message, {
-            requiredScope: refusal.needed,
-            heldScope: refusal.held,
-          }),
-        );
-      }
+      // Cancellations routed, refusals audited; the server answers an out-of-scope call with a
+      // tool result, as the direct stdio server does (there is no step-up on stdio).
+      await screenPost(body, { calls, caller, principal, backend, report });
       const authInfo: AuthInfo = {
         token: caller,
         clientId: `stdio:${principal.name}`,

@@ -145,6 +145,18 @@ export interface ToolrowServerOptions extends McpGateOptions {
   inFlight?: { calls: InFlightCalls; token: string };
 }
 
+/**
+ * An out-of-scope call as a tool result (isError): what it needs, what the client holds, and what
+ * to do, where no step-up exists (stdio, and stdio through the app). Nothing ran.
+ */
+export function scopeRefusalResult(refusal: Extract<McpRefusal, { kind: 'scope' }>): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: refusal.message }],
+    _meta: { 'toolrow/requiredScope': refusal.needed, 'toolrow/heldScope': refusal.held },
+  };
+}
+
 /** The server options a transport passes on from its own (which carry more). */
 export function serverOptionsOf(options: ToolrowServerOptions): ToolrowServerOptions {
   return {
@@ -187,14 +199,17 @@ export function createToolrowMcpServer(
     const { backend, principal, listing } = await listingOf();
     const name = request.params.name;
     const tool = listing?.byName.get(name);
-    // Out-of-scope calls never get here (the transports refuse them first); excluded and unknown
-    // names are no tool of this server, as the SDK's own servers say.
+    // Over HTTP out-of-scope calls never get here (the endpoint answers 403, the step-up); over
+    // stdio they do, audited by the transport. Excluded and unknown names are no tool of this
+    // server, as the SDK's own servers say.
     if (principal && !tool && isMcpToolName(name)) {
       // A tool of the catalog that this connection's engine does not serve: a result the model
       // can read, naming what to use instead (the transports audited it as refused).
       const refusal = refusalFor(name, principal.scope, backend.engine);
       if (refusal?.kind === 'not-served')
         return { isError: true, content: [{ type: 'text', text: refusal.message }] };
+      // Out of scope where no step-up exists (stdio; over HTTP the endpoint answers 403 first).
+      if (refusal?.kind === 'scope') return scopeRefusalResult(refusal);
     }
     if (!principal || !tool || !isMcpToolName(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);

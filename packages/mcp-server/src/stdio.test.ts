@@ -70,10 +70,17 @@ describe.each(MCP_SCOPES.flatMap((scope) => (['legacy', 'auto'] as const).map((e
           expect(added.filter((entry) => entry.kind === 'audit')).toHaveLength(isGated(name) ? 1 : 0);
           return;
         }
-        expect('error' in outcome).toBe(true);
-        const message = 'error' in outcome ? outcome.error.message : '';
-        if (row.mcp === 'excluded') expect(message).toContain(`Tool ${name} not found`);
-        else expect(message).toContain(`needs scope tables:${row.mcp}; this client holds ${scope}`);
+        if (row.mcp === 'excluded') {
+          // Not a tool of this server at all.
+          expect('error' in outcome && outcome.error.message).toContain(`Tool ${name} not found`);
+        } else {
+          // A result the model can read, naming the scope and how to get it; nothing ran.
+          const result = 'result' in outcome ? outcome.result : undefined;
+          expect(result?.isError).toBe(true);
+          expect(JSON.stringify(result?.content)).toContain(
+            `needs scope tables:${row.mcp}; this client holds ${scope}`,
+          );
+        }
         expect(added).toEqual([
           expect.objectContaining({
             kind: 'audit',

@@ -3,7 +3,6 @@
 import type { Readable, Writable } from 'node:stream';
 import {
   INTERNAL_ERROR,
-  INVALID_PARAMS,
   isJSONRPCRequest,
   type JSONRPCMessage,
   type MessageExtraInfo,
@@ -66,11 +65,11 @@ export async function resolveStdioPrincipal(options: {
 }
 
 /**
- * Wraps the wire transport and answers an out-of-scope tools/call itself, as a JSON-RPC error
- * naming the scope needed, so the server never sees it. Calls to excluded tools are recorded and
- * passed on: the server has no such tool and says so.
+ * Wraps the wire transport and audits every refused tools/call (out of scope, excluded, not served
+ * by the engine) before the server sees it; the server then answers it as a tool result the model
+ * can read (out of scope, not served) or as no tool of its own (excluded, unknown).
  */
-class ScopeGateTransport implements Transport {
+class RefusalAuditTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
@@ -123,18 +122,6 @@ class ScopeGateTransport implements Transport {
         await auditRefusal(ready[0], refusal, message.params.arguments ?? {}, ready[1]).catch((error) =>
           this.onerror?.(error as Error),
         );
-        if (refusal.kind === 'scope') {
-          await this.#inner.send({
-            jsonrpc: '2.0',
-            id: message.id,
-            error: {
-              code: INVALID_PARAMS,
-              message: refusal.message,
-              data: { requiredScope: refusal.needed, heldScope: refusal.held },
-            },
-          });
-          return;
-        }
       }
     }
     this.onmessage?.(message, extra);
@@ -281,7 +268,7 @@ export function serveMcpStdio(options: McpStdioOptions): RunningMcpStdio {
   });
   const stdio = options.wire ?? new StdioServerTransport(options.stdin, options.stdout);
   const wire = options.forward ? new ForwardingTransport(stdio, options.forward) : stdio;
-  const transport = new ScopeGateTransport(wire, options.backend, options.principal, () => markClosed());
+  const transport = new RefusalAuditTransport(wire, options.backend, options.principal, () => markClosed());
   const gate = serverOptionsOf(options);
   const handle = serveStdio(() => createToolrowMcpServer(options.backend, options.principal, gate), {
     transport,

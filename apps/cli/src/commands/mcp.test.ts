@@ -228,12 +228,16 @@ describe('toolrow mcp --stdio: the matrix with the real tools', () => {
               true,
             );
             outcome[name] = 'ran';
-          } else {
-            expect('error' in result, `${name} must be refused`).toBe(true);
-            const message = 'error' in result ? result.error.message : '';
-            expect(message).toMatch(
-              row.mcp === 'excluded' ? `Tool ${name} not found` : `needs scope tables:${row.mcp}`,
+          } else if (row.mcp === 'excluded') {
+            expect('error' in result && result.error.message, `${name} is no tool here`).toMatch(
+              `Tool ${name} not found`,
             );
+            outcome[name] = 'refused';
+          } else {
+            // A result the model can read: the scope it needs and how to get it.
+            const refused = 'value' in result ? result.value : undefined;
+            expect(refused?.isError, `${name} must be refused`).toBe(true);
+            expect(JSON.stringify(refused?.content)).toContain(`needs scope tables:${row.mcp}`);
             outcome[name] = 'refused';
           }
         }

@@ -182,13 +182,13 @@ describe('toolrow commands while the app runs on their data dir', () => {
       const result = await counted;
       expect(result.isError, JSON.stringify(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ table: 'public.orders', count: 60 });
-      // Out of scope: refused as the direct stdio server refuses it, before anything runs.
-      await expect(
-        reader.client.callTool({
-          name: 'stageUpdateRows',
-          arguments: { table: 'orders', updates: [{ key: { id: 2 }, values: { note: 'x' } }] },
-        }),
-      ).rejects.toThrow(/needs scope tables:staged/);
+      // Out of scope: refused as the direct stdio server refuses it, as a result; nothing runs.
+      const refused = await reader.client.callTool({
+        name: 'stageUpdateRows',
+        arguments: { table: 'orders', updates: [{ key: { id: 2 }, values: { note: 'x' } }] },
+      });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toMatch(/needs scope tables:staged/);
       expect(reader.stderr()).toContain(`through the Toolrow app at ${app!.url}/`);
     } finally {
       await reader.client.close();
