@@ -7,6 +7,7 @@ import {
   PERMISSION_MODES,
   type PermissionMode,
 } from './api.ts';
+import { FormDialog } from './widgets.tsx';
 
 const ADD = '__add__';
 
@@ -110,91 +111,82 @@ function AddConnectionDialog({
   };
 
   return (
-    <div className="overlay">
-      <div className="dialog connection-dialog" role="dialog" aria-label="Add connection">
-        <div className="toolbar">
-          <span className="title">Add connection</span>
-          <span className="spacer" />
-          <button type="button" className="btn small ghost" onClick={onClose}>
-            Close
-          </button>
-        </div>
-        {saved ? (
-          <div className="connection-saved" data-testid="connection-saved">
-            <p>
-              Saved <strong>{saved.connection.name}</strong> ({saved.connection.description}):{' '}
-              {saved.found.tables} table{saved.found.tables === 1 ? '' : 's'}.
-            </p>
-            <ul>
-              {saved.found.readLayers.map((layer) => (
-                <li key={layer.layer}>
-                  {layer.active ? '✓' : '–'} {layer.layer}: {layer.detail}
-                </li>
-              ))}
-            </ul>
-            <div className="actions">
-              <button type="button" className="btn primary" onClick={() => onSwitch(saved.connection.name)}>
-                Switch to {saved.connection.name}
-              </button>
-              <button type="button" className="btn" onClick={onClose}>
-                Stay here
-              </button>
-            </div>
+    <FormDialog label="Add connection" title="Add connection" onClose={onClose}>
+      {saved ? (
+        <div className="connection-saved" data-testid="connection-saved">
+          <p>
+            Saved <strong>{saved.connection.name}</strong> ({saved.connection.description}):{' '}
+            {saved.found.tables} table{saved.found.tables === 1 ? '' : 's'}.
+          </p>
+          <ul>
+            {saved.found.readLayers.map((layer) => (
+              <li key={layer.layer}>
+                {layer.active ? '✓' : '–'} {layer.layer}: {layer.detail}
+              </li>
+            ))}
+          </ul>
+          <div className="actions">
+            <button type="button" className="btn primary" onClick={() => onSwitch(saved.connection.name)}>
+              Switch to {saved.connection.name}
+            </button>
+            <button type="button" className="btn" onClick={onClose}>
+              Stay here
+            </button>
           </div>
-        ) : (
-          <form
-            className="connection-form"
-            onSubmit={(event) => {
-              event.preventDefault();
-              submit();
-            }}
-          >
-            <label>
-              Name
-              <input value={name} onChange={(e) => setName(e.target.value)} placeholder="staging" required />
-            </label>
-            <label>
-              URL
-              <input
-                value={url}
-                onChange={(e) => setUrl(e.target.value)}
-                placeholder="postgres://user@host:5432/db or pglite:./dir"
-                required
-              />
-            </label>
-            <label>
-              Password
-              <input
-                type="password"
-                autoComplete="off"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-                placeholder="kept in a file only you can read"
-              />
-            </label>
-            <label>
-              Mode
-              <select value={mode} onChange={(e) => setMode(e.target.value as PermissionMode)}>
-                {PERMISSION_MODES.map((each) => (
-                  <option key={each.mode} value={each.mode}>
-                    {each.label}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {problem ? (
-              <p className="form-error" role="alert">
-                {problem}
-              </p>
-            ) : null}
-            <div className="actions">
-              <button type="submit" className="btn primary" disabled={busy}>
-                {busy ? 'Testing…' : 'Test and save'}
-              </button>
-            </div>
-          </form>
-        )}
-      </div>
-    </div>
+        </div>
+      ) : (
+        <form
+          className="connection-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            submit();
+          }}
+        >
+          <label>
+            Name
+            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="staging" required />
+          </label>
+          <label>
+            URL
+            <input
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              placeholder="postgres://user@host:5432/db or pglite:./dir"
+              required
+            />
+          </label>
+          <label>
+            Password
+            <input
+              type="password"
+              autoComplete="off"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              placeholder="kept in a file only you can read"
+            />
+          </label>
+          <label>
+            Mode
+            <select value={mode} onChange={(e) => setMode(e.target.value as PermissionMode)}>
+              {PERMISSION_MODES.map((each) => (
+                <option key={each.mode} value={each.mode}>
+                  {each.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          {problem ? (
+            <p className="form-error" role="alert">
+              {problem}
+            </p>
+          ) : null}
+          <div className="actions">
+            <button type="submit" className="btn primary" disabled={busy}>
+              {busy ? 'Testing…' : 'Test and save'}
+            </button>
+          </div>
+        </form>
+      )}
+    </FormDialog>
   );
 }

@@ -2,6 +2,7 @@
 // list, a Test that makes one tiny call, and Save, which the next chat message uses (no restart).
 import { useEffect, useState } from 'react';
 import { api, type ModelChoice, type ModelSettingsView, type ModelTestResult } from './api.ts';
+import { FormDialog } from './widgets.tsx';
 
 const PROVIDERS: { id: string; label: string; key: 'required' | 'optional' | 'none' }[] = [
   { id: 'openai-compatible', label: 'OpenAI-compatible (Ollama, vLLM, LM Studio…)', key: 'optional' },
@@ -58,184 +59,175 @@ export function ModelSettingsDialog({ onClose, onSaved }: { onClose: () => void;
   };
 
   return (
-    <div className="overlay">
-      <div className="dialog connection-dialog" role="dialog" aria-label="Model settings">
-        <div className="toolbar">
-          <span className="title">Model{view ? ` for ${view.profile}` : ''}</span>
-          <span className="spacer" />
-          <button type="button" className="btn small ghost" onClick={onClose}>
-            Close
-          </button>
-        </div>
-        <form
-          className="connection-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            run(
-              'save',
-              () => api.saveModel(choice()),
-              (saved) => {
-                setView(saved);
-                onSaved();
-                onClose();
-              },
-            );
-          }}
-        >
-          <p className="faint" style={{ margin: 0 }} data-testid="model-now">
-            {view?.active
-              ? `The chat uses ${view.active}${view.saved ? ' (saved here)' : ' (from TOOLROW_MODEL)'}.`
-              : 'No model yet: pick one below.'}{' '}
-            Saved per connection; the CLI uses it too. Keys are sealed, never stored in plain text.
-          </p>
+    <FormDialog label="Model settings" title={`Model${view ? ` for ${view.profile}` : ''}`} onClose={onClose}>
+      <form
+        className="connection-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          run(
+            'save',
+            () => api.saveModel(choice()),
+            (saved) => {
+              setView(saved);
+              onSaved();
+              onClose();
+            },
+          );
+        }}
+      >
+        <p className="faint" style={{ margin: 0 }} data-testid="model-now">
+          {view?.active
+            ? `The chat uses ${view.active}${view.saved ? ' (saved here)' : ' (from TOOLROW_MODEL)'}.`
+            : 'No model yet: pick one below.'}{' '}
+          Saved per connection; the CLI uses it too. Keys are sealed, never stored in plain text.
+        </p>
+        <label>
+          Provider
+          <select
+            value={provider}
+            onChange={(event) => {
+              setProvider(event.target.value);
+              setModels(null);
+              setTested(null);
+            }}
+          >
+            {PROVIDERS.map((each) => (
+              <option key={each.id} value={each.id}>
+                {each.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {provider === 'openai-compatible' ? (
           <label>
-            Provider
-            <select
-              value={provider}
-              onChange={(event) => {
-                setProvider(event.target.value);
-                setModels(null);
-                setTested(null);
-              }}
-            >
-              {PROVIDERS.map((each) => (
-                <option key={each.id} value={each.id}>
-                  {each.label}
-                </option>
-              ))}
-            </select>
+            Base URL
+            <input value={baseURL} onChange={(event) => setBaseURL(event.target.value)} required />
           </label>
-          {provider === 'openai-compatible' ? (
+        ) : null}
+        {provider === 'bedrock' ? (
+          <>
             <label>
-              Base URL
-              <input value={baseURL} onChange={(event) => setBaseURL(event.target.value)} required />
-            </label>
-          ) : null}
-          {provider === 'bedrock' ? (
-            <>
-              <label>
-                Region
-                <input
-                  value={region}
-                  onChange={(event) => setRegion(event.target.value)}
-                  placeholder="us-east-1"
-                  required
-                />
-              </label>
-              <label>
-                AWS profile
-                <input
-                  value={awsProfile}
-                  onChange={(event) => setAwsProfile(event.target.value)}
-                  placeholder="default credentials chain"
-                />
-              </label>
-            </>
-          ) : null}
-          {kind?.key !== 'none' ? (
-            <label>
-              API key{kind?.key === 'optional' ? ' (if the server wants one)' : ''}
+              Region
               <input
-                type="password"
-                autoComplete="off"
-                value={apiKey}
-                onChange={(event) => setApiKey(event.target.value)}
-                placeholder={savedKey ? 'saved (sealed); type to replace' : ''}
-                required={kind?.key === 'required' && !savedKey}
-              />
-            </label>
-          ) : null}
-          <div style={{ display: 'flex', gap: 6, alignItems: 'end' }}>
-            <label style={{ flex: 1 }}>
-              Model
-              <input
-                list="model-list"
-                value={modelId}
-                onChange={(event) => {
-                  setModelId(event.target.value);
-                  setTested(null);
-                }}
-                placeholder="load the list, or type the id"
+                value={region}
+                onChange={(event) => setRegion(event.target.value)}
+                placeholder="us-east-1"
                 required
               />
             </label>
+            <label>
+              AWS profile
+              <input
+                value={awsProfile}
+                onChange={(event) => setAwsProfile(event.target.value)}
+                placeholder="default credentials chain"
+              />
+            </label>
+          </>
+        ) : null}
+        {kind?.key !== 'none' ? (
+          <label>
+            API key{kind?.key === 'optional' ? ' (if the server wants one)' : ''}
+            <input
+              type="password"
+              autoComplete="off"
+              value={apiKey}
+              onChange={(event) => setApiKey(event.target.value)}
+              placeholder={savedKey ? 'saved (sealed); type to replace' : ''}
+              required={kind?.key === 'required' && !savedKey}
+            />
+          </label>
+        ) : null}
+        <div style={{ display: 'flex', gap: 6, alignItems: 'end' }}>
+          <label style={{ flex: 1 }}>
+            Model
+            <input
+              list="model-list"
+              value={modelId}
+              onChange={(event) => {
+                setModelId(event.target.value);
+                setTested(null);
+              }}
+              placeholder="load the list, or type the id"
+              required
+            />
+          </label>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy !== null}
+            onClick={() =>
+              run(
+                'list',
+                () => api.listModels(choice()),
+                (listed) => {
+                  setModels(listed.models);
+                  if (!modelId && listed.models[0]) setModelId(listed.models[0].id);
+                },
+              )
+            }
+          >
+            {busy === 'list' ? 'Loading…' : 'Load models'}
+          </button>
+        </div>
+        <datalist id="model-list">
+          {(models ?? []).map((model) => (
+            <option key={model.id} value={model.id}>
+              {model.name ?? model.id}
+            </option>
+          ))}
+        </datalist>
+        {models ? (
+          <span className="faint" data-testid="model-count">
+            {models.length} model{models.length === 1 ? '' : 's'} offered
+          </span>
+        ) : null}
+        {tested ? (
+          <p role="status" className={tested.ok ? '' : 'form-error'} data-testid="model-test">
+            {tested.ok
+              ? `${modelId} answered in ${tested.ms} ms: “${tested.text || '(empty)'}”`
+              : `The test call failed after ${tested.ms} ms: ${tested.message}`}
+          </p>
+        ) : null}
+        {problem ? (
+          <p className="form-error" role="alert">
+            {problem}
+          </p>
+        ) : null}
+        <div className="actions">
+          <button
+            type="button"
+            className="btn"
+            disabled={busy !== null || !modelId}
+            onClick={() => run('test', () => api.testModel(choice()), setTested)}
+          >
+            {busy === 'test' ? 'Testing…' : 'Test'}
+          </button>
+          <button type="submit" className="btn primary" disabled={busy !== null}>
+            {busy === 'save' ? 'Saving…' : 'Save'}
+          </button>
+          {view?.saved ? (
             <button
               type="button"
-              className="btn"
+              className="btn ghost"
               disabled={busy !== null}
+              title={view.env ? `Use TOOLROW_MODEL (${view.env}) again` : 'Forget the saved model and key'}
               onClick={() =>
                 run(
-                  'list',
-                  () => api.listModels(choice()),
-                  (listed) => {
-                    setModels(listed.models);
-                    if (!modelId && listed.models[0]) setModelId(listed.models[0].id);
+                  'save',
+                  () => api.clearModel(),
+                  (cleared) => {
+                    setView(cleared);
+                    onSaved();
                   },
                 )
               }
             >
-              {busy === 'list' ? 'Loading…' : 'Load models'}
+              Forget
             </button>
-          </div>
-          <datalist id="model-list">
-            {(models ?? []).map((model) => (
-              <option key={model.id} value={model.id}>
-                {model.name ?? model.id}
-              </option>
-            ))}
-          </datalist>
-          {models ? (
-            <span className="faint" data-testid="model-count">
-              {models.length} model{models.length === 1 ? '' : 's'} offered
-            </span>
           ) : null}
-          {tested ? (
-            <p role="status" className={tested.ok ? '' : 'form-error'} data-testid="model-test">
-              {tested.ok
-                ? `${modelId} answered in ${tested.ms} ms: “${tested.text || '(empty)'}”`
-                : `The test call failed after ${tested.ms} ms: ${tested.message}`}
-            </p>
-          ) : null}
-          {problem ? (
-            <p className="form-error" role="alert">
-              {problem}
-            </p>
-          ) : null}
-          <div className="actions">
-            <button
-              type="button"
-              className="btn"
-              disabled={busy !== null || !modelId}
-              onClick={() => run('test', () => api.testModel(choice()), setTested)}
-            >
-              {busy === 'test' ? 'Testing…' : 'Test'}
-            </button>
-            <button type="submit" className="btn primary" disabled={busy !== null}>
-              {busy === 'save' ? 'Saving…' : 'Save'}
-            </button>
-            {view?.saved ? (
-              <button
-                type="button"
-                className="btn ghost"
-                disabled={busy !== null}
-                title={view.env ? `Use TOOLROW_MODEL (${view.env}) again` : 'Forget the saved model and key'}
-                onClick={() =>
-                  run(
-                    'save',
-                    () => api.clearModel(),
-                    (cleared) => {
-                      setView(cleared);
-                      onSaved();
-                    },
-                  )
-                }
-              >
-                Forget
-              </button>
-            ) : null}
-          </div>
-        </form>
-      </div>
-    </div>
+        </div>
+      </form>
+    </FormDialog>
   );
 }

@@ -1,4 +1,5 @@
 import { isToolName, rowOf } from '@toolrow/catalog';
+import type { ReactNode } from 'react';
 import { ApiError } from './api.ts';
 
 /** A readable error: what went wrong, and (when the server said) how to fix it. */
@@ -81,6 +82,35 @@ export function Toasts({ toasts }: { toasts: Toast[] }) {
           {toast.text}
         </div>
       ))}
+    </div>
+  );
+}
+
+/** A form dialog over the app: its title, a Close button, and what it holds. */
+export function FormDialog({
+  label,
+  title,
+  onClose,
+  children,
+}: {
+  /** The accessible name (getByRole('dialog', { name })). */
+  label: string;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <div className="overlay">
+      <div className="dialog connection-dialog" role="dialog" aria-label={label}>
+        <div className="toolbar">
+          <span className="title">{title}</span>
+          <span className="spacer" />
+          <button type="button" className="btn small ghost" onClick={onClose}>
+            Close
+          </button>
+        </div>
+        {children}
+      </div>
     </div>
   );
 }
