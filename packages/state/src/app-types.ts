@@ -195,6 +195,11 @@ export interface OAuthGrant {
   revokedAt: Date | null;
   revokedReason: string | null;
   lastUsedAt: Date | null;
+  /**
+   * Whether the client ever got tokens for it (redeemed its code). Set by listGrants; a grant
+   * whose code was never redeemed is a consent the client did not finish.
+   */
+  tokensIssued?: boolean;
 }
 
 export type OAuthCodeRedemption =

@@ -328,7 +328,20 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
         .orderBy('g.created_at')
         .orderBy('g.id')
         .execute();
-      return rows.map(toGrant);
+      const ids = rows.map((row) => row.id as string);
+      const issued = new Set(
+        ids.length === 0
+          ? []
+          : (
+              await q
+                .selectFrom('oauth_tokens')
+                .select('grant_id')
+                .distinct()
+                .where('grant_id', 'in', ids)
+                .execute()
+            ).map((row) => row.grant_id),
+      );
+      return rows.map((row) => ({ ...toGrant(row), tokensIssued: issued.has(row.id as string) }));
     },
     async getGrant(id) {
       return (await grantById(q, id)) ?? null;

@@ -31,6 +31,15 @@ beforeAll(async () => {
       expiresAt: null,
     });
     grantId = grant.id;
+    // A consent the client never finished: its code was never redeemed.
+    await toolrow.state.oauth.createGrant({
+      clientId: 'trwclient_cli_test',
+      scope: 'tables:readonly',
+      profile: 'default',
+      resource: 'http://127.0.0.1:5173/mcp',
+      actorName: 'claude-desktop-unfinished',
+      expiresAt: null,
+    });
     const tokens = await toolrow.state.oauth.issueTokens(grant.id, {
       accessExpiresAt: new Date(Date.now() + 3_600_000),
     });
@@ -49,7 +58,9 @@ describe('toolrow mcp clients', () => {
     const listed = await runCli(['mcp', 'clients', '--json'], env, dataDir);
     expect(listed.code).toBe(0);
     const clients = JSON.parse(listed.stdout) as Record<string, unknown>[];
-    expect(clients).toHaveLength(1);
+    expect(clients).toHaveLength(2);
+    // Not shown as connected: the client never came back for its tokens.
+    expect(clients[1]).toMatchObject({ actor: 'mcp:claude-desktop-unfinished', status: 'not finished' });
     expect(clients[0]).toMatchObject({
       id: grantId,
       clientName: 'Claude Desktop',
@@ -76,7 +87,11 @@ describe('toolrow mcp clients', () => {
     const revoked = await runCli(['mcp', 'clients', 'revoke', 'mcp:claude-desktop-abc123'], env, dataDir);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toMatch(/Disconnected Claude Desktop/);
-    expect(JSON.parse((await runCli(['mcp', 'clients', '--json'], env, dataDir)).stdout)).toEqual([]);
+    expect(
+      (
+        JSON.parse((await runCli(['mcp', 'clients', '--json'], env, dataDir)).stdout) as { actor: string }[]
+      ).map((client) => client.actor),
+    ).toEqual(['mcp:claude-desktop-unfinished']);
     const all = JSON.parse((await runCli(['mcp', 'clients', '--all', '--json'], env, dataDir)).stdout);
     expect(all[0]).toMatchObject({ id: grantId, status: 'revoked' });
 

@@ -71,7 +71,15 @@ export function McpClientsPanel({ onError }: { onError: (error: unknown) => void
                     <span className="badge">{client.scope}</span>
                   </td>
                   <td className="muted">{client.profile}</td>
-                  <td className="muted">{when(client.createdAt)}</td>
+                  <td className="muted" data-testid="mcp-client-connected">
+                    {client.status === 'not finished' ? (
+                      <span title="Consent was given, but the client never came back for its tokens">
+                        not finished
+                      </span>
+                    ) : (
+                      when(client.createdAt)
+                    )}
+                  </td>
                   <td className="muted">{client.expiresAt ? when(client.expiresAt) : 'when disconnected'}</td>
                   <td className="muted" data-testid="mcp-client-last-use">
                     {when(client.lastUsedAt)}

@@ -114,7 +114,8 @@ export interface McpClient {
   actor: string;
   scope: string;
   profile: string;
-  status: 'connected' | 'expired' | 'revoked';
+  /** 'not finished': consent was given, but the client never redeemed its code. */
+  status: 'connected' | 'not finished' | 'expired' | 'revoked';
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;

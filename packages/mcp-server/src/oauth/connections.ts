@@ -17,7 +17,10 @@ export function toWireClient(grant: OAuthGrant) {
       ? 'revoked'
       : grant.expiresAt && grant.expiresAt.getTime() <= now
         ? 'expired'
-        : 'connected',
+        : grant.tokensIssued === false
+          ? // Consent given, but the client never redeemed its code: it did not finish connecting.
+            'not finished'
+          : 'connected',
     createdAt: grant.createdAt.toISOString(),
     expiresAt: grant.expiresAt?.toISOString() ?? null,
     revokedAt: grant.revokedAt?.toISOString() ?? null,
