@@ -50,41 +50,43 @@ export interface DescribeOptions {
   values?: boolean;
 }
 
-let showValues = true;
-
-function valueText(value: unknown): string {
-  if (!showValues) return '…';
+function valueText(value: unknown, shown: boolean): string {
+  if (!shown) return '…';
   if (typeof value === 'string') return JSON.stringify(clip(value, 60));
   if (value === null) return 'NULL';
   if (Array.isArray(value))
-    return `[${value.slice(0, 5).map(valueText).join(', ')}${value.length > 5 ? ', …' : ''}]`;
+    return `[${value
+      .slice(0, 5)
+      .map((item) => valueText(item, shown))
+      .join(', ')}${value.length > 5 ? ', …' : ''}]`;
   if (isRecord(value)) return clip(JSON.stringify(value), 60);
   return String(value);
 }
 
 function listText<T>(items: readonly T[], each: (item: T) => string): string {
-  const shown = items.slice(0, MAX_ITEMS).map(each).join('; ');
-  return items.length > MAX_ITEMS ? `${shown}; and ${items.length - MAX_ITEMS} more` : shown;
+  const text = items.slice(0, MAX_ITEMS).map(each).join('; ');
+  return items.length > MAX_ITEMS ? `${text}; and ${items.length - MAX_ITEMS} more` : text;
 }
 
-function conditionText(condition: unknown): string {
-  if (!isRecord(condition)) return valueText(condition);
+function conditionText(condition: unknown, shown: boolean): string {
+  if (!isRecord(condition)) return valueText(condition, shown);
   for (const group of ['and', 'or'] as const) {
     const members = condition[group];
-    if (Array.isArray(members)) return `(${members.map(conditionText).join(` ${group} `)})`;
+    if (Array.isArray(members))
+      return `(${members.map((item) => conditionText(item, shown)).join(` ${group} `)})`;
   }
   const { column, op, value } = condition;
-  if (typeof column !== 'string') return valueText(condition);
+  if (typeof column !== 'string') return valueText(condition, shown);
   const word = typeof op === 'string' ? (OP_WORDS[op] ?? op) : '=';
   if (op === 'between' || op === 'not_between') {
     const [low, high] = Array.isArray(value) ? value : [];
-    return `${column} ${word} ${valueText(low)} and ${valueText(high)}`;
+    return `${column} ${word} ${valueText(low, shown)} and ${valueText(high, shown)}`;
   }
-  return value === undefined ? `${column} ${word}` : `${column} ${word} ${valueText(value)}`;
+  return value === undefined ? `${column} ${word}` : `${column} ${word} ${valueText(value, shown)}`;
 }
 
 /** A filter as words: a list of conditions (all hold), groups, or its compact JSON text. */
-export function filterText(filter: unknown): string {
+export function filterText(filter: unknown, shown = true): string {
   let parsed = filter;
   if (typeof filter === 'string') {
     try {
@@ -94,17 +96,17 @@ export function filterText(filter: unknown): string {
     }
   }
   const conditions = Array.isArray(parsed) ? parsed : [parsed];
-  return conditions.map(conditionText).join(' and ');
+  return conditions.map((item) => conditionText(item, shown)).join(' and ');
 }
 
-function keyText(key: unknown): string {
-  if (!isRecord(key)) return `key ${valueText(key)}`;
+function keyText(key: unknown, shown: boolean): string {
+  if (!isRecord(key)) return `key ${valueText(key, shown)}`;
   return Object.entries(key)
-    .map(([column, value]) => `${column} ${valueText(value)}`)
+    .map(([column, value]) => `${column} ${valueText(value, shown)}`)
     .join(', ');
 }
 
-function sortText(sort: unknown): string {
+function sortText(sort: unknown, shown: boolean): string {
   const keys = Array.isArray(sort) ? sort : [sort];
   return keys
     .map((key) =>
@@ -112,7 +114,7 @@ function sortText(sort: unknown): string {
         ? key
         : isRecord(key) && typeof key.column === 'string'
           ? `${key.column}${key.direction === 'desc' ? ' descending' : ''}`
-          : valueText(key),
+          : valueText(key, shown),
     )
     .join(', ');
 }
@@ -123,15 +125,7 @@ function sortText(sort: unknown): string {
  * named with their values; nothing is dropped silently but long text (clipped).
  */
 export function describeCall(name: string, input: unknown, options: DescribeOptions = {}): string {
-  showValues = options.values !== false;
-  try {
-    return describe(name, input);
-  } finally {
-    showValues = true;
-  }
-}
-
-function describe(name: string, input: unknown): string {
+  const shown = options.values !== false;
   const fields = isRecord(input) ? { ...input } : {};
   const take = (field: string): unknown => {
     const value = fields[field];
@@ -150,20 +144,19 @@ function describe(name: string, input: unknown): string {
     parts.push(`${joiner}${table}`);
   }
   const sql = take('sql');
-  if (typeof sql === 'string')
-    parts.push(showValues ? `: ${clip(sql)}` : `(SQL of ${sql.length} characters)`);
+  if (typeof sql === 'string') parts.push(shown ? `: ${clip(sql)}` : `(SQL of ${sql.length} characters)`);
   const key = take('key');
-  if (key !== undefined) parts.push(`at ${keyText(key)}`);
+  if (key !== undefined) parts.push(`at ${keyText(key, shown)}`);
   const filter = take('filter');
   if (filter !== undefined && !(Array.isArray(filter) && filter.length === 0))
-    parts.push(`where ${filterText(filter)}`);
+    parts.push(`where ${filterText(filter, shown)}`);
   const keys = take('keys');
   if (Array.isArray(keys))
     parts.push(
-      `: ${keys.length} row${keys.length === 1 ? '' : 's'}${showValues ? ` (${listText(keys, keyText)})` : ''}`,
+      `: ${keys.length} row${keys.length === 1 ? '' : 's'}${shown ? ` (${listText(keys, (key) => keyText(key, shown))})` : ''}`,
     );
   const updates = take('updates');
-  if (Array.isArray(updates) && !showValues) {
+  if (Array.isArray(updates) && !shown) {
     const columns = [
       ...new Set(
         updates.flatMap((update) =>
@@ -177,13 +170,13 @@ function describe(name: string, input: unknown): string {
   } else if (Array.isArray(updates)) {
     parts.push(
       `: ${listText(updates, (update) => {
-        if (!isRecord(update)) return valueText(update);
+        if (!isRecord(update)) return valueText(update, shown);
         const values = isRecord(update.values)
           ? Object.entries(update.values)
-              .map(([column, value]) => `${column} → ${valueText(value)}`)
+              .map(([column, value]) => `${column} → ${valueText(value, shown)}`)
               .join(', ')
           : '';
-        return `${keyText(update.key)}${values ? ` (${values})` : ''}`;
+        return `${keyText(update.key, shown)}${values ? ` (${values})` : ''}`;
       })}`,
     );
   }
@@ -193,7 +186,7 @@ function describe(name: string, input: unknown): string {
   if (Array.isArray(columns) && columns.length > 0) parts.push(`, columns ${columns.join(', ')}`);
   const sort = take('sort');
   if (sort !== undefined && !(Array.isArray(sort) && sort.length === 0))
-    parts.push(`, sorted by ${sortText(sort)}`);
+    parts.push(`, sorted by ${sortText(sort, shown)}`);
   const format = take('format');
   if (typeof format === 'string') parts.push(`as ${format.toUpperCase()}`);
   const path = take('path');
@@ -201,7 +194,7 @@ function describe(name: string, input: unknown): string {
   const limit = take('limit');
   if (typeof limit === 'number') parts.push(`, at most ${limit}`);
   for (const [field, value] of Object.entries(fields)) {
-    if (value !== undefined) parts.push(`, ${field} ${valueText(value)}`);
+    if (value !== undefined) parts.push(`, ${field} ${valueText(value, shown)}`);
   }
   return parts.join(' ').replace(/ ([:,])/g, '$1');
 }
