@@ -15,3 +15,10 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 export function toJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
+
+/** The one way the CLI writes a moment, as the app does: "2026-10-03 14:05:09 UTC" (--json keeps ISO 8601). */
+export function formatTime(date: Date | null): string {
+  if (date === null) return '-';
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}

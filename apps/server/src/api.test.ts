@@ -238,7 +238,11 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
         key: { id: 5 },
         stagedBy: 'user',
       });
-      expect(change?.changes).toEqual([{ column: 'status', before: before.status, after: next }]);
+      // Each value comes with its column's type, which the review shows it by.
+      expect(change?.changes).toEqual([
+        { column: 'status', type: 'text', before: before.status, after: next },
+      ]);
+      expect(await api(app, '/api/staging/check', { body: { ids } })).toEqual({ conflicts: [] });
 
       const result = await api<{ committed: number; conflicts: unknown[] }>(app, '/api/staging/commit', {
         body: { ids },
@@ -260,6 +264,15 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       await sqlDatabaseOf(source).query(
         `update orders set status = 'shipped' where id = 6 and status = 'pending'`,
       );
+      // The check before Commit already sees it, with the row as it is now, and writes nothing.
+      const checked = await api<{ conflicts: unknown[] }>(app, '/api/staging/check', { body: {} });
+      expect(checked.conflicts).toEqual([
+        expect.objectContaining({
+          id: ids[0],
+          changedColumns: ['status'],
+          current: expect.objectContaining({ id: 6, status: 'shipped' }),
+        }),
+      ]);
       const result = await api<{ committed: number; conflicts: { id: string; reason: string }[] }>(
         app,
         '/api/staging/commit',

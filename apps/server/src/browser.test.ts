@@ -189,20 +189,61 @@ describe('the desktop bundle in Chromium', () => {
         'cancelled',
       );
 
-      // Review: the diff reads before → after; commit applies it.
+      // Another change, to another order, goes stale before the review: the row is changed after it was staged.
+      const other = id === 1 ? 2 : 1;
+      const [staleChange] = await toolrow.state.staging.stageUpdate(
+        'orders',
+        [{ key: { id: other }, values: { ordered_at: '2026-01-02T03:04:05Z' } }],
+        { actor: 'agent' },
+      );
+      const [elsewhere] = await toolrow.state.staging.stageUpdate(
+        'orders',
+        [{ key: { id: other }, values: { note: 'edited elsewhere' } }],
+        { actor: 'agent' },
+      );
+      expect((await toolrow.state.staging.commit({ ids: [elsewhere!.id] })).ok).toBe(true);
+
+      // Review: the diff reads before → after; the stale card is flagged, with the value as it is now.
       await nav(page)
         .getByRole('button', { name: /^Staging/ })
         .click();
       const change = page.getByTestId('staged-change');
-      await expect.poll(() => change.count()).toBe(1);
-      expect(await change.locator('.before').textContent()).toBe('cancelled');
-      expect(await change.locator('.after').textContent()).toBe('refunded');
-      expect(await change.locator('.key').textContent()).toBe(`id=${id}`);
+      await expect.poll(() => change.count()).toBe(2);
+      const mine = change.filter({ hasText: `id=${id}` });
+      expect(await mine.locator('.before').textContent()).toBe('cancelled');
+      expect(await mine.locator('.after').textContent()).toBe('refunded');
+      expect(await mine.locator('.key').textContent()).toBe(`id=${id}`);
+      expect(await mine.getAttribute('data-stale')).toBeNull();
+      const stale = change.filter({ hasText: `id=${other}` });
+      await expect.poll(() => stale.getAttribute('data-stale')).toBe('true');
+      expect(await stale.getByTestId('stale-note').textContent()).toBe(
+        'Changed since it was staged: note is now edited elsewhere.',
+      );
+      // Dates read the same here as in the grid.
+      expect(await stale.locator('.after').textContent()).toBe('2026-01-02 03:04:05 UTC');
+      expect(await stale.locator('.before').textContent()).toMatch(
+        /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/,
+      );
+      expect(await page.getByTestId('stale-count').textContent()).toBe('1 stale');
+
+      // Commit all asks first, and says the stale change would stop it; Cancel commits nothing.
       await page.getByRole('button', { name: 'Commit all' }).click();
-      await expect.poll(() => change.count()).toBe(0);
+      const confirm = page.getByRole('dialog', { name: 'Commit all' });
+      expect(await confirm.textContent()).toContain('2 changes to orders will be written in one transaction');
+      expect(await confirm.getByRole('alert').textContent()).toContain('1 change is stale');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      expect(((await toolrow.source.rows.get('orders', { id })) as { status: string }).status).toBe(
+        'cancelled',
+      );
+      // The good card commits on its own; the stale one is discarded.
+      await mine.getByRole('button', { name: 'Commit', exact: true }).click();
+      await expect.poll(() => change.count()).toBe(1);
       expect(((await toolrow.source.rows.get('orders', { id })) as { status: string }).status).toBe(
         'refunded',
       );
+      await stale.getByRole('button', { name: 'Discard' }).click();
+      await expect.poll(() => change.count()).toBe(0);
+      expect((await toolrow.state.staging.list()).map((each) => each.id)).not.toContain(staleChange!.id);
       expect(errors).toEqual([]);
     });
   });

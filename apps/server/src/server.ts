@@ -75,6 +75,7 @@ import { mountModelRoutes } from './model-routes.ts';
 import { type ConsentService, mountMcpClientRoutes, mountOAuthRoutes } from './oauth.ts';
 import { serveDesktop } from './static.ts';
 import {
+  columnTypesOf,
   jsonRow,
   toDsFilter,
   toDsSort,
@@ -82,6 +83,7 @@ import {
   toTableSummary,
   toWireAudit,
   toWireChange,
+  toWireConflict,
   toWireJob,
   toWireTableInfo,
   toWireUiState,
@@ -469,8 +471,16 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── Staging review: the user's own edits, and commit / discard (user only) ─────────────────
   app.get('/api/staging', async (c) => {
-    const diffs = await state.staging.diff({ profile });
-    return c.json({ changes: diffs.map(toWireChange) });
+    const [diffs, snapshot] = await Promise.all([state.staging.diff({ profile }), source.schema.get()]);
+    const typeOf = columnTypesOf(snapshot.tables);
+    return c.json({ changes: diffs.map((diff) => toWireChange(diff, typeOf)) });
+  });
+
+  // Read-only: which staged changes a commit would refuse now, so the review shows them first.
+  app.post('/api/staging/check', async (c) => {
+    const body = await readBody(c, idsBody);
+    const conflicts = await state.staging.check({ profile, ...(body.ids ? { ids: body.ids } : {}) });
+    return c.json({ conflicts: conflicts.map(toWireConflict) });
   });
 
   app.post('/api/staging/update', async (c) => {
@@ -511,20 +521,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       const applied = result.applied.insert + result.applied.update + result.applied.delete;
       return c.json({ committed: applied, conflicts: [] });
     }
-    return c.json({
-      committed: 0,
-      conflicts: result.conflicts.map((conflict) => ({
-        id: String(conflict.changeId),
-        table: conflict.table,
-        key: conflict.key ? jsonRow(conflict.key) : null,
-        reason:
-          conflict.reason === 'changed'
-            ? `changed since it was staged (${conflict.changedColumns.join(', ') || 'values differ'})`
-            : conflict.reason === 'missing'
-              ? 'the row no longer exists'
-              : 'a row with this key already exists',
-      })),
-    });
+    return c.json({ committed: 0, conflicts: result.conflicts.map(toWireConflict) });
   });
 
   app.post('/api/staging/discard', async (c) => {
@@ -553,6 +550,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
           result: await state.staging.commit(filter),
           writer: source.changes.writer.description,
         });
+      case 'check':
+        return c.json({ conflicts: await state.staging.check(filter) });
       case 'discard':
         return c.json({ discarded: await state.staging.discard(filter) });
       default:
@@ -560,7 +559,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
           404,
           'not-found',
           `No staging action '${c.req.param('action')}'.`,
-          'Use list, diff, commit or discard.',
+          'Use list, diff, check, commit or discard.',
         );
     }
   });

@@ -7,9 +7,11 @@ import type {
   FilterOp as DsOp,
   Sort as DsSort,
   TableInfo as DsTableInfo,
+  StagingConflict,
 } from '@toolrow/datasource';
 import type {
   AuditEntry,
+  CommitConflict,
   ExportJob,
   Filter,
   FilterCondition,
@@ -200,7 +202,15 @@ export function toWireTableInfo(table: DsTableInfo): TableInfo {
   };
 }
 
-export function toWireChange(diff: ChangeDiff): StagedChange {
+/** The column types a staged change's values are shown by (a table the cache lost shows them as they are). */
+export type ColumnTypes = (table: string, column: string) => string | undefined;
+
+export function columnTypesOf(tables: readonly DsTableInfo[]): ColumnTypes {
+  const byName = new Map(tables.map((table) => [table.qualifiedName, table]));
+  return (table, column) => byName.get(table)?.columns.find((each) => each.name === column)?.type;
+}
+
+export function toWireChange(diff: ChangeDiff, typeOf: ColumnTypes = () => undefined): StagedChange {
   const { change } = diff;
   return {
     id: String(change.id),
@@ -210,11 +220,31 @@ export function toWireChange(diff: ChangeDiff): StagedChange {
     // A side that has no value is left out, not null: on DynamoDB an absent attribute is not NULL.
     changes: diff.columns.map((column) => ({
       column: column.column,
+      ...withType(typeOf(change.table, column.column)),
       ...(column.before === undefined ? {} : { before: jsonValue(column.before) }),
       ...(column.after === undefined ? {} : { after: jsonValue(column.after) }),
     })),
     stagedBy: change.stagedBy,
     stagedAt: change.createdAt.toISOString(),
+  };
+}
+
+const withType = (type: string | undefined) => (type === undefined ? {} : { type });
+
+/** A change commit refuses (or would refuse now): why, and the row as it is now. */
+export function toWireConflict(conflict: StagingConflict): CommitConflict {
+  return {
+    id: String(conflict.changeId),
+    table: conflict.table,
+    key: conflict.key ? jsonRow(conflict.key) : null,
+    reason:
+      conflict.reason === 'changed'
+        ? `changed since it was staged (${conflict.changedColumns.join(', ') || 'values differ'})`
+        : conflict.reason === 'missing'
+          ? 'the row no longer exists'
+          : 'a row with this key already exists',
+    changedColumns: conflict.changedColumns,
+    current: conflict.current ? jsonRow(conflict.current) : null,
   };
 }
 

@@ -98,6 +98,44 @@ export function createDynamoChangeWriter(
       return JSON.stringify(itemToRow(attributesOf(table, values)));
     },
 
+    async check(changes) {
+      const conflicts: StagingConflict[] = [];
+      for (const change of changes) {
+        const table = await schema.resolveTable(change.table);
+        const tableKeys = keysFor(keys, table);
+        // An insert names its key in its values.
+        const values = JSON.parse(change.valuesJson ?? '{}') as Row;
+        const keyRow = change.keyJson
+          ? (JSON.parse(change.keyJson) as Row)
+          : Object.fromEntries(
+              [tableKeys.partitionKey, tableKeys.sortKey]
+                .filter((name): name is string => Boolean(name) && values[name as string] !== undefined)
+                .map((name) => [name, values[name]]),
+            );
+        if (Object.keys(keyRow).length === 0) continue;
+        const base = { changeId: change.id, table: table.name, key: keyRow };
+        const now = await current(table, keyOf(table, tableKeys, keyRow));
+        if (change.kind === 'insert') {
+          if (now) conflicts.push({ ...base, reason: 'exists', current: now, changedColumns: [] });
+          continue;
+        }
+        const before = JSON.parse(change.beforeJson ?? '{}') as Row;
+        if (now === null) {
+          conflicts.push({ ...base, reason: 'missing', current: null, changedColumns: [] });
+        } else if (!sameItem(table, now, before)) {
+          const changedColumns = [...new Set([...Object.keys(now), ...Object.keys(before)])]
+            .filter((name) =>
+              now[name] === undefined || before[name] === undefined
+                ? now[name] !== before[name]
+                : !sameItem(table, { [name]: now[name] }, { [name]: before[name] }),
+            )
+            .sort();
+          conflicts.push({ ...base, reason: 'changed', current: now, changedColumns });
+        }
+      }
+      return conflicts;
+    },
+
     async apply(changes: readonly ChangeToApply[], options = {}): Promise<ApplyResult> {
       if (changes.length > MAX_TRANSACTION_ITEMS) {
         throw new DataSourceError(

@@ -304,7 +304,7 @@ describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
         valuesJson: '{"status":"cancelled"}',
       }),
     ]);
-    const result = await ds.changes.apply([
+    const proposed = [
       change({
         kind: 'update',
         table: 'orders',
@@ -326,7 +326,15 @@ describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
         beforeJson: null,
         valuesJson: '{"id":"1","status":"pending"}',
       }),
+    ];
+    // The read-only check before Commit sees what the transaction will refuse, and writes nothing.
+    const checked = await ds.changes.check(proposed);
+    expect(checked.map((conflict) => [conflict.changeId, conflict.reason, conflict.changedColumns])).toEqual([
+      [proposed[1]!.id, 'changed', ['status']],
+      [proposed[2]!.id, 'exists', []],
     ]);
+    expect(await ds.changes.currentRowJson(orders, { id: 7 })).toBe(fresh);
+    const result = await ds.changes.apply(proposed);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.conflicts.map((conflict) => [conflict.reason, conflict.changedColumns])).toEqual([

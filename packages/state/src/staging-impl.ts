@@ -635,6 +635,12 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       }
     },
 
+    async check(filter) {
+      const where = selection(filter, await tableFilterOf(filter), connection);
+      const changes = await changesWhere((qb) => qb.where(where).where('commit_id', 'is', null));
+      return changes.length === 0 ? [] : source.changes.check(changes);
+    },
+
     async discard(filter) {
       await recover();
       const result = await q

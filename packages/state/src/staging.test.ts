@@ -232,6 +232,16 @@ describe.each(testStores())('staging on $name', ({ open }) => {
     await sqlDatabaseOf(source).query('DELETE FROM accounts WHERE id = 3');
     await sqlDatabaseOf(source).query("INSERT INTO accounts (id, owner) VALUES (20, 'taken')");
     const before = await accounts();
+    // The check before Commit finds the same three, changing nothing (and the fresh change is not among them).
+    const found = await state.staging.check();
+    expect(found.map((conflict) => [conflict.key, conflict.reason, conflict.changedColumns])).toEqual([
+      [{ id: 2 }, 'changed', ['balance', 'owner']],
+      [{ id: 3 }, 'missing', []],
+      [{ id: 20 }, 'exists', []],
+    ]);
+    expect(found[0]!.current).toMatchObject({ id: 2, owner: 'theirs' });
+    expect(await state.staging.check({ ids: [found[1]!.changeId] })).toHaveLength(1);
+    expect(await accounts()).toEqual(before);
     const result = await state.staging.commit();
     expect(result.ok).toBe(false);
     if (result.ok) return;

@@ -1,4 +1,4 @@
-import type { Row, RowKey } from '@toolrow/datasource';
+import type { Row, RowKey, StagingConflict } from '@toolrow/datasource';
 import type { ChangeDiff, CommitResult, StagedChange, StageMeta, StagingFilter } from './staging-types.ts';
 
 /**
@@ -25,6 +25,11 @@ export interface Staging {
    * conflicting rows are reported. Committed changes leave the staging area; the schema cache refreshes.
    */
   commit(filter?: StagingFilter): Promise<CommitResult>;
+  /**
+   * The selected changes (default: all) that commit would refuse now, read-only: rows changed or
+   * deleted since staging, and inserts whose key is taken. Shown before Commit; commit checks again.
+   */
+  check(filter?: StagingFilter): Promise<StagingConflict[]>;
   /** USER ONLY. Drops the selected changes (default: all). Returns how many. */
   discard(filter?: StagingFilter): Promise<number>;
   /**

@@ -41,7 +41,7 @@ import {
 import { getFromApp, openOrApp, postToApp, type RunningApp, runningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { takeEarlyStdio } from '../early-stdio.js';
-import { formatTable, toJson } from '../format.ts';
+import { formatTable, formatTime, toJson } from '../format.ts';
 
 const SCOPES = MCP_SCOPES.join(' | ');
 
@@ -136,8 +136,6 @@ function statusOf(token: McpToken, now: Date): string {
   return 'active';
 }
 
-const day = (date: Date | null) => (date ? date.toISOString().replace('T', ' ').slice(0, 16) : '-');
-
 async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
   const [action, ...rest] = args;
   if (action === 'create') {
@@ -177,7 +175,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     } else {
       io.stdout(`${created.token}\n`);
       io.stderr(
-        `Token '${created.name}' (${created.scope}, ${created.expiresAt ? `expires ${day(created.expiresAt)} UTC` : 'never expires'}). ` +
+        `Token '${created.name}' (${created.scope}, ${created.expiresAt ? `expires ${formatTime(created.expiresAt)}` : 'never expires'}). ` +
           'It is shown once: copy it now. Clients send it as "Authorization: Bearer <token>".\n',
       );
     }
@@ -216,9 +214,9 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
           token.name,
           token.scope,
           statusOf(token, now),
-          day(token.createdAt),
-          token.expiresAt ? day(token.expiresAt) : 'never',
-          day(token.lastUsedAt),
+          formatTime(token.createdAt),
+          token.expiresAt ? formatTime(token.expiresAt) : 'never',
+          formatTime(token.lastUsedAt),
           token.askViaClient ? 'via client' : 'in app',
         ]),
       )}\n`,
@@ -382,7 +380,7 @@ async function clientsCommand(args: string[], io: CommandIo): Promise<number> {
     );
     return 0;
   }
-  const when = (iso: string | null) => (iso ? day(new Date(iso)) : '-');
+  const when = (iso: string | null) => (iso ? formatTime(new Date(iso)) : '-');
   io.stdout(
     `${formatTable(
       ['id', 'client', 'actor', 'scope', 'profile', 'status', 'expires', 'last used'],

@@ -30,7 +30,7 @@ describe(`toolrow staging on ${engine}`, () => {
   afterAll(() => environment.cleanup());
 
   it('usage errors exit 2', async () => {
-    expect((await cli()).stderr).toMatch(/Name a staging subcommand: list, diff, commit or discard/);
+    expect((await cli()).stderr).toMatch(/Name a staging subcommand: list, diff, check, commit or discard/);
     for (const argv of [['frob'], ['discard'], ['discard', '1', '--all'], ['commit', 'x'], ['list', '5']]) {
       const result = await cli(...argv);
       expect(result.code, argv.join(' ')).toBe(2);
@@ -114,6 +114,18 @@ describe(`toolrow staging on ${engine}`, () => {
       });
       await sqlDatabaseOf(ds.source).query("UPDATE orders SET status = 'refunded' WHERE id = 5");
       return { stale: stale!.id, fine: fine!.id };
+    });
+    // check sees it first, read-only, and names only the stale change.
+    const checked = await cli('check');
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(/^1 staged change is stale: a commit would apply nothing\./);
+    expect(checked.stderr).toContain(
+      `#${ids.stale} public.orders id=5: changed since it was staged (status)`,
+    );
+    expect(checked.stderr).not.toContain(`#${ids.fine} `);
+    expect(await cli('check', String(ids.fine))).toMatchObject({
+      code: 0,
+      stdout: 'Every staged change still matches its row: a commit would apply them.\n',
     });
     const conflict = await cli('commit');
     expect(conflict.code).toBe(1);

@@ -1,15 +1,18 @@
 import { parseArgs } from 'node:util';
+import type { StagingConflict } from '@toolrow/datasource';
 import type { ChangeDiff, CommitResult, StagedChange, StagingFilter } from '@toolrow/state';
 import { openOrApp, postToApp, type RunningApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
-import { formatTable, toJson } from '../format.ts';
+import { formatTable, formatTime, toJson } from '../format.ts';
 
-const USAGE = `Usage: toolrow staging <list|diff|commit|discard> [ids…] [options]
+const USAGE = `Usage: toolrow staging <list|diff|check|commit|discard> [ids…] [options]
 
 Changes the agent (or an MCP client) staged wait here until you commit or discard them.
 
   list [--table T] [--json]            the staged changes
   diff [ids…] [--table T] [--json]     before → after for each column that changes
+  check [ids…] [--table T] [--json]    which a commit would refuse now (rows changed, deleted or
+                                       taken since staging), read-only; exit 1 if any
   commit [ids…] [--table T] [--json]   apply them in one transaction (default: all). Each row is
                                        re-read first; if any changed since it was staged, nothing
                                        is applied and the conflicting rows are listed (exit 1).
@@ -86,7 +89,7 @@ function summary(change: StagedChange): string {
 function formatDiff(diffs: ChangeDiff[]): string {
   return diffs
     .map(({ change, columns }) => {
-      const head = `#${change.id} ${change.kind} ${change.table} ${showKey(change)}  (by ${change.stagedBy}, ${change.createdAt.toISOString()})`;
+      const head = `#${change.id} ${change.kind} ${change.table} ${showKey(change)}  (by ${change.stagedBy}, ${formatTime(change.createdAt)})`;
       const lines = columns.map(({ column, before, after }) =>
         change.kind === 'insert'
           ? `    + ${column}: ${showValue(after)}`
@@ -105,16 +108,27 @@ function formatCommit(result: CommitResult, writer: string): string {
     if (result.changeIds.length === 0) return 'Nothing staged; nothing to commit.\n';
     return `Committed ${result.changeIds.length} change${result.changeIds.length === 1 ? '' : 's'} to ${writer}: ${insert} inserted, ${update} updated, ${deleted} deleted.\n`;
   }
-  const lines = result.conflicts.map((conflict) => {
-    const reason =
-      conflict.reason === 'changed'
-        ? `changed since it was staged (${conflict.changedColumns.join(', ')})`
-        : conflict.reason === 'missing'
-          ? 'no longer exists'
-          : 'a row with this key exists already';
-    return `  #${conflict.changeId} ${conflict.table} ${showKey(conflict)}: ${reason}`;
-  });
-  return `Nothing was committed: ${result.conflicts.length} row${result.conflicts.length === 1 ? '' : 's'} changed under the staged changes.\n${lines.join('\n')}\nReview them (toolrow staging diff), then discard the stale changes (toolrow staging discard <ids>) and commit again.\n`;
+  return `Nothing was committed: ${result.conflicts.length} row${result.conflicts.length === 1 ? '' : 's'} changed under the staged changes.\n${conflictLines(result.conflicts)}\nReview them (toolrow staging diff), then discard the stale changes (toolrow staging discard <ids>) and commit again.\n`;
+}
+
+function conflictLines(conflicts: readonly StagingConflict[]): string {
+  return conflicts
+    .map((conflict) => {
+      const reason =
+        conflict.reason === 'changed'
+          ? `changed since it was staged (${conflict.changedColumns.join(', ')})`
+          : conflict.reason === 'missing'
+            ? 'no longer exists'
+            : 'a row with this key exists already';
+      return `  #${conflict.changeId} ${conflict.table} ${showKey(conflict)}: ${reason}`;
+    })
+    .join('\n');
+}
+
+function formatCheck(conflicts: readonly StagingConflict[]): string {
+  if (conflicts.length === 0)
+    return 'Every staged change still matches its row: a commit would apply them.\n';
+  return `${conflicts.length} staged change${conflicts.length === 1 ? ' is' : 's are'} stale: a commit would apply nothing.\n${conflictLines(conflicts)}\nDiscard them (toolrow staging discard <ids>) and stage again against the current rows.\n`;
 }
 
 /** Whether every id asked for is staged; says which are not (and exits 1) when some are not. */
@@ -134,6 +148,7 @@ interface StagingArea {
   list(filter: StagingFilter): Promise<StagedChange[]>;
   diff(filter: StagingFilter): Promise<ChangeDiff[]>;
   commit(filter: StagingFilter): Promise<{ result: CommitResult; writer: string }>;
+  check(filter: StagingFilter): Promise<StagingConflict[]>;
   discard(filter: StagingFilter): Promise<number>;
 }
 
@@ -150,6 +165,7 @@ async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promi
         result: await staging.commit(filter),
         writer: toolrow.source.changes.writer.description,
       }),
+      check: (filter) => staging.check(filter),
       discard: (filter) => staging.discard(filter),
     });
   } finally {
@@ -173,6 +189,7 @@ function throughApp(app: RunningApp): StagingArea {
         change: revive(diff.change),
       })),
     commit: (filter) => post<{ result: CommitResult; writer: string }>('commit', filter),
+    check: async (filter) => (await post<{ conflicts: StagingConflict[] }>('check', filter)).conflicts,
     discard: async (filter) => (await post<{ discarded: number }>('discard', filter)).discarded,
   };
 }
@@ -199,7 +216,7 @@ export const stagingCommand: Command = {
                   showKey(change),
                   summary(change),
                   change.stagedBy,
-                  change.createdAt.toISOString().replace('T', ' ').slice(0, 19),
+                  formatTime(change.createdAt),
                 ]),
               )}\n\n${changes.length} staged change${changes.length === 1 ? '' : 's'}. Review with \`toolrow staging diff\`, apply with \`toolrow staging commit\`.\n`,
             );
@@ -227,6 +244,16 @@ export const stagingCommand: Command = {
           return result.ok ? 0 : 1;
         });
       }
+      case 'check': {
+        const options = parse(rest, true, false);
+        return withStaging(io, async (staging) => {
+          if (!(await idsStaged(staging, options.ids, io))) return 1;
+          const conflicts = await staging.check(filterOf(options));
+          if (options.json) io.stdout(toJson(conflicts));
+          else (conflicts.length === 0 ? io.stdout : io.stderr)(formatCheck(conflicts));
+          return conflicts.length === 0 ? 0 : 1;
+        });
+      }
       case 'discard': {
         const options = parse(rest, true, true);
         if (options.ids.length === 0 && !options.all && !options.table) {
@@ -246,8 +273,8 @@ export const stagingCommand: Command = {
       default:
         throw new UsageError(
           sub
-            ? `Unknown staging subcommand '${sub}'; use list, diff, commit or discard.`
-            : 'Name a staging subcommand: list, diff, commit or discard.',
+            ? `Unknown staging subcommand '${sub}'; use list, diff, check, commit or discard.`
+            : 'Name a staging subcommand: list, diff, check, commit or discard.',
         );
     }
   },

@@ -331,6 +331,8 @@ export function App() {
     [toast, toastError, loadStaging, loadTables],
   );
 
+  const checkStaged = useCallback(async () => (await api.checkStaged()).conflicts, []);
+
   const discard = useCallback(
     async (ids?: string[]) => {
       try {
@@ -504,6 +506,7 @@ export function App() {
             error={stagingError}
             onCommit={commit}
             onDiscard={discard}
+            onCheck={checkStaged}
             onOpenRow={openRow}
             dynamo={status?.database.engine === 'dynamodb'}
           />

@@ -20,9 +20,8 @@ import {
   type PermissionMode,
 } from './api.ts';
 import { chipOf, formatUsage, summarizeInput, usageOf } from './chat-parts.ts';
-import { formatAgo } from './format.ts';
 import { Markdown } from './Markdown.tsx';
-import { ErrorBox, ToolBadges } from './widgets.tsx';
+import { ErrorBox, ToolBadges, When } from './widgets.tsx';
 
 export interface ChatPanelProps {
   status: AppStatus | null;
@@ -391,7 +390,7 @@ function ConversationList(props: {
                 >
                   <span className="conv-title">{conversation.title}</span>
                   <span className="faint">
-                    {formatAgo(conversation.updatedAt)} · {conversation.messageCount}{' '}
+                    <When iso={conversation.updatedAt} /> · {conversation.messageCount}{' '}
                     {conversation.messageCount === 1 ? 'message' : 'messages'}
                   </span>
                 </button>

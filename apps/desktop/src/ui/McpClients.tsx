@@ -2,9 +2,10 @@
 // who, what scope, which profile, until when, last use; Disconnect ends every token of it at once.
 import { useCallback, useEffect, useState } from 'react';
 import { api, type McpClient } from './api.ts';
+import { formatTimestamp } from './format.ts';
 import { ErrorBox } from './widgets.tsx';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+const when = (iso: string | null) => (iso ? formatTimestamp(iso) : '—');
 
 export function McpClientsPanel({ onError }: { onError: (error: unknown) => void }) {
   const [clients, setClients] = useState<McpClient[] | null>(null);

@@ -264,6 +264,8 @@ export interface QueryResult {
 
 export interface ColumnChange {
   column: string;
+  /** The column's type, when the schema knows it (values are shown by it: timestamps, numbers). */
+  type?: string;
   /** Absent when the row had no value there (an insert, or a DynamoDB attribute the item lacked). */
   before?: unknown;
   /** Absent when the row goes (a delete). */
@@ -285,6 +287,10 @@ export interface CommitConflict {
   table: string;
   key: RowKey | null;
   reason: string;
+  /** The columns whose value is no longer what it was when staged. */
+  changedColumns: string[];
+  /** The row as it is now (null when it is gone). */
+  current: Row | null;
 }
 
 export interface ExportJob {
@@ -439,6 +445,8 @@ export const api = {
       '/api/staging/commit',
       ids ? { ids } : {},
     ),
+  checkStaged: (ids?: string[]) =>
+    request<{ conflicts: CommitConflict[] }>('POST', '/api/staging/check', ids ? { ids } : {}),
   discard: (ids?: string[]) =>
     request<{ discarded: number }>('POST', '/api/staging/discard', ids ? { ids } : {}),
   exports: () => request<{ jobs: ExportJob[] }>('GET', '/api/exports'),

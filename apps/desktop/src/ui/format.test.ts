@@ -6,6 +6,7 @@ import {
   effectiveFilter,
   formatAgo,
   formatCell,
+  formatTimestamp,
   formatTyped,
   isFiltered,
   keyOf,
@@ -139,6 +140,28 @@ describe('display', () => {
     const now = Date.parse('2026-01-01T12:00:00Z');
     expect(formatAgo('2026-01-01T11:59:58Z', now)).toBe('just now');
     expect(formatAgo('2026-01-01T11:55:00Z', now)).toBe('5 min ago');
-    expect(formatAgo('2025-12-01T12:00:00Z', now)).toBe('2025-12-01 12:00');
+    expect(formatAgo('2025-12-01T12:00:00Z', now)).toBe('2025-12-01 12:00:00 UTC');
+  });
+
+  // One format for every date the app shows, whatever form the value arrived in.
+  it.each([
+    ['2026-10-03T14:05:09.000Z', '2026-10-03 14:05:09 UTC'],
+    ['2026-10-03T14:05:09Z', '2026-10-03 14:05:09 UTC'],
+    ['2026-10-03T16:05:09.123456+02:00', '2026-10-03 14:05:09 UTC'], // PostgreSQL's to_jsonb of a timestamptz
+    ['2026-10-03T09:05:09-05', '2026-10-03 14:05:09 UTC'],
+    ['2026-10-03 14:05:09+00', '2026-10-03 14:05:09 UTC'], // PostgreSQL's text form
+    ['2026-10-03T14:05:09.5', '2026-10-03 14:05:09'], // no zone: wall time, no UTC
+    ['2026-10-03', '2026-10-03'],
+    ['next tuesday', 'next tuesday'],
+  ])('formatTimestamp(%j) is %j', (input, expected) => {
+    expect(formatTimestamp(input)).toBe(expected);
+  });
+
+  it('shows a zone-less timestamp column by its wall time and a zoned one in UTC', () => {
+    expect(formatTyped('2026-10-03T14:05:09.000Z', 'timestamp without time zone')).toBe(
+      '2026-10-03 14:05:09',
+    );
+    expect(formatTyped('2026-10-03T16:05:09+02:00', 'timestamptz')).toBe('2026-10-03 14:05:09 UTC');
+    expect(formatTyped('2026-10-03', 'date')).toBe('2026-10-03');
   });
 });

@@ -61,7 +61,27 @@ function dynamoText(value: unknown): string {
   return `{${entries.map(([key, inner]) => `${key}: ${dynamoText(inner)}`).join(', ')}}`;
 }
 
-const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?Z$/;
+// An instant as JSON carries it: JavaScript's ISO form, or PostgreSQL's to_jsonb ("+00:00", micros).
+const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
+
+/**
+ * The one way the app writes a date and time, wherever it shows one (grid, record view, staging,
+ * MCP clients, exports, audit): "2026-10-03 14:05:09 UTC". An instant with an offset is moved to
+ * UTC; a timestamp without a zone keeps its wall time and gets no "UTC". Anything else is returned
+ * as it came. CSV and JSON exports keep ISO 8601, which is for programs.
+ */
+export function formatTimestamp(value: string): string {
+  const match = ISO_INSTANT.exec(value);
+  if (!match) return value;
+  const zone = match[4];
+  if (!zone) return `${match[1]} ${match[2]}`;
+  const ms = Date.parse(
+    `${match[1]}T${match[2]}${zone === 'Z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone}`,
+  );
+  if (Number.isNaN(ms)) return value;
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
 
 /** A cell's text by its column type: timestamps as "2026-10-03 14:05:09 UTC" rather than raw ISO. */
 export function formatTyped(
@@ -70,8 +90,11 @@ export function formatTyped(
   dynamo: boolean = isDynamoType(type),
 ): string {
   if (typeof value === 'string' && isTemporalType(type)) {
-    const match = ISO_TIMESTAMP.exec(value);
-    if (match) return `${match[1]} ${match[2]}${/with time zone|tz/i.test(type ?? '') ? ' UTC' : ''}`;
+    const match = ISO_INSTANT.exec(value);
+    if (match) {
+      // The driver hands a zone-less timestamp over as JavaScript's ISO form with "Z": its wall time is what counts.
+      return /with time zone|tz/i.test(type ?? '') ? formatTimestamp(value) : `${match[1]} ${match[2]}`;
+    }
   }
   return formatCell(value, dynamo);
 }
@@ -324,7 +347,7 @@ export function formatCount(value: number): string {
   return value.toLocaleString('en-US');
 }
 
-/** "3 s ago", "5 min ago", or the date. */
+/** "3 s ago", "5 min ago", "4 h ago", or past a day the timestamp as formatTimestamp writes it. */
 export function formatAgo(iso: string, now: number = Date.now()): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return iso;
@@ -333,5 +356,5 @@ export function formatAgo(iso: string, now: number = Date.now()): string {
   if (seconds < 60) return `${seconds} s ago`;
   if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
   if (seconds < 86_400) return `${Math.round(seconds / 3600)} h ago`;
-  return new Date(then).toISOString().slice(0, 16).replace('T', ' ');
+  return formatTimestamp(new Date(then).toISOString());
 }

@@ -8,8 +8,8 @@ import {
   type ExportJob,
   type StagedChange,
 } from './api.ts';
-import { describeKey, displayTable, formatAgo, formatCell, formatCount } from './format.ts';
-import { ErrorBox, ProgressBar, ToolBadges } from './widgets.tsx';
+import { describeKey, displayTable, formatAgo, formatCount, formatTyped } from './format.ts';
+import { ErrorBox, FormDialog, ProgressBar, ToolBadges, When } from './widgets.tsx';
 
 // ── Staging ─────────────────────────────────────────────────────────────────────────────────
 
@@ -18,20 +18,69 @@ export interface StagingPanelProps {
   error: unknown;
   onCommit: (ids?: string[]) => Promise<CommitConflict[]>;
   onDiscard: (ids?: string[]) => Promise<void>;
+  /** Which staged changes a commit would refuse now (read-only). */
+  onCheck: () => Promise<CommitConflict[]>;
   onOpenRow: (table: string, key: Record<string, unknown>) => void;
   /** The connection is DynamoDB: values are read in its tagged form ({ N: "1.50" } is 1.50). */
   dynamo?: boolean;
 }
 
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** What is stale about a card, in words, with the values as they are now. */
+function staleText(conflict: CommitConflict, change: StagedChange, dynamo: boolean): string {
+  if (!conflict.current) return 'This row no longer exists.';
+  if (change.kind === 'insert') return 'A row with this key already exists.';
+  const typeOf = (column: string) => change.changes.find((each) => each.column === column)?.type;
+  const now = conflict.changedColumns.map((column) => {
+    const value = conflict.current?.[column];
+    return `${column} is now ${value === undefined ? '(absent)' : formatTyped(value, typeOf(column), dynamo)}`;
+  });
+  return `Changed since it was staged${now.length > 0 ? `: ${now.join('; ')}` : ''}.`;
+}
+
 /** The review before anything touches a table: a readable before → after per column (per attribute). */
-export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow, dynamo }: StagingPanelProps) {
+export function StagingPanel({
+  changes,
+  error,
+  onCommit,
+  onDiscard,
+  onCheck,
+  onOpenRow,
+  dynamo = false,
+}: StagingPanelProps) {
   const [busy, setBusy] = useState(false);
-  const [conflicts, setConflicts] = useState<CommitConflict[]>([]);
+  const [failed, setFailed] = useState(false);
+  const [stale, setStale] = useState<Map<string, CommitConflict>>(new Map());
+  const [confirming, setConfirming] = useState(false);
   const byTable = useMemo(() => {
     const groups = new Map<string, StagedChange[]>();
     for (const change of changes) groups.set(change.table, [...(groups.get(change.table) ?? []), change]);
     return [...groups.entries()];
   }, [changes]);
+
+  const showConflicts = (conflicts: CommitConflict[]) =>
+    setStale(new Map(conflicts.map((conflict) => [conflict.id, conflict])));
+
+  // Stale cards are found when the review opens and whenever what is staged changes, not at commit.
+  const ids = changes.map((change) => change.id).join(',');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-check when the staged ids change.
+  useEffect(() => {
+    if (ids === '') {
+      setStale(new Map());
+      return;
+    }
+    let live = true;
+    onCheck().then(
+      (conflicts) => {
+        if (live) showConflicts(conflicts);
+      },
+      () => {}, // the commit checks again; a failed check only leaves the cards unflagged
+    );
+    return () => {
+      live = false;
+    };
+  }, [ids]);
 
   const act = async (fn: () => Promise<void>) => {
     setBusy(true);
@@ -41,6 +90,13 @@ export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow, d
       setBusy(false);
     }
   };
+  const commit = (only?: string[]) =>
+    act(async () => {
+      const conflicts = await onCommit(only);
+      setFailed(conflicts.length > 0);
+      if (conflicts.length > 0) showConflicts(conflicts);
+    });
+  const staleCount = changes.filter((change) => stale.has(change.id)).length;
 
   return (
     <div className="view">
@@ -49,8 +105,13 @@ export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow, d
         <span className="muted">
           {changes.length === 0
             ? 'nothing staged'
-            : `${changes.length} change${changes.length === 1 ? '' : 's'} in ${byTable.length} table${byTable.length === 1 ? '' : 's'}`}
+            : `${plural(changes.length, 'change')} in ${plural(byTable.length, 'table')}`}
         </span>
+        {staleCount > 0 ? (
+          <span className="stale-count" data-testid="stale-count">
+            {staleCount} stale
+          </span>
+        ) : null}
         <span className="spacer" />
         <button
           type="button"
@@ -64,22 +125,53 @@ export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow, d
           type="button"
           className="btn primary"
           disabled={busy || changes.length === 0}
-          onClick={() => void act(async () => setConflicts(await onCommit()))}
+          onClick={() => setConfirming(true)}
           title="Apply every staged change in one transaction"
         >
           Commit all
         </button>
       </div>
-      {error ? <ErrorBox error={error} /> : null}
-      {conflicts.length > 0 ? (
-        <div className="error-box" role="alert">
-          Nothing was committed: {conflicts.length} row{conflicts.length === 1 ? '' : 's'} changed since they
-          were staged.
-          {conflicts.map((conflict) => (
-            <div key={conflict.id} className="hint">
-              {conflict.table} {describeKey(conflict.key)}: {conflict.reason}
+      {confirming ? (
+        <FormDialog
+          label="Commit all"
+          title="Commit all staged changes?"
+          onClose={() => setConfirming(false)}
+        >
+          <p>
+            {plural(changes.length, 'change')} to {byTable.map(([table]) => displayTable(table)).join(', ')}{' '}
+            will be written in one transaction. This cannot be undone from Toolrow.
+          </p>
+          {staleCount > 0 ? (
+            <div className="error-box" role="alert">
+              {plural(staleCount, 'change')} {staleCount === 1 ? 'is' : 'are'} stale (marked below): the
+              commit would be refused and nothing applied. Discard {staleCount === 1 ? 'it' : 'them'} and
+              stage again against the current rows, or commit the other cards one by one.
             </div>
-          ))}
+          ) : null}
+          <div className="toolbar">
+            <span className="spacer" />
+            <button type="button" className="btn" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              className="btn primary"
+              disabled={busy}
+              onClick={() => {
+                setConfirming(false);
+                void commit();
+              }}
+            >
+              Commit {plural(changes.length, 'change')}
+            </button>
+          </div>
+        </FormDialog>
+      ) : null}
+      {error ? <ErrorBox error={error} /> : null}
+      {failed && staleCount > 0 ? (
+        <div className="error-box" role="alert">
+          Nothing was committed: {plural(staleCount, 'row')} changed since{' '}
+          {staleCount === 1 ? 'it was' : 'they were'} staged (marked below).
           <div className="hint">Discard those changes and stage them again against the current rows.</div>
         </div>
       ) : null}
@@ -99,77 +191,90 @@ export function StagingPanel({ changes, error, onCommit, onDiscard, onOpenRow, d
               <h3 className="muted" style={{ margin: '4px 0 6px', fontSize: 12 }}>
                 {displayTable(table)}
               </h3>
-              {group.map((change) => (
-                <article className="change" key={change.id} data-testid="staged-change">
-                  <div className="change-head">
-                    <strong className={`kind-${change.kind}`}>{change.kind}</strong>
-                    {/* biome-ignore lint/a11y/useValidAnchor: it navigates inside the app. */}
-                    <a
-                      href="#"
-                      className="key"
-                      onClick={(event) => {
-                        event.preventDefault();
-                        if (change.key) onOpenRow(change.table, change.key);
-                      }}
-                    >
-                      {describeKey(change.key)}
-                    </a>
-                    <span className="faint">
-                      by {change.stagedBy} · {formatAgo(change.stagedAt)}
-                    </span>
-                    <span style={{ flex: 1 }} />
-                    <button
-                      type="button"
-                      className="btn small ghost"
-                      disabled={busy}
-                      onClick={() => void act(() => onDiscard([change.id]))}
-                    >
-                      Discard
-                    </button>
-                    <button
-                      type="button"
-                      className="btn small"
-                      disabled={busy}
-                      onClick={() => void act(async () => setConflicts(await onCommit([change.id])))}
-                    >
-                      Commit
-                    </button>
-                  </div>
-                  <table className="diff">
-                    <tbody>
-                      {change.changes.map((c) => (
-                        <tr key={c.column}>
-                          <td className="col">{c.column}</td>
-                          {change.kind === 'update' ? (
-                            <>
-                              <td className="before">
-                                {c.before === undefined ? (
-                                  <i className="faint">(absent)</i>
-                                ) : (
-                                  formatCell(c.before, dynamo)
-                                )}
+              {group.map((change) => {
+                const conflict = stale.get(change.id);
+                return (
+                  <article
+                    className={conflict ? 'change stale' : 'change'}
+                    key={change.id}
+                    data-testid="staged-change"
+                    data-stale={conflict ? 'true' : undefined}
+                  >
+                    <div className="change-head">
+                      <strong className={`kind-${change.kind}`}>{change.kind}</strong>
+                      {/* biome-ignore lint/a11y/useValidAnchor: it navigates inside the app. */}
+                      <a
+                        href="#"
+                        className="key"
+                        onClick={(event) => {
+                          event.preventDefault();
+                          if (change.key) onOpenRow(change.table, change.key);
+                        }}
+                      >
+                        {describeKey(change.key)}
+                      </a>
+                      <span className="faint">
+                        by {change.stagedBy} · <When iso={change.stagedAt} />
+                      </span>
+                      <span style={{ flex: 1 }} />
+                      <button
+                        type="button"
+                        className="btn small ghost"
+                        disabled={busy}
+                        onClick={() => void act(() => onDiscard([change.id]))}
+                      >
+                        Discard
+                      </button>
+                      <button
+                        type="button"
+                        className="btn small"
+                        disabled={busy}
+                        onClick={() => void commit([change.id])}
+                      >
+                        Commit
+                      </button>
+                    </div>
+                    {conflict ? (
+                      <div className="stale-note" data-testid="stale-note">
+                        {staleText(conflict, change, dynamo)}
+                      </div>
+                    ) : null}
+                    <table className="diff">
+                      <tbody>
+                        {change.changes.map((c) => (
+                          <tr key={c.column}>
+                            <td className="col">{c.column}</td>
+                            {change.kind === 'update' ? (
+                              <>
+                                <td className="before">
+                                  {c.before === undefined ? (
+                                    <i className="faint">(absent)</i>
+                                  ) : (
+                                    formatTyped(c.before, c.type, dynamo)
+                                  )}
+                                </td>
+                                <td className="arrow">→</td>
+                                <td className="after">
+                                  {c.after === undefined ? (
+                                    <i className="faint">(removed)</i>
+                                  ) : (
+                                    formatTyped(c.after, c.type, dynamo)
+                                  )}
+                                </td>
+                              </>
+                            ) : (
+                              // A whole row comes or goes: its values once, struck out when it goes.
+                              <td colSpan={3} className={change.kind === 'delete' ? 'before' : 'after'}>
+                                {formatTyped(change.kind === 'delete' ? c.before : c.after, c.type, dynamo)}
                               </td>
-                              <td className="arrow">→</td>
-                              <td className="after">
-                                {c.after === undefined ? (
-                                  <i className="faint">(removed)</i>
-                                ) : (
-                                  formatCell(c.after, dynamo)
-                                )}
-                              </td>
-                            </>
-                          ) : (
-                            // A whole row comes or goes: its values once, struck out when it goes.
-                            <td colSpan={3} className={change.kind === 'delete' ? 'before' : 'after'}>
-                              {formatCell(change.kind === 'delete' ? c.before : c.after, dynamo)}
-                            </td>
-                          )}
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </article>
-              ))}
+                            )}
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </article>
+                );
+              })}
             </section>
           ))}
         </div>
@@ -263,7 +368,9 @@ export function ExportsPanel({ jobs, error }: { jobs: ExportJob[]; error: unknow
                     </span>
                     {job.error ? <div className="muted">{job.error}</div> : null}
                   </td>
-                  <td className="muted">{formatAgo(job.createdAt)}</td>
+                  <td className="muted">
+                    <When iso={job.createdAt} />
+                  </td>
                   <td>
                     {job.state === 'done' ? (
                       <a
@@ -357,7 +464,7 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
               {shown.map((entry) => (
                 <tr key={entry.id} data-testid="audit-entry">
                   <td className="muted" title={entry.at} style={{ whiteSpace: 'nowrap' }}>
-                    {formatAgo(entry.at)}
+                    <When iso={entry.at} />
                   </td>
                   <td>
                     <span className="mono">{entry.tool}</span> <ToolBadges name={entry.tool} />

@@ -1,6 +1,7 @@
 import { isToolName, rowOf } from '@toolrow/catalog';
 import type { ReactNode } from 'react';
 import { ApiError } from './api.ts';
+import { formatAgo, formatTimestamp } from './format.ts';
 
 /** A readable error: what went wrong, and (when the server said) how to fix it. */
 export function ErrorBox({ error }: { error: unknown }) {
@@ -11,6 +12,15 @@ export function ErrorBox({ error }: { error: unknown }) {
       {message}
       {hint ? <div className="hint">{hint}</div> : null}
     </div>
+  );
+}
+
+/** A recent moment as "5 min ago", with the full timestamp on hover. */
+export function When({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} title={formatTimestamp(iso)}>
+      {formatAgo(iso)}
+    </time>
   );
 }
 

@@ -80,6 +80,11 @@ export interface ChangeWriter {
    */
   apply(changes: readonly ChangeToApply[], options?: ApplyOptions): Promise<ApplyResult>;
   /**
+   * What apply would find in conflict now, read-only and taking no locks: a staged change that has
+   * gone stale is shown to the user before Commit, not only after it fails. apply checks again.
+   */
+  check(changes: readonly ChangeToApply[]): Promise<StagingConflict[]>;
+  /**
    * The outcome of a write transaction this writer started (see ApplyOptions.onTransaction). Ask
    * before the database runs other writes after a crash: an id that never reached the log before
    * the crash is 'aborted' now, but is handed out again later. `changes` are the commit's: an

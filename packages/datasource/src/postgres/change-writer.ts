@@ -97,10 +97,12 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
     }
   }
 
+  /** `lock`: inside the commit's transaction the row is locked until COMMIT; a check only reads. */
   async function findConflict(
     tx: Queryable,
     change: ChangeToApply,
     table: TableInfo | undefined,
+    lock = true,
   ): Promise<StagingConflict | undefined> {
     const base = {
       changeId: change.id,
@@ -117,8 +119,7 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
                 ARRAY(SELECT e.key FROM jsonb_each(to_jsonb(t.*)) AS e
                       WHERE e.value IS DISTINCT FROM $2::jsonb -> e.key ORDER BY e.key) AS changed
          FROM ${tableRef(table)} AS t, ${keyRecord(table, '$1')}
-         WHERE ${keyJoin(table, 't')}
-         FOR UPDATE OF t`,
+         WHERE ${keyJoin(table, 't')}${lock ? ' FOR UPDATE OF t' : ''}`,
         [change.keyJson, change.beforeJson],
       )
     ).rows[0];
@@ -240,6 +241,16 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
         if (error instanceof Conflicts) return { ok: false, conflicts: error.conflicts };
         throw error;
       }
+    },
+
+    async check(changes) {
+      const snapshot = (await schema.get()).tables;
+      const conflicts: StagingConflict[] = [];
+      for (const change of changes) {
+        const conflict = await findConflict(db, change, await resolve(change, snapshot), false);
+        if (conflict) conflicts.push(conflict);
+      }
+      return conflicts;
     },
 
     async transactionStatus(xid): Promise<TransactionStatus> {
