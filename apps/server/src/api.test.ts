@@ -338,7 +338,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
         body: '{}',
       });
       expect(unknown.status).toBe(404);
-      expect((await errorOf(unknown)).hint).toContain('list, diff, commit or discard');
+      expect((await errorOf(unknown)).hint).toContain('list, diff, check, commit or discard');
     });
 
     it('runs a tool as the user, and explains an unknown tool or a bad input', async () => {

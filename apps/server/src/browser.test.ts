@@ -147,6 +147,60 @@ describe('the desktop bundle in Chromium', () => {
     });
   });
 
+  it('a filter value that cannot be right is said beside it, and one the database refuses can be cleared, also after a reload', async () => {
+    await withApp({}, async (page, _app, errors) => {
+      await nav(page)
+        .getByRole('button', { name: /^orders/ })
+        .click();
+      const total = `${(await toolrow.source.rows.count('orders')).toLocaleString('en-US')} rows`;
+      await expect.poll(() => page.getByTestId('row-count').textContent()).toBe(total);
+      const requests: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/count')) requests.push(request.postData() ?? '');
+      });
+
+      // Not a number for a numeric column: said at the condition, nothing sent, nothing saved.
+      await page.getByRole('button', { name: '+ Filter' }).click();
+      await page.getByLabel('Filter column').selectOption('total');
+      await page.getByLabel('Filter value').fill('lots');
+      await page.getByLabel('Filter value').press('Enter');
+      expect(await page.getByTestId('filter-problem').textContent()).toBe(
+        "total is numeric(12,2): 'lots' is not a number.",
+      );
+      expect(await page.getByLabel('Filter value').getAttribute('aria-invalid')).toBe('true');
+      expect(requests).toEqual([]);
+      expect((await toolrow.state.ui.get('default')).tabs[0]).not.toHaveProperty('filter');
+
+      // A number no integer column holds: the server's refusal names the condition in words, the count
+      // says it failed instead of spinning, and Clear filter is offered.
+      await page.getByLabel('Filter column').selectOption('id');
+      await page.getByLabel('Filter value').fill('99999999999999999999');
+      await page.getByLabel('Filter value').press('Enter');
+      expect(await page.getByTestId('filter-problem').count()).toBe(0);
+      const alert = page.locator('.error-box');
+      await expect
+        .poll(() => alert.first().textContent())
+        .toBe(
+          "The filter (id = 99999999999999999999): Column 'id' is integer, which holds -2,147,483,648 to 2,147,483,647; 99999999999999999999 is outside that, so no row can have it.",
+        );
+      await expect.poll(() => page.getByTestId('row-count').textContent()).toBe('count failed');
+
+      // After a reload the same filter is back with the same explanation and the same way out.
+      await expect
+        .poll(async () => (await toolrow.state.ui.get('default')).tabs[0])
+        .toMatchObject({ filter: { column: 'id', value: '99999999999999999999' } });
+      await page.reload();
+      await expect
+        .poll(() => alert.first().textContent())
+        .toContain('The filter (id = 99999999999999999999)');
+      await page.getByRole('button', { name: 'Clear filter' }).click();
+      await expect.poll(() => page.getByTestId('row-count').textContent()).toBe(total);
+      expect(await alert.count()).toBe(0);
+      // The only failed requests were the refused filter's.
+      expect(errors.filter((error) => !/400/.test(error))).toEqual([]);
+    });
+  });
+
   it('opens a table, filters it, stages an edit, and commits it after review', async () => {
     await withApp({}, async (page, _app, errors) => {
       await nav(page)

@@ -76,6 +76,7 @@ import { type ConsentService, mountMcpClientRoutes, mountOAuthRoutes } from './o
 import { serveDesktop } from './static.ts';
 import {
   columnTypesOf,
+  forFilterBar,
   jsonRow,
   toDsFilter,
   toDsSort,
@@ -390,12 +391,16 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     );
     const { offset, limit } = body;
     const filter = toDsFilter(body.filter as Filter | undefined);
-    const page = await source.rows.select(c.req.param('table'), {
-      ...(filter ? { filter } : {}),
-      sort: toDsSort(body.sort),
-      offset,
-      limit,
-    });
+    const page = await source.rows
+      .select(c.req.param('table'), {
+        ...(filter ? { filter } : {}),
+        sort: toDsSort(body.sort),
+        offset,
+        limit,
+      })
+      .catch((error: unknown) => {
+        throw forFilterBar(error, body.filter as Filter | undefined);
+      });
     return c.json({
       rows: page.rows.map(jsonRow),
       offset,
@@ -410,10 +415,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   app.post('/api/tables/:table/count', async (c) => {
     const body = await readBody(c, z.strictObject({ filter: wireFilter.optional() }));
-    const count = await source.rows.count(
-      c.req.param('table'),
-      toDsFilter(body.filter as Filter | undefined),
-    );
+    const count = await source.rows
+      .count(c.req.param('table'), toDsFilter(body.filter as Filter | undefined))
+      .catch((error: unknown) => {
+        throw forFilterBar(error, body.filter as Filter | undefined);
+      });
     return c.json({ count });
   });
 

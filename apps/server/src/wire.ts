@@ -9,6 +9,7 @@ import type {
   TableInfo as DsTableInfo,
   StagingConflict,
 } from '@toolrow/datasource';
+import { DataSourceError, isDataSourceError } from '@toolrow/datasource';
 import type {
   AuditEntry,
   CommitConflict,
@@ -52,6 +53,25 @@ export function toDsFilter(filter: Filter | undefined | null): DsFilter | undefi
   if (conditions.length === 0) return undefined;
   if (conditions.length === 1) return conditions[0];
   return filter.combine === 'or' ? { or: conditions } : { and: conditions };
+}
+
+/**
+ * A filter the data layer refused, said for the filter bar: "Condition 2 (total = abc): …" rather
+ * than the tool-input path "filter.and[1]: …". Other errors pass through unchanged.
+ */
+export function forFilterBar(error: unknown, filter: Filter | undefined | null): unknown {
+  if (!isDataSourceError(error, 'invalid-filter') || !filter || filter.raw != null) return error;
+  // The data layer says where as "filter.and[1] (total eq): …".
+  const match = /^filter(?:\.(?:and|or)\[(\d+)\])?(?: \([^)]*\))?: /.exec(error.message);
+  if (!match) return error;
+  const index = match[1] === undefined ? 0 : Number(match[1]);
+  const condition = filter.conditions[index];
+  const ds = toDsFilter({ combine: 'and', conditions: condition ? [condition] : [] });
+  const label = `${filter.conditions.length > 1 ? `Condition ${index + 1}` : 'The filter'}${ds ? ` (${filterText(ds)})` : ''}`;
+  const rest = error.message.slice(match[0].length);
+  return new DataSourceError('invalid-filter', `${label}: ${rest.charAt(0).toUpperCase()}${rest.slice(1)}`, {
+    cause: error,
+  });
 }
 
 /** The data layer's Filter as the flat wire filter; nested ones travel as `raw` with a description. */

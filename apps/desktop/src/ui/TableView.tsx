@@ -1,5 +1,6 @@
 import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
 import {
+  ApiError,
   api,
   type ExportJob,
   FILTER_OPS,
@@ -18,13 +19,12 @@ import {
   displayTable,
   effectiveFilter,
   formatCount,
-  isBooleanType,
   isFiltered,
-  isNumericType,
   keyBadge,
   keyOf,
   keyString,
   parseEdit,
+  parseFilterValue,
 } from './format.ts';
 import { Grid, type GridColumn } from './Grid.tsx';
 import { usePagedRows } from './usePagedRows.ts';
@@ -177,7 +177,11 @@ export function TableView(props: TableViewProps) {
       <div className="toolbar">
         <span className="title">{displayTable(table)}</span>
         <span className="muted num" data-testid="row-count">
-          {count === null ? 'counting…' : `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`}
+          {countError
+            ? 'count failed'
+            : count === null
+              ? 'counting…'
+              : `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`}
         </span>
         {paged.access ? (
           <span
@@ -248,6 +252,18 @@ export function TableView(props: TableViewProps) {
         onApply={(next) => props.onQueryChange(next, sort)}
       />
       {error ? <ErrorBox error={error} /> : null}
+      {error instanceof ApiError && error.code === 'invalid-filter' && isFiltered(applied) ? (
+        <div className="toolbar">
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => props.onQueryChange({ combine: 'and', conditions: [] }, sort)}
+          >
+            Clear filter
+          </button>
+          <span className="faint">or change the condition above and apply it again</span>
+        </div>
+      ) : null}
       {info ? (
         <Grid
           label={`Rows of ${table}`}
@@ -323,45 +339,43 @@ function toDraft(condition: FilterCondition): DraftCondition {
   return { column: condition.column, op: condition.op, text: value == null ? '' : String(value), text2: '' };
 }
 
-/** A typed value for the server: numbers for numeric columns, booleans for boolean ones. */
-function coerce(text: string, type: string | undefined): unknown {
-  const trimmed = text.trim();
-  if (isNumericType(type) && trimmed !== '' && !Number.isNaN(Number(trimmed))) return Number(trimmed);
-  if (isBooleanType(type) && /^(true|false)$/i.test(trimmed)) return trimmed.toLowerCase() === 'true';
-  return trimmed;
-}
+type Parsed = { value: unknown } | { error: string };
 
-function fromDraft(draft: DraftCondition, info: TableInfo | undefined): FilterCondition {
-  const type = info?.columns.find((column) => column.name === draft.column)?.type;
+/** The condition for the server, or what is wrong with the draft (said beside its row). */
+function fromDraft(draft: DraftCondition, info: TableInfo | undefined): FilterCondition | { error: string } {
+  const column = info?.columns.find((each) => each.name === draft.column);
+  const values = (parsed: Parsed[]): unknown[] | { error: string } => {
+    const failed = parsed.find((each): each is { error: string } => 'error' in each);
+    return failed ?? parsed.map((each) => (each as { value: unknown }).value);
+  };
   switch (draft.op) {
     case 'is_null':
     case 'is_not_null':
       return { column: draft.column, op: draft.op };
-    case 'between':
-      return {
-        column: draft.column,
-        op: draft.op,
-        value: [coerce(draft.text, type), coerce(draft.text2, type)],
-      };
+    case 'between': {
+      const both = values([parseFilterValue(draft.text, column), parseFilterValue(draft.text2, column)]);
+      return 'error' in both ? both : { column: draft.column, op: draft.op, value: both };
+    }
     case 'in':
-    case 'not_in':
-      return {
-        column: draft.column,
-        op: draft.op,
-        value: draft.text
-          .split(',')
-          .map((part) => part.trim())
-          .filter(Boolean)
-          .map((part) => coerce(part, type)),
-      };
+    case 'not_in': {
+      const parts = draft.text
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean);
+      if (parts.length === 0) return { error: 'Type one or more values, separated by commas.' };
+      const list = values(parts.map((part) => parseFilterValue(part, column)));
+      return 'error' in list ? list : { column: draft.column, op: draft.op, value: list };
+    }
     case 'contains':
     case 'starts_with':
     case 'ends_with':
     case 'like':
     case 'ilike':
       return { column: draft.column, op: draft.op, value: draft.text };
-    default:
-      return { column: draft.column, op: draft.op, value: coerce(draft.text, type) };
+    default: {
+      const one = parseFilterValue(draft.text, column);
+      return 'error' in one ? one : { column: draft.column, op: draft.op, value: one.value };
+    }
   }
 }
 
@@ -377,8 +391,18 @@ function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
   }, [filterKey]);
 
   const columns = info?.columns ?? [];
-  const apply = (next: DraftCondition[] = drafts, nextCombine = combine) =>
-    onApply({ combine: nextCombine, conditions: next.map((draft) => fromDraft(draft, info)) });
+  // What is wrong with each draft, by its index: a filter with a problem is not applied (nor saved).
+  const [problems, setProblems] = useState<Record<number, string>>({});
+  const apply = (next: DraftCondition[] = drafts, nextCombine = combine) => {
+    const built = next.map((draft) => fromDraft(draft, info));
+    const found: Record<number, string> = {};
+    built.forEach((each, index) => {
+      if ('error' in each) found[index] = each.error;
+    });
+    setProblems(found);
+    if (Object.keys(found).length > 0) return;
+    onApply({ combine: nextCombine, conditions: built as FilterCondition[] });
+  };
   const update = (index: number, patch: Partial<DraftCondition>) =>
     setDrafts((current) => current.map((draft, i) => (i === index ? { ...draft, ...patch } : draft)));
   const onKeyDown = (event: KeyboardEvent) => {
@@ -458,6 +482,7 @@ function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
             {arity >= 1 ? (
               <input
                 className="input"
+                aria-invalid={problems[index] ? true : undefined}
                 aria-label="Filter value"
                 placeholder={draft.op === 'in' || draft.op === 'not_in' ? 'a, b, c' : 'value'}
                 value={draft.text}
@@ -491,6 +516,11 @@ function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
             >
               ✕
             </button>
+            {problems[index] ? (
+              <span className="filter-problem" role="alert" data-testid="filter-problem">
+                {problems[index]}
+              </span>
+            ) : null}
           </div>
         );
       })}

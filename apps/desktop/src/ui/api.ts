@@ -358,11 +358,14 @@ export class ApiError extends Error {
   readonly status: number;
   readonly hint: string | undefined;
   readonly details: unknown;
-  constructor(message: string, status: number, hint?: string, details?: unknown) {
+  /** The server's error code ('invalid-filter', 'unknown-table', …), when it gave one. */
+  readonly code: string | undefined;
+  constructor(message: string, status: number, hint?: string, details?: unknown, code?: string) {
     super(message);
     this.status = status;
     this.hint = hint;
     this.details = details;
+    this.code = code;
   }
 }
 
@@ -393,13 +396,14 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   if (!response.ok) {
     const error = (
       data && typeof data === 'object' && 'error' in data ? (data as { error: unknown }).error : data
-    ) as { message?: string; hint?: string; details?: unknown } | string | null;
+    ) as { message?: string; hint?: string; details?: unknown; code?: string } | string | null;
     if (error && typeof error === 'object') {
       throw new ApiError(
         error.message ?? `HTTP ${response.status}`,
         response.status,
         error.hint,
         error.details,
+        error.code,
       );
     }
     throw new ApiError(

@@ -12,6 +12,7 @@ import {
   keyOf,
   keyString,
   parseEdit,
+  parseFilterValue,
   shortType,
 } from './format.ts';
 
@@ -20,7 +21,10 @@ const column = (type: string, nullable = true) => ({ name: 'c', type, nullable }
 describe('parseEdit', () => {
   it.each([
     ['integer', '42', { value: 42 }],
-    ['numeric(10,2)', '12.50', { value: 12.5 }],
+    ['numeric(10,2)', '12.5', { value: 12.5 }],
+    // Digits a double would change travel as text: 12.50 keeps its scale, a long decimal its last digits.
+    ['numeric(10,2)', '12.50', { value: '12.50' }],
+    ['numeric(30,10)', '12345678901234567.123', { value: '12345678901234567.123' }],
     ['bigint', '9007199254740993', { value: '9007199254740993' }],
     ['integer', '-7', { value: -7 }],
     ['boolean', 'yes', { value: true }],
@@ -46,6 +50,29 @@ describe('parseEdit', () => {
   it('keeps an empty string for a NOT NULL text column, and refuses NULL there', () => {
     expect(parseEdit('', column('text', false))).toEqual({ value: '' });
     expect(parseEdit('NULL', column('text', false))).toHaveProperty('error');
+  });
+});
+
+describe('parseFilterValue', () => {
+  const col = (type: string) => ({ name: 'c', type });
+  it.each([
+    ['integer', ' 42 ', { value: 42 }],
+    ['integer', '99999999999999999999', { value: '99999999999999999999' }],
+    ['numeric(12,2)', '15255307.81', { value: 15255307.81 }],
+    ['boolean', 'TRUE', { value: true }],
+    ['text', ' paid ', { value: 'paid' }],
+    ['N', '12', { value: 12 }],
+  ] as const)('%s %j → %j', (type, text, want) => {
+    expect(parseFilterValue(text, col(type))).toEqual(want);
+  });
+
+  it.each([
+    ['integer', 'abc', "c is integer: 'abc' is not a number."],
+    ['numeric(12,2)', '', 'Type a value for c, or pick "is empty" to match NULL.'],
+    ['boolean', 'maybe', 'c is boolean: type true or false.'],
+    ['N', '1,5', "c is a number attribute: '1,5' is not a number."],
+  ] as const)('refuses %s %j: %s', (type, text, message) => {
+    expect(parseFilterValue(text, col(type))).toEqual({ error: message });
   });
 });
 

@@ -126,10 +126,9 @@ export function parseEdit(
     if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed)) {
       return { error: `${column.name} is ${column.type}: '${text}' is not a number.` };
     }
-    // Integers beyond 2^53 stay text so no digit is lost; Postgres casts the text to the column type.
-    return {
-      value: Number.isSafeInteger(Number(trimmed)) || trimmed.includes('.') ? Number(trimmed) : trimmed,
-    };
+    // A number a double would change (beyond 2^53, or more digits than it keeps) stays text so no
+    // digit is lost; Postgres casts the text to the column type.
+    return { value: String(Number(trimmed)) === trimmed ? Number(trimmed) : trimmed };
   }
   if (isBooleanType(column.type)) {
     const lower = trimmed.toLowerCase();
@@ -145,6 +144,30 @@ export function parseEdit(
     }
   }
   return { value: text };
+}
+
+/**
+ * A filter value by its column's type, checked before the filter is applied (and saved): a
+ * number for numeric columns (kept as text when a JavaScript number would change its digits),
+ * true/false for booleans, the text as typed otherwise.
+ */
+export function parseFilterValue(
+  text: string,
+  column: Pick<ColumnInfo, 'name' | 'type'> | undefined,
+): { value: unknown } | { error: string } {
+  const trimmed = text.trim();
+  const type = column?.type;
+  if (!column || !(isNumericType(type) || isBooleanType(type))) return { value: trimmed };
+  if (trimmed === '') return { error: `Type a value for ${column.name}, or pick "is empty" to match NULL.` };
+  if (isNumericType(type)) {
+    if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed))
+      return {
+        error: `${column.name} is ${type === 'N' ? 'a number attribute' : type}: '${trimmed}' is not a number.`,
+      };
+    return { value: String(Number(trimmed)) === trimmed ? Number(trimmed) : trimmed };
+  }
+  if (/^(true|false)$/i.test(trimmed)) return { value: trimmed.toLowerCase() === 'true' };
+  return { error: `${column.name} is boolean: type true or false.` };
 }
 
 /**

@@ -130,6 +130,19 @@ describe('compileFilter', () => {
       [{ and: [{ column: 'status', op: 'eq' }] }, /filter\.and\[0\]/],
       [{ and: 'x' }, /filter\.and: expected an array/],
       ['status = 1', /expected a condition/],
+      // Integers out of the column's range, fractions, and numbers JSON already rounded.
+      [
+        { column: 'id', op: 'eq', value: '99999999999999999999' },
+        /column 'id' is integer, which holds -2,147,483,648 to 2,147,483,647; 99999999999999999999 is outside that/,
+      ],
+      [{ column: 'id', op: 'gt', value: 2147483648 }, /2147483648 is outside that/],
+      [{ column: 'id', op: 'in', value: [1, -2147483649] }, /-2147483649 is outside that/],
+      [
+        { column: 'id', op: 'eq', value: JSON.parse('99999999999999999999') },
+        /arrived as 100000000000000000000: a JSON number beyond ±9,007,199,254,740,991 loses digits.*Pass it as a string/,
+      ],
+      [{ column: 'id', op: 'eq', value: 1.5 }, /1\.5 \(not a whole number\)/],
+      [{ column: 'id', op: 'eq', value: '1.5' }, /'1\.5' \(not written as a whole number\)/],
     ];
     for (const [filter, message] of bad) {
       expect(() => compileFilter(TABLE, filter as Filter), JSON.stringify(filter)).toThrow(message);

@@ -10,6 +10,7 @@ import {
 } from '../core/filter-types.ts';
 import { resolveColumnIn } from '../core/schema-names.ts';
 import type { ColumnInfo, TableInfo } from '../core/schema-types.ts';
+import { checkIntegerValue } from './integer-range.ts';
 import { quoteIdent } from './sql.ts';
 
 export * from '../core/filter-types.ts';
@@ -53,6 +54,7 @@ function isScalar(value: unknown): value is FilterScalar {
 /** Catches obvious type mistakes with a clear message before Postgres does with a vaguer one. */
 function checkValueForColumn(column: ColumnInfo, value: FilterScalar, where: string): void {
   if (value === null) return;
+  checkIntegerValue(column, value, where, 'invalid-filter');
   if (NUMERIC_TYPE_IDS.has(column.typeId)) {
     const ok =
       typeof value === 'number' ||

@@ -6,6 +6,7 @@ import type { TableInfo } from '../core/schema-types.ts';
 import type { Row, RowKey } from '../core/types.ts';
 import type { Database, QueryResult } from './database.ts';
 import { compileFilter, compileSort } from './filters.ts';
+import { checkIntegerValue } from './integer-range.ts';
 import { quoteIdent, quoteQualified } from './sql.ts';
 
 const DEFAULT_LIMIT = 100;
@@ -26,7 +27,9 @@ export function normalizeKey(table: TableInfo, key: unknown): RowKey {
   const shape = `{ ${table.primaryKey.map((column) => `${column}: …`).join(', ')} }`;
   if (!isPlainObject(key)) {
     if (table.primaryKey.length === 1 && (typeof key === 'string' || typeof key === 'number')) {
-      return { [table.primaryKey[0]!]: key };
+      const column = resolveColumnIn(table, table.primaryKey[0]!);
+      checkIntegerValue(column, key, `The key of '${table.qualifiedName}'`, 'invalid-key');
+      return { [column.name]: key };
     }
     throw new DataSourceError(
       'invalid-key',
@@ -48,6 +51,7 @@ export function normalizeKey(table: TableInfo, key: unknown): RowKey {
         `Key column '${column.name}' needs a string or number value, got ${JSON.stringify(value) ?? 'undefined'}.`,
       );
     }
+    checkIntegerValue(column, value, `The key of '${table.qualifiedName}'`, 'invalid-key');
     result[column.name] = value;
   }
   const missing = table.primaryKey.filter((column) => !(column in result));

@@ -221,6 +221,14 @@ describe.each(testEngines())('schema cache, rows and seed on $name', ({ open }) 
     );
     await expect(ds.rows.get('orders', { id: null })).rejects.toThrow(/needs a string or number/);
     await expect(ds.rows.get('paid_orders', 1)).rejects.toThrow(/has no primary key/);
+    // A key out of the column's range, or rounded by JSON on its way, is named, not a PostgreSQL error or another row.
+    await expect(ds.rows.get('orders', '99999999999999999999')).rejects.toThrow(
+      /The key of 'public\.orders': column 'id' is integer, which holds -2,147,483,648 to 2,147,483,647; 99999999999999999999 is outside that/,
+    );
+    await expect(ds.rows.get('orders', { id: JSON.parse('99999999999999999999') })).rejects.toThrow(
+      /arrived as 100000000000000000000.*Pass it as a string/,
+    );
+    await expect(ds.rows.get('orders', { id: 2147483647 })).resolves.toBeUndefined();
   });
 
   it('property: hostile filter values and identifiers never inject, and counts match the data', async () => {
