@@ -215,8 +215,43 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       expect(response.status).toBe(400);
       const error = await errorOf(response);
       expect(error.message.length).toBeGreaterThan(10);
-      expect(error.hint).toContain('staged');
+      expect(error.hint).toBe('The workbench runs one read-only SELECT at a time.');
+      // Said for the person at the workbench: no tool names, no "the user reviews".
+      expect(error.message).not.toMatch(/stage tools|stageUpdate|the user reviews|explainQuery|sampleValues/);
       expect(await source.rows.count('orders')).toBe(before);
+    });
+
+    it('a write is refused with what to do in the app', async () => {
+      const error = await errorOf(
+        await raw('/api/query', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sql: 'update orders set note = null' }),
+        }),
+      );
+      expect(error.message).toMatch(
+        /^UPDATE is refused: The workbench only reads\. To change data, open the table and edit its rows \(double-click a cell, or select rows and Stage delete\): edits wait in Staging until you commit them\.$/,
+      );
+    });
+
+    it.each([
+      ['select * from ordrs', /Did you mean 'orders'/],
+      ['select totl from orders', /Did you mean 'total'/],
+      ['select o.statu from orders o', /Did you mean 'status'/],
+    ])('a name the database does not know: %j points to the nearest', async (sql, nearest) => {
+      const error = await errorOf(
+        await raw('/api/query', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sql }),
+        }),
+      );
+      expect(error.message).toMatch(/^The query failed: .*does not exist/);
+      expect(`${error.message} ${error.hint}`).toMatch(nearest);
+      expect(`${error.message} ${error.hint}`.match(/Did you mean|Perhaps you meant/g)).toHaveLength(1);
+      expect(error.hint).toMatch(
+        /\(the table list on the left has every table; a header shows each column\)\.$/,
+      );
     });
   });
 

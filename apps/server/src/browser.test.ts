@@ -201,6 +201,25 @@ describe('the desktop bundle in Chromium', () => {
     });
   });
 
+  it('the workbench: a failed query shows only its error (no earlier rows under it), with the nearest name', async () => {
+    await withApp({}, async (page, _app, errors) => {
+      await page.getByRole('button', { name: 'New query' }).click();
+      const sql = page.getByLabel('SQL');
+      await sql.fill('select id, status from orders order by id limit 3');
+      await page.getByRole('button', { name: /^Run/ }).click();
+      const results = page.getByRole('grid', { name: 'Query results' });
+      await expect.poll(() => results.count()).toBe(1);
+      await sql.fill('select id from ordrs');
+      await page.getByRole('button', { name: /^Run/ }).click();
+      const alert = page.getByRole('alert');
+      await expect.poll(() => alert.count()).toBe(1);
+      expect(await alert.textContent()).toContain('relation "ordrs" does not exist');
+      expect(await alert.locator('.hint').textContent()).toContain("Did you mean 'orders'");
+      expect(await results.count()).toBe(0);
+      expect(errors.filter((error) => !/400/.test(error))).toEqual([]);
+    });
+  });
+
   it('opens a table, filters it, stages an edit, and commits it after review', async () => {
     await withApp({}, async (page, _app, errors) => {
       await nav(page)

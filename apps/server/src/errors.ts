@@ -73,7 +73,7 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
         error: {
           message: error.message,
           code: `sql-${error.code}`,
-          hint: 'The workbench runs one read-only statement. To change data, edit rows in a table: edits are staged for review.',
+          hint: 'The workbench runs one read-only SELECT at a time.',
         },
       },
     };

@@ -14,6 +14,7 @@ import {
   type ExportFormat,
   type ExportSource,
   isDataSourceError,
+  unknownNameHint,
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
 import type { AppStatus, EvalLatest, Filter, UiState } from '@toolrow/desktop/wire';
@@ -259,7 +260,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   /** The statement check of the active connection's dialect: the SQL guard, or the engine's own. */
   async function checkStatement(text: string): Promise<{ statement: string }> {
     if (source.queries.dialect === 'postgresql')
-      return checkReadOnlySql(text, { hiddenSchemas: [APP_SCHEMA] });
+      return checkReadOnlySql(text, { hiddenSchemas: [APP_SCHEMA], audience: 'user' });
     if (!source.queries.check) throw badRequest(`${source.description} has no statement check; nothing ran.`);
     return source.queries.check(text);
   }
@@ -470,7 +471,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         400,
         'query-failed',
         `The query failed: ${message}`,
-        'Check the table and column names in the table list on the left.',
+        `${unknownNameHint(message, (await source.schema.get()).tables).trim() || 'Check the table and column names'} (the table list on the left has every table; a header shows each column).`,
       );
     }
   });

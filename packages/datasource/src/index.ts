@@ -29,7 +29,7 @@ export type {
 } from './core/exports.ts';
 export { DEFAULT_EXPORT_TIME_LIMIT_MS, EXPORT_FORMATS } from './core/exports.ts';
 export * from './core/filter-types.ts';
-export { didYouMean, nearestNames } from './core/names.ts';
+export { didYouMean, nearestNames, unknownNameHint } from './core/names.ts';
 export { ensurePrivateDir } from './core/private-dir.ts';
 export type { QueryDialect, QueryPlan, QueryRunner } from './core/queries.ts';
 export type { RowAccess, RowPage, RowReader, RowReadOptions, SelectRowsOptions } from './core/rows.ts';

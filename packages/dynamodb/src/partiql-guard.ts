@@ -48,7 +48,7 @@ type Token =
   | { kind: 'number'; text: string };
 
 const STATEMENT_HINT =
-  'Write one SELECT, e.g. SELECT * FROM "orders" WHERE "customer_id" = \'c-17\'; changes go through the staging tools.';
+  'Write one SELECT, e.g. SELECT * FROM "orders" WHERE "customer_id" = \'c-17\'; changes are staged and committed after review (edits in a table, or the stage tools).';
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];

@@ -232,3 +232,32 @@ describe('checkReadOnlySql', () => {
     );
   });
 });
+
+// The same statements are refused for a model and for a person; only the advice differs.
+describe('refusal advice by audience', () => {
+  const refusal = async (sql: string, audience?: 'model' | 'user') => {
+    try {
+      await checkReadOnlySql(sql, { hiddenSchemas: ['toolrow_app'], ...(audience ? { audience } : {}) });
+    } catch (error) {
+      return error as SqlGuardError;
+    }
+    throw new Error(`not refused: ${sql}`);
+  };
+  it.each([
+    'delete from orders',
+    'with gone as (delete from orders returning *) select 1',
+    'explain select 1',
+    'select * into copy from orders',
+    'select * from pg_authid',
+    'select * from toolrow_app.mcp_tokens',
+    'vacuum',
+  ])('%j: the model is told which tools, the person what to do in the app', async (sql) => {
+    const forModel = await refusal(sql);
+    const forUser = await refusal(sql, 'user');
+    expect(forUser.code).toBe(forModel.code);
+    expect(forUser.message).not.toMatch(
+      /stage tools|stage[A-Z]\w+|explainQuery|sampleValues|startExport|silent tools|the user/,
+    );
+    expect(forUser.message).not.toBe(forModel.message);
+  });
+});

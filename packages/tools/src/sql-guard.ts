@@ -81,6 +81,11 @@ export interface ReadOnlyStatement {
 export interface SqlGuardOptions {
   /** Schemas the query may not read (the app-state schema: tokens, audit, chat attachments). */
   hiddenSchemas?: readonly string[];
+  /**
+   * Who reads the refusal: a model gets the tools to use instead (the default); a person at the
+   * app's SQL workbench gets what to do in the app. What is refused is the same for both.
+   */
+  audience?: 'model' | 'user';
 }
 
 // Functions that change state, sleep, run SQL given as a string, or read the server's files.
@@ -205,7 +210,27 @@ const STATEMENT_NAMES: Readonly<Record<string, string>> = {
 };
 
 const STAGE_TOOLS = WRITE_SCOPE_TOOLS.staging.join(', ');
-const WRITE_ADVICE = `Queries are read-only. To change data, use the stage tools (${STAGE_TOOLS}); the user reviews and commits staged changes.`;
+
+type Advice = Record<'write' | 'explain' | 'export' | 'sample' | 'appState', string>;
+
+/** What to do instead, said for whoever reads the refusal. */
+const ADVICE: Record<'model' | 'user', Advice> = {
+  model: {
+    write: `Queries are read-only. To change data, use the stage tools (${STAGE_TOOLS}); the user reviews and commits staged changes.`,
+    explain: `send the SELECT alone (${EXPLAIN_TOOL} shows its plan without running it)`,
+    export: `export them (${EXPORT_TOOLS}) instead`,
+    sample: `${SAMPLE_TOOL} shows a column's common values`,
+    appState: 'Use the silent tools (staged changes, saved specs, history, audit log) to read it.',
+  },
+  user: {
+    write:
+      'The workbench only reads. To change data, open the table and edit its rows (double-click a cell, or select rows and Stage delete): edits wait in Staging until you commit them.',
+    explain: 'run the SELECT alone; the agent can show its plan if you ask it',
+    export: 'run the SELECT and use Export above the results instead',
+    sample: "a table's column header shows its type, and the agent can list a column's common values",
+    appState: 'Its contents are in the app itself: Staging, Exports and the Audit log.',
+  },
+};
 
 let loaded: Promise<void> | undefined;
 
@@ -271,20 +296,17 @@ function statementName(kind: string, text: string): string {
   return words || kind;
 }
 
-function refuseStatement(kind: string, text: string): never {
+function refuseStatement(kind: string, text: string, advice: Advice): never {
   const name = statementName(kind, text);
   if (kind in WRITE_NODES || kind === 'CreateTableAsStmt' || kind === 'CopyStmt' || kind === 'TruncateStmt') {
-    throw new SqlGuardError('not-a-select', `${name} is refused: ${WRITE_ADVICE}`);
+    throw new SqlGuardError('not-a-select', `${name} is refused: ${advice.write}`);
   }
   if (kind === 'ExplainStmt') {
-    throw new SqlGuardError(
-      'not-a-select',
-      `EXPLAIN is refused here: send the SELECT alone (${EXPLAIN_TOOL} shows its plan without running it).`,
-    );
+    throw new SqlGuardError('not-a-select', `EXPLAIN is refused here: ${advice.explain}.`);
   }
   throw new SqlGuardError(
     'not-a-select',
-    `${name} is refused: only one read-only SELECT (or WITH … SELECT, VALUES, TABLE) is accepted. ${WRITE_ADVICE}`,
+    `${name} is refused: only one read-only SELECT (or WITH … SELECT, VALUES, TABLE) is accepted. ${advice.write}`,
   );
 }
 
@@ -354,7 +376,8 @@ export async function checkReadOnlySql(
   const root = entry.stmt as AnyNode | undefined;
   const kind = root ? Object.keys(root)[0] : undefined;
   if (!root || !kind) throw new SqlGuardError('empty', 'The query has no statement: send one SELECT.');
-  if (kind !== 'SelectStmt') refuseStatement(kind, text);
+  const advice = ADVICE[options.audience ?? 'model'];
+  if (kind !== 'SelectStmt') refuseStatement(kind, text, advice);
 
   const hidden = new Set((options.hiddenSchemas ?? []).map((schema) => schema.toLowerCase()));
   const result: ReadOnlyStatement = {
@@ -378,13 +401,13 @@ export async function checkReadOnlySql(
       if (key in WRITE_NODES) {
         throw new SqlGuardError(
           'data-modifying-cte',
-          `${WRITE_NODES[key]} inside a query (a data-modifying WITH) is refused. ${WRITE_ADVICE}`,
+          `${WRITE_NODES[key]} inside a query (a data-modifying WITH) is refused. ${advice.write}`,
         );
       }
       if (key === 'intoClause' && isObject(child)) {
         throw new SqlGuardError(
           'select-into',
-          `SELECT … INTO creates a table and is refused. Drop the INTO clause to read the rows; to keep them, export them (${EXPORT_TOOLS}) instead.`,
+          `SELECT … INTO creates a table and is refused. Drop the INTO clause to read the rows; to keep them, ${advice.export}.`,
         );
       }
       if (key === 'lockingClause' && Array.isArray(child) && child.length > 0) {
@@ -409,13 +432,13 @@ export async function checkReadOnlySql(
         if (FORBIDDEN_RELATIONS.has(name.toLowerCase())) {
           throw new SqlGuardError(
             'forbidden-relation',
-            `Reading ${name} is refused: it holds credentials, server configuration or other tables' values. Query your own tables instead (${SAMPLE_TOOL} shows a column's common values).`,
+            `Reading ${name} is refused: it holds credentials, server configuration or other tables' values. Query your own tables instead (${advice.sample}).`,
           );
         }
         if (schema && hidden.has(schema.toLowerCase())) {
           throw new SqlGuardError(
             'forbidden-relation',
-            `The schema ${schema} holds Toolrow's own app state and cannot be queried. Use the silent tools (staged changes, saved specs, history, audit log) to read it.`,
+            `The schema ${schema} holds Toolrow's own app state and cannot be queried. ${advice.appState}`,
           );
         }
         const alias =

@@ -183,6 +183,16 @@ describe.each(testStores())('tools on $name', ({ open }) => {
       ).toBe(true);
     });
 
+    it('runQuery names the nearest table or column when the database knows no such name', async () => {
+      expect((await toolError(call('runQuery', { sql: 'select * from ordrs' }))).message).toMatch(
+        /relation "ordrs" does not exist\. Did you mean 'orders'/,
+      );
+      // PostgreSQL names the column itself; its hint is kept and not said twice.
+      const column = (await toolError(call('runQuery', { sql: 'select totl from orders' }))).message;
+      expect(column).toMatch(/Perhaps you meant to reference the column "orders\.total"/);
+      expect(column).not.toMatch(/Did you mean/);
+    });
+
     it('validateQuery accepts good SQL and names the exact problem in bad SQL', async () => {
       const good = await call('validateQuery', {
         sql: 'select o.id, c.email from orders o join customers c on c.id = o.customer_id',

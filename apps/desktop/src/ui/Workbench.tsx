@@ -34,6 +34,8 @@ export function Workbench({ sql, onSqlChange, onExport }: WorkbenchProps) {
     try {
       setResult(await api.query(sql));
     } catch (cause) {
+      // The previous statement's rows would read as this one's answer: show only the error.
+      setResult(null);
       setError(cause);
     } finally {
       setRunning(false);

@@ -34,3 +34,27 @@ export function didYouMean(suggestions: readonly string[]): string {
   if (suggestions.length === 0) return '';
   return ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?`;
 }
+
+/**
+ * "Did you mean 'orders'?" for a database error about a name it does not know (PostgreSQL's
+ * `relation "order" does not exist`, `column "totl" does not exist`, `column o.totl does not
+ * exist`), from the tables the schema cache holds; '' for any other error or when nothing is close.
+ */
+export function unknownNameHint(
+  message: string,
+  tables: readonly { schema: string; name: string; columns: readonly { name: string }[] }[],
+): string {
+  if (/Perhaps you meant/i.test(message)) return ''; // PostgreSQL's own hint already names it
+  const relation = /relation "([^"]+)" does not exist/.exec(message);
+  if (relation) {
+    const wanted = relation[1]!.split('.').pop()!;
+    return didYouMean(nearestNames(wanted, [...new Set(tables.map((table) => table.name))], 2));
+  }
+  const column = /column (?:"([^"]+)"|([\w$]+(?:\.[\w$]+)*)) does not exist/.exec(message);
+  if (column) {
+    const wanted = (column[1] ?? column[2]!).split('.').pop()!;
+    const names = [...new Set(tables.flatMap((table) => table.columns.map((each) => each.name)))];
+    return didYouMean(nearestNames(wanted, names, 2));
+  }
+  return '';
+}

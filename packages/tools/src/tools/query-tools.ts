@@ -8,6 +8,7 @@ import {
   type ReadQueryResult,
   resolveTableIn,
   type TableInfo,
+  unknownNameHint,
 } from '@toolrow/datasource';
 import { z } from 'zod';
 import { boundRows, clipText } from '../bounds.ts';
@@ -317,7 +318,7 @@ export const runQuery = defineTool({
       throw new ToolError(
         'failed',
         'runQuery',
-        `The query failed: ${message.replace(/\.$/, '')}. Check table and column names with describeTable, or validateQuery first.`,
+        `The query failed: ${message.replace(/\.$/, '')}.${unknownNameHint(message, (await ctx.source.schema.get()).tables)} Check table and column names with describeTable, or validateQuery first.`,
         { cause: error },
       );
     }
