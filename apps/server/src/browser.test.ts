@@ -220,6 +220,31 @@ describe('the desktop bundle in Chromium', () => {
     });
   });
 
+  it('many tabs: the strip scrolls, and the tab in focus is always whole in view', async () => {
+    await withApp({}, async (page, _app, errors) => {
+      await page.setViewportSize({ width: 1200, height: 800 });
+      for (let index = 0; index < 14; index++) {
+        await page.getByRole('button', { name: 'New query' }).click();
+        await page.getByLabel('SQL').fill(`select ${index} as tab_number_${index}`);
+      }
+      const strip = page.getByRole('tablist', { name: 'Open tabs' });
+      await expect.poll(() => strip.getByRole('tab').count()).toBe(14);
+      const within = async (name: RegExp) => {
+        const tab = await strip.getByRole('tab', { name }).boundingBox();
+        const box = await strip.boundingBox();
+        return tab!.x >= box!.x - 0.5 && tab!.x + tab!.width <= box!.x + box!.width + 0.5;
+      };
+      expect(await strip.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+      // The strip scrolls instead of pushing the page wider.
+      expect(await page.locator('html').evaluate((element) => element.scrollWidth)).toBe(1200);
+      await expect.poll(() => within(/tab_number_13/)).toBe(true);
+      // Going back to the first tab (Alt+1) brings it into view.
+      await page.keyboard.press('Alt+1');
+      await expect.poll(() => within(/tab_number_0\b/)).toBe(true);
+      expect(errors).toEqual([]);
+    });
+  });
+
   it('opens a table, filters it, stages an edit, and commits it after review', async () => {
     await withApp({}, async (page, _app, errors) => {
       await nav(page)

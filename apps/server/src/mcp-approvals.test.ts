@@ -147,6 +147,22 @@ describe('the MCP approval inbox in the app', () => {
         format: 'csv',
       });
       expect((await toolrow.state.exportJobs.list()).length).toBe(0);
+      // The inbox covers nothing: the chat's input stays clear of it, and typing there still works.
+      const inbox = await page.getByTestId('mcp-inbox').boundingBox();
+      const input = await page.getByLabel('Message').boundingBox();
+      expect(inbox && input).toBeTruthy();
+      const overlaps =
+        inbox!.x < input!.x + input!.width &&
+        input!.x < inbox!.x + inbox!.width &&
+        inbox!.y < input!.y + input!.height &&
+        input!.y < inbox!.y + inbox!.height;
+      expect(overlaps).toBe(false);
+      await page.getByLabel('Message').click();
+      await expect
+        .poll(() =>
+          page.getByLabel('Message').evaluate((element) => element === element.ownerDocument.activeElement),
+        )
+        .toBe(true);
       await card.getByRole('button', { name: 'Approve' }).click();
       const result = await call;
       expect(result.isError, textOf(result)).toBeFalsy();

@@ -776,7 +776,21 @@ describe('refusals with the standard errors', () => {
       const row = page.getByTestId('mcp-client').filter({ hasText: 'Panel Client' });
       await expect.poll(() => row.count()).toBe(1);
       expect(await row.textContent()).toContain('tables:readonly');
-      await row.getByRole('button', { name: 'Disconnect' }).click();
+      // At 1200 px wide (the chat sidebar open) Disconnect is whole and inside the panel, not cut off.
+      await page.setViewportSize({ width: 1200, height: 800 });
+      const disconnect = row.getByRole('button', { name: 'Disconnect' });
+      await disconnect.scrollIntoViewIfNeeded();
+      const button = await disconnect.boundingBox();
+      const panel = await page.locator('main .view').boundingBox();
+      expect(button && panel).toBeTruthy();
+      expect(button!.x).toBeGreaterThanOrEqual(panel!.x);
+      expect(button!.x + button!.width).toBeLessThanOrEqual(panel!.x + panel!.width);
+      // Nothing of the table is scrolled out of sight either.
+      const table = await page.locator('.dtable').boundingBox();
+      expect(table!.x).toBeGreaterThanOrEqual(panel!.x);
+      expect(table!.width).toBeLessThanOrEqual(panel!.width);
+      expect(await disconnect.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+      await disconnect.click();
       await expect.poll(() => row.count()).toBe(0);
     } finally {
       await page.close();

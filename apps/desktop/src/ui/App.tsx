@@ -64,6 +64,7 @@ export function App() {
   const [chatHidden, setChatHidden] = useState(false);
   const [overlay, setOverlay] = useState<'palette' | 'help' | 'model' | null>(null);
   const chatInput = useRef<HTMLTextAreaElement>(null);
+  const tabStrip = useRef<HTMLDivElement>(null);
   const restored = useRef(false);
   // The UI state last read from or written to the server: only a change from it is saved.
   const lastSynced = useRef<string | null>(null);
@@ -187,6 +188,15 @@ export function App() {
   }, [uiStateKey]);
 
   // ── Tabs ─────────────────────────────────────────────────────────────────────────────────
+  // The tab in focus is always whole in view, however many are open (the strip scrolls sideways).
+  // A tab's title grows with its query, so this runs when any tab changes, not only the focus.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the focus or the tabs change.
+  useEffect(() => {
+    tabStrip.current
+      ?.querySelector('[role="tab"][aria-selected="true"]')
+      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [focusedId, tabs]);
+
   const focus = useCallback((id: string) => {
     setFocusedId(id);
     setSelection([]);
@@ -633,7 +643,8 @@ export function App() {
       </nav>
 
       <main className="main">
-        <div className="tabstrip" role="tablist" aria-label="Open tabs">
+        <McpInbox onError={toastError} />
+        <div className="tabstrip" role="tablist" aria-label="Open tabs" ref={tabStrip}>
           {tabs.map((tab, index) => {
             const { title, kind } = tabTitle(tab);
             return (
@@ -686,8 +697,6 @@ export function App() {
           </div>
         )}
       </main>
-
-      <McpInbox onError={toastError} />
 
       {/* Hidden with CSS, not unmounted, so the conversation survives Ctrl+. */}
       <ChatPanel

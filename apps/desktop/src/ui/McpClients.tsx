@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, type McpClient } from './api.ts';
 import { formatTimestamp } from './format.ts';
-import { ErrorBox } from './widgets.tsx';
+import { ErrorBox, When } from './widgets.tsx';
 
 const when = (iso: string | null) => (iso ? formatTimestamp(iso) : '—');
 
@@ -50,11 +50,10 @@ export function McpClientsPanel({ onError }: { onError: (error: unknown) => void
       ) : null}
       {clients && clients.length > 0 ? (
         <div className="list" style={{ padding: 0 }}>
-          <table className="dtable">
+          <table className="dtable compact">
             <thead>
               <tr>
-                <th>Client</th>
-                <th>Audit name</th>
+                <th title="The client's name, and the name it has in the audit log">Client</th>
                 <th>Scope</th>
                 <th>Profile</th>
                 <th>Connected</th>
@@ -66,8 +65,10 @@ export function McpClientsPanel({ onError }: { onError: (error: unknown) => void
             <tbody>
               {clients.map((client) => (
                 <tr key={client.id} data-testid="mcp-client">
-                  <td data-testid="mcp-client-name">{client.clientName}</td>
-                  <td className="mono">{client.actor}</td>
+                  <td>
+                    <div data-testid="mcp-client-name">{client.clientName}</div>
+                    <div className="mono faint">{client.actor}</div>
+                  </td>
                   <td>
                     <span className="badge">{client.scope}</span>
                   </td>
@@ -78,14 +79,14 @@ export function McpClientsPanel({ onError }: { onError: (error: unknown) => void
                         not finished
                       </span>
                     ) : (
-                      when(client.createdAt)
+                      <When iso={client.createdAt} />
                     )}
                   </td>
                   <td className="muted">{client.expiresAt ? when(client.expiresAt) : 'when disconnected'}</td>
                   <td className="muted" data-testid="mcp-client-last-use">
-                    {when(client.lastUsedAt)}
+                    {client.lastUsedAt ? <When iso={client.lastUsedAt} /> : '—'}
                   </td>
-                  <td>
+                  <td className="actions">
                     <button type="button" className="btn small" onClick={() => disconnect(client.id)}>
                       Disconnect
                     </button>
