@@ -1,6 +1,7 @@
 // While `npm start` runs, the app holds the embedded database (one process per data dir), so the
 // user's own commands go through the app: it wrote its URL and token to <data dir>/app.json.
-import { isDataSourceError } from '@toolrow/datasource';
+import { hostname } from 'node:os';
+import { DataDirHeldError, isDataSourceError } from '@toolrow/datasource';
 import { findRunningApp, type RunningApp } from '@toolrow/server/app-file';
 import { openToolrow, resolveDataDir, type Toolrow } from '@toolrow/state';
 import type { CommandIo } from './command.ts';
@@ -18,11 +19,64 @@ export function runningApp(io: CommandIo): RunningApp | null {
  */
 export async function openOrApp(io: CommandIo): Promise<{ toolrow: Toolrow } | { app: RunningApp }> {
   try {
-    return { toolrow: await openToolrow({ env: io.env, cwd: io.cwd }) };
+    return { toolrow: await openToolrowWaiting(io) };
   } catch (error) {
     const app = isDataSourceError(error) && error.code === 'connection' ? runningApp(io) : null;
     if (app) return { app };
     throw error;
+  }
+}
+
+const DEFAULT_LOCK_WAIT_SECONDS = 60;
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Opens the database; while another toolrow command of this machine has the embedded one open,
+ * waits for it to finish (saying so once) rather than failing at once: two commands typed one
+ * after the other should both work. The app is not waited for (commands go through it), nor a
+ * holder on another machine. TOOLROW_LOCK_WAIT sets the most seconds to wait (0: do not wait).
+ */
+export async function openToolrowWaiting(io: CommandIo): Promise<Toolrow> {
+  const limit = Number(io.env.TOOLROW_LOCK_WAIT ?? DEFAULT_LOCK_WAIT_SECONDS);
+  const deadline =
+    Date.now() + (Number.isFinite(limit) && limit >= 0 ? limit : DEFAULT_LOCK_WAIT_SECONDS) * 1000;
+  let waited = false;
+  for (;;) {
+    try {
+      return await openToolrow({ env: io.env, cwd: io.cwd });
+    } catch (error) {
+      const held = error instanceof DataDirHeldError ? error.owner : null;
+      const waitable =
+        held !== null &&
+        held.pid !== process.pid &&
+        held.hostname === hostname() &&
+        held.pid !== runningApp(io)?.pid;
+      if (!waitable || Date.now() >= deadline) {
+        if (waitable && waited) {
+          throw new Error(
+            `${(error as Error).message} (Waited ${Math.round(limit)} s for it; TOOLROW_LOCK_WAIT sets how long.)`,
+          );
+        }
+        throw error;
+      }
+      if (!waited) {
+        io.stderr(
+          `Waiting for process ${held.pid} (${held.command || 'another toolrow command'}) to finish with the embedded database… Ctrl-C stops waiting.\n`,
+        );
+        waited = true;
+      }
+      while (running(held.pid) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
   }
 }
 

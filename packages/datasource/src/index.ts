@@ -12,6 +12,8 @@ export type {
 } from './core/changes.ts';
 export type { DataSource } from './core/data-source.ts';
 export {
+  DataDirHeldError,
+  type DataDirOwner,
   DataSourceError,
   type DataSourceErrorCode,
   isDataSourceError,

@@ -16,8 +16,9 @@ import {
   toolsBackend,
 } from '@toolrow/agent';
 import { describeCall, type ToolEngine } from '@toolrow/catalog';
-import { DEFAULT_PROFILE, openToolrow } from '@toolrow/state';
+import { DEFAULT_PROFILE } from '@toolrow/state';
 import type { ModelMessage } from 'ai';
+import { openToolrowWaiting } from '../app-client.ts';
 import { type Command, UsageError } from '../command.ts';
 import { modelForCommand } from '../model.ts';
 
@@ -176,7 +177,7 @@ export const chatCommand: Command = {
       throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(', ')}, not '${values.mode}'.`);
     }
     const { model, label } = await modelForCommand(io, values.profile);
-    const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
+    const toolrow = await openToolrowWaiting(io);
     const { state } = toolrow;
     try {
       const profileId = values.profile ?? io.env.TOOLROW_PROFILE ?? toolrow.connection.profile;

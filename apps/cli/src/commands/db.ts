@@ -13,7 +13,8 @@ import {
   sampleCounts,
   userSchemas,
 } from '@toolrow/datasource';
-import { openAppState, openConnectionData, openToolrow, UNNAMED_CONNECTION } from '@toolrow/state';
+import { openAppState, openConnectionData, UNNAMED_CONNECTION } from '@toolrow/state';
+import { openToolrowWaiting } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
@@ -166,7 +167,7 @@ async function seed(args: string[], io: CommandIo): Promise<number> {
 
 async function info(args: string[], io: CommandIo): Promise<number> {
   const values = parse(args, { json: { type: 'boolean' } });
-  const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
+  const toolrow = await openToolrowWaiting(io);
   const { source, state } = toolrow;
   try {
     const snapshot = await source.schema.get();

@@ -34,11 +34,17 @@ import {
   DEFAULT_PROFILE,
   type McpToken,
   openAppState,
-  openToolrow,
   type Toolrow,
   VERIFY_CACHE_TTL_MS,
 } from '@toolrow/state';
-import { getFromApp, openOrApp, postToApp, type RunningApp, runningApp } from '../app-client.ts';
+import {
+  getFromApp,
+  openOrApp,
+  openToolrowWaiting,
+  postToApp,
+  type RunningApp,
+  runningApp,
+} from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { takeEarlyStdio } from '../early-stdio.js';
 import { formatTable, formatTime, toJson } from '../format.ts';
@@ -112,7 +118,7 @@ async function exposureOf(toolrow: Toolrow): Promise<McpScope | undefined> {
 }
 
 async function withSource<T>(io: CommandIo, fn: (toolrow: Toolrow) => Promise<T>): Promise<T> {
-  const toolrow = await openToolrow({ env: io.env, cwd: io.cwd });
+  const toolrow = await openToolrowWaiting(io);
   try {
     return await fn(toolrow);
   } finally {

@@ -50,6 +50,24 @@ export class UnknownNameError extends DataSourceError {
   }
 }
 
+/** Who holds an embedded database's data directory. */
+export interface DataDirOwner {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+  command: string;
+}
+
+/** The embedded database is open in another process (PGlite allows one per data directory). */
+export class DataDirHeldError extends DataSourceError {
+  override name = 'DataDirHeldError';
+  readonly owner: DataDirOwner;
+  constructor(owner: DataDirOwner, message: string) {
+    super('connection', message);
+    this.owner = owner;
+  }
+}
+
 /**
  * What a read stopped by its caller's AbortSignal fails with. Not the signal's reason: a tool
  * passes this message to the model, and callers tell it apart by its code.

@@ -1,13 +1,8 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { DataSourceError } from '../../core/errors.ts';
+import { DataDirHeldError, type DataDirOwner } from '../../core/errors.ts';
 
-interface LockOwner {
-  pid: number;
-  hostname: string;
-  startedAt: string;
-  command: string;
-}
+type LockOwner = DataDirOwner;
 
 /** A held lock: release it when the database closes. */
 export interface DataDirLock {
@@ -58,8 +53,8 @@ export function lockDataDir(pgdata: string, dataDirSource: string): DataDirLock 
       if (held) {
         const who =
           current.pid === process.pid ? 'this process' : `process ${current.pid} on ${current.hostname}`;
-        throw new DataSourceError(
-          'connection',
+        throw new DataDirHeldError(
+          current,
           `The embedded database in ${pgdata} is already open in ${who} (since ${current.startedAt}: ${current.command || 'unknown command'}). ` +
             `PGlite allows one process per data directory. Stop that process first, point ${dataDirSource} at another directory, ` +
             'or share a PostgreSQL server between the processes with DATABASE_URL.',
