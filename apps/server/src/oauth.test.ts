@@ -119,6 +119,8 @@ async function decideInBrowser(
       /2025-11-25 .* cannot be reached here mid-call, so its calls wait in this app's approval inbox/,
     );
     if (decision.approve && decision.askViaClient) await page.check('input[name=askViaClient]');
+    // A day is preselected; a longer grant is the user's choice.
+    expect(await page.locator('select[name=lifetime]').inputValue()).toBe('1d');
     if (decision.approve && decision.lifetime)
       await page.selectOption('select[name=lifetime]', decision.lifetime);
     const callback = callbacks.next();

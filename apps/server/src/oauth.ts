@@ -4,6 +4,7 @@
 import {
   type AuthorizationServer,
   CONSENT_LIFETIMES,
+  DEFAULT_CONSENT_LIFETIME,
   type ConsentLifetime,
   type ConsentRequest,
   grantsMatching,
@@ -83,9 +84,10 @@ function consentPage(
         `<option value="${escapeHtml(connection.name)}"${connection.name === defaultConnection ? ' selected' : ''}>${escapeHtml(connection.name)}: ${escapeHtml(connection.description)}${connection.ceiling ? ` (at most ${escapeHtml(connection.ceiling)})` : ''}</option>`,
     )
     .join('');
+  // The shortest useful grant is preselected: a longer one is the user's choice, not a click-through.
   const lifetimes = CONSENT_LIFETIMES.map(
     (entry) =>
-      `<option value="${entry.id}"${entry.id === '30d' ? ' selected' : ''}>${escapeHtml(entry.label)}</option>`,
+      `<option value="${entry.id}"${entry.id === DEFAULT_CONSENT_LIFETIME ? ' selected' : ''}>${escapeHtml(entry.label)}</option>`,
   ).join('');
   return page(
     'Toolrow: connect an MCP client?',

@@ -57,6 +57,8 @@ export const CONSENT_LIFETIMES = [
   { id: 'never', label: 'until I disconnect it', ms: null },
 ] as const;
 export type ConsentLifetime = (typeof CONSENT_LIFETIMES)[number]['id'];
+/** What the consent page preselects: a day; a longer grant is chosen, not clicked through. */
+export const DEFAULT_CONSENT_LIFETIME: ConsentLifetime = '1d';
 
 /** One authorization request waiting for the user, as the consent page shows it. */
 export interface ConsentRequest {
