@@ -4,9 +4,9 @@
 import {
   type AuthorizationServer,
   CONSENT_LIFETIMES,
-  DEFAULT_CONSENT_LIFETIME,
   type ConsentLifetime,
   type ConsentRequest,
+  DEFAULT_CONSENT_LIFETIME,
   grantsMatching,
   MCP_SCOPES,
   type McpScope,
