@@ -7,6 +7,7 @@ export * from './fair-share.ts';
 export * from './gate.ts';
 export * from './generated/mcp-scopes.ts';
 export * from './http.ts';
+export * from './icons.ts';
 export * from './oauth/authorization-server.ts';
 export * from './oauth/clients.ts';
 export * from './oauth/connections.ts';

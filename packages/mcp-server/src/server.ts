@@ -26,6 +26,7 @@ import type { McpActor, McpBackend } from './backend.ts';
 import type { InFlightCalls } from './cancellations.ts';
 import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
+import { iconsFor } from './icons.ts';
 import { SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, SERVER_NAME, SERVER_VERSION } from './info.ts';
 import { type ProgressUpdate, progressOf } from './progress.ts';
 import type { McpRefusal } from './scopes.ts';
@@ -127,6 +128,7 @@ export function listingFor(backend: McpBackend, scope: McpScope): Listing {
         inputSchema: inputJsonSchema(backend.inputSchemaOf(name)),
         outputSchema: outputSchemaOf(name),
         annotations: annotationsFor(row),
+        icons: iconsFor(row),
       };
     });
     listing = deepFreeze({ result: { tools }, byName: new Map(tools.map((tool) => [tool.name, tool])) });

@@ -1,5 +1,6 @@
 // The exhaustive matrix with the real tools on a real database: 38 rows × {no token, readonly,
 // staged, full} for list and call over Streamable HTTP on 127.0.0.1, with the SDK's own Client.
+
 import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
 import { type DataSource, DEFAULT_PROFILE, sqlDatabaseOf } from '@toolrow/datasource';
@@ -12,6 +13,7 @@ import { connectHttp, listedNames, rawToolCall } from '../test/helpers.ts';
 import { createApprovalInbox } from './approvals.ts';
 import { MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
+import { iconsFor } from './icons.ts';
 import { createToken } from './tokens.ts';
 import { createToolrowBackend } from './toolrow-backend.ts';
 
@@ -138,6 +140,8 @@ describe.each(testStores())('$name: MCP over HTTP, real tools', ({ open }) => {
           expect(tool.description).toBe(row.description);
           expect(tool.annotations?.readOnlyHint).toBe(row.writes === 'none');
           expect(tool.inputSchema.type).toBe('object');
+          // Its icon, as the real client parsed it: the picture of its row's kind.
+          expect(tool.icons).toEqual(iconsFor(row));
         }
       });
 
