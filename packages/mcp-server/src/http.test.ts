@@ -1,4 +1,4 @@
-import { type Client, InsufficientScopeError } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated } from '@toolrow/catalog';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsListedAt } from '../test/expected.ts';
@@ -109,7 +109,7 @@ describe('MCP over Streamable HTTP (scripted tools)', () => {
     expect(get.status).toBe(405);
   });
 
-  it('refuses a whole batch that holds an out-of-scope call: nothing in it runs', async () => {
+  it('a batch that holds an out-of-scope call: that call is refused as a result and does not run', async () => {
     const before = runs.length;
     const response = await fetch(server.url, {
       method: 'POST',
@@ -123,9 +123,14 @@ describe('MCP over Streamable HTTP (scripted tools)', () => {
         { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'stageDeleteRows', arguments: {} } },
       ]),
     });
-    expect(response.status).toBe(403);
-    expect(response.headers.get('www-authenticate')).toContain('scope="tables:staged"');
-    expect(runs.length).toBe(before);
+    const text = await response.text();
+    expect(runs.slice(before).map((run) => run.name)).not.toContain('stageDeleteRows');
+    expect(response.status).toBe(200);
+    expect(text).toContain('"isError":true},"jsonrpc":"2.0","id":2');
+    expect(text).toContain(
+      "Tool 'stageDeleteRows' needs scope tables:staged; this client holds tables:readonly.",
+    );
+    expect(runs.slice(before).map((run) => run.name)).toEqual(['listTables']);
   });
 
   it('does not read a tools/call out of a non-JSON body: the SDK refuses it, nothing runs', async () => {
@@ -185,15 +190,17 @@ describe('MCP over Streamable HTTP (scripted tools)', () => {
           return;
         }
         const row = CATALOG_ROWS.find((candidate) => candidate.name === name)!;
-        const error = await client.callTool({ name, arguments: {} }).then(
-          () => undefined,
-          (caught: unknown) => caught,
+        const outcome = await client.callTool({ name, arguments: {} }).then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
         );
         if (row.mcp === 'excluded') {
-          expect(String(error)).toContain(`Tool ${name} not found`);
+          expect('error' in outcome ? String(outcome.error) : '').toContain(`Tool ${name} not found`);
         } else {
-          expect(error).toBeInstanceOf(InsufficientScopeError);
-          expect((error as InsufficientScopeError).requiredScope).toBe(`tables:${row.mcp}`);
+          // A CLI token cannot step up (no authorization server): a result the model can read.
+          const result = 'result' in outcome ? outcome.result : undefined;
+          expect(result?.isError).toBe(true);
+          expect(result?._meta?.['toolrow/requiredScope']).toBe(`tables:${row.mcp}`);
         }
         expect(runs.length).toBe(before);
         expect(audits.slice(auditsBefore)).toEqual([

@@ -212,7 +212,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       backend: await backendOf(principal),
       report,
     });
-    if (screened) {
+    // A token that can step up (OAuth, with this app's authorization server) gets the spec's 403;
+    // any other goes on to the server, which answers the call as an isError result (the refusal is
+    // audited here already): a client that throws on a 403 would leave the model with nothing.
+    if (screened && principal.canStepUp && options.authorizationServer) {
       return bearerAuthChallengeResponse(
         new OAuthError(OAuthErrorCode.InsufficientScope, screened.refusal.message),
         { requiredScopes: [screened.refusal.needed], resourceMetadataUrl },

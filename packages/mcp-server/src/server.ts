@@ -210,7 +210,8 @@ export function createToolrowMcpServer(
       const refusal = refusalFor(name, principal.scope, backend.engine);
       if (refusal?.kind === 'not-served')
         return { isError: true, content: [{ type: 'text', text: refusal.message }] };
-      // Out of scope where no step-up exists (stdio; over HTTP the endpoint answers 403 first).
+      // Out of scope where no step-up exists (stdio, and CLI tokens over HTTP; an OAuth token over
+      // HTTP gets the endpoint's 403 first).
       if (refusal?.kind === 'scope') return scopeRefusalResult(refusal);
     }
     if (!principal || !tool || !isMcpToolName(name)) {

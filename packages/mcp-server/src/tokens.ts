@@ -112,6 +112,12 @@ export interface McpPrincipal {
    * page for an OAuth client. Default false: the app's inbox asks.
    */
   askViaClient?: boolean;
+  /**
+   * An OAuth token: a call beyond its scope is answered 403 insufficient_scope over HTTP, and the
+   * client steps up through a new consent. A token from `toolrow mcp token create` has nowhere to
+   * step up, so such a call is a tool result (isError) the model can read, as over stdio.
+   */
+  canStepUp?: boolean;
 }
 
 /** Reads the principal back from the AuthInfo our verifier made. */

@@ -46,6 +46,8 @@ export function createBearerVerifier(
         scope: grant.scope,
         profile: grant.profile,
         ...(grant.askViaClient ? { askViaClient: true } : {}),
+        // Issued by the authorization server, which can grant more after a new consent.
+        canStepUp: true,
       };
       return {
         token,
