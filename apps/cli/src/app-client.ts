@@ -2,7 +2,7 @@
 // user's own commands go through the app: it wrote its URL and token to <data dir>/app.json.
 import { hostname } from 'node:os';
 import { DataDirHeldError, isDataSourceError } from '@toolrow/datasource';
-import { findRunningApp, type RunningApp } from '@toolrow/server/app-file';
+import { alive, findRunningApp, type RunningApp } from '@toolrow/server/app-file';
 import { openToolrow, resolveDataDir, type Toolrow } from '@toolrow/state';
 import type { CommandIo } from './command.ts';
 
@@ -28,15 +28,6 @@ export async function openOrApp(io: CommandIo): Promise<{ toolrow: Toolrow } | {
 }
 
 const DEFAULT_LOCK_WAIT_SECONDS = 60;
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Opens the database; while another toolrow command of this machine has the embedded one open,
@@ -73,7 +64,7 @@ export async function openToolrowWaiting(io: CommandIo): Promise<Toolrow> {
         );
         waited = true;
       }
-      while (running(held.pid) && Date.now() < deadline) {
+      while (alive(held.pid) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

@@ -80,7 +80,8 @@ function readAppFileAt(file: string): AppFile | null {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this machine runs (one of another user's counts). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -65,6 +65,17 @@ function sameItem(table: TableInfo, left: Row | null, right: Row | null): boolea
   return stored(left) === stored(right);
 }
 
+/** The attributes whose stored value differs between two images of an item (added or removed ones too). */
+function changedAttributes(table: TableInfo, now: Row, before: Row): string[] {
+  return [...new Set([...Object.keys(now), ...Object.keys(before)])]
+    .filter((name) =>
+      now[name] === undefined || before[name] === undefined
+        ? now[name] !== before[name]
+        : !sameItem(table, { [name]: now[name] }, { [name]: before[name] }),
+    )
+    .sort();
+}
+
 function normalized(value: unknown): unknown {
   if (typeof value === 'string' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value))
     return Number(value).toString() === value ? value : String(Number(value));
@@ -123,14 +134,12 @@ export function createDynamoChangeWriter(
         if (now === null) {
           conflicts.push({ ...base, reason: 'missing', current: null, changedColumns: [] });
         } else if (!sameItem(table, now, before)) {
-          const changedColumns = [...new Set([...Object.keys(now), ...Object.keys(before)])]
-            .filter((name) =>
-              now[name] === undefined || before[name] === undefined
-                ? now[name] !== before[name]
-                : !sameItem(table, { [name]: now[name] }, { [name]: before[name] }),
-            )
-            .sort();
-          conflicts.push({ ...base, reason: 'changed', current: now, changedColumns });
+          conflicts.push({
+            ...base,
+            reason: 'changed',
+            current: now,
+            changedColumns: changedAttributes(table, now, before),
+          });
         }
       }
       return conflicts;
@@ -226,12 +235,7 @@ export function createDynamoChangeWriter(
               key: change.keyJson ? (JSON.parse(change.keyJson) as Row) : null,
               reason: change.kind === 'insert' ? 'exists' : now === null ? 'missing' : 'changed',
               current: now,
-              changedColumns:
-                now && before
-                  ? [...new Set([...Object.keys(now), ...Object.keys(before)])].filter(
-                      (name) => JSON.stringify(now[name]) !== JSON.stringify(before[name]),
-                    )
-                  : [],
+              changedColumns: now && before ? changedAttributes(tables[index]!, now, before) : [],
             });
           });
           if (conflicts.length > 0) return { ok: false, conflicts };
