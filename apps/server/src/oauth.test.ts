@@ -116,7 +116,7 @@ async function decideInBrowser(
     if (decision.approve && decision.scope) await page.check(`input[name=scope][value="${decision.scope}"]`);
     // Before the box is ticked, the page says which clients can be asked and where the rest wait.
     expect(await page.getByTestId('elicitation-note').textContent()).toMatch(
-      /2025-11-25 .* cannot be reached here mid-call, so its calls wait in this app's approval inbox/,
+      /A client that cannot be asked, or that connects without a session, is never asked there: its calls wait in this app's approval inbox/,
     );
     if (decision.approve && decision.askViaClient) await page.check('input[name=askViaClient]');
     // A day is preselected; a longer grant is the user's choice.

@@ -103,7 +103,7 @@ function consentPage(
 <p>It sees this connection alone, never another one; its mode, tabs, history and audit entries are this connection's.</p></fieldset>
 <fieldset><legend>For how long</legend><label>Stay connected for <select name="lifetime">${lifetimes}</select></label>
 <p>You can disconnect it any time in the app or with <code>toolrow mcp clients revoke</code>.</p></fieldset>
-<fieldset><legend>When a call needs your approval</legend><label><input type="checkbox" name="askViaClient" value="1"> Let the client ask me itself (MCP elicitation, if it supports it) instead of this app's approval inbox</label><p class="note" data-testid="elicitation-note">Only clients on MCP 2026-07-28 can be asked over HTTP. A client on 2025-11-25 (most desktop and IDE clients today) cannot be reached here mid-call, so its calls wait in this app's approval inbox instead, never for an answer that cannot come.</p></fieldset>
+<fieldset><legend>When a call needs your approval</legend><label><input type="checkbox" name="askViaClient" value="1"> Let the client ask me itself (MCP elicitation, if it supports it) instead of this app's approval inbox</label><p class="note" data-testid="elicitation-note">A client is asked itself only if it says, when it connects, that it can ask you (MCP 2026-07-28 clients per call, 2025-11-25 clients in their session). A client that cannot be asked, or that connects without a session, is never asked there: its calls wait in this app's approval inbox instead, never for an answer that cannot come.</p></fieldset>
 <button class="approve" name="decision" value="approve" type="submit">Approve</button><button name="decision" value="deny" type="submit">Deny</button>
 </form>`,
   );

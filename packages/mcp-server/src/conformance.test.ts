@@ -1,8 +1,8 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, `conformance server`)
 // against Toolrow's HTTP endpoint with the real tools on a real database. Every scenario that
 // applies to what Toolrow declares runs here and must pass with no failure and no warning; the
-// ones that do not apply (they call the suite's own fixture tools, prompts and resources, or need
-// sessions) are listed with why in README.md, and this file checks that list against the suite's.
+// ones that do not apply (they call the suite's own fixture tools, prompts and resources) are
+// listed with why in README.md, and this file checks that list against the suite's.
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -20,7 +20,7 @@ const CLI = join(
   'dist/index.js',
 );
 
-/** The scenarios that apply: Toolrow declares tools, resources and logging, over stateless HTTP. */
+/** The scenarios that apply: Toolrow declares tools, resources and logging, with 2025-era sessions. */
 export const APPLICABLE = [
   'server-initialize',
   'ping',
@@ -28,6 +28,7 @@ export const APPLICABLE = [
   'tools-list',
   'resources-list',
   'dns-rebinding-protection',
+  'server-sse-multiple-streams',
 ] as const;
 
 /** Why each other scenario does not apply (README.md lists the same). */
@@ -50,8 +51,6 @@ export const NOT_APPLICABLE: Record<string, string> = {
     'calls the fixture tool test_elicitation (Toolrow elicitation: ladder.test.ts, stdio-ladder.test.ts)',
   'elicitation-sep1034-defaults': 'calls the fixture tool test_elicitation_sep1034_defaults',
   'elicitation-sep1330-enums': 'calls the fixture tool test_elicitation_sep1330_enums',
-  'server-sse-multiple-streams':
-    'needs an Mcp-Session-Id; Toolrow serves stateless HTTP (a fresh server per request) and gives none',
   'resources-read-text':
     'reads the fixture resource test://static-text (Toolrow resources: protocol.test.ts)',
   'resources-read-binary': 'reads the fixture resource test://static-binary; Toolrow resources are JSON text',
@@ -67,7 +66,8 @@ export const NOT_APPLICABLE: Record<string, string> = {
   // Pending in the suite (not in its active set):
   'json-schema-2020-12':
     'pending in the suite; calls the fixture tool json_schema_2020_12_tool (Toolrow lists 2020-12 schemas: tools-list)',
-  'server-sse-polling': 'pending in the suite; calls the fixture tool test_reconnection and needs a session',
+  'server-sse-polling':
+    'pending in the suite; calls the fixture tool test_reconnection (Toolrow sessions: sessions.test.ts)',
 };
 
 describe('the MCP conformance suite against Toolrow over HTTP (real tools, PGlite)', () => {
@@ -137,5 +137,10 @@ describe('the MCP conformance suite against Toolrow over HTTP (real tools, PGlit
     expect({ failed, warnings }, output).toEqual({ failed: 0, warnings: 0 });
     expect(passed).toBe(total);
     expect(total).toBeGreaterThan(0);
+    if (scenario === 'server-sse-multiple-streams') {
+      // Both of its checks ran: three concurrent POSTs on one session, each answered as a stream.
+      expect(total, output).toBe(2);
+      expect(output).not.toContain('SSE streaming is optional');
+    }
   });
 });

@@ -7,6 +7,7 @@ import {
   createMcpHandler,
   getOAuthProtectedResourceMetadataUrl,
   hostHeaderValidationResponse,
+  isInitializeRequest,
   isJsonContentType,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
@@ -26,6 +27,7 @@ import { capScope, isMcpScope, scopeCovers } from './scopes.ts';
 import { screenPost } from './screen.ts';
 import type { ToolrowServerOptions } from './server.ts';
 import { createToolrowMcpServer, serverOptionsOf } from './server.ts';
+import { createMcpSessions, type McpSessionLimits } from './sessions.ts';
 import { type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
 export const DEFAULT_MCP_PATH = '/mcp';
@@ -54,6 +56,8 @@ export interface McpHttpOptions extends ToolrowServerOptions {
    * is served at this scope, and listed, called and refused as if it held only this.
    */
   scopeCeiling?: McpScope;
+  /** How long 2025-era sessions live unused, and how many a token and the endpoint may hold. */
+  sessions?: McpSessionLimits;
 }
 
 export interface McpHttpHandler {
@@ -112,7 +116,8 @@ function withScopeHint(response: Response): Response {
  * The MCP endpoint behind bearer tokens. Per request: Host/Origin checks (DNS rebinding), the
  * token (401 with resource_metadata when missing, unknown, expired or revoked), the scope of any
  * tools/call (403 insufficient_scope naming the scope needed, audited, nothing runs), then a
- * fresh server for this request only, holding the token's scope.
+ * server holding the token's scope: the session's own (a 2025-era client that opened with
+ * initialize, sessions.ts), or a fresh one for this request only.
  */
 export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const path = options.path ?? DEFAULT_MCP_PATH;
@@ -126,8 +131,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     backendOf,
   );
   const gate = serverOptionsOf(options);
-  // Calls in flight, so a cancellation (a POST of its own) reaches the call it names.
+  // Calls in flight on stateless requests, so a cancellation (a POST of its own) reaches the call
+  // it names. Calls in a session are the session server's own, and so are their cancellations.
   const calls = createInFlightCalls();
+  const sessions = createMcpSessions(options.sessions);
   const mcp = createMcpHandler(
     async (context) => {
       const principal = principalOf(context.authInfo);
@@ -185,9 +192,12 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         },
       );
     }
-    // Only JSON bodies can carry a tools/call; anything else goes to the SDK untouched, which
-    // answers it (405 for GET/DELETE in stateless serving, 415 for a non-JSON POST).
+    const sessionId = request.headers.get('mcp-session-id');
+    // Only JSON bodies can carry a tools/call; anything else goes to its session (GET opens the
+    // session's stream, DELETE ends it) or to the SDK untouched, which answers it (405 for GET and
+    // DELETE without a session, 415 for a non-JSON POST).
     if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) {
+      if (sessionId) return sessions.serve(request, sessionId, { auth, principal });
       return mcp.fetch(request, { authInfo: auth });
     }
 
@@ -206,7 +216,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       );
     }
     const screened = await screenPost(body, {
-      calls,
+      ...(sessionId ? {} : { calls }),
       caller: auth.token,
       principal,
       backend: await backendOf(principal),
@@ -220,6 +230,17 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         new OAuthError(OAuthErrorCode.InsufficientScope, screened.refusal.message),
         { requiredScopes: [screened.refusal.needed], resourceMetadataUrl },
       );
+    }
+    if (sessionId) return sessions.serve(request, sessionId, { auth, principal, body });
+    // A 2025-era client opens with initialize: it gets a session, and with it a stream the
+    // server's questions (elicitation) can travel on. Anything else is served stateless.
+    if (isInitializeRequest(body)) {
+      return sessions.open(request, {
+        auth,
+        principal,
+        body,
+        server: async () => createToolrowMcpServer(await backendOf(principal), principal, gate),
+      });
     }
     return mcp.fetch(request, { authInfo: auth, parsedBody: body });
   }
@@ -238,7 +259,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       if (pathname === path) return endpoint(request);
       return Response.json({ error: `Not found: the MCP endpoint is ${path}` }, { status: 404 });
     },
-    close: () => mcp.close(),
+    async close() {
+      await sessions.close();
+      await mcp.close();
+    },
   };
 }
 

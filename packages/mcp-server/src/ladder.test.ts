@@ -230,35 +230,38 @@ describe.each(['legacy', 'auto'] as const)('the ladder over Streamable HTTP, %s 
     expect(scripted.audits[0]?.detail).toContain('Full Auto mode runs every gated action');
   });
 
-  // Over stateless HTTP only the 2026-07-28 era carries the client's capabilities per request;
-  // a 2025-era request has no channel for the server's question, so the inbox asks (next test).
-  if (era === 'auto') {
-    it('a trusted client that declares elicitation asks its own user: accept runs, decline refuses', async () => {
-      const questions: string[] = [];
-      let answer: 'accept' | 'decline' = 'accept';
-      const client = await open(server.url, trusted, era, (params) => {
-        questions.push((params as { message: string }).message);
-        return answer === 'accept' ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
-      });
-      const accepted = await client.callTool({ name: 'openTable', arguments: { table: 'orders' } });
-      expect(accepted.isError).toBeFalsy();
-      expect(questions[0]).toContain('allow trusted to run openTable');
-      expect(scripted.runs.map((run) => run.name)).toEqual(['openTable']);
-      answer = 'decline';
-      const declined = await client.callTool({ name: 'startExport', arguments: { table: 'orders' } });
-      expect(declined.isError).toBe(true);
-      expect(textOf(declined)).toContain('The user said no.');
-      expect(scripted.runs.map((run) => run.name)).toEqual(['openTable']);
-      expect(inbox.pending()).toEqual([]);
-      expect(decisions()).toEqual([
-        ['asked', 'mcp:trusted'],
-        ['approved', 'mcp:trusted'],
-        ['asked', 'mcp:trusted'],
-        ['denied', 'mcp:trusted'],
-      ]);
-      expect(scripted.audits[1]?.detail).toContain('MCP elicitation');
+  // 2026-07-28 carries the client's capabilities per request and the answer comes back with the
+  // call's retry; a 2025-era client holds a session (Mcp-Session-Id), whose POST stream carries
+  // the server's elicitation/create and whose next POST carries the answer.
+  it('a trusted client that declares elicitation asks its own user: accept runs, decline refuses', async () => {
+    const questions: string[] = [];
+    let answer: 'accept' | 'decline' = 'accept';
+    const client = await open(server.url, trusted, era, (params) => {
+      questions.push((params as { message: string }).message);
+      return answer === 'accept' ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
     });
-  }
+    // The 2025 era asks over its session; 2026-07-28 needs none.
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId;
+    if (era === 'legacy') expect(session).toMatch(/^[0-9a-f-]{36}$/);
+    else expect(session).toBeUndefined();
+    const accepted = await client.callTool({ name: 'openTable', arguments: { table: 'orders' } });
+    expect(accepted.isError).toBeFalsy();
+    expect(questions[0]).toContain('allow trusted to run openTable');
+    expect(scripted.runs.map((run) => run.name)).toEqual(['openTable']);
+    answer = 'decline';
+    const declined = await client.callTool({ name: 'startExport', arguments: { table: 'orders' } });
+    expect(declined.isError).toBe(true);
+    expect(textOf(declined)).toContain('The user said no.');
+    expect(scripted.runs.map((run) => run.name)).toEqual(['openTable']);
+    expect(inbox.pending()).toEqual([]);
+    expect(decisions()).toEqual([
+      ['asked', 'mcp:trusted'],
+      ['approved', 'mcp:trusted'],
+      ['asked', 'mcp:trusted'],
+      ['denied', 'mcp:trusted'],
+    ]);
+    expect(scripted.audits[1]?.detail).toContain('MCP elicitation');
+  });
 
   it('a trusted client without the elicitation capability is asked in the inbox instead', async () => {
     const client = await open(server.url, trusted, era);

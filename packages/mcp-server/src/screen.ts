@@ -34,7 +34,8 @@ export type ScopeRefusal = Extract<McpRefusal, { kind: 'scope' }>;
 export async function screenPost(
   body: unknown,
   context: {
-    calls: InFlightCalls;
+    /** Stateless calls in flight; without it (a session), cancellations are left to the server. */
+    calls?: InFlightCalls;
     caller: string;
     principal: McpPrincipal;
     backend: McpBackend;
@@ -43,7 +44,7 @@ export async function screenPost(
 ): Promise<{ id: unknown; refusal: ScopeRefusal } | undefined> {
   for (const message of jsonRpcMessages(body)) {
     if (message.method === 'notifications/cancelled') {
-      context.calls.cancel(context.caller, message.params?.requestId, message.params?.reason);
+      context.calls?.cancel(context.caller, message.params?.requestId, message.params?.reason);
       continue;
     }
     if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
