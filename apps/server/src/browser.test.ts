@@ -220,6 +220,41 @@ describe('the desktop bundle in Chromium', () => {
     });
   });
 
+  it('a query opened while the saved tabs still load is kept when they arrive', async () => {
+    await withApp({}, async (page, _app, errors) => {
+      // Hold the saved tabs back until the user has opened a query and typed into it.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      await page.route('**/api/ui-state', async (route) => {
+        if (route.request().method() !== 'GET') return route.continue();
+        held();
+        await released;
+        await route.continue();
+      });
+      await page.reload();
+      await holding;
+      await page.getByRole('button', { name: 'New query' }).click();
+      await page.getByLabel('SQL').fill('select 42 as kept');
+      const restored = page.waitForResponse(
+        (response) => response.url().endsWith('/api/ui-state') && response.request().method() === 'GET',
+      );
+      release();
+      await restored;
+      // The restore has been applied once the layout is saved back with the query in it.
+      await expect
+        .poll(async () => (await toolrow.state.ui.get('default')).tabs.map((tab) => tab.kind))
+        .toEqual(['workbench']);
+      expect(await page.getByLabel('SQL').inputValue()).toBe('select 42 as kept');
+      expect(errors).toEqual([]);
+    });
+  });
+
   it('many tabs: the strip scrolls, and the tab in focus is always whole in view', async () => {
     await withApp({}, async (page, _app, errors) => {
       await page.setViewportSize({ width: 1200, height: 800 });

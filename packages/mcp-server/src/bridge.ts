@@ -18,6 +18,7 @@ import { capScope, impliedScopes, isMcpScope } from './scopes.ts';
 import { screenPost } from './screen.ts';
 import type { ToolrowServerOptions } from './server.ts';
 import { createToolrowMcpServer, serverOptionsOf } from './server.ts';
+import { createMcpTaskStore } from './tasks.ts';
 import { type McpPrincipal, TOKEN_NAME_PATTERN } from './tokens.ts';
 
 /** Where the app serves forwarded stdio clients (an /api path: the app's token is required). */
@@ -79,6 +80,8 @@ const jsonRpcError = (id: unknown, code: number, message: string, data?: unknown
 export function createMcpBridgeHandler(options: McpBridgeOptions): McpBridgeHandler {
   const gate = serverOptionsOf(options);
   const calls = createInFlightCalls();
+  // One bridge's tasks are its own, as its calls are.
+  const tasks = createMcpTaskStore();
   const backends = new WeakMap<AuthInfo, McpBackend>();
   const mcp = createMcpHandler(
     async (context) => {
@@ -89,6 +92,7 @@ export function createMcpBridgeHandler(options: McpBridgeOptions): McpBridgeHand
         {
           ...gate,
           inFlight: { calls, token: auth.token },
+          tasks: { store: tasks, owner: auth.token },
         },
       );
     },
@@ -149,6 +153,9 @@ export function createMcpBridgeHandler(options: McpBridgeOptions): McpBridgeHand
       backends.set(authInfo, backend);
       return mcp.fetch(request, { authInfo, parsedBody: body });
     },
-    close: () => mcp.close(),
+    async close() {
+      tasks.close();
+      await mcp.close();
+    },
   };
 }

@@ -27,7 +27,7 @@ import { proposeVariantOf, TOOL_ACCESS } from '@toolrow/catalog';
 import type { McpApprovalOutcome, McpApprovals } from './approvals.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import type { McpToolName } from './generated/mcp-scopes.ts';
-import { progressOf } from './progress.ts';
+import { progressOf, type RequestProgress } from './progress.ts';
 import { refusalFor } from './scopes.ts';
 import type { McpPrincipal } from './tokens.ts';
 
@@ -146,6 +146,11 @@ export async function gateCall(params: {
   /** The client capabilities from initialize (2025 era), if the server saw one. */
   initializedCapabilities: ClientCapabilities | undefined;
   options: McpGateOptions;
+  /**
+   * A task's call (tasks.ts): its request is already answered, so the client cannot be asked on
+   * it (the inbox asks instead), and the wait is told in the task's status.
+   */
+  task?: { progress: RequestProgress };
 }): Promise<GateVerdict> {
   const { backend, principal, actor, name, input, ctx, options } = params;
   const access = TOOL_ACCESS[name as keyof typeof TOOL_ACCESS];
@@ -205,7 +210,7 @@ export async function gateCall(params: {
   }
   const reason = askReason(access, mode);
 
-  if (principal.askViaClient && declaresElicitation(ctx, params.initializedCapabilities)) {
+  if (principal.askViaClient && !params.task && declaresElicitation(ctx, params.initializedCapabilities)) {
     await audit('asked', `${reason} Asking the client's user (MCP elicitation).`);
     const requestState = await codec.mint(
       {
@@ -247,7 +252,7 @@ export async function gateCall(params: {
   }
 
   await audit('asked', `${reason} Waiting in the Toolrow app's approval inbox.`);
-  const progress = progressOf(ctx);
+  const progress = params.task ? params.task.progress : progressOf(ctx);
   const waiting = `Waiting for the user to approve ${name} in the Toolrow app (${PERMISSION_MODE_LABELS[mode]} mode; up to ${formatWait(approvals.timeoutMs)}).`;
   const beat = () => progress?.beat(waiting);
   beat();

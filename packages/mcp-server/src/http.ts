@@ -28,6 +28,7 @@ import { screenPost } from './screen.ts';
 import type { ToolrowServerOptions } from './server.ts';
 import { createToolrowMcpServer, serverOptionsOf } from './server.ts';
 import { createMcpSessions, type McpSessionLimits } from './sessions.ts';
+import { createMcpTaskStore } from './tasks.ts';
 import { type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
 export const DEFAULT_MCP_PATH = '/mcp';
@@ -135,13 +136,15 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   // it names. Calls in a session are the session server's own, and so are their cancellations.
   const calls = createInFlightCalls();
   const sessions = createMcpSessions(options.sessions);
+  // Tasks are the token's, whichever request or session started them.
+  const tasks = createMcpTaskStore();
   const mcp = createMcpHandler(
     async (context) => {
       const principal = principalOf(context.authInfo);
       const token = context.authInfo?.token;
       return createToolrowMcpServer(await backendOf(principal), principal, {
         ...gate,
-        ...(token ? { inFlight: { calls, token } } : {}),
+        ...(token ? { inFlight: { calls, token }, tasks: { store: tasks, owner: token } } : {}),
       });
     },
     {
@@ -239,7 +242,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         auth,
         principal,
         body,
-        server: async () => createToolrowMcpServer(await backendOf(principal), principal, gate),
+        server: async () =>
+          createToolrowMcpServer(await backendOf(principal), principal, {
+            ...gate,
+            tasks: { store: tasks, owner: auth.token },
+          }),
       });
     }
     return mcp.fetch(request, { authInfo: auth, parsedBody: body });
@@ -260,6 +267,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       return Response.json({ error: `Not found: the MCP endpoint is ${path}` }, { status: 404 });
     },
     async close() {
+      tasks.close();
       await sessions.close();
       await mcp.close();
     },

@@ -21,6 +21,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { isGated, rowOf, TOOL_ACCESS, titleOf } from '@toolrow/catalog';
+import * as z from 'zod';
 import { annotationsFor } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import type { InFlightCalls } from './cancellations.ts';
@@ -28,9 +29,10 @@ import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
 import { iconsFor } from './icons.ts';
 import { SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, SERVER_NAME, SERVER_VERSION } from './info.ts';
-import { type ProgressUpdate, progressOf } from './progress.ts';
+import { type ProgressUpdate, progressOf, type RequestProgress } from './progress.ts';
 import type { McpRefusal } from './scopes.ts';
 import { isMcpToolName, refusalFor, scopeCovers, toolsForScope } from './scopes.ts';
+import type { McpTaskStore } from './tasks.ts';
 import type { McpPrincipal } from './tokens.ts';
 
 export { SERVER_NAME, SERVER_VERSION } from './info.ts';
@@ -102,6 +104,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Whether a client may run the tool as a task (tasks.ts): an export can outlast any request timeout. */
+export function runsAsTask(name: McpToolName): boolean {
+  return TOOL_ACCESS[name as keyof typeof TOOL_ACCESS] === 'export';
+}
+
 interface Listing {
   result: ListToolsResult;
   byName: ReadonlyMap<string, Tool>;
@@ -129,6 +136,7 @@ export function listingFor(backend: McpBackend, scope: McpScope): Listing {
         outputSchema: outputSchemaOf(name),
         annotations: annotationsFor(row),
         icons: iconsFor(row),
+        ...(runsAsTask(name) ? { execution: { taskSupport: 'optional' as const } } : {}),
       };
     });
     listing = deepFreeze({ result: { tools }, byName: new Map(tools.map((tool) => [tool.name, tool])) });
@@ -145,6 +153,8 @@ export interface ToolrowServerOptions extends McpGateOptions {
    * the call it names (over stdio the SDK delivers cancellations itself).
    */
   inFlight?: { calls: InFlightCalls; token: string };
+  /** Where this client's tasks are kept, and whose they are (the token, or the connection). */
+  tasks?: { store: McpTaskStore; owner: string };
 }
 
 /**
@@ -217,6 +227,35 @@ export function createToolrowMcpServer(
     if (!principal || !tool || !isMcpToolName(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     }
+    const requestedTask = (request.params as { task?: { ttl?: number } }).task;
+    if (requestedTask && options.tasks && runsAsTask(name)) {
+      // The task works on after this request is answered: it has a signal of its own (tasks/cancel
+      // aborts it), says what it does in its status, and never asks through the client (there is
+      // no request left to ask on), so an ask waits in the app's inbox.
+      const { store, owner } = options.tasks;
+      const task = store.start(owner, requestedTask, async ({ signal, status }) => {
+        const progress: RequestProgress = {
+          beat: status,
+          report: (update) => status(update.message ?? `${update.progress} done.`),
+        };
+        const result = await callTool(
+          server,
+          backend,
+          principal,
+          name,
+          request.params.arguments ?? {},
+          taskContext(ctx, signal),
+          options,
+          { progress },
+        );
+        if (isInputRequiredResult(result))
+          return errorResult(`'${name}' needed an answer that a task cannot ask for.`);
+        return server.projectCallToolResult(result, tool.outputSchema) as CallToolResult;
+      });
+      // CreateTaskResult. The SDK checks every tools/call answer as a CallToolResult, which keeps
+      // unknown keys but wants content: an empty one rides along, and task clients read `task`.
+      return { content: [], task } as CallToolResult;
+    }
     const tracked = options.inFlight?.calls.track(options.inFlight.token, ctx);
     let result: Awaited<ReturnType<typeof callTool>>;
     try {
@@ -236,7 +275,48 @@ export function createToolrowMcpServer(
     return server.projectCallToolResult(result, tool.outputSchema);
   });
   registerResources(server, ready);
+  registerTasks(server, options);
   return server;
+}
+
+/** The request's context as a task's work sees it: the task's signal, and nothing sent on the request. */
+function taskContext(ctx: ServerContext, signal: AbortSignal): ServerContext {
+  const { progressToken: _dropped, ...meta } = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
+  const mcpReq = Object.create(ctx.mcpReq, {
+    signal: { value: signal },
+    _meta: { value: meta },
+    log: { value: async () => {} },
+    notify: { value: async () => {} },
+  });
+  return { ...ctx, mcpReq } as ServerContext;
+}
+
+/** tasks/get, tasks/result, tasks/cancel and tasks/list over the client's own tasks. */
+function registerTasks(server: Server, options: ToolrowServerOptions): void {
+  const tasks = () => {
+    if (!options.tasks) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'This connection keeps no tasks.');
+    }
+    return options.tasks;
+  };
+  const byId = { params: z.looseObject({ taskId: z.string() }) };
+  server.setRequestHandler('tasks/get', byId, async ({ taskId }) => {
+    const { store, owner } = tasks();
+    return { ...store.get(owner, taskId) };
+  });
+  server.setRequestHandler('tasks/result', byId, async ({ taskId }, ctx) => {
+    const { store, owner } = tasks();
+    return { ...(await store.result(owner, taskId, ctx.mcpReq.signal)) };
+  });
+  server.setRequestHandler('tasks/cancel', byId, async ({ taskId }) => {
+    const { store, owner } = tasks();
+    return { ...store.cancel(owner, taskId) };
+  });
+  const page = { params: z.looseObject({ cursor: z.string().optional() }).optional() };
+  server.setRequestHandler('tasks/list', page, async (params) => {
+    const { store, owner } = tasks();
+    return { ...store.list(owner, params?.cursor) };
+  });
 }
 
 async function callTool(
@@ -247,6 +327,8 @@ async function callTool(
   rawInput: unknown,
   ctx: ServerContext,
   options: ToolrowServerOptions,
+  /** A task's call: where its progress goes (and no elicitation: no request to ask on). */
+  task?: { progress: RequestProgress },
 ): Promise<CallToolResult | InputRequiredResult> {
   const actor = actorOf(principal);
   const log = (level: LoggingLevel, data: Record<string, unknown>) =>
@@ -263,6 +345,7 @@ async function callTool(
         ctx,
         initializedCapabilities: server.getClientCapabilities(),
         options,
+        ...(task ? { task } : {}),
       });
       if (verdict.kind === 'elicit') {
         await log('info', { message: `${name} waits for your answer (the Toolrow permission ladder asks).` });
@@ -280,6 +363,7 @@ async function callTool(
       actor,
       ctx,
       options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      task ? task.progress : progressOf(ctx),
     );
     return toCallToolResult(output);
   } catch (error) {
@@ -304,9 +388,9 @@ async function runWithProgress(
   actor: McpActor,
   ctx: ServerContext,
   heartbeatMs: number,
-): Promise<unknown> {
   // One line for the whole call (the approval wait beat on it already): values only rise.
-  const line = progressOf(ctx);
+  line: RequestProgress | undefined,
+): Promise<unknown> {
   const progress = line ? (update: ProgressUpdate) => line.report(update) : undefined;
   const started = Date.now();
   const timer = line

@@ -15,6 +15,7 @@ import type { McpScope } from './generated/mcp-scopes.ts';
 import { parseScope, refusalFor, scopeCovers } from './scopes.ts';
 import type { ToolrowServerOptions } from './server.ts';
 import { auditRefusal, createToolrowMcpServer, serverOptionsOf } from './server.ts';
+import { createMcpTaskStore } from './tasks.ts';
 import { createTokenVerifier, type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
 /** The environment variables a stdio server reads its credentials from. */
@@ -270,10 +271,20 @@ export function serveMcpStdio(options: McpStdioOptions): RunningMcpStdio {
   const wire = options.forward ? new ForwardingTransport(stdio, options.forward) : stdio;
   const transport = new RefusalAuditTransport(wire, options.backend, options.principal, () => markClosed());
   const gate = serverOptionsOf(options);
-  const handle = serveStdio(() => createToolrowMcpServer(options.backend, options.principal, gate), {
-    transport,
-    ...(options.onerror ? { onerror: options.onerror } : {}),
-  });
+  // The connection's tasks end with it (a task outlives its request, not its client).
+  const tasks = createMcpTaskStore();
+  const handle = serveStdio(
+    () =>
+      createToolrowMcpServer(options.backend, options.principal, {
+        ...gate,
+        tasks: { store: tasks, owner: 'stdio' },
+      }),
+    {
+      transport,
+      ...(options.onerror ? { onerror: options.onerror } : {}),
+    },
+  );
+  void closed.then(() => tasks.close());
   return {
     closed,
     async close() {

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
 import { sqlDatabaseOf } from '@toolrow/datasource';
 import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
@@ -447,6 +449,62 @@ describe('toolrow mcp --stdio: a cancelled export stops', () => {
         },
       );
       await expect(call).rejects.toThrow();
+      const status = async () =>
+        (await client.callTool({ name: 'getExportStatus', arguments: { id: jobId } })).structuredContent as {
+          state: string;
+          rowsDone: number;
+          path: string;
+        };
+      await expect.poll(async () => (await status()).state, { timeout: 60_000 }).toBe('cancelled');
+      const job = await status();
+      expect(job.rowsDone).toBeLessThan(1_000_000);
+      expect(existsSync(job.path)).toBe(false);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
+
+describe('toolrow mcp --stdio: an export as an MCP task (SDK v1 client)', () => {
+  const localDir = mkdtempSync(join(tmpdir(), 'toolrow-cli-mcp-task-'));
+  const localEnv = { TOOLROW_DATA_DIR: localDir, DATABASE_URL: '' };
+  beforeAll(() => withSource((ds) => ds.state.profiles.setMode('default', 'full-auto'), localEnv), 60_000);
+  afterAll(() => rmSync(localDir, { recursive: true, force: true }));
+
+  it('a million-row export runs as a task; tasks/cancel stops it: the job says cancelled and its file is gone', async () => {
+    const client = new ClientV1({ name: 'cli-task-test', version: '0' });
+    await client.connect(
+      new StdioClientTransportV1({
+        command: process.execPath,
+        args: [TOOLROW_BIN, 'mcp', '--stdio'],
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...localEnv,
+          TOOLROW_MCP_TOKEN: await token('tables:full', 'tasker', localEnv),
+        },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      await client.listTools();
+      let taskId: string | undefined;
+      let jobId: string | undefined;
+      let ended: string | undefined;
+      for await (const message of client.experimental.tasks.callToolStream({
+        name: 'startExport',
+        arguments: { sql: 'SELECT g, md5(g::text) FROM generate_series(1, 1000000) AS g', format: 'csv' },
+      })) {
+        if (message.type === 'taskCreated') taskId = message.task.taskId;
+        if (message.type === 'taskStatus') {
+          ended = message.task.status;
+          const written = /Export (\S+): (\d+) rows written/.exec(message.task.statusMessage ?? '');
+          jobId ??= written?.[1];
+          if (written && Number(written[2]) > 0 && message.task.status === 'working')
+            await client.experimental.tasks.cancelTask(taskId!);
+        }
+        expect(message.type).not.toBe('result');
+      }
+      expect(ended).toBe('cancelled');
       const status = async () =>
         (await client.callTool({ name: 'getExportStatus', arguments: { id: jobId } })).structuredContent as {
           state: string;

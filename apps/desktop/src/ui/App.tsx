@@ -65,7 +65,8 @@ export function App() {
   const [overlay, setOverlay] = useState<'palette' | 'help' | 'model' | null>(null);
   const chatInput = useRef<HTMLTextAreaElement>(null);
   const tabStrip = useRef<HTMLDivElement>(null);
-  const restored = useRef(false);
+  // The saved layout has arrived (or failed to): from then on, changes are saved back.
+  const [restored, setRestored] = useState(false);
   // The UI state last read from or written to the server: only a change from it is saved.
   const lastSynced = useRef<string | null>(null);
 
@@ -111,14 +112,22 @@ export function App() {
       .catch(setTablesError);
   }, []);
 
-  const applyServerState = useCallback((state: UiState) => {
+  /**
+   * Shows the saved tabs. On first load (`keepOpened`) the tabs the user opened while they were
+   * still loading stay, after the saved ones and in focus: a quick "New query" is not lost.
+   */
+  const applyServerState = useCallback((state: UiState, keepOpened = false) => {
     lastSynced.current = JSON.stringify({
       tabs: state.tabs,
       focusedTabId: state.focusedTabId,
       selection: state.selection,
     });
-    setTabs((current) => [...state.tabs, ...current.filter(isPanel)]);
-    setFocusedId((current) => state.focusedTabId ?? current);
+    const saved = new Set(state.tabs.map((tab) => tab.id));
+    setTabs((current) => [
+      ...state.tabs,
+      ...current.filter((tab) => isPanel(tab) || (keepOpened && !saved.has(tab.id))),
+    ]);
+    setFocusedId((current) => (keepOpened && current ? current : (state.focusedTabId ?? current)));
     setSelection(state.selection);
   }, []);
 
@@ -130,11 +139,11 @@ export function App() {
     api
       .uiState()
       .then((state) => {
-        applyServerState(state);
-        restored.current = true;
+        applyServerState(state, true);
+        setRestored(true);
       })
       .catch((error: unknown) => {
-        restored.current = true;
+        setRestored(true);
         toastError(error);
       });
   }, [loadTables, loadStaging, loadJobs, applyServerState, toastError]);
@@ -179,13 +188,13 @@ export function App() {
   const uiStateKey = JSON.stringify(uiState);
   // biome-ignore lint/correctness/useExhaustiveDependencies: uiStateKey stands for uiState.
   useEffect(() => {
-    if (!restored.current || uiStateKey === lastSynced.current) return;
+    if (!restored || uiStateKey === lastSynced.current) return;
     const timer = setTimeout(() => {
       lastSynced.current = uiStateKey;
       api.saveUiState(uiState).catch(toastError);
     }, 250);
     return () => clearTimeout(timer);
-  }, [uiStateKey]);
+  }, [uiStateKey, restored]);
 
   // ── Tabs ─────────────────────────────────────────────────────────────────────────────────
   // The tab in focus is always whole in view, however many are open (the strip scrolls sideways).
