@@ -138,7 +138,12 @@ export function createMcpBridgeHandler(options: McpBridgeOptions): McpBridgeHand
       } catch (error) {
         return Response.json(jsonRpcError(id, -32000, (error as Error).message));
       }
-      const principal: McpPrincipal = { ...asked, scope: capScope(asked.scope, backend.scopeCeiling) };
+      const scope = capScope(asked.scope, backend.scopeCeiling);
+      const principal: McpPrincipal = {
+        ...asked,
+        scope,
+        ...(scope !== asked.scope ? { cappedFrom: asked.scope } : {}),
+      };
       // One bridge's calls share a key, so its cancellations reach them and nobody else's.
       const caller = `bridge:${bridge}`;
       // Cancellations routed, refusals audited; the server answers an out-of-scope call with a

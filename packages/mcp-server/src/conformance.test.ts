@@ -67,7 +67,7 @@ export const NOT_APPLICABLE: Record<string, string> = {
   'json-schema-2020-12':
     'pending in the suite; calls the fixture tool json_schema_2020_12_tool (Toolrow lists 2020-12 schemas: tools-list)',
   'server-sse-polling':
-    'pending in the suite; calls the fixture tool test_reconnection (Toolrow sessions: sessions.test.ts)',
+    'pending in the suite; calls the fixture tool test_reconnection (priming, retry and replay: sessions.test.ts)',
 };
 
 describe('the MCP conformance suite against Toolrow over HTTP (real tools, PGlite)', () => {

@@ -94,7 +94,7 @@ function capVerifier(
       return {
         ...info,
         scopes: info.scopes.filter((each) => !isMcpScope(each) || scopeCovers(scope, each)),
-        extra: { ...info.extra, toolrow: { ...principal, scope } },
+        extra: { ...info.extra, toolrow: { ...principal, scope, cappedFrom: principal.scope } },
       };
     },
   };
@@ -225,10 +225,10 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       backend: await backendOf(principal),
       report,
     });
-    // A token that can step up (OAuth, with this app's authorization server) gets the spec's 403;
-    // any other goes on to the server, which answers the call as an isError result (the refusal is
+    // A token that can step up (OAuth, with this app's authorization server, not held below its
+    // scope by the connection's exposure, which no consent widens) gets the spec's 403; any other goes on to the server, which answers the call as an isError result (the refusal is
     // audited here already): a client that throws on a 403 would leave the model with nothing.
-    if (screened && principal.canStepUp && options.authorizationServer) {
+    if (screened && principal.canStepUp && !principal.cappedFrom && options.authorizationServer) {
       return bearerAuthChallengeResponse(
         new OAuthError(OAuthErrorCode.InsufficientScope, screened.refusal.message),
         { requiredScopes: [screened.refusal.needed], resourceMetadataUrl },

@@ -54,12 +54,23 @@ describe.each(MCP_SCOPES)('a connection exposed at %s', (ceiling) => {
       // A CLI token has nowhere to step up: the refusal is the call's result, naming the scope.
       const text = await response.text();
       expect(text, name).toContain('"isError":true');
-      expect(text, name).toContain(
-        `"toolrow/requiredScope":"${MCP_REQUIRED_SCOPE[name as keyof typeof MCP_REQUIRED_SCOPE]}"`,
-      );
+      const needed = MCP_REQUIRED_SCOPE[name as keyof typeof MCP_REQUIRED_SCOPE];
+      expect(text, name).toContain(`"toolrow/requiredScope":"${needed}"`);
+      // The token is not what holds it back, so the advice is the exposure, not a new token.
+      expect(text, name).toContain('a new token would not help');
+      expect(text, name).toContain(`--mcp ${needed.split(':')[1]}`);
+      expect(text, name).not.toContain('toolrow mcp token create');
     }
     expect(await stateOf(toolrow)).toEqual(before);
     if (ceiling !== 'tables:full') expect(above.length).toBeGreaterThan(0);
+  });
+
+  it('a token narrower than the ceiling is told to get a wider token, as the token is what holds it back', async () => {
+    if (ceiling === 'tables:readonly') return;
+    const response = await rawToolCall(server.url, 'stageUpdateRows', tokens.get('tables:readonly'));
+    const text = await response.text();
+    expect(text).toContain('toolrow mcp token create --scope tables:staged');
+    expect(text).not.toContain('a new token would not help');
   });
 
   it('listConnections shows the client only the connection it is served', async () => {

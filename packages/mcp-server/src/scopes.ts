@@ -80,6 +80,8 @@ export function refusalFor(
   name: string,
   held: McpScope,
   engine: ToolEngine = 'postgres',
+  /** The token's own scope when the connection's MCP exposure held it lower, and that connection. */
+  capped?: { from: McpScope; connection: string },
 ): McpRefusal | undefined {
   if (isMcpToolName(name) && !isServedBy(engine, name))
     return { kind: 'not-served', name, engine, message: notServedMessage(name, engine) };
@@ -91,7 +93,10 @@ export function refusalFor(
       name,
       needed,
       held,
-      message: `Tool '${name}' needs scope ${needed}; this client holds ${held}. Ask the user for a token with scope ${needed} (toolrow mcp token create --scope ${needed}).`,
+      message:
+        capped && scopeCovers(capped.from, needed)
+          ? `Tool '${name}' needs scope ${needed}; connection '${capped.connection}' serves MCP clients at ${held} at most (this client's token holds ${capped.from}), so a new token would not help. Ask the user to widen the connection's MCP exposure (toolrow connections set ${capped.connection} --mcp ${needed.split(':')[1]}, or in the Toolrow app's connection settings).`
+          : `Tool '${name}' needs scope ${needed}; this client holds ${held}. Ask the user for a token with scope ${needed} (toolrow mcp token create --scope ${needed}).`,
     };
   }
   if (isToolName(name)) {

@@ -6,7 +6,7 @@ import type { McpBackend } from './backend.ts';
 import type { InFlightCalls } from './cancellations.ts';
 import { type McpRefusal, refusalFor } from './scopes.ts';
 import { auditRefusal } from './server.ts';
-import type { McpPrincipal } from './tokens.ts';
+import { capOf, type McpPrincipal } from './tokens.ts';
 
 interface JsonRpcRequestLike {
   id?: unknown;
@@ -48,7 +48,12 @@ export async function screenPost(
       continue;
     }
     if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
-    const refusal = refusalFor(message.params.name, context.principal.scope, context.backend.engine);
+    const refusal = refusalFor(
+      message.params.name,
+      context.principal.scope,
+      context.backend.engine,
+      capOf(context.principal, context.backend.profile),
+    );
     if (!refusal) continue;
     await auditRefusal(context.backend, refusal, message.params.arguments ?? {}, context.principal).catch(
       context.report,

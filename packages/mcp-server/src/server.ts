@@ -33,7 +33,7 @@ import { type ProgressUpdate, progressOf, type RequestProgress } from './progres
 import type { McpRefusal } from './scopes.ts';
 import { isMcpToolName, refusalFor, scopeCovers, toolsForScope } from './scopes.ts';
 import type { McpTaskStore } from './tasks.ts';
-import type { McpPrincipal } from './tokens.ts';
+import { capOf, type McpPrincipal } from './tokens.ts';
 
 export { SERVER_NAME, SERVER_VERSION } from './info.ts';
 
@@ -217,7 +217,7 @@ export function createToolrowMcpServer(
     if (principal && !tool && isMcpToolName(name)) {
       // A tool of the catalog that this connection's engine does not serve: a result the model
       // can read, naming what to use instead (the transports audited it as refused).
-      const refusal = refusalFor(name, principal.scope, backend.engine);
+      const refusal = refusalFor(name, principal.scope, backend.engine, capOf(principal, backend.profile));
       if (refusal?.kind === 'not-served')
         return { isError: true, content: [{ type: 'text', text: refusal.message }] };
       // Out of scope where no step-up exists (stdio, and CLI tokens over HTTP; an OAuth token over

@@ -48,6 +48,43 @@ async function listOn(url: URL, token: string, sessionId: string) {
   return { status: response.status, text: await response.text() };
 }
 
+interface SseEvent {
+  id?: string;
+  retry?: number;
+  data: string;
+}
+
+/** Reads SSE events from `body` until `until` says stop; the reader is then let go (the stream drops). */
+async function readEvents(body: ReadableStream<Uint8Array>, until: (event: SseEvent) => boolean) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const events: SseEvent[] = [];
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      buffer += value;
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const event: SseEvent = { data: '' };
+        for (const line of buffer.slice(0, end).split('\n')) {
+          const [field, ...rest] = line.split(':');
+          const text = rest.join(':').replace(/^ /, '');
+          if (field === 'id') event.id = text;
+          if (field === 'retry') event.retry = Number(text);
+          if (field === 'data') event.data += text;
+        }
+        buffer = buffer.slice(end + 2);
+        events.push(event);
+        if (until(event)) return events;
+        end = buffer.indexOf('\n\n');
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
 async function connect(url: URL, token: string): Promise<Client> {
   const client = new Client({ name: 'sessions-test', version: '0.0.0' });
   await client.connect(
@@ -204,5 +241,52 @@ describe('2025-era sessions over Streamable HTTP', () => {
     inbox.answer(ofCustomers.id, { approved: true });
     expect((await running).isError).toBeFalsy();
     expect(scripted.runs.map((run) => run.input)).toEqual([{ table: 'customers' }]);
+  });
+
+  it('a call whose stream dropped is finished on reconnect: GET with Last-Event-ID replays its result', async () => {
+    const server = await serve();
+    const session = await initialize(server.url, alice);
+    const call = {
+      jsonrpc: '2.0',
+      id: 41,
+      method: 'tools/call',
+      params: { name: 'countRows', arguments: { table: 'orders' } },
+    };
+    const response = await post(server.url, alice, call, session);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    // The stream opens with a priming event (an id, no data) and says how soon to come back.
+    const first = await readEvents(response.body!, (event) => event.id !== undefined);
+    const priming = first.at(-1)!;
+    expect(priming.data).toBe('');
+    expect(priming.retry).toBe(1000);
+    // The stream has dropped; the call still waits for the user, who now approves it.
+    await expect.poll(() => inbox.pending().length).toBe(1);
+    inbox.answer(inbox.pending()[0]!.id, { approved: true });
+    const resumed = await fetch(server.url, {
+      headers: {
+        authorization: `Bearer ${alice}`,
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+        'last-event-id': priming.id!,
+      },
+    });
+    expect(resumed.status).toBe(200);
+    const replayed = await readEvents(resumed.body!, (event) => event.data.includes('"id":41'));
+    const answer = JSON.parse(replayed.at(-1)!.data);
+    expect(answer.result.isError).toBeFalsy();
+    expect(answer.result.structuredContent).toEqual({ ran: 'countRows' });
+    expect(scripted.runs.map((run) => run.input)).toEqual([{ table: 'orders' }]);
+    // Another token cannot replay Alice's stream.
+    const foreign = await fetch(server.url, {
+      headers: {
+        authorization: `Bearer ${bob}`,
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'last-event-id': priming.id!,
+      },
+    });
+    expect(foreign.status).toBe(404);
+    await foreign.body?.cancel();
   });
 });

@@ -3,6 +3,7 @@
 // mid-call. A client that opens with `initialize` gets an Mcp-Session-Id and one server of its own
 // for the session's life: its capabilities are known, its POSTs stream (SSE), its answers to the
 // server's questions reach the call that asked, and its cancellations reach the call they name.
+// Its streams are resumable: a client whose stream dropped mid-call reconnects and gets the rest.
 //
 // A session belongs to the bearer token and the principal that opened it: any other token, or the
 // same token after its scope changed, is told the session does not exist (404, so the client starts
@@ -11,6 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   type AuthInfo,
+  type EventStore,
+  type JSONRPCMessage,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
@@ -70,6 +73,42 @@ const principalKey = (principal: McpPrincipal) =>
     principal.askViaClient ?? false,
     principal.canStepUp ?? false,
   ]);
+
+/** Events a session keeps for a client that reconnects (Last-Event-ID); older ones are let go. */
+export const SESSION_EVENTS_KEPT = 1000;
+/** How soon a client whose stream dropped should reconnect, in ms (the SSE retry field). */
+export const SESSION_RETRY_MS = 1000;
+
+/**
+ * One session's recent stream events, so a client whose stream dropped mid-call reconnects with
+ * Last-Event-ID and gets what it missed, the call's result included (SEP-1699). Bounded: a client
+ * away for more than SESSION_EVENTS_KEPT events calls again.
+ */
+export function createSessionEventStore(kept = SESSION_EVENTS_KEPT): EventStore {
+  const events = new Map<string, { streamId: string; message: JSONRPCMessage }>();
+  let sequence = 0;
+  return {
+    async storeEvent(streamId, message) {
+      const eventId = `${streamId}_${++sequence}`;
+      events.set(eventId, { streamId, message });
+      if (events.size > kept) events.delete(events.keys().next().value as string);
+      return eventId;
+    },
+    async getStreamIdForEventId(eventId) {
+      return events.get(eventId)?.streamId;
+    },
+    async replayEventsAfter(lastEventId, { send }) {
+      const last = events.get(lastEventId);
+      if (!last) return '';
+      let after = false;
+      for (const [eventId, event] of events) {
+        if (after && event.streamId === last.streamId) await send(eventId, event.message);
+        if (eventId === lastEventId) after = true;
+      }
+      return last.streamId;
+    },
+  };
+}
 
 /** The SDK transport's own answer for an unknown session, so clients treat ours alike. */
 function sessionNotFound(): Response {
@@ -167,6 +206,8 @@ export function createMcpSessions(limits: McpSessionLimits = {}): McpSessions {
       let session: Session | undefined;
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        eventStore: createSessionEventStore(),
+        retryInterval: SESSION_RETRY_MS,
         onsessioninitialized: (id) => {
           if (!session) return;
           session.id = id;

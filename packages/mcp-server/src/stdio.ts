@@ -16,7 +16,7 @@ import { parseScope, refusalFor, scopeCovers } from './scopes.ts';
 import type { ToolrowServerOptions } from './server.ts';
 import { auditRefusal, createToolrowMcpServer, serverOptionsOf } from './server.ts';
 import { createMcpTaskStore } from './tasks.ts';
-import { createTokenVerifier, type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
+import { capOf, createTokenVerifier, type McpPrincipal, type McpTokenStore, principalOf } from './tokens.ts';
 
 /** The environment variables a stdio server reads its credentials from. */
 export const STDIO_ENV = {
@@ -118,7 +118,9 @@ class RefusalAuditTransport implements Transport {
     ) {
       // Not open yet (or failed to open): the server's handler waits, or answers with the failure.
       const ready = await this.#ready.catch(() => undefined);
-      const refusal = ready ? refusalFor(message.params.name, ready[1].scope, ready[0].engine) : undefined;
+      const refusal = ready
+        ? refusalFor(message.params.name, ready[1].scope, ready[0].engine, capOf(ready[1], ready[0].profile))
+        : undefined;
       if (ready && refusal) {
         await auditRefusal(ready[0], refusal, message.params.arguments ?? {}, ready[1]).catch((error) =>
           this.onerror?.(error as Error),

@@ -118,6 +118,19 @@ export interface McpPrincipal {
    * step up, so such a call is a tool result (isError) the model can read, as over stdio.
    */
   canStepUp?: boolean;
+  /**
+   * The scope the token itself holds, when a connection's MCP exposure (or the endpoint's
+   * ceiling) serves it at the lower `scope`: a refusal then says a new token would not help.
+   */
+  cappedFrom?: McpScope;
+}
+
+/** What a refusal needs to know of a capped principal (scopes.ts refusalFor). */
+export function capOf(
+  principal: McpPrincipal,
+  connection: string,
+): { from: McpScope; connection: string } | undefined {
+  return principal.cappedFrom ? { from: principal.cappedFrom, connection } : undefined;
 }
 
 /** Reads the principal back from the AuthInfo our verifier made. */
