@@ -6,10 +6,10 @@ import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveToolrowMcp } from '../test/fixture.ts';
 import { connectHttp } from '../test/helpers.ts';
-import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
+import type { RunningMcpHttp } from './http.ts';
 import { createToken } from './tokens.ts';
-import { createToolrowBackend } from './toolrow-backend.ts';
 
 const MILLION = `SELECT g AS id, md5(g::text) AS pad FROM generate_series(1, 1000000) AS g`;
 
@@ -22,13 +22,7 @@ describe.each(testStores())('$name: cancelling an export over MCP', ({ open }) =
   beforeAll(async () => {
     toolrow = await open();
     await toolrow.state.profiles.setMode(DEFAULT_PROFILE, 'full-auto');
-    server = await serveMcpHttp(
-      createMcpHttpHandler({
-        backend: createToolrowBackend({ source: toolrow.source, state: toolrow.state }),
-        tokens: toolrow.state.tokens,
-      }),
-      0,
-    );
+    server = await serveToolrowMcp(toolrow);
     token = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name: 'exporter' })).token;
     other = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name: 'bystander' })).token;
   }, 120_000);

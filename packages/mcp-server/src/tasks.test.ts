@@ -8,10 +8,10 @@ import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from './http.ts';
+import { serveToolrowMcp } from '../test/fixture.ts';
+import type { RunningMcpHttp } from './http.ts';
 import { createMcpTaskStore, MAX_WORKING_TASKS, RELATED_TASK_META } from './tasks.ts';
 import { createToken } from './tokens.ts';
-import { createToolrowBackend } from './toolrow-backend.ts';
 
 const MILLION = `SELECT g AS id, md5(g::text) AS pad FROM generate_series(1, 1000000) AS g`;
 
@@ -34,13 +34,7 @@ describe.each(testStores())('$name: exports as MCP tasks (SDK v1 client over HTT
   beforeAll(async () => {
     toolrow = await open();
     await toolrow.state.profiles.setMode(DEFAULT_PROFILE, 'full-auto');
-    server = await serveMcpHttp(
-      createMcpHttpHandler({
-        backend: createToolrowBackend({ source: toolrow.source, state: toolrow.state }),
-        tokens: toolrow.state.tokens,
-      }),
-      0,
-    );
+    server = await serveToolrowMcp(toolrow);
     token = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name: 'tasker' })).token;
     other = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name: 'onlooker' })).token;
   }, 120_000);

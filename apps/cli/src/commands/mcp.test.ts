@@ -157,6 +157,17 @@ async function token(scope: McpScope, name: string, useEnv = env): Promise<strin
   return (JSON.parse(result.stdout) as { token: string }).token;
 }
 
+/** An export job as getExportStatus shows it to an MCP client (SDK v1 or v2). */
+async function exportStatus(
+  client: { callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown> },
+  id: string,
+): Promise<{ state: string; rowsDone: number; path: string }> {
+  const result = (await client.callTool({ name: 'getExportStatus', arguments: { id } })) as {
+    structuredContent?: unknown;
+  };
+  return result.structuredContent as { state: string; rowsDone: number; path: string };
+}
+
 async function stdioClient(extraEnv: Record<string, string>, args: string[] = [], useEnv = env) {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -449,12 +460,7 @@ describe('toolrow mcp --stdio: a cancelled export stops', () => {
         },
       );
       await expect(call).rejects.toThrow();
-      const status = async () =>
-        (await client.callTool({ name: 'getExportStatus', arguments: { id: jobId } })).structuredContent as {
-          state: string;
-          rowsDone: number;
-          path: string;
-        };
+      const status = () => exportStatus(client, jobId!);
       await expect.poll(async () => (await status()).state, { timeout: 60_000 }).toBe('cancelled');
       const job = await status();
       expect(job.rowsDone).toBeLessThan(1_000_000);
@@ -505,12 +511,7 @@ describe('toolrow mcp --stdio: an export as an MCP task (SDK v1 client)', () => 
         expect(message.type).not.toBe('result');
       }
       expect(ended).toBe('cancelled');
-      const status = async () =>
-        (await client.callTool({ name: 'getExportStatus', arguments: { id: jobId } })).structuredContent as {
-          state: string;
-          rowsDone: number;
-          path: string;
-        };
+      const status = () => exportStatus(client, jobId!);
       await expect.poll(async () => (await status()).state, { timeout: 60_000 }).toBe('cancelled');
       const job = await status();
       expect(job.rowsDone).toBeLessThan(1_000_000);
