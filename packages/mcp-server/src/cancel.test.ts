@@ -2,34 +2,27 @@
 // its own, which must still find the call it names, and the export the call follows. A real SDK
 // client on a real database; a million rows are far more than finish before the cancel.
 import { existsSync } from 'node:fs';
-import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveToolrowMcp } from '../test/fixture.ts';
+import { MILLION_ROWS, serveExporters } from '../test/fixture.ts';
 import { connectHttp } from '../test/helpers.ts';
 import type { RunningMcpHttp } from './http.ts';
-import { createToken } from './tokens.ts';
-
-const MILLION = `SELECT g AS id, md5(g::text) AS pad FROM generate_series(1, 1000000) AS g`;
 
 describe.each(testStores())('$name: cancelling an export over MCP', ({ open }) => {
   let toolrow: Toolrow;
   let server: RunningMcpHttp;
   let token: string;
   let other: string;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    toolrow = await open();
-    await toolrow.state.profiles.setMode(DEFAULT_PROFILE, 'full-auto');
-    server = await serveToolrowMcp(toolrow);
-    token = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name: 'exporter' })).token;
-    other = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name: 'bystander' })).token;
+    const served = await serveExporters(open, ['exporter', 'bystander'] as const);
+    ({ toolrow, server, close } = served);
+    token = served.tokens.exporter;
+    other = served.tokens.bystander;
   }, 120_000);
-  afterAll(async () => {
-    await server?.close();
-    await toolrow?.close();
-  });
+  afterAll(() => close?.());
 
   it('a cancelled call stops its export: the job says cancelled, no file is left, and nothing grows after', async () => {
     const client = await connectHttp(server.url, token);
@@ -39,7 +32,7 @@ describe.each(testStores())('$name: cancelling an export over MCP', ({ open }) =
       const values: number[] = [];
       let jobId: string | undefined;
       const call = client.callTool(
-        { name: 'startExport', arguments: { sql: MILLION, format: 'csv' } },
+        { name: 'startExport', arguments: { sql: MILLION_ROWS, format: 'csv' } },
         {
           signal: controller.signal,
           onprogress: (update) => {
@@ -83,7 +76,7 @@ describe.each(testStores())('$name: cancelling an export over MCP', ({ open }) =
       let rowsWhenSent = 0;
       let rowsAfter = 0;
       const call = bystander.callTool(
-        { name: 'startExport', arguments: { sql: MILLION, format: 'csv' } },
+        { name: 'startExport', arguments: { sql: MILLION_ROWS, format: 'csv' } },
         {
           signal: controller.signal,
           onprogress: (update) => {

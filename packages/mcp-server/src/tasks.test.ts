@@ -8,12 +8,9 @@ import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveToolrowMcp } from '../test/fixture.ts';
+import { MILLION_ROWS, serveExporters } from '../test/fixture.ts';
 import type { RunningMcpHttp } from './http.ts';
 import { createMcpTaskStore, MAX_WORKING_TASKS, RELATED_TASK_META } from './tasks.ts';
-import { createToken } from './tokens.ts';
-
-const MILLION = `SELECT g AS id, md5(g::text) AS pad FROM generate_series(1, 1000000) AS g`;
 
 async function connectV1(url: URL, token: string): Promise<Client> {
   const client = new Client({ name: 'tasks-test', version: '0.0.0' });
@@ -30,18 +27,15 @@ describe.each(testStores())('$name: exports as MCP tasks (SDK v1 client over HTT
   let server: RunningMcpHttp;
   let token: string;
   let other: string;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    toolrow = await open();
-    await toolrow.state.profiles.setMode(DEFAULT_PROFILE, 'full-auto');
-    server = await serveToolrowMcp(toolrow);
-    token = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name: 'tasker' })).token;
-    other = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name: 'onlooker' })).token;
+    const served = await serveExporters(open, ['tasker', 'onlooker'] as const);
+    ({ toolrow, server, close } = served);
+    token = served.tokens.tasker;
+    other = served.tokens.onlooker;
   }, 120_000);
-  afterAll(async () => {
-    await server?.close();
-    await toolrow?.close();
-  });
+  afterAll(() => close?.());
 
   it('the export tools are offered as tasks, and only they', async () => {
     const client = await connectV1(server.url, token);
@@ -72,7 +66,7 @@ describe.each(testStores())('$name: exports as MCP tasks (SDK v1 client over HTT
       let failure: Error | undefined;
       for await (const message of client.experimental.tasks.callToolStream({
         name: 'startExport',
-        arguments: { sql: MILLION, format: 'csv' },
+        arguments: { sql: MILLION_ROWS, format: 'csv' },
       })) {
         if (message.type === 'taskCreated') {
           taskId = message.task.taskId;

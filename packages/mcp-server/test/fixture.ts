@@ -7,6 +7,7 @@ import type { McpApprovals } from '../src/approvals.ts';
 import type { FairShare } from '../src/fair-share.ts';
 import type { McpScope } from '../src/generated/mcp-scopes.ts';
 import { createMcpHttpHandler, type RunningMcpHttp, serveMcpHttp } from '../src/http.ts';
+import { createToken } from '../src/tokens.ts';
 import { createToolrowBackend } from '../src/toolrow-backend.ts';
 
 export const WIDGETS = 'widgets';
@@ -121,4 +122,37 @@ export function serveToolrowMcp(
     }),
     0,
   );
+}
+
+/** A million rows: far more than an export writes before a test stops it. */
+export const MILLION_ROWS = `SELECT g AS id, md5(g::text) AS pad FROM generate_series(1, 1000000) AS g`;
+
+/**
+ * The export suites' set-up: Toolrow in Full Auto (every export runs), served over HTTP, and a
+ * tables:full token per name. `close` stops both.
+ */
+export async function serveExporters<Name extends string>(
+  open: () => Promise<Toolrow>,
+  names: readonly Name[],
+): Promise<{
+  toolrow: Toolrow;
+  server: RunningMcpHttp;
+  tokens: Record<Name, string>;
+  close(): Promise<void>;
+}> {
+  const toolrow = await open();
+  await toolrow.state.profiles.setMode(DEFAULT_PROFILE, 'full-auto');
+  const server = await serveToolrowMcp(toolrow);
+  const tokens = {} as Record<Name, string>;
+  for (const name of names)
+    tokens[name] = (await createToken(toolrow.state.tokens, { scope: 'tables:full', name })).token;
+  return {
+    toolrow,
+    server,
+    tokens,
+    async close() {
+      await server.close();
+      await toolrow.close();
+    },
+  };
 }
