@@ -14,7 +14,7 @@ import type { OpenTestOptions, TestDatabase, TestEngine } from './testing-types.
 /** The "now" test seeds pin, so dates in seeded data are the same on every run. */
 export const TEST_SEED_NOW = new Date('2026-06-01T00:00:00Z');
 
-const DEFAULT_TEST_ORDERS = 200;
+export const DEFAULT_TEST_ORDERS = 200;
 
 const snapshots = new Map<string, Promise<Blob>>();
 

@@ -16,6 +16,7 @@
 export { type ReadLayerSwitches, withReadLayers } from './postgres/drivers/layer-switches.ts';
 export {
   createTestDatabase,
+  DEFAULT_TEST_ORDERS,
   missingPostgresError,
   pgliteOnDisk,
   pgliteSnapshot,

@@ -9,7 +9,7 @@ import { McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/se
 import { rowOf } from '@toolrow/catalog';
 import type { McpToken, Toolrow } from '@toolrow/state';
 import { openToolrow } from '@toolrow/state';
-import { TOOL_IMPLEMENTATIONS, type ToolImplementation } from '@toolrow/tools';
+import { TOOL_IMPLEMENTATIONS, TOOL_OUTPUT_SCHEMAS, type ToolImplementation } from '@toolrow/tools';
 import type { McpBackend } from '../src/backend.ts';
 import type { McpToolName } from '../src/generated/mcp-scopes.ts';
 import { toolsForScope } from '../src/scopes.ts';
@@ -58,6 +58,7 @@ export async function openPeers(kind: BackendKind): Promise<Peers> {
       toolrowBackend: {
         profile: 'default',
         inputSchemaOf: (name) => TOOL_IMPLEMENTATIONS[name].inputSchema,
+        outputSchemaOf: (name) => TOOL_OUTPUT_SCHEMAS[name],
         parseInput: (_name, input) => input,
         run: async () => output,
         audit: async () => {},

@@ -40,6 +40,8 @@ export interface McpAuditRecord {
 export interface McpBackend {
   /** The input schema of an exposed tool: its JSON Schema is what tools/list shows. */
   inputSchemaOf(name: McpToolName): StandardSchemaWithJSON;
+  /** The JSON Schema (2020-12) of what `run` returns for an exposed tool: tools/list shows it. */
+  outputSchemaOf(name: McpToolName): { readonly [keyword: string]: unknown };
   /** Checks a raw input; throws an error naming each bad field. Runs before the audit and the tool. */
   parseInput(name: McpToolName, rawInput: unknown): unknown;
   /** Runs a tool on parsed input and returns its output (JSON-serialisable). */

@@ -70,16 +70,14 @@ function errorResult(message: string): CallToolResult {
 }
 
 /**
- * The output schema every tool is listed with. The tools (@toolrow/tools) declare input schemas
- * only, so this is the generic one their results all meet: a JSON object, the same document as
- * the text content. A tool that gains a zod output schema can be listed with its own here.
+ * The output schema a tool is listed with: the backend's (for Toolrow's own, generated from each
+ * implementation's return type). Structured content is always an object, so an output that is
+ * not one is described as toCallToolResult sends it, `{ result }`.
  */
-export function outputSchemaOf(name: McpToolName): Tool['outputSchema'] & object {
-  return {
-    type: 'object',
-    description: `What ${name} returns (the same JSON document as the text content).`,
-    additionalProperties: true,
-  };
+export function outputSchemaOf(backend: McpBackend, name: McpToolName): Tool['outputSchema'] & object {
+  const schema = backend.outputSchemaOf(name);
+  if (schema.type === 'object') return schema as Tool['outputSchema'] & object;
+  return { type: 'object', properties: { result: schema }, required: ['result'] };
 }
 
 // JSON Schema conversions, kept per input schema: shared by every listing that shows the schema.
@@ -133,7 +131,7 @@ export function listingFor(backend: McpBackend, scope: McpScope): Listing {
         title: titleOf(name),
         description: row.description,
         inputSchema: inputJsonSchema(backend.inputSchemaOf(name)),
-        outputSchema: outputSchemaOf(name),
+        outputSchema: outputSchemaOf(backend, name),
         annotations: annotationsFor(row),
         icons: iconsFor(row),
         ...(runsAsTask(name) ? { execution: { taskSupport: 'optional' as const } } : {}),
@@ -465,7 +463,8 @@ async function followExport(
     }
     if (await stopped(ctx.mcpReq.signal, EXPORT_POLL_MS)) {
       // The client cancelled the call that follows the export: the export stops with it.
-      return backend.cancelExport ? await backend.cancelExport(id, actor) : job;
+      job = (backend.cancelExport ? await backend.cancelExport(id, actor) : job) as ExportSummary;
+      break;
     }
     job = (await backend.run(
       'getExportStatus',
@@ -473,7 +472,13 @@ async function followExport(
       { actor, signal: ctx.mcpReq.signal },
     )) as ExportSummary;
   }
-  return job;
+  return { ...job, note: settledNote(id, job) };
+}
+
+/** startExport's note once the call has followed the job to its end (its output schema has one). */
+function settledNote(id: string, job: ExportSummary): string {
+  const rows = typeof job.rowsDone === 'number' ? job.rowsDone : 0;
+  return `Export ${id} ended ${String(job.state)} after ${rows} rows.`;
 }
 
 /** The tables' schemas as resources, for any scope that may describe tables. */

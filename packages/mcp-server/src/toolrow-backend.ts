@@ -9,6 +9,7 @@ import {
   missingImplementationMessage,
   parseToolInput,
   TOOL_IMPLEMENTATIONS,
+  TOOL_OUTPUT_SCHEMAS,
   type ToolImplementation,
   tablesOfCall,
   toToolError,
@@ -93,6 +94,8 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
         { ...context, actor: 'agent' },
       ),
     inputSchemaOf: (name) => implementationOf(name).inputSchema,
+    // Generated from each implementation's return type (npm run gen).
+    outputSchemaOf: (name) => TOOL_OUTPUT_SCHEMAS[name],
     parseInput: (name, rawInput) => parseToolInput(name, rawInput),
     async run(name, input, call) {
       if (call.signal.aborted) throw toToolError(name, new Error('the client cancelled the call'));

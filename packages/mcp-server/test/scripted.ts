@@ -39,6 +39,7 @@ export function scriptedBackend(
   scripted.backend = {
     profile: 'default',
     inputSchemaOf: () => z.object({}).passthrough(),
+    outputSchemaOf: () => ({ type: 'object' }),
     parseInput: (_name, rawInput) => rawInput,
     async run(name, input, call) {
       const run = { name, input, actor: call.actor };

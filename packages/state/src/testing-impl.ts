@@ -1,12 +1,15 @@
+import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DataSource, openDatabase } from '@toolrow/datasource';
 import {
   createTestDatabase,
+  DEFAULT_TEST_ORDERS,
   missingPostgresError,
   pgliteOnDisk,
   pgliteSnapshot,
+  TEST_SEED_NOW,
   testEngines,
 } from '@toolrow/datasource/testing';
 import type { OpenStateOptions } from './state.ts';
@@ -104,6 +107,52 @@ export function testStores(env: Readonly<Record<string, string | undefined>> = p
       },
     ];
   return [pglite];
+}
+
+/**
+ * DynamoDB Local (TOOLROW_TEST_DYNAMODB_URL) as a store engine: each open() gets a region of its
+ * own (an empty account on DynamoDB Local), the sample shop's tables when seeded, and the state in
+ * SQLite in memory. Undefined without the URL; in CI that is an error (the suite would not run).
+ */
+export function dynamoTestStore(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): StoreEngine | undefined {
+  const base = env.TOOLROW_TEST_DYNAMODB_URL?.trim();
+  if (!base) {
+    if (env.CI === 'true' || env.CI === '1')
+      throw new Error(
+        'CI must set TOOLROW_TEST_DYNAMODB_URL (scripts/ci-dynamodb.sh starts DynamoDB Local).',
+      );
+    return undefined;
+  }
+  return {
+    name: 'dynamodb',
+    async open(options = {}) {
+      const url = new URL(base);
+      url.searchParams.set('region', `zz-test-${randomInt(1_000_000_000)}`);
+      const dataDir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-'));
+      const removeDir = () => rm(dataDir, { recursive: true, force: true });
+      const { openDynamoDataSource } = await import('@toolrow/dynamodb');
+      let source: DataSource;
+      try {
+        source = await openDynamoDataSource({ url: url.href, dataDir });
+      } catch (error) {
+        await removeDir();
+        throw error;
+      }
+      const given = options.seed === true ? {} : options.seed;
+      if (given) {
+        try {
+          await source.seed({ orders: DEFAULT_TEST_ORDERS, now: TEST_SEED_NOW, ...given });
+        } catch (error) {
+          await source.close();
+          await removeDir();
+          throw error;
+        }
+      }
+      return withState(source, options, { memory: true }, removeDir);
+    },
+  };
 }
 
 /**

@@ -11,7 +11,7 @@ export interface OpenTestOptions extends DataTestOptions {
 }
 
 export interface StoreEngine {
-  name: 'pglite' | 'pglite-disk' | 'postgres';
+  name: 'pglite' | 'pglite-disk' | 'postgres' | 'dynamodb';
   /** The user's data (seeded when asked) and an empty, migrated state store. */
   open(options?: OpenTestOptions): Promise<Toolrow>;
 }

@@ -15,6 +15,7 @@
 export { TEST_SEED_NOW } from '@toolrow/datasource/testing';
 export {
   createTestEnvironment,
+  dynamoTestStore,
   pgliteOnDiskStores,
   testStores,
 } from './testing-impl.ts';

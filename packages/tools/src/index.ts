@@ -30,6 +30,7 @@ export {
   normalizeFilterInput,
   toFilter,
 } from './filter-input.ts';
+export { TOOL_OUTPUT_SCHEMAS, type ToolOutputSchema } from './generated/output-schemas.ts';
 export * from './generated/write-scopes.ts';
 export {
   assertImplementedTool,

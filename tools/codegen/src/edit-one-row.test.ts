@@ -1,7 +1,8 @@
 // "Edit one row", as a team adding a tool meets it: in a copy of the packages a row touches, add
 // the row listViews and run `npm run gen` (the real CLI on the copy): it names the file and the
 // entry to write, and the runtime says the same instead of crashing. Then write the
-// implementation only (no test edits) and the checks a new row touches pass in the copy.
+// implementation only (no test edits), run gen again for its output schema (read from what it
+// returns), and the checks a new row touches pass in the copy.
 //
 // Why a subset and not the whole suite in the copy: the suite takes many minutes (databases,
 // Chromium, child processes) and most of it never reads the rows. What a row reaches is the
@@ -181,7 +182,7 @@ describe('edit one row: add listViews', () => {
     expect(said.mcp).toBe(message);
   }, 120_000);
 
-  it('after writing the implementation only, gen is quiet, the types hold and the row checks pass', async () => {
+  it('after writing the implementation and running gen for its output schema, the types hold and the row checks pass', async () => {
     const tools = join(root, 'packages/tools/src/tools/schema-tools.ts');
     writeFileSync(tools, readFileSync(tools, 'utf8') + LIST_VIEWS_IMPLEMENTATION);
     const registryPath = join(root, 'packages/tools/src/registry.ts');
@@ -194,6 +195,14 @@ describe('edit one row: add listViews', () => {
     expect(registry.match(/listViews/g)).toHaveLength(2);
     writeFileSync(registryPath, registry);
 
+    // Its output schema is read from what execute returns: --check says it is missing until gen runs.
+    const stale = await sh(root, process.execPath, [GEN, '--root', root, '--check']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('packages/tools/src/generated/output-schemas.ts');
+    const regen = await sh(root, process.execPath, [GEN, '--root', root]);
+    expect(regen.stdout).toMatch(/^written\s+packages\/tools\/src\/generated\/output-schemas\.ts$/m);
+    const schemas = readFileSync(join(root, 'packages/tools/src/generated/output-schemas.ts'), 'utf8');
+    expect(schemas).toMatch(/"listViews": \{\n {4}"type": "object",\n {4}"properties": \{\n {6}"views": \{/);
     const gen = await sh(root, process.execPath, [GEN, '--root', root, '--check']);
     expect(gen.stderr).toBe('');
     expect(gen.stdout).toBe('Generated files are up to date with 39 tool rows.\n');

@@ -410,7 +410,7 @@ describe('emitting and checking', () => {
       ).toBe(true);
     }
     const second = generate({ root: ROOT, project });
-    expect(second.files.map((file) => file.status)).toEqual(EMITTERS.map(() => 'unchanged'));
+    expect(second.files.map((file) => file.status)).toEqual(first.files.map(() => 'unchanged'));
   });
 
   it('is deterministic', () => {

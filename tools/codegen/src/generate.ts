@@ -4,6 +4,7 @@ import { deriveCatalog } from './derive.ts';
 import { EMITTERS, type Emitter } from './emitters/index.ts';
 import { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
 import { findMissingImplementations, type ImplementationReport } from './implementations.ts';
+import { type JsonSchema, readOutputSchemas } from './output-schemas.ts';
 import { readRows } from './read-rows.ts';
 import type { LocatedRow } from './row-model.ts';
 import { validateRows } from './validate.ts';
@@ -25,6 +26,11 @@ export interface GenerateOptions {
   project?: Project;
   emitters?: readonly Emitter[];
   declarationsPath?: string;
+  /**
+   * The tools' output schemas. Default: read from the registry's types under `root` with the type
+   * checker (on the real file system; with a `project` of their own, tests pass them or go without).
+   */
+  outputSchemas?: Readonly<Record<string, JsonSchema>>;
 }
 
 export interface GenerateResult {
@@ -52,13 +58,20 @@ export function loadRows(project: Project, root: string, declarationsPath = DECL
 export function renderFiles(
   rows: readonly LocatedRow[],
   emitters: readonly Emitter[] = EMITTERS,
+  outputSchemas?: Readonly<Record<string, JsonSchema>>,
 ): { path: string; content: string }[] {
   const plain = rows.map(({ row }) => row);
   const catalog = deriveCatalog(plain);
-  return emitters.map((emitter) => ({
-    path: emitter.path,
-    content: emitter.emit({ rows: plain, catalog, header: GENERATED_HEADER }),
-  }));
+  const input = {
+    rows: plain,
+    catalog,
+    header: GENERATED_HEADER,
+    ...(outputSchemas ? { outputSchemas } : {}),
+  };
+  return emitters.flatMap((emitter) => {
+    const content = emitter.emit(input);
+    return content === undefined ? [] : [{ path: emitter.path, content }];
+  });
 }
 
 /**
@@ -72,7 +85,8 @@ export function generate(options: GenerateOptions): GenerateResult {
     options.project ?? new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
   const fs = project.getFileSystem();
   const rows = loadRows(project, root, options.declarationsPath);
-  const rendered = renderFiles(rows, options.emitters);
+  const outputSchemas = options.outputSchemas ?? (options.project ? undefined : readOutputSchemas(root));
+  const rendered = renderFiles(rows, options.emitters, outputSchemas);
 
   const files: FileReport[] = [];
   for (const { path, content } of rendered) {
@@ -89,10 +103,11 @@ export function generate(options: GenerateOptions): GenerateResult {
     }
   }
 
-  const produced = new Set(rendered.map(({ path }) => path));
+  // An emitter without its input here (no registry to read output types from) leaves its file be.
+  const known = new Set((options.emitters ?? EMITTERS).map(({ path }) => path));
   for (const directory of new Set(rendered.map(({ path }) => posix.dirname(path)))) {
     for (const path of listFiles(fs, root, directory)) {
-      if (produced.has(path)) continue;
+      if (known.has(path)) continue;
       if (options.check) {
         files.push({ path, status: 'orphan' });
       } else {

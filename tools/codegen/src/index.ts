@@ -18,6 +18,13 @@ export {
   type MissingImplementation,
   REGISTRY_PATH,
 } from './implementations.ts';
+export {
+  IMPLEMENTATIONS_TYPE,
+  type JsonSchema,
+  OutputTypeError,
+  outputSchemasOf,
+  readOutputSchemas,
+} from './output-schemas.ts';
 export { ROWS_EXPORT_NAME, readRows } from './read-rows.ts';
 export { type LocatedRow, type Row, RowError, RowErrors } from './row-model.ts';
 export { closest, ROW_RULES, suggest, validateRows } from './validate.ts';

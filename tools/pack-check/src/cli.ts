@@ -225,6 +225,7 @@ async function main(): Promise<number> {
 import * as z from 'zod';
 const backend = {
   inputSchemaOf: () => z.object({}).passthrough(),
+  outputSchemaOf: () => ({ type: 'object' }),
   parseInput: (_name, rawInput) => rawInput,
   run: async (name) => ({ ran: name }),
   audit: async () => {},

@@ -1,6 +1,7 @@
 import { enginesEmitter, tiersEmitter, toolNamesEmitter } from './catalog.ts';
 import type { Emitter } from './emitter.ts';
 import { mcpScopesEmitter } from './mcp-scopes.ts';
+import { outputSchemasEmitter } from './output-schemas.ts';
 import { writeScopesEmitter } from './write-scopes.ts';
 
 export type { EmitInput, Emitter } from './emitter.ts';
@@ -12,4 +13,5 @@ export const EMITTERS: readonly Emitter[] = [
   enginesEmitter,
   mcpScopesEmitter,
   writeScopesEmitter,
+  outputSchemasEmitter,
 ];
