@@ -1,7 +1,9 @@
 // The data side of staging on DynamoDB: an item as it is now, values in the attributes' types, and
 // commits as one TransactWriteItems whose conditions check every item is as it was staged (an
-// insert: that its key is free). Its ClientRequestToken is the commit's id, recorded before it is
-// sent: DynamoDB applies a resent transaction with the same token once.
+// insert: that its key is free). An update SETs only the staged attributes, so an attribute someone
+// added since (which no condition can name) is kept, not overwritten by a whole-item Put. Its
+// ClientRequestToken is the commit's id, recorded before it is sent: DynamoDB applies a resent
+// transaction with the same token once.
 import { randomUUID } from 'node:crypto';
 import {
   type AttributeValue,
@@ -37,10 +39,15 @@ function attributesOf(table: TableInfo, values: Row): Record<string, AttributeVa
   );
 }
 
-/** A condition that the item is exactly `before` (every attribute equal, and no other attribute). */
+/**
+ * A condition that every attribute of `before` is unchanged, and that each of `absent` (attributes
+ * an update adds) is still not there. DynamoDB cannot test for attributes a condition does not
+ * name: one added since the item was staged is not seen here (check() sees it, and an update keeps it).
+ */
 function sameAs(
   before: Row,
   table: TableInfo,
+  absent: readonly string[] = [],
 ): { expression: string; names: Record<string, string>; values: Record<string, AttributeValue> } {
   const names: Record<string, string> = {};
   const values: Record<string, AttributeValue> = {};
@@ -50,7 +57,27 @@ function sameAs(
     values[`:c${index}`] = value;
     parts.push(`#c${index} = :c${index}`);
   });
+  absent.forEach((name, index) => {
+    names[`#a${index}`] = name;
+    parts.push(`attribute_not_exists(#a${index})`);
+  });
   return { expression: parts.join(' AND ') || 'attribute_exists(#k)', names, values };
+}
+
+/** `SET #s0 = :s0, …` for the staged values (names and values apart from the condition's). */
+function setOf(
+  values: Row,
+  table: TableInfo,
+): { expression: string; names: Record<string, string>; values: Record<string, AttributeValue> } {
+  const names: Record<string, string> = {};
+  const attributes: Record<string, AttributeValue> = {};
+  const parts: string[] = [];
+  Object.entries(attributesOf(table, values)).forEach(([name, value], index) => {
+    names[`#s${index}`] = name;
+    attributes[`:s${index}`] = value;
+    parts.push(`#s${index} = :s${index}`);
+  });
+  return { expression: `SET ${parts.join(', ')}`, names, values: attributes };
 }
 
 /** Two images of an item, compared as DynamoDB stores them (12.50 and 12.5 are one number). */
@@ -63,6 +90,14 @@ function sameItem(table: TableInfo, left: Row | null, right: Row | null): boolea
         .map(([name, value]) => [name, normalized(value)]),
     );
   return stored(left) === stored(right);
+}
+
+/** Whether the item `now` has every attribute of `image` as it is there (null: the item is not there). */
+function holds(table: TableInfo, now: Row | null, image: Row | null): boolean {
+  if (now === null || image === null) return now === image;
+  return Object.entries(image).every(
+    ([name, value]) => now[name] !== undefined && sameItem(table, { [name]: now[name] }, { [name]: value }),
+  );
 }
 
 /** The attributes whose stored value differs between two images of an item (added or removed ones too). */
@@ -183,7 +218,9 @@ export function createDynamoChangeWriter(
         }
         const key = keyOf(table, tableKeys, JSON.parse(change.keyJson ?? 'null'));
         const before = JSON.parse(change.beforeJson ?? '{}') as Row;
-        const condition = sameAs(before, table);
+        const staged = change.kind === 'update' ? (JSON.parse(change.valuesJson ?? '{}') as Row) : {};
+        const added = Object.keys(staged).filter((name) => !Object.hasOwn(before, name));
+        const condition = sameAs(before, table, added);
         const guard = {
           ConditionExpression: condition.expression,
           ExpressionAttributeNames: {
@@ -199,8 +236,8 @@ export function createDynamoChangeWriter(
           actions.push({ Delete: { TableName: table.name, Key: key, ...guard } });
           continue;
         }
-        // An update writes the whole item: what was staged, with the new values over it.
-        const values = JSON.parse(change.valuesJson ?? '{}') as Row;
+        // An update sets the staged attributes and no other: the rest of the item stays as it is.
+        const values = staged;
         const changedKey = keyNames.find(
           (name) =>
             Object.hasOwn(values, name) && JSON.stringify(values[name]) !== JSON.stringify(before[name]),
@@ -211,8 +248,23 @@ export function createDynamoChangeWriter(
             `change ${change.id}: ${changedKey} is part of the key of ${table.name}; stage a delete and an insert instead.`,
           );
         }
+        // A key attribute is never SET (DynamoDB refuses it); staged unchanged, it is left out.
+        const set = Object.fromEntries(Object.entries(values).filter(([name]) => !keyNames.includes(name)));
+        if (Object.keys(set).length === 0) {
+          // Nothing to set: the transaction still checks the item is as staged.
+          actions.push({ ConditionCheck: { TableName: table.name, Key: key, ...guard } });
+          continue;
+        }
+        const update = setOf(set, table);
         actions.push({
-          Put: { TableName: table.name, Item: attributesOf(table, { ...before, ...values }), ...guard },
+          Update: {
+            TableName: table.name,
+            Key: key,
+            UpdateExpression: update.expression,
+            ...guard,
+            ExpressionAttributeNames: { ...guard.ExpressionAttributeNames, ...update.names },
+            ExpressionAttributeValues: { ...(guard.ExpressionAttributeValues ?? {}), ...update.values },
+          },
         });
       }
       const token = randomUUID();
@@ -267,8 +319,10 @@ export function createDynamoChangeWriter(
         );
         const before = change.beforeJson ? (JSON.parse(change.beforeJson) as Row) : null;
         const after = change.kind === 'delete' ? null : { ...(before ?? {}), ...values };
-        if (sameItem(table, now, after)) applied++;
-        else if (sameItem(table, now, before)) untouched++;
+        // On the attributes the change knows: one someone added since says nothing about it.
+        const added = Object.keys(values).filter((name) => !before || !Object.hasOwn(before, name));
+        if (holds(table, now, after)) applied++;
+        else if (holds(table, now, before) && added.every((name) => now?.[name] === undefined)) untouched++;
       }
       if (applied === changes.length) return 'committed';
       if (untouched === changes.length) return 'aborted';

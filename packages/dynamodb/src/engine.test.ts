@@ -4,7 +4,12 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AttributeValue, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  ListTablesCommand,
+  ScanCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import {
   type ChangeToApply,
   createMemoryExportJobStore,
@@ -228,6 +233,8 @@ describe.runIf(dynamoTestUrl)('write attempts against each read layer alone', ()
 
 describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
   let ds: DataSource;
+  // Someone else, writing to the same tables outside Toolrow.
+  let other: ReturnType<typeof createClients>;
   let id = 0;
   const change = (partial: Omit<ChangeToApply, 'id' | 'schema'>): ChangeToApply => ({
     id: ++id,
@@ -236,10 +243,75 @@ describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
   });
 
   beforeAll(async () => {
-    ds = await openDynamoDataSource({ url: freshDynamoUrl(), dataDir: tmpdir() });
+    const url = freshDynamoUrl();
+    ds = await openDynamoDataSource({ url, dataDir: tmpdir() });
+    other = createClients(parseDynamoUrl(url));
     await ds.seed({ orders: 20, now: NOW });
   }, 180_000);
-  afterAll(() => ds?.close());
+  afterAll(async () => {
+    other?.close();
+    await ds?.close();
+  });
+
+  /** Another writer sets `attribute` on order `id`, as a concurrent app or Lambda would. */
+  const setElsewhere = (orderId: number, attribute: string, value: AttributeValue) =>
+    other.write().send(
+      new UpdateItemCommand({
+        TableName: 'orders',
+        Key: { id: { N: String(orderId) } },
+        UpdateExpression: 'SET #a = :v',
+        ExpressionAttributeNames: { '#a': attribute },
+        ExpressionAttributeValues: { ':v': value },
+      }),
+    );
+
+  it('an update keeps an attribute someone added after it was staged (it sets only what was staged)', async () => {
+    const orders = await ds.schema.resolveTable('orders');
+    const before = await ds.changes.currentRowJson(orders, { id: 8 });
+    const staged = change({
+      kind: 'update',
+      table: 'orders',
+      keyJson: '{"id":"8"}',
+      beforeJson: before,
+      valuesJson: '{"status":"shipped"}',
+    });
+    // Between the check and the transaction, another writer adds an attribute no condition names.
+    await setElsewhere(8, 'gift_wrap', { BOOL: true });
+    let token = '';
+    const result = await ds.changes.apply([staged], {
+      onTransaction: async (xid) => {
+        token = xid;
+      },
+    });
+    expect(result).toEqual({ ok: true, applied: { insert: 0, update: 1, delete: 0 } });
+    expect(await ds.rows.get('orders', { id: 8 })).toMatchObject({ status: 'shipped', gift_wrap: true });
+    // Recovery reads the commit as applied, whatever else the item gained since.
+    await setElsewhere(8, 'packed_by', { S: 'sam' });
+    expect(await ds.changes.transactionStatus(token, [staged])).toBe('committed');
+  });
+
+  it('an update that adds an attribute refuses to overwrite the one someone else added meanwhile', async () => {
+    const orders = await ds.schema.resolveTable('orders');
+    const before = await ds.changes.currentRowJson(orders, { id: 9 });
+    expect(JSON.parse(before!)).not.toHaveProperty('gift_note');
+    const staged = change({
+      kind: 'update',
+      table: 'orders',
+      keyJson: '{"id":"9"}',
+      beforeJson: before,
+      valuesJson: '{"gift_note":"from us"}',
+    });
+    await setElsewhere(9, 'gift_note', { S: 'from them' });
+    const result = await ds.changes.apply([staged]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.conflicts.map((conflict) => [conflict.reason, conflict.changedColumns])).toEqual([
+      ['changed', ['gift_note']],
+    ]);
+    expect(await ds.rows.get('orders', { id: 9 })).toMatchObject({ gift_note: 'from them' });
+    // Neither image holds now: recovery cannot say, and says so.
+    expect(await ds.changes.transactionStatus('unused', [staged])).toBe('unknown');
+  });
 
   it('applies inserts, updates and deletes together, each checked against the item as it was staged', async () => {
     const orders = await ds.schema.resolveTable('orders');
