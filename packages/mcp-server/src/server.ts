@@ -5,6 +5,7 @@
 // tool registrations with their schema conversions (bench/http.ts measures it).
 import {
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   type InputRequiredResult,
   isInputRequiredResult,
   type ListResourcesResult,
@@ -32,7 +33,7 @@ import { SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, SERVER_NAME, SERVER_VERSION }
 import { type ProgressUpdate, progressOf, type RequestProgress } from './progress.ts';
 import type { McpRefusal } from './scopes.ts';
 import { isMcpToolName, refusalFor, scopeCovers, toolsForScope } from './scopes.ts';
-import type { McpTaskStore } from './tasks.ts';
+import { isTerminal, type McpTaskStore, modernTaskOf, TASKS_EXTENSION } from './tasks.ts';
 import { capOf, type McpPrincipal } from './tokens.ts';
 
 export { SERVER_NAME, SERVER_VERSION } from './info.ts';
@@ -226,7 +227,10 @@ export function createToolrowMcpServer(
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     }
     const requestedTask = (request.params as { task?: { ttl?: number } }).task;
-    if (requestedTask && options.tasks && runsAsTask(name)) {
+    // 2025-11-25: the client asks for a task. 2026-07-28: the server decides, for a request that
+    // declares the Tasks extension; an export can outlast any request, so it always is one.
+    const modern = declaresTasksExtension(ctx);
+    if ((requestedTask || modern) && options.tasks && runsAsTask(name)) {
       // The task works on after this request is answered: it has a signal of its own (tasks/cancel
       // aborts it), says what it does in its status, and never asks through the client (there is
       // no request left to ask on), so an ask waits in the app's inbox.
@@ -251,7 +255,9 @@ export function createToolrowMcpServer(
         return server.projectCallToolResult(result, tool.outputSchema) as CallToolResult;
       });
       // CreateTaskResult. The SDK checks every tools/call answer as a CallToolResult, which keeps
-      // unknown keys but wants content: an empty one rides along, and task clients read `task`.
+      // unknown keys but wants content: an empty one rides along, and task clients read `task`
+      // (2025) or the `resultType: 'task'` discriminator and the task's own fields (2026).
+      if (modern) return { resultType: 'task', content: [], ...modernTaskOf({ task }) } as CallToolResult;
       return { content: [], task } as CallToolResult;
     }
     const tracked = options.inFlight?.calls.track(options.inFlight.token, ctx);
@@ -289,7 +295,21 @@ function taskContext(ctx: ServerContext, signal: AbortSignal): ServerContext {
   return { ...ctx, mcpReq } as ServerContext;
 }
 
-/** tasks/get, tasks/result, tasks/cancel and tasks/list over the client's own tasks. */
+/** A 2026-07-28 request (its client capabilities ride on it) that declares the Tasks extension. */
+function declaresTasksExtension(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: unknown } | undefined;
+  const extensions = capabilities?.extensions as Record<string, unknown> | undefined;
+  return isPlainObject(extensions?.[TASKS_EXTENSION]);
+}
+
+/** A request of the 2026-07-28 era, whose tasks/* are the Tasks extension's (SEP-2663). */
+const isModernRequest = (ctx: ServerContext) => ctx.mcpReq.envelope !== undefined;
+
+/**
+ * tasks/get, tasks/result, tasks/cancel and tasks/list over the client's own tasks (2025-11-25),
+ * and the Tasks extension's tasks/get, tasks/update and tasks/cancel (2026-07-28).
+ */
 function registerTasks(server: Server, options: ToolrowServerOptions): void {
   const tasks = () => {
     if (!options.tasks) {
@@ -298,17 +318,31 @@ function registerTasks(server: Server, options: ToolrowServerOptions): void {
     return options.tasks;
   };
   const byId = { params: z.looseObject({ taskId: z.string() }) };
-  server.setRequestHandler('tasks/get', byId, async ({ taskId }) => {
+  server.setRequestHandler('tasks/get', byId, async ({ taskId }, ctx) => {
     const { store, owner } = tasks();
-    return { ...store.get(owner, taskId) };
+    return isModernRequest(ctx)
+      ? { ...modernTaskOf(store.detail(owner, taskId)) }
+      : { ...store.get(owner, taskId) };
+  });
+  // 2026-07-28: the answers to a task's input requests. Toolrow's tasks never ask through the
+  // client (an ask waits in the app's inbox), so none is outstanding and every answer is ignored,
+  // as the extension says of answers to keys not outstanding.
+  const update = { params: z.looseObject({ taskId: z.string(), inputResponses: z.unknown().optional() }) };
+  server.setRequestHandler('tasks/update', update, async ({ taskId }) => {
+    const { store, owner } = tasks();
+    store.detail(owner, taskId);
+    return {};
   });
   server.setRequestHandler('tasks/result', byId, async ({ taskId }, ctx) => {
     const { store, owner } = tasks();
     return { ...(await store.result(owner, taskId, ctx.mcpReq.signal)) };
   });
-  server.setRequestHandler('tasks/cancel', byId, async ({ taskId }) => {
+  server.setRequestHandler('tasks/cancel', byId, async ({ taskId }, ctx) => {
     const { store, owner } = tasks();
-    return { ...store.cancel(owner, taskId) };
+    if (!isModernRequest(ctx)) return { ...store.cancel(owner, taskId) };
+    // 2026-07-28: an acknowledgement, also when the work finished first (cancel is cooperative).
+    if (!isTerminal(store.get(owner, taskId).status)) store.cancel(owner, taskId);
+    return {};
   });
   const page = { params: z.looseObject({ cursor: z.string().optional() }).optional() };
   server.setRequestHandler('tasks/list', page, async (params) => {

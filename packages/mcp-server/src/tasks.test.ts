@@ -10,7 +10,13 @@ import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveExporters } from '../test/fixture.ts';
 import type { RunningMcpHttp } from './http.ts';
-import { createMcpTaskStore, MAX_WORKING_TASKS, RELATED_TASK_META } from './tasks.ts';
+import {
+  createMcpTaskStore,
+  MAX_WORKING_TASKS,
+  modernTaskOf,
+  RELATED_TASK_META,
+  TASK_POLL_INTERVAL_MS,
+} from './tasks.ts';
 
 // Ten million rows, streamed (a join of two small series, never materialised whole): a task's
 // cancel arrives on the client's next poll (every 500 ms), after which a fast PostgreSQL server
@@ -172,6 +178,30 @@ describe.each(testStores())('$name: exports as MCP tasks (SDK v1 client over HTT
 
 describe('the task store', () => {
   const done = async () => ({ content: [{ type: 'text' as const, text: 'ok' }] });
+
+  it("shows a task in the 2026-07-28 extension's shape: a tool error is a completed task with its result", async () => {
+    const store = createMcpTaskStore();
+    const failing = store.start('a', { ttl: 60_000 }, async () => ({
+      isError: true,
+      content: [{ type: 'text' as const, text: 'refused' }],
+    }));
+    const working = store.start('a', undefined, () => new Promise<never>(() => {}));
+    await store.result('a', failing.taskId);
+    expect(modernTaskOf(store.detail('a', failing.taskId))).toMatchObject({
+      status: 'completed',
+      ttlMs: 60_000,
+      pollIntervalMs: TASK_POLL_INTERVAL_MS,
+      result: { resultType: 'complete', isError: true, content: [{ type: 'text', text: 'refused' }] },
+    });
+    expect(store.get('a', failing.taskId).status).toBe('failed');
+    const shown = modernTaskOf(store.detail('a', working.taskId));
+    expect(shown).toMatchObject({ status: 'working' });
+    expect(shown).not.toHaveProperty('result');
+    expect(shown).not.toHaveProperty('ttl');
+    store.cancel('a', working.taskId);
+    expect(modernTaskOf(store.detail('a', working.taskId))).not.toHaveProperty('result');
+    expect(() => store.detail('b', working.taskId)).toThrow(/No task/);
+  });
 
   it.each([
     ['no ttl asked', undefined, 60 * 60_000],

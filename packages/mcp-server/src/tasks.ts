@@ -4,6 +4,10 @@
 // there is one), tasks/cancel (the work stops: an export is cancelled and its file removed) and
 // tasks/list. An export can outlast any client's request timeout this way.
 //
+// The 2026-07-28 era has no tasks in core: the same store serves its Tasks extension
+// (io.modelcontextprotocol/tasks, SEP-2663), where the server turns a call into a task when the
+// request declares the extension, and tasks/get carries the result (modernTaskOf).
+//
 // Tasks are kept per owner (the bearer token over HTTP, the connection over stdio): another owner
 // is told a task does not exist. They live in this process, for their ttl after they were created.
 import { randomUUID } from 'node:crypto';
@@ -43,6 +47,39 @@ const PAGE_SIZE = 50;
 /** The `_meta` key that ties a message to its task. */
 export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 
+/** The 2026-07-28 Tasks extension's identifier (in capabilities' `extensions`). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** A task as the 2026-07-28 extension shows it: its result inlined once there is one. */
+export interface ModernTask {
+  taskId: string;
+  status: McpTaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  result?: CallToolResult & { resultType: 'complete' };
+}
+
+/**
+ * The extension's view of a task: `ttlMs` and `pollIntervalMs`, and a finished call is `completed`
+ * with its result inlined, a tool error included (`failed` is for JSON-RPC errors only there,
+ * and a tool error is a result: isError).
+ */
+export function modernTaskOf({ task, result }: { task: McpTask; result?: CallToolResult }): ModernTask {
+  const { ttl, pollInterval, ...rest } = task;
+  const status = task.status === 'failed' && result ? 'completed' : task.status;
+  return {
+    ...rest,
+    status,
+    ttlMs: ttl,
+    pollIntervalMs: pollInterval,
+    // The original request's result as that era sends it: discriminated as complete.
+    ...(status === 'completed' && result ? { result: { resultType: 'complete', ...result } } : {}),
+  };
+}
+
 export interface McpTaskStore {
   /** Starts `work` as a task of `owner` and returns it (working). */
   start(
@@ -51,6 +88,8 @@ export interface McpTaskStore {
     work: (run: McpTaskWork) => Promise<CallToolResult>,
   ): McpTask;
   get(owner: string, taskId: string): McpTask;
+  /** The task and, once it has finished, its result (without waiting). */
+  detail(owner: string, taskId: string): { task: McpTask; result?: CallToolResult };
   /** The task's result once it has one (waits while it works); an error for a cancelled task. */
   result(owner: string, taskId: string, signal?: AbortSignal): Promise<CallToolResult>;
   cancel(owner: string, taskId: string): McpTask;
@@ -68,7 +107,7 @@ interface Entry {
   expiresAt: number;
 }
 
-const isTerminal = (status: McpTaskStatus) =>
+export const isTerminal = (status: McpTaskStatus) =>
   status === 'completed' || status === 'failed' || status === 'cancelled';
 
 function notFound(taskId: string): ProtocolError {
@@ -167,6 +206,10 @@ export function createMcpTaskStore(options: { now?: () => number } = {}): McpTas
     },
     get(owner, taskId) {
       return entryOf(owner, taskId).task;
+    },
+    detail(owner, taskId) {
+      const entry = entryOf(owner, taskId);
+      return { task: entry.task, ...(entry.result ? { result: entry.result } : {}) };
     },
     async result(owner, taskId, signal) {
       const entry = entryOf(owner, taskId);
