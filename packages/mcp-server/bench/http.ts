@@ -123,7 +123,15 @@ async function benchHttp(backend: BackendKind): Promise<void> {
       body: JSON.stringify(body),
     });
     const text = await response.text();
-    if (!response.ok || text.includes('"isError":true') || text.includes('"error"'))
+    // The answer, as JSON or as the data of an SSE message (the listing itself may name "error").
+    const data = text.startsWith('event:') || text.startsWith('data:') ? text.split('\ndata: ')[1] : text;
+    let answer: { error?: unknown; result?: { isError?: boolean } } | undefined;
+    try {
+      answer = data ? JSON.parse(data.split('\n')[0]!) : undefined;
+    } catch {
+      answer = undefined;
+    }
+    if (!response.ok || !answer || answer.error || answer.result?.isError)
       throw new Error(`${url}: HTTP ${response.status} ${text.slice(0, 300)}`);
   };
   try {

@@ -5,7 +5,12 @@
 //   toolrow  createMcpHttpHandler / serveMcpStdio over a backend: token, scope gate, ladder, audit.
 // Both run the same tool code on the same backend: 'noop' answers at once (the MCP layer alone),
 // 'real' counts the rows of a real PGlite table through @toolrow/tools.
-import { McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import {
+  fromJsonSchema,
+  type JsonSchemaType,
+  McpServer,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
 import { rowOf } from '@toolrow/catalog';
 import type { McpToken, Toolrow } from '@toolrow/state';
 import { openToolrow } from '@toolrow/state';
@@ -104,8 +109,9 @@ export async function openPeers(kind: BackendKind): Promise<Peers> {
 }
 
 /**
- * The bare SDK server: `tools` registered as the SDK's docs do (zod input schema, description,
- * annotations), each answering with JSON text and structured content, like Toolrow's.
+ * The bare SDK server: `tools` registered as the SDK's docs do (zod input schema, output schema,
+ * description, annotations), each answering with JSON text and structured content, like Toolrow's.
+ * Its output schemas are Toolrow's own, so both list the same documents.
  */
 export function bareServer(
   tools: readonly McpToolName[],
@@ -119,6 +125,7 @@ export function bareServer(
       {
         description: row.description,
         inputSchema: TOOL_IMPLEMENTATIONS[name].inputSchema as StandardSchemaWithJSON,
+        outputSchema: fromJsonSchema(TOOL_OUTPUT_SCHEMAS[name] as JsonSchemaType),
         annotations: { readOnlyHint: row.writes === 'none' },
       },
       async (input: unknown) => {
