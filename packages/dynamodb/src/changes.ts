@@ -39,24 +39,32 @@ function attributesOf(table: TableInfo, values: Row): Record<string, AttributeVa
   );
 }
 
+interface Expression {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, AttributeValue>;
+}
+
+/** `#p0 = :p0`, … for each attribute of `row`, with its name and value placeholders under `prefix`. */
+function equalities(prefix: string, row: Row, table: TableInfo): Expression & { parts: string[] } {
+  const names: Record<string, string> = {};
+  const values: Record<string, AttributeValue> = {};
+  const parts: string[] = [];
+  Object.entries(attributesOf(table, row)).forEach(([name, value], index) => {
+    names[`#${prefix}${index}`] = name;
+    values[`:${prefix}${index}`] = value;
+    parts.push(`#${prefix}${index} = :${prefix}${index}`);
+  });
+  return { expression: parts.join(', '), names, values, parts };
+}
+
 /**
  * A condition that every attribute of `before` is unchanged, and that each of `absent` (attributes
  * an update adds) is still not there. DynamoDB cannot test for attributes a condition does not
  * name: one added since the item was staged is not seen here (check() sees it, and an update keeps it).
  */
-function sameAs(
-  before: Row,
-  table: TableInfo,
-  absent: readonly string[] = [],
-): { expression: string; names: Record<string, string>; values: Record<string, AttributeValue> } {
-  const names: Record<string, string> = {};
-  const values: Record<string, AttributeValue> = {};
-  const parts: string[] = [];
-  Object.entries(attributesOf(table, before)).forEach(([name, value], index) => {
-    names[`#c${index}`] = name;
-    values[`:c${index}`] = value;
-    parts.push(`#c${index} = :c${index}`);
-  });
+function sameAs(before: Row, table: TableInfo, absent: readonly string[] = []): Expression {
+  const { names, values, parts } = equalities('c', before, table);
   absent.forEach((name, index) => {
     names[`#a${index}`] = name;
     parts.push(`attribute_not_exists(#a${index})`);
@@ -64,20 +72,10 @@ function sameAs(
   return { expression: parts.join(' AND ') || 'attribute_exists(#k)', names, values };
 }
 
-/** `SET #s0 = :s0, …` for the staged values (names and values apart from the condition's). */
-function setOf(
-  values: Row,
-  table: TableInfo,
-): { expression: string; names: Record<string, string>; values: Record<string, AttributeValue> } {
-  const names: Record<string, string> = {};
-  const attributes: Record<string, AttributeValue> = {};
-  const parts: string[] = [];
-  Object.entries(attributesOf(table, values)).forEach(([name, value], index) => {
-    names[`#s${index}`] = name;
-    attributes[`:s${index}`] = value;
-    parts.push(`#s${index} = :s${index}`);
-  });
-  return { expression: `SET ${parts.join(', ')}`, names, values: attributes };
+/** `SET #s0 = :s0, …` for the staged values (placeholders apart from the condition's). */
+function setOf(values: Row, table: TableInfo): Expression {
+  const set = equalities('s', values, table);
+  return { expression: `SET ${set.expression}`, names: set.names, values: set.values };
 }
 
 /** Two images of an item, compared as DynamoDB stores them (12.50 and 12.5 are one number). */

@@ -2,7 +2,6 @@
 // requester, @modelcontextprotocol/ext-tasks, over a real socket on a real database: a client that
 // declares the extension gets an export as a task, follows it with tasks/get and cancels it with
 // tasks/cancel; a client that does not declare it is served as before.
-import { existsSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/client';
 import {
   createTaskSessionFromClient,
@@ -13,15 +12,12 @@ import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveExporters } from '../test/fixture.ts';
+import { expectExportCancelled, serveExporters, TEN_MILLION_ROWS } from '../test/fixture.ts';
 import { connectHttp } from '../test/helpers.ts';
 import type { RunningMcpHttp } from './http.ts';
 import { TASKS_EXTENSION } from './tasks.ts';
 
 const MODERN = '2026-07-28';
-// Streamed, never materialised whole: far more rows than are written before the cancel lands.
-const TEN_MILLION_ROWS = `SELECT g * 10000 + h AS id, md5(h::text) AS pad
-  FROM generate_series(0, 999) AS g, generate_series(1, 10000) AS h`;
 
 /**
  * The requester's raw path for task traffic, as a host supplies it: one JSON-RPC POST per request
@@ -133,14 +129,7 @@ describe.each(testStores())('$name: exports as tasks of the 2026-07-28 Tasks ext
       const { outcome } = await execution.settle();
       expect(outcome.status).toBe('cancelled');
       expect((await controller.snapshot()).status).toBe('cancelled');
-      // The export itself stops (between batches) and removes its file.
-      await expect
-        .poll(async () => (await toolrow.state.exports.status(jobId!)).state, { timeout: 30_000 })
-        .toBe('cancelled');
-      const job = await toolrow.state.exports.status(jobId!);
-      expect(job.rowsDone).toBeLessThan(10_000_000);
-      await toolrow.state.exports.idle();
-      expect(existsSync(job.path)).toBe(false);
+      await expectExportCancelled(toolrow, jobId!);
       // A second cancel is acknowledged (cancel is cooperative), and changes nothing.
       await controller.cancel();
       expect((await controller.snapshot()).status).toBe('cancelled');

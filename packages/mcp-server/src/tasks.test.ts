@@ -1,14 +1,13 @@
 // MCP tasks (2025-11-25) with the client most desktop clients run today (the TypeScript SDK v1,
 // its experimental tasks API) over a real socket, on a real database: an export runs as a task,
 // is followed by polling and cancelled with tasks/cancel; a task is its token's alone.
-import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveExporters } from '../test/fixture.ts';
+import { expectExportCancelled, serveExporters, TEN_MILLION_ROWS } from '../test/fixture.ts';
 import type { RunningMcpHttp } from './http.ts';
 import {
   createMcpTaskStore,
@@ -17,12 +16,6 @@ import {
   RELATED_TASK_META,
   TASK_POLL_INTERVAL_MS,
 } from './tasks.ts';
-
-// Ten million rows, streamed (a join of two small series, never materialised whole): a task's
-// cancel arrives on the client's next poll (every 500 ms), after which a fast PostgreSQL server
-// may already have written a million.
-const TEN_MILLION_ROWS = `SELECT g * 10000 + h AS id, md5(h::text) AS pad
-  FROM generate_series(0, 999) AS g, generate_series(1, 10000) AS h`;
 
 async function connectV1(url: URL, token: string): Promise<Client> {
   const client = new Client({ name: 'tasks-test', version: '0.0.0' });
@@ -105,14 +98,7 @@ describe.each(testStores())('$name: exports as MCP tasks (SDK v1 client over HTT
       expect(statuses.at(-1)).toBe('cancelled');
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.every((value, index) => index === 0 || value >= rows[index - 1]!)).toBe(true);
-      // The export itself stops (the engine stops between batches) and removes its file.
-      await expect
-        .poll(async () => (await toolrow.state.exports.status(jobId!)).state, { timeout: 30_000 })
-        .toBe('cancelled');
-      const job = await toolrow.state.exports.status(jobId!);
-      expect(job.rowsDone).toBeLessThan(10_000_000);
-      await toolrow.state.exports.idle();
-      expect(existsSync(job.path)).toBe(false);
+      await expectExportCancelled(toolrow, jobId!);
       // The task stays cancelled, has no result, and cannot be cancelled twice.
       expect((await client.experimental.tasks.getTask(taskId!)).status).toBe('cancelled');
       await expect(client.experimental.tasks.getTaskResult(taskId!)).rejects.toThrow(/cancelled/);

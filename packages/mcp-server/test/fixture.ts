@@ -1,8 +1,10 @@
 // A small real table, valid inputs for every tool, and a snapshot of everything a tool can change,
 // for the real-database suites (toolrow.test.ts here, mcp.test.ts in apps/cli).
+import { existsSync } from 'node:fs';
 import type { ToolName } from '@toolrow/catalog';
 import { DEFAULT_PROFILE, sqlDatabaseOf } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
+import { expect } from 'vitest';
 import type { McpApprovals } from '../src/approvals.ts';
 import type { FairShare } from '../src/fair-share.ts';
 import type { McpScope } from '../src/generated/mcp-scopes.ts';
@@ -126,6 +128,23 @@ export function serveToolrowMcp(
 
 /** A million rows: far more than an export writes before a test stops it. */
 export const MILLION_ROWS = `SELECT g AS id, md5(g::text) AS pad FROM generate_series(1, 1000000) AS g`;
+
+// Ten million rows, streamed (a join of two small series, never materialised whole): a task's
+// cancel arrives on the client's next poll (every 500 ms), after which a fast PostgreSQL server
+// may already have written a million.
+export const TEN_MILLION_ROWS = `SELECT g * 10000 + h AS id, md5(h::text) AS pad
+  FROM generate_series(0, 999) AS g, generate_series(1, 10000) AS h`;
+
+/** A cancelled task's export stops (the engine stops between batches), says so, and removes its file. */
+export async function expectExportCancelled({ state }: Toolrow, jobId: string): Promise<void> {
+  await expect
+    .poll(async () => (await state.exports.status(jobId)).state, { timeout: 30_000 })
+    .toBe('cancelled');
+  const job = await state.exports.status(jobId);
+  expect(job.rowsDone).toBeLessThan(10_000_000);
+  await state.exports.idle();
+  expect(existsSync(job.path)).toBe(false);
+}
 
 /**
  * The export suites' set-up: Toolrow in Full Auto (every export runs), served over HTTP, and a
