@@ -2,11 +2,16 @@
 // user's own commands go through the app: it wrote its URL and token to <data dir>/app.json.
 import { hostname } from 'node:os';
 import { DataDirHeldError, isDataSourceError } from '@toolrow/datasource';
-import { alive, findRunningApp, type RunningApp } from '@toolrow/server/app-file';
-import { openToolrow, resolveDataDir, type Toolrow } from '@toolrow/state';
+import { alive, CONNECTION_HEADER, findRunningApp, type RunningApp } from '@toolrow/server/app-file';
+import { openToolrow, resolveConnectionName, resolveDataDir, type Toolrow } from '@toolrow/state';
 import type { CommandIo } from './command.ts';
 
 export type { RunningApp };
+
+/** The running app, and the connection this command acts on through it (every request names it). */
+export interface AppRoute extends RunningApp {
+  connection: string;
+}
 
 /** The app running on the data dir this command would open, if any. */
 export function runningApp(io: CommandIo): RunningApp | null {
@@ -15,14 +20,16 @@ export function runningApp(io: CommandIo): RunningApp | null {
 
 /**
  * Opens the database, or, when that fails because it is taken and app.json names a live app,
- * returns the app to go through instead. Any other failure is the command's.
+ * returns the app to go through instead, with the connection this command was asked for: the app
+ * acts on that one, whichever its header shows. Any other failure is the command's.
  */
-export async function openOrApp(io: CommandIo): Promise<{ toolrow: Toolrow } | { app: RunningApp }> {
+export async function openOrApp(io: CommandIo): Promise<{ toolrow: Toolrow } | { app: AppRoute }> {
   try {
     return { toolrow: await openToolrowWaiting(io) };
   } catch (error) {
     const app = isDataSourceError(error) && error.code === 'connection' ? runningApp(io) : null;
-    if (app) return { app };
+    if (app)
+      return { app: { ...app, connection: await resolveConnectionName({ env: io.env, cwd: io.cwd }) } };
     throw error;
   }
 }
@@ -85,26 +92,31 @@ export class AppError extends Error {
   }
 }
 
+/** The headers of a request to the app: its token, and the connection the command acts on. */
+export function appHeaders(app: AppRoute): Record<string, string> {
+  return { authorization: `Bearer ${app.token}`, [CONNECTION_HEADER]: app.connection };
+}
+
 /** POST a JSON body to the app as its user (the token from app.json); the JSON answer. */
-export function postToApp<T>(app: RunningApp, path: string, body: unknown): Promise<T> {
+export function postToApp<T>(app: AppRoute, path: string, body: unknown): Promise<T> {
   return requestApp<T>(app, path, body);
 }
 
 /** GET from the app as its user; the JSON answer. */
-export function getFromApp<T>(app: RunningApp, path: string): Promise<T> {
+export function getFromApp<T>(app: AppRoute, path: string): Promise<T> {
   return requestApp<T>(app, path);
 }
 
-async function requestApp<T>(app: RunningApp, path: string, body?: unknown): Promise<T> {
+async function requestApp<T>(app: AppRoute, path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(
       `${app.url}${path}`,
       body === undefined
-        ? { headers: { authorization: `Bearer ${app.token}` } }
+        ? { headers: appHeaders(app) }
         : {
             method: 'POST',
-            headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+            headers: { ...appHeaders(app), 'content-type': 'application/json' },
             body: JSON.stringify(body),
           },
     );

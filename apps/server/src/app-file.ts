@@ -8,6 +8,12 @@ import { ensurePrivateDir } from '@toolrow/datasource';
 
 export const APP_FILE = 'app.json';
 
+/**
+ * The header a command sends with every request it makes through the app: the connection it was
+ * asked to act on. The app serves exactly that one (not the one active in its header).
+ */
+export const CONNECTION_HEADER = 'x-toolrow-connection';
+
 export interface AppFile {
   /** The base URL, without the token: http://127.0.0.1:<port> */
   url: string;

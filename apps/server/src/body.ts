@@ -46,7 +46,15 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
 
 /** A form post (application/x-www-form-urlencoded), its fields parsed by `schema`. */
 export async function readForm<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
-  return check(c, schema, Object.fromEntries(new URLSearchParams(await c.req.text())), 'form');
+  const params = new URLSearchParams(await c.req.text());
+  // A repeated field is a list; every other field is its one value.
+  const fields = Object.fromEntries(
+    [...new Set(params.keys())].map((key) => {
+      const values = params.getAll(key);
+      return [key, values.length > 1 ? values : values[0]];
+    }),
+  );
+  return check(c, schema, fields, 'form');
 }
 
 /** The request's query string, parsed by `schema`; throws a 400 naming each bad parameter. */

@@ -14,7 +14,6 @@ import {
   type ConnectionInfo,
   PERMISSION_MODES,
   type Toolrow,
-  type ToolrowState,
   UNNAMED_CONNECTION,
   unknownConnection,
 } from '@toolrow/state';
@@ -22,21 +21,20 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { readBody } from './body.ts';
 import { HttpError } from './errors.ts';
+import type { RequestConnection, ServerEnv } from './request-connection.ts';
 
 export interface ConnectionRoutesOptions {
   /** Null: the app was started on one connection and cannot switch. */
   hub: ConnectionHub | null;
-  active: () => { state: ToolrowState; profile: string };
   activate: (toolrow: Toolrow) => Promise<void>;
   env: Readonly<Record<string, string | undefined>>;
   cwd?: string;
 }
 
-export function mountConnectionRoutes(app: Hono, options: ConnectionRoutesOptions): void {
+export function mountConnectionRoutes(app: Hono<ServerEnv>, options: ConnectionRoutesOptions): void {
   const { hub } = options;
 
-  async function list(): Promise<ConnectionList> {
-    const { state, profile } = options.active();
+  async function list({ state, profile }: RequestConnection): Promise<ConnectionList> {
     const [connections, profiles] = await Promise.all([state.connections.list(), state.profiles.list()]);
     const modeOf = (name: string): PermissionMode =>
       profiles.find((each) => each.name === name)?.mode ?? 'manual';
@@ -57,7 +55,7 @@ export function mountConnectionRoutes(app: Hono, options: ConnectionRoutesOption
     return { active: profile, canSwitch: hub !== null, connections: summaries };
   }
 
-  app.get('/api/connections', async (c) => c.json(await list()));
+  app.get('/api/connections', async (c) => c.json(await list(c.var.connection)));
 
   app.post('/api/connections', async (c) => {
     const body = await readBody(
@@ -69,7 +67,7 @@ export function mountConnectionRoutes(app: Hono, options: ConnectionRoutesOption
         mode: z.enum(PERMISSION_MODES).optional(),
       }),
     );
-    const { state } = options.active();
+    const { state } = c.var.connection;
     try {
       const added = await addConnection(
         state,
@@ -81,7 +79,7 @@ export function mountConnectionRoutes(app: Hono, options: ConnectionRoutesOption
         },
         { env: options.env, ...(options.cwd ? { cwd: options.cwd } : {}) },
       );
-      const saved = (await list()).connections.find((each) => each.name === added.name);
+      const saved = (await list(c.var.connection)).connections.find((each) => each.name === added.name);
       const result: ConnectionFound = {
         connection: saved!,
         found: added.found!,
@@ -98,7 +96,7 @@ export function mountConnectionRoutes(app: Hono, options: ConnectionRoutesOption
 
   app.put('/api/connections/active', async (c) => {
     const { name } = await readBody(c, z.strictObject({ name: z.string().trim().min(1) }));
-    const { state, profile } = options.active();
+    const { state, profile } = c.var.connection;
     if (name === profile) return c.json({ active: name });
     if (!hub) {
       throw new HttpError(

@@ -3,10 +3,11 @@ import { isDataSourceError } from '@toolrow/datasource';
 import type { Conversation, ConversationSummary as WireSummary } from '@toolrow/desktop/wire';
 import { CONVERSATION_ID_PATTERN, type ConversationSummary, type ToolrowState } from '@toolrow/state';
 import { createUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { queryInteger, readQuery } from './body.ts';
 import { badRequest, HttpError } from './errors.ts';
+import type { ServerEnv } from './request-connection.ts';
 
 const LIST_DEFAULT = 20;
 const LIST_MAX = 200;
@@ -32,12 +33,10 @@ const toWireSummary = (summary: ConversationSummary): WireSummary => ({
 });
 
 /** GET /api/conversations, GET and DELETE /api/conversations/:id, for the server's profile. */
-export function mountConversationRoutes(
-  app: Hono,
-  active: () => { state: ToolrowState; profile: string },
-): void {
+export function mountConversationRoutes(app: Hono<ServerEnv>): void {
+  const active = (c: Context<ServerEnv>) => c.var.connection;
   app.get('/api/conversations', async (c) => {
-    const { state, profile } = active();
+    const { state, profile } = active(c);
     const { limit } = readQuery(c, z.object({ limit: queryInteger(1, LIST_MAX, LIST_DEFAULT) }));
     const conversations = await state.conversations.list({ profile, limit });
     return c.json({ conversations: conversations.map(toWireSummary) });
@@ -45,7 +44,7 @@ export function mountConversationRoutes(
 
   app.get('/api/conversations/:id', async (c) => {
     const id = conversationIdOf(c.req.param('id'))!;
-    const { state, profile } = active();
+    const { state, profile } = active(c);
     try {
       const conversation = await state.conversations.get(id, profile);
       const body: Conversation = {
@@ -61,7 +60,7 @@ export function mountConversationRoutes(
 
   app.delete('/api/conversations/:id', async (c) => {
     const id = conversationIdOf(c.req.param('id'))!;
-    const { state, profile } = active();
+    const { state, profile } = active(c);
     if (!(await state.conversations.delete(id, profile))) throw notFound(id);
     return c.json({ deleted: id });
   });

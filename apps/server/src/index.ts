@@ -1,6 +1,6 @@
 // @toolrow/server: the HTTP server of the desktop app. See README.md.
 export { appTokenFrom } from './app-auth.ts';
-export { APP_FILE, type AppFile, findRunningApp, type RunningApp } from './app-file.ts';
+export { APP_FILE, type AppFile, CONNECTION_HEADER, findRunningApp, type RunningApp } from './app-file.ts';
 export { createAgentChat, modelIdOf, resolveModelFromEnv } from './chat.ts';
 export { HttpError, toErrorResponse } from './errors.ts';
 export { allowedHosts, checkRequest, type GuardOptions, type GuardVerdict } from './guard.ts';

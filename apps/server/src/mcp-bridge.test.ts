@@ -203,7 +203,7 @@ describe('what a forwarded client sees', () => {
         },
       });
       await expect(client.connect(transport).then(() => client.listTools())).rejects.toThrow(
-        /'hidden', which is not exposed over MCP.*toolrow connections set hidden --mcp readonly/,
+        /The connection 'hidden' is not exposed over MCP.*toolrow connections set hidden --mcp readonly/,
       );
       await client.close();
     } finally {

@@ -2,6 +2,7 @@
 // process forwards its client here (see @toolrow/mcp-server's bridge.ts). Served whether or not
 // the app serves MCP over HTTP: a stdio client is the user's own local process, and the route is
 // behind the app's token like every /api route.
+
 import type { DataSource } from '@toolrow/datasource';
 import {
   type ApprovalInbox,
@@ -13,35 +14,40 @@ import {
   type McpBackend,
   type McpScope,
 } from '@toolrow/mcp-server';
-import type { ToolrowState } from '@toolrow/state';
 import type { Hono } from 'hono';
+import type { RequestConnection, ServerEnv } from './request-connection.ts';
 
 export interface McpBridgeMountOptions {
-  /** The app's active connection when a message arrives (the user may switch it). */
-  active(): { source: DataSource; state: ToolrowState; profile: string };
   /** The app's approval inbox: gated calls wait there, as HTTP clients' do. */
   approvals: ApprovalInbox;
   log(message: string): void;
 }
 
-export function mountMcpBridge(app: Hono, options: McpBridgeMountOptions): { close(): Promise<void> } {
+export function mountMcpBridge(
+  app: Hono<ServerEnv>,
+  options: McpBridgeMountOptions,
+): { close(): Promise<void> } {
   const fairShare = createFairShare();
+  // The connection each forwarded message names (the stdio process's --connection), else the active one.
+  const connectionOf = new WeakMap<Request, RequestConnection>();
   // Per data source, then profile and ceiling: a backend's tools/list is built once and kept.
   const backends = new WeakMap<DataSource, Map<string, McpBackend>>();
   const handler = createMcpBridgeHandler({
     approvals: options.approvals,
     onerror: (error) => options.log(`toolrow mcp (stdio through the app): ${error.message}`),
-    async backendFor(asked) {
-      const { source, state, profile } = options.active();
-      const active = (await state.connections.list()).find((connection) => connection.active);
+    async backendFor(asked, request) {
+      const connection = connectionOf.get(request);
+      if (!connection) throw new Error('No connection for this message (the app did not route it).');
+      const { source, state, profile } = connection;
+      const own = await state.connections.get(profile);
       let ceiling: McpScope | undefined;
-      if (active?.named) {
-        if (!active.mcpScope || !isMcpScope(active.mcpScope)) {
+      if (own?.named) {
+        if (!own.mcpScope || !isMcpScope(own.mcpScope)) {
           throw new Error(
-            `The Toolrow app is on the connection '${active.name}', which is not exposed over MCP (its MCP exposure is off). Expose it with: toolrow connections set ${active.name} --mcp readonly (or staged, full: the widest scope its clients get).`,
+            `The connection '${own.name}' is not exposed over MCP (its MCP exposure is off), so no MCP client is served on it. Expose it with: toolrow connections set ${own.name} --mcp readonly (or staged, full: the widest scope its clients get).`,
           );
         }
-        ceiling = active.mcpScope;
+        ceiling = own.mcpScope;
       }
       const at = asked ?? profile;
       let bySource = backends.get(source);
@@ -64,6 +70,9 @@ export function mountMcpBridge(app: Hono, options: McpBridgeMountOptions): { clo
       return backend;
     },
   });
-  app.all(MCP_BRIDGE_PATH, (c) => handler.fetch(c.req.raw));
+  app.all(MCP_BRIDGE_PATH, (c) => {
+    connectionOf.set(c.req.raw, c.var.connection);
+    return handler.fetch(c.req.raw);
+  });
   return { close: () => handler.close() };
 }

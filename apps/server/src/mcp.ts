@@ -57,8 +57,10 @@ export interface MountedMcp {
 export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
   const scope = parseScope(options.scope ?? 'tables:staged');
   const name = options.tokenName ?? 'toolrow-app';
+  const start = options.profile ?? DEFAULT_PROFILE;
   await options.state.tokens.revoke(name);
-  const created = await createToken(options.state.tokens, { scope, name, ttlMs: null });
+  // The run's token serves the connection the app started on, and no other.
+  const created = await createToken(options.state.tokens, { scope, name, ttlMs: null, connection: start });
   // One share of the database for every MCP client of this app, whatever profile it acts in.
   const fairShare = createFairShare();
   const backend = createToolrowBackend({
@@ -67,29 +69,41 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
     fairShare,
     ...(options.profile ? { profile: options.profile } : {}),
   });
-  // OAuth connections act in the connection the user picked at consent (its name is the profile).
-  const start = options.profile ?? DEFAULT_PROFILE;
-  const backends = new Map<string, { backend: McpBackend; ceiling: McpScope | undefined }>([
-    [start, { backend, ceiling: undefined }],
-  ]);
+  // A client acts on the connection its token names: the one picked at consent (OAuth), or the one
+  // a CLI token was made for. A named connection serves clients only while it is exposed, capped
+  // at its exposure; the unnamed one has no ceiling.
+  const backends = new Map<string, { backend: McpBackend; ceiling: McpScope | undefined }>();
   const backendFor = async (profile: string): Promise<McpBackend> => {
-    if (profile === start) return backend;
     const connection = await options.state.connections.get(profile);
-    if (!connection || !options.hub) {
-      // Never another connection's data: a grant names its connection, and the app serves that one or none.
+    const named = connection?.named === true;
+    if ((profile !== start && !connection) || (profile !== start && !options.hub)) {
+      // Never another connection's data: a token names its connection, and the app serves that one or none.
       throw new Error(
-        `This client was granted the connection '${profile}', which this Toolrow does not serve now (it serves '${start}'). Connect the client again to choose a connection.`,
+        `This client's token is for the connection '${profile}', which this Toolrow does not serve now (it serves '${start}'). Connect the client again to choose a connection, or make a token for '${start}'.`,
       );
     }
-    const ceiling = connection.mcpScope ? parseScope(connection.mcpScope) : undefined;
-    if (!ceiling) {
+    const ceiling = named && connection?.mcpScope ? parseScope(connection.mcpScope) : undefined;
+    if (named && !ceiling) {
       throw new Error(
-        `The connection '${profile}' is not exposed over MCP any more. Expose it (toolrow connections set ${profile} --mcp readonly) or connect the client again to choose another.`,
+        `The connection '${profile}' is not exposed over MCP, so no MCP client is served on it. Expose it (toolrow connections set ${profile} --mcp readonly) or connect the client again to choose another.`,
       );
     }
     const cached = backends.get(profile);
     if (cached && cached.ceiling === ceiling) return cached.backend;
-    const toolrow = await options.hub.open(profile);
+    if (profile === start) {
+      const served = ceiling
+        ? createToolrowBackend({
+            source: options.source,
+            state: options.state,
+            profile,
+            fairShare,
+            scopeCeiling: ceiling,
+          })
+        : backend;
+      backends.set(profile, { backend: served, ceiling });
+      return served;
+    }
+    const toolrow = await options.hub!.open(profile);
     const created = createToolrowBackend({
       source: toolrow.source,
       state: toolrow.state,
@@ -102,6 +116,7 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
   };
   const handler = createMcpHttpHandler({
     backend,
+    connection: start,
     tokens: options.state.tokens,
     oauth: options.state.oauth,
     authorizationServer: true,

@@ -10,23 +10,17 @@ import {
   testModel,
 } from '@toolrow/agent';
 import type { ModelSettingsView } from '@toolrow/desktop/wire';
-import {
-  hasModelKey,
-  type ModelSetting,
-  readModelKey,
-  type ToolrowState,
-  writeModelKey,
-} from '@toolrow/state';
+import { hasModelKey, type ModelSetting, readModelKey, writeModelKey } from '@toolrow/state';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { readBody } from './body.ts';
 import { badRequest } from './errors.ts';
+import type { RequestConnection, ServerEnv } from './request-connection.ts';
 
 export interface ModelRoutesOptions {
-  active(): { state: ToolrowState; profile: string };
   env: Readonly<Record<string, string | undefined>>;
   /** The model the chat actually uses now (after a save: the new one), for the view. */
-  current(): Promise<{ label: string | null; problem: string | null }>;
+  current(connection: RequestConnection): Promise<{ label: string | null; problem: string | null }>;
 }
 
 const choice = z.strictObject({
@@ -48,15 +42,15 @@ function checked(input: z.output<typeof choice>, forList = false): ModelSetting 
   }
 }
 
-export function mountModelRoutes(app: Hono, options: ModelRoutesOptions): void {
+export function mountModelRoutes(app: Hono<ServerEnv>, options: ModelRoutesOptions): void {
   // A saved key belongs to its provider (and server): another choice does not inherit it.
   const keyFor = async (
+    { state, profile }: RequestConnection,
     setting: ModelSetting,
     apiKey: string | null | undefined,
   ): Promise<string | undefined> => {
     if (apiKey) return apiKey;
     if (apiKey === null) return undefined;
-    const { state, profile } = options.active();
     const saved = (await state.models.get(profile))?.setting;
     const same =
       saved?.provider === setting.provider &&
@@ -64,10 +58,10 @@ export function mountModelRoutes(app: Hono, options: ModelRoutesOptions): void {
     return same ? readModelKey(options.env, state.dataDir, profile) : undefined;
   };
 
-  async function view(): Promise<ModelSettingsView> {
-    const { state, profile } = options.active();
+  async function view(connection: RequestConnection): Promise<ModelSettingsView> {
+    const { state, profile } = connection;
     const saved = await state.models.get(profile);
-    const current = await options.current();
+    const current = await options.current(connection);
     return {
       profile,
       providers: [...MODEL_PROVIDERS],
@@ -85,13 +79,13 @@ export function mountModelRoutes(app: Hono, options: ModelRoutesOptions): void {
     };
   }
 
-  app.get('/api/settings/model', async (c) => c.json(await view()));
+  app.get('/api/settings/model', async (c) => c.json(await view(c.var.connection)));
 
   app.put('/api/settings/model', async (c) => {
     const body = await readBody(c, choice);
     const setting = checked(body);
-    const { state, profile } = options.active();
-    const key = await keyFor(setting, body.apiKey);
+    const { state, profile } = c.var.connection;
+    const key = await keyFor(c.var.connection, setting, body.apiKey);
     // Connecting builds the provider without calling it: a missing key or package fails here.
     try {
       await modelFromSetting(setting, key);
@@ -103,21 +97,23 @@ export function mountModelRoutes(app: Hono, options: ModelRoutesOptions): void {
     if (body.apiKey) await writeModelKey(options.env, state.dataDir, profile, body.apiKey);
     else if (key === undefined) await writeModelKey(options.env, state.dataDir, profile, undefined);
     await state.models.set(profile, setting);
-    return c.json(await view());
+    return c.json(await view(c.var.connection));
   });
 
   app.delete('/api/settings/model', async (c) => {
-    const { state, profile } = options.active();
+    const { state, profile } = c.var.connection;
     await state.models.clear(profile);
     await writeModelKey(options.env, state.dataDir, profile, undefined);
-    return c.json(await view());
+    return c.json(await view(c.var.connection));
   });
 
   app.post('/api/settings/model/models', async (c) => {
     const body = await readBody(c, choice);
     const setting = checked(body, true);
     try {
-      return c.json({ models: await listModels(setting, await keyFor(setting, body.apiKey)) });
+      return c.json({
+        models: await listModels(setting, await keyFor(c.var.connection, setting, body.apiKey)),
+      });
     } catch (error) {
       if (error instanceof ModelConfigError) throw badRequest(error.message);
       throw error;
@@ -129,7 +125,7 @@ export function mountModelRoutes(app: Hono, options: ModelRoutesOptions): void {
     const setting = checked(body);
     let model: Awaited<ReturnType<typeof modelFromSetting>>;
     try {
-      model = await modelFromSetting(setting, await keyFor(setting, body.apiKey));
+      model = await modelFromSetting(setting, await keyFor(c.var.connection, setting, body.apiKey));
     } catch (error) {
       if (error instanceof ModelConfigError) throw badRequest(error.message);
       throw error;

@@ -1,11 +1,14 @@
 // The app's side of MCP OAuth: the consent page the authorization server sends a browser to
 // (behind the app's own login), and the connected clients (list, disconnect) for the app's UI and
 // `toolrow mcp clients`. The protocol endpoints are @toolrow/mcp-server's (oauth/).
+
+import type { ToolEngine } from '@toolrow/catalog';
 import {
   type AuthorizationServer,
   CONSENT_LIFETIMES,
   type ConsentLifetime,
   type ConsentRequest,
+  capScope,
   DEFAULT_CONSENT_LIFETIME,
   grantsMatching,
   MCP_SCOPES,
@@ -14,12 +17,13 @@ import {
   toolsForScope,
   toWireClient,
 } from '@toolrow/mcp-server';
-import type { ToolrowState } from '@toolrow/state';
-import type { Hono } from 'hono';
+import type { OAuthGrant, ToolrowState } from '@toolrow/state';
+import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { readForm, readQuery } from './body.ts';
 import { badRequest, HttpError } from './errors.ts';
 import { escapeHtml } from './html.ts';
+import type { ServerEnv } from './request-connection.ts';
 
 export const CONSENT_PATH = '/oauth/consent';
 
@@ -58,32 +62,55 @@ button.approve{background:#2457d6;color:#fff;border-color:#2457d6}label{display:
 export interface ConsentConnection {
   name: string;
   description: string;
+  /** Its engine family: which tools a client is served there. */
+  engine: ToolEngine;
   /** Its MCP exposure: the widest scope a client gets there (none: what the client is granted). */
-  ceiling?: string;
+  ceiling?: McpScope;
+}
+
+const ENGINE_WORDS: Record<ToolEngine, string> = { postgres: 'PostgreSQL', dynamodb: 'DynamoDB' };
+
+/** The tools a client granted `scope` is served on this connection: its engine's, at most its exposure. */
+function servedTools(scope: McpScope, connection: ConsentConnection | undefined): number {
+  const held = connection?.ceiling ? capScope(scope, connection.ceiling) : scope;
+  return toolsForScope(held, connection?.engine).length;
 }
 
 function consentPage(
   request: ConsentRequest,
   connections: ConsentConnection[],
   defaultConnection: string,
+  current: readonly OAuthGrant[],
 ): Response {
   const who =
     request.clientKind === 'metadata-document'
       ? `identified by its metadata document at <code>${escapeHtml(request.clientId)}</code> (host <b>${escapeHtml(new URL(request.clientId).host)}</b>)`
       : 'registered itself with this Toolrow (its name is its own claim)';
   const scopes = MCP_SCOPES.filter((scope) => scopeCovers(request.scope, scope));
+  const preselected = connections.find((connection) => connection.name === defaultConnection);
+  // The page runs no script: counts are the preselected connection's, and each option says its own.
   const scopeInputs = scopes
     .map(
       (scope) =>
-        `<label><input type="radio" name="scope" value="${scope}"${scope === request.scope ? ' checked' : ''}> <code>${scope}</code>: ${SCOPE_WORDS[scope]} (${toolsForScope(scope).length} tools)</label>`,
+        `<label><input type="radio" name="scope" value="${scope}"${scope === request.scope ? ' checked' : ''}> <code>${scope}</code>: ${SCOPE_WORDS[scope]} (<span data-testid="consent-tools-${scope}">${servedTools(scope, preselected)}</span> tools${preselected ? ` on ${escapeHtml(preselected.name)}` : ''})</label>`,
     )
     .join('');
   const connectionOptions = connections
+    .map((connection) => {
+      const counts = scopes.map((scope) => servedTools(scope, connection)).join('/');
+      return `<option value="${escapeHtml(connection.name)}"${connection.name === defaultConnection ? ' selected' : ''}>${escapeHtml(connection.name)}: ${escapeHtml(connection.description)} (${ENGINE_WORDS[connection.engine]}${connection.ceiling ? `, at most ${escapeHtml(connection.ceiling)}` : ''}; ${counts} tools)</option>`;
+    })
+    .join('');
+  const replaces = current
     .map(
-      (connection) =>
-        `<option value="${escapeHtml(connection.name)}"${connection.name === defaultConnection ? ' selected' : ''}>${escapeHtml(connection.name)}: ${escapeHtml(connection.description)}${connection.ceiling ? ` (at most ${escapeHtml(connection.ceiling)})` : ''}</option>`,
+      (grant) =>
+        `<input type="hidden" name="replaces" value="${escapeHtml(grant.id)}"><li><code>${escapeHtml(grant.scope)}</code> on <b>${escapeHtml(grant.profile)}</b> (mcp:${escapeHtml(grant.actorName)}, since ${escapeHtml(grant.createdAt.toISOString().slice(0, 16).replace('T', ' '))})</li>`,
     )
     .join('');
+  const currentBlock =
+    current.length > 0
+      ? `<fieldset data-testid="consent-current"><legend>Connected already</legend><p>${escapeHtml(request.clientName)} holds:</p><ul>${replaces}</ul><label><input type="checkbox" name="replace" value="1" checked> Replace it with this consent (it ends once the client takes the new one)</label></fieldset>`
+      : '';
   // The shortest useful grant is preselected: a longer one is the user's choice, not a click-through.
   const lifetimes = CONSENT_LIFETIMES.map(
     (entry) =>
@@ -97,7 +124,7 @@ function consentPage(
 <p>It asked for <code data-testid="consent-scope">${request.scope}</code>.</p></div>
 <form method="post" action="${CONSENT_PATH}">
 <input type="hidden" name="request" value="${escapeHtml(request.id)}"><input type="hidden" name="csrf" value="${escapeHtml(request.csrf)}">
-<fieldset><legend>What it may do</legend>${scopeInputs}
+${currentBlock}<fieldset><legend>What it may do</legend>${scopeInputs}
 <p data-testid="consent-silent-reads">Every scope includes reads that run without asking, in any mode: table and column names, row estimates, and the database's statistics of a column (sampleValues: its most common values and its bounds, so some values of any column, up to 100). Reads of rows (runQuery, getRow, countRows) follow the profile's permission mode.</p></fieldset>
 <fieldset><legend>Connection</legend><label>It works on <select name="profile" data-testid="consent-connection">${connectionOptions}</select></label>
 <p>It sees this connection alone, never another one; its mode, tabs, history and audit entries are this connection's.</p></fieldset>
@@ -129,10 +156,12 @@ const consentForm = z.object({
   profile: z.string().optional(),
   lifetime: z.string().default(''),
   askViaClient: z.string().optional(),
+  replace: z.string().optional(),
+  replaces: z.union([z.string(), z.array(z.string())]).optional(),
 });
 
 export function mountOAuthRoutes(
-  app: Hono,
+  app: Hono<ServerEnv>,
   options: {
     consent: ConsentService;
     state: ToolrowState;
@@ -144,6 +173,11 @@ export function mountOAuthRoutes(
   },
 ): void {
   const { consent, state } = options;
+  /** The client's live grants, newest first. */
+  const grantsOf = async (clientId: string) =>
+    (await state.oauth.listGrants())
+      .filter((grant) => grant.clientId === clientId)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 
   app.get(CONSENT_PATH, async (c) => {
     const id = c.req.query('request') ?? '';
@@ -155,7 +189,11 @@ export function mountOAuthRoutes(
         404,
       );
     }
-    return consentPage(request, await options.connections(), options.profile);
+    const offered = await options.connections();
+    const current = await grantsOf(request.clientId);
+    // A client connected already keeps its connection by default (a step-up asks for more scope, not another database).
+    const kept = current.find((grant) => offered.some((connection) => connection.name === grant.profile));
+    return consentPage(request, offered, kept?.profile ?? options.profile, current);
   });
 
   app.post(CONSENT_PATH, async (c) => {
@@ -187,11 +225,16 @@ export function mountOAuthRoutes(
         );
       }
       // The consent service checks the scope and lifetime against what the request may have.
+      const replaces =
+        form.replace === '1'
+          ? [form.replaces ?? []].flat().filter((each) => typeof each === 'string' && each.length > 0)
+          : [];
       const location = await consent.approve(id, csrf, {
         scope: form.scope as McpScope,
         profile,
         lifetime: form.lifetime as ConsentLifetime,
         askViaClient: form.askViaClient === '1',
+        ...(replaces.length > 0 ? { replaces } : {}),
       });
       return see(location);
     } catch (error) {
@@ -211,16 +254,17 @@ export function mountOAuthRoutes(
  * serves MCP now: the grants are in the state either way, and a client connected in an earlier run
  * is still one the user may want to see or cut off.
  */
-export function mountMcpClientRoutes(app: Hono, state: () => ToolrowState): void {
+export function mountMcpClientRoutes(app: Hono<ServerEnv>): void {
+  const state = (c: Context<ServerEnv>) => c.var.connection.state;
   app.get('/api/mcp/clients', async (c) => {
     const all = readQuery(c, z.object({ all: z.enum(['0', '1']).optional() })).all === '1';
-    const grants = await state().oauth.listGrants({ all });
+    const grants = await state(c).oauth.listGrants({ all });
     return c.json({ clients: grants.map(toWireClient) });
   });
 
   app.post('/api/mcp/clients/:id/revoke', async (c) => {
     const key = c.req.param('id');
-    const grants = await state().oauth.listGrants();
+    const grants = await state(c).oauth.listGrants();
     const matching = grantsMatching(grants, key);
     if (matching.length === 0) {
       throw new HttpError(
@@ -230,7 +274,7 @@ export function mountMcpClientRoutes(app: Hono, state: () => ToolrowState): void
         'See the ids with `toolrow mcp clients` (or GET /api/mcp/clients).',
       );
     }
-    for (const grant of matching) await state().oauth.revokeGrant(grant.id);
+    for (const grant of matching) await state(c).oauth.revokeGrant(grant.id);
     return c.json({ revoked: matching.map((grant) => toWireClient({ ...grant, revokedAt: new Date() })) });
   });
 }

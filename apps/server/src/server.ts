@@ -14,6 +14,7 @@ import {
   type ExportFormat,
   type ExportSource,
   isDataSourceError,
+  toolEngineOf,
   unknownNameHint,
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
@@ -25,6 +26,7 @@ import {
   approvalTimeoutFromEnv,
   createApprovalInbox,
   createApprovalsHandler,
+  isMcpScope,
 } from '@toolrow/mcp-server';
 import {
   type ConnectionHub,
@@ -74,6 +76,13 @@ import { checkRequest } from './guard.ts';
 import { mountMcpBridge } from './mcp-bridge.ts';
 import { mountModelRoutes } from './model-routes.ts';
 import { type ConsentService, mountMcpClientRoutes, mountOAuthRoutes } from './oauth.ts';
+import {
+  type AppConnections,
+  connectionMiddleware,
+  createAppConnections,
+  type RequestConnection,
+  type ServerEnv,
+} from './request-connection.ts';
 import { serveDesktop } from './static.ts';
 import {
   columnTypesOf,
@@ -181,7 +190,7 @@ export interface McpMount {
 }
 
 export interface ToolrowServer {
-  app: Hono;
+  app: Hono<ServerEnv>;
   /** The port the guard accepts in Host headers; set by listen(), or by tests using app.request. */
   port: number;
   /** The app secret: `Authorization: Bearer <token>`, or the cookie the `?token=` link sets. */
@@ -201,31 +210,28 @@ const WORKBENCH_MAX_ROWS = 1000;
 const WORKBENCH_TIMEOUT_MS = 30_000;
 
 export async function createToolrowServer(options: ToolrowServerOptions): Promise<ToolrowServer> {
-  // The active connection: reassigned when the user switches (PUT /api/connections/active), so
-  // every route reads the connection active when it runs.
-  let { source, state } = options;
-  let profile = options.profile ?? DEFAULT_PROFILE;
   const env = options.env ?? {};
   const log = options.log ?? ((message: string) => console.error(message));
   const desktopDir = options.desktopDir === undefined ? DESKTOP_DIST_DIR : options.desktopDir;
-  await state.profiles.ensure(profile);
+  await options.state.profiles.ensure(options.profile ?? DEFAULT_PROFILE);
 
   // ── The chat: a fixed model (tests), else the profile's (Settings, else TOOLROW_MODEL) ─────
   // Resolved when a turn starts, so a model saved in Settings answers the next message; the chat
   // is rebuilt only when the connection, the profile or its model changed.
   const fixedModel = options.model;
-  let chatCache: {
-    key: string;
-    source: DataSource;
-    chat: ChatHandler | null;
-    problem: string | null;
-  } | null = null;
-  async function currentChat(): Promise<{ chat: ChatHandler | null; problem: string | null }> {
+  // One chat per connection, kept until its model changes.
+  const chatCache = new Map<DataSource, { key: string; chat: ChatHandler | null; problem: string | null }>();
+  async function currentChat({
+    source,
+    state,
+    profile,
+  }: RequestConnection): Promise<{ chat: ChatHandler | null; problem: string | null }> {
     const saved = fixedModel ? null : await state.models.get(profile);
     // null: no model unless one is saved in Settings (TOOLROW_MODEL is not read).
     const modelEnv = fixedModel === undefined ? env : { ...env, TOOLROW_MODEL: undefined };
     const key = JSON.stringify([profile, saved?.setting, saved?.updatedAt, modelEnv.TOOLROW_MODEL]);
-    if (chatCache?.key === key && chatCache.source === source) return chatCache;
+    const cached = chatCache.get(source);
+    if (cached?.key === key) return cached;
     const context = { source, state, profile, env };
     let chat: ChatHandler | null = null;
     let problem: string | null = null;
@@ -243,29 +249,34 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         ? `The model saved in Settings for ${profile} could not be used: ${reason}`
         : `TOOLROW_MODEL=${modelEnv.TOOLROW_MODEL} could not be used: ${reason}`;
     }
-    chatCache = { key, source, chat, problem };
-    return chatCache;
-  }
-  await currentChat();
-
-  /** Makes another open connection the active one: its data, its state, its profile (and its model). */
-  async function activate(toolrow: Toolrow): Promise<void> {
-    await toolrow.state.profiles.ensure(toolrow.connection.profile);
-    source = toolrow.source;
-    state = toolrow.state;
-    profile = toolrow.connection.profile;
-    await currentChat();
+    const entry = { key, chat, problem };
+    chatCache.set(source, entry);
+    return entry;
   }
 
-  /** The statement check of the active connection's dialect: the SQL guard, or the engine's own. */
-  async function checkStatement(text: string): Promise<{ statement: string }> {
+  // The active connection (the header's switcher changes it), and the one each request names.
+  const connections: AppConnections = createAppConnections(
+    {
+      source: options.source,
+      state: options.state,
+      profile: options.profile ?? DEFAULT_PROFILE,
+    },
+    options.connections ?? null,
+    async () => {
+      await currentChat(connections.active());
+    },
+  );
+  await currentChat(connections.active());
+
+  /** The statement check of a connection's dialect: the SQL guard, or the engine's own. */
+  async function checkStatement(source: DataSource, text: string): Promise<{ statement: string }> {
     if (source.queries.dialect === 'postgresql')
       return checkReadOnlySql(text, { hiddenSchemas: [APP_SCHEMA], audience: 'user' });
     if (!source.queries.check) throw badRequest(`${source.description} has no statement check; nothing ran.`);
     return source.queries.check(text);
   }
 
-  const userContext = (signal?: AbortSignal): ToolContext => ({
+  const userContext = ({ source, state, profile }: RequestConnection, signal?: AbortSignal): ToolContext => ({
     source,
     state,
     profile,
@@ -276,7 +287,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   const auth: AppAuth = createAppAuth(options.token ?? appTokenFrom(env), () => server.port);
   const approvals = options.approvals ?? createApprovalInbox({ timeoutMs: approvalTimeoutFromEnv(env) });
   const server: ToolrowServer = {
-    app: new Hono(),
+    app: new Hono<ServerEnv>(),
     port: 0,
     token: auth.token,
     approvals,
@@ -338,12 +349,16 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     await next();
   });
 
+  // Every API request acts on one connection: the one it names, else the active one.
+  app.use('/api/*', connectionMiddleware(connections));
+
   // ── Status and profile ────────────────────────────────────────────────────────────────────
   app.get('/api/status', async (c) => {
+    const { source, state, profile } = c.var.connection;
     const current = await state.profiles.ensure(profile);
-    const connections = await state.connections.list().catch(() => []);
-    const active = connections.find((connection) => connection.active);
-    const { chat, problem: chatProblem } = await currentChat();
+    const listed = await state.connections.list().catch(() => []);
+    const active = listed.find((connection) => connection.active);
+    const { chat, problem: chatProblem } = await currentChat(c.var.connection);
     const status: AppStatus = {
       version: options.version ?? '0.1.0',
       database: {
@@ -364,6 +379,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.put('/api/profile', async (c) => {
+    const { state, profile } = c.var.connection;
     const body = await readBody(c, z.strictObject({ mode: z.enum(PERMISSION_MODES) }));
     const updated = await state.profiles.setMode(profile, body.mode);
     return c.json({ mode: updated.mode });
@@ -371,16 +387,19 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── Tables ────────────────────────────────────────────────────────────────────────────────
   app.get('/api/tables', async (c) => {
+    const { source } = c.var.connection;
     const snapshot = await source.schema.get();
     return c.json({ tables: snapshot.tables.map(toTableSummary) });
   });
 
   app.get('/api/tables/:table', async (c) => {
+    const { source } = c.var.connection;
     const table = await source.schema.resolveTable(c.req.param('table'));
     return c.json(toWireTableInfo(table));
   });
 
   app.post('/api/tables/:table/rows', async (c) => {
+    const { source } = c.var.connection;
     const body = await readBody(
       c,
       z.strictObject({
@@ -415,6 +434,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/tables/:table/count', async (c) => {
+    const { source } = c.var.connection;
     const body = await readBody(c, z.strictObject({ filter: wireFilter.optional() }));
     const count = await source.rows
       .count(c.req.param('table'), toDsFilter(body.filter as Filter | undefined))
@@ -425,6 +445,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/tables/:table/row', async (c) => {
+    const { source } = c.var.connection;
     const body = await readBody(c, z.strictObject({ key: primaryKey }));
     const row = await source.rows.get(c.req.param('table'), body.key);
     return c.json({ row: row ? jsonRow(row) : null });
@@ -432,8 +453,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── The SQL workbench: the tools' read-only guard, then a capped read-only cursor ─────────
   app.post('/api/query', async (c) => {
+    const { source, state, profile } = c.var.connection;
     const body = await readBody(c, z.strictObject({ sql: nonEmpty().describe('one SELECT statement') }));
-    const statement = await checkStatement(body.sql);
+    const statement = await checkStatement(source, body.sql);
     const started = performance.now();
     try {
       const result = await source.queries.run(statement.statement, {
@@ -478,6 +500,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── Staging review: the user's own edits, and commit / discard (user only) ─────────────────
   app.get('/api/staging', async (c) => {
+    const { source, state, profile } = c.var.connection;
     const [diffs, snapshot] = await Promise.all([state.staging.diff({ profile }), source.schema.get()]);
     const typeOf = columnTypesOf(snapshot.tables);
     return c.json({ changes: diffs.map((diff) => toWireChange(diff, typeOf)) });
@@ -485,12 +508,14 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // Read-only: which staged changes a commit would refuse now, so the review shows them first.
   app.post('/api/staging/check', async (c) => {
+    const { state, profile } = c.var.connection;
     const body = await readBody(c, idsBody);
     const conflicts = await state.staging.check({ profile, ...(body.ids ? { ids: body.ids } : {}) });
     return c.json({ conflicts: conflicts.map(toWireConflict) });
   });
 
   app.post('/api/staging/update', async (c) => {
+    const { state, profile } = c.var.connection;
     const body = await readBody(
       c,
       z.strictObject({
@@ -508,6 +533,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/staging/delete', async (c) => {
+    const { state, profile } = c.var.connection;
     const body = await readBody(c, z.strictObject({ table: nonEmpty(), keys: z.array(primaryKey).min(1) }));
     const { table } = body;
     const changes = await state.staging.stageDelete(table, body.keys, { actor: 'user', profile });
@@ -515,6 +541,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/staging/insert', async (c) => {
+    const { state, profile } = c.var.connection;
     const body = await readBody(c, z.strictObject({ table: nonEmpty(), rows: z.array(rowKey).min(1) }));
     const { table } = body;
     const changes = await state.staging.stageInsert(table, body.rows, { actor: 'user', profile });
@@ -522,6 +549,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/staging/commit', async (c) => {
+    const { state, profile } = c.var.connection;
     const body = await readBody(c, idsBody);
     const result = await state.staging.commit({ profile, ...(body.ids ? { ids: body.ids } : {}) });
     if (result.ok) {
@@ -532,6 +560,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   app.post('/api/staging/discard', async (c) => {
+    const { state, profile } = c.var.connection;
     const body = await readBody(c, idsBody);
     const discarded = await state.staging.discard({ profile, ...(body.ids ? { ids: body.ids } : {}) });
     return c.json({ discarded });
@@ -541,6 +570,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // Every profile unless the filter names one, and the state's own objects, so the CLI prints
   // the same through the app as over the database itself.
   app.post('/api/state/staging/:action', async (c) => {
+    const { source, state } = c.var.connection;
     const body = await readBody(c, stagingFilterBody);
     const filter: StagingFilter = {
       ...(body.ids ? { ids: body.ids } : {}),
@@ -573,6 +603,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── One tool, run as the user: what `toolrow call` uses while the app runs ─────────────────
   app.post('/api/tools/:name', async (c) => {
+    const { state, profile } = c.var.connection;
     const name = c.req.param('name');
     const body = await readBody(
       c,
@@ -591,7 +622,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const runAs = body.profile ?? profile;
     await state.profiles.ensure(runAs);
     const output = await invokeTool(name, body.input ?? {}, {
-      ...userContext(c.req.raw.signal),
+      ...userContext(c.var.connection, c.req.raw.signal),
       profile: runAs,
     });
     // `toolrow call startExport` ends when the file is complete, through the app as without it.
@@ -601,11 +632,13 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── Exports ───────────────────────────────────────────────────────────────────────────────
   app.get('/api/exports', async (c) => {
+    const { state, profile } = c.var.connection;
     const jobs = await state.exportJobs.list({ profile, limit: 50 });
     return c.json({ jobs: jobs.map(toWireJob) });
   });
 
   app.post('/api/exports', async (c) => {
+    const { source, state, profile } = c.var.connection;
     const body = await readBody(
       c,
       z
@@ -624,7 +657,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const format: ExportFormat = body.format;
     let exportSource: ExportSource;
     if (body.sql !== undefined) {
-      const statement = await checkStatement(body.sql);
+      const statement = await checkStatement(source, body.sql);
       exportSource = { sql: statement.statement };
     } else {
       const table = await source.schema.resolveTable(body.table ?? '');
@@ -640,14 +673,17 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     return c.json(toWireJob(job));
   });
 
-  app.get('/api/exports/:id', async (c) => c.json(toWireJob(await state.exports.status(c.req.param('id')))));
+  app.get('/api/exports/:id', async (c) =>
+    c.json(toWireJob(await c.var.connection.state.exports.status(c.req.param('id')))),
+  );
 
   // Stops a running export: the job says cancelled with the rows it wrote, and its partial file is removed.
   app.post('/api/exports/:id/cancel', async (c) =>
-    c.json(toWireJob(await state.exports.cancel(c.req.param('id')))),
+    c.json(toWireJob(await c.var.connection.state.exports.cancel(c.req.param('id')))),
   );
 
   app.get('/api/exports/:id/download', async (c) => {
+    const { state } = c.var.connection;
     const job = await state.exports.status(c.req.param('id'));
     if (job.state !== 'done') {
       throw new HttpError(
@@ -679,20 +715,29 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── The latest eval run, per row ──────────────────────────────────────────────────────────
   app.get('/api/eval/latest', async (c) =>
-    c.json(await readLatestEval(options.latestEvalPath ?? join(source.dataDir, 'eval', 'latest.json'))),
+    c.json(
+      await readLatestEval(
+        options.latestEvalPath ?? join(c.var.connection.source.dataDir, 'eval', 'latest.json'),
+      ),
+    ),
   );
 
   // ── Audit log ─────────────────────────────────────────────────────────────────────────────
   app.get('/api/audit', async (c) => {
+    const { state, profile } = c.var.connection;
     const { limit } = readQuery(c, z.object({ limit: queryInteger(1, 1000, 200) }));
-    const entries = await state.audit.list({ limit });
+    const entries = await state.audit.list({ limit, profile });
     return c.json({ entries: entries.map(toWireAudit) });
   });
 
   // ── UI state: the desktop writes it, the agent's open tools change it, both read it ────────
-  app.get('/api/ui-state', async (c) => c.json(toWireUiState(await state.ui.get(profile))));
+  app.get('/api/ui-state', async (c) => {
+    const { state, profile } = c.var.connection;
+    return c.json(toWireUiState(await state.ui.get(profile)));
+  });
 
   app.put('/api/ui-state', async (c) => {
+    const { state, profile } = c.var.connection;
     const body = (await readBody(c, wireUiState)) as UiState;
     const updated = await state.ui.update(profile, toDsUiPatch({ ...body, selection: body.selection ?? [] }));
     return c.json(toWireUiState(updated));
@@ -700,6 +745,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   // ── Chips: a click runs the propose row's twin as the user ──────────────────────────────────
   app.post('/api/chips/accept', async (c) => {
+    const { state, profile } = c.var.connection;
     // The desktop sends the whole chip (kind, note, …): fields beyond these are ignored.
     const body = await readBody(
       c,
@@ -714,14 +760,20 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         `'${tool}' is not a tool a chip can run; chips run the immediate twin of a propose tool (${[...twins].join(', ')}).`,
       );
     }
-    const { chat } = await currentChat();
+    const { chat } = await currentChat(c.var.connection);
     const output = chat?.acceptChip
       ? await chat.acceptChip({ tool, input: body.input, label }, { profileId: profile })
-      : await acceptChipAsUser(tool, body.input, label);
+      : await acceptChipAsUser(c.var.connection, tool, body.input, label);
     return c.json({ uiState: toWireUiState(await state.ui.get(profile)), output });
   });
 
-  async function acceptChipAsUser(tool: string, input: unknown, label: string) {
+  async function acceptChipAsUser(
+    connection: RequestConnection,
+    tool: string,
+    input: unknown,
+    label: string,
+  ) {
+    const { state, profile } = connection;
     const proposer = (Object.entries(PROPOSE_TWINS) as [ProposeToolName, string][]).find(
       ([, twin]) => twin === tool,
     )?.[0];
@@ -733,17 +785,18 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       profile,
       detail: `The user clicked the chip "${label}"${proposer && isPropose(proposer) ? ` (from ${proposer})` : ''}.`,
     });
-    return invokeTool(tool, input, userContext());
+    return invokeTool(tool, input, userContext(connection));
   }
 
   // ── Chat ──────────────────────────────────────────────────────────────────────────────────
   // useChat's body: { id, messages, trigger, messageId }. With an id the conversation is saved
   // when the turn ends (see conversations.ts); without one the turn runs unsaved.
   app.post('/api/chat', async (c) => {
+    const { source, state, profile } = c.var.connection;
     // useChat sends more (trigger, messageId, …); the messages are checked by the AI SDK's own schema.
     const body = await readBody(c, z.object({ id: z.unknown().optional(), messages: z.array(z.unknown()) }));
     const conversationId = conversationIdOf(body.id);
-    const { chat, problem } = await currentChat();
+    const { chat, problem } = await currentChat(c.var.connection);
     if (!chat) return noModelResponse(problem);
     // The notes of earlier failed turns stay in the saved conversation, not in what the model reads.
     const messages = withoutFailedTurns(body.messages as UIMessage[]);
@@ -757,39 +810,46 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     });
   });
 
-  mountConversationRoutes(app, () => ({ state, profile }));
+  mountConversationRoutes(app);
   mountModelRoutes(app, {
-    active: () => ({ state, profile }),
     env: fixedModel === undefined ? env : { ...env, TOOLROW_MODEL: undefined },
-    current: async () => {
-      const { chat, problem } = await currentChat();
+    current: async (connection) => {
+      const { chat, problem } = await currentChat(connection);
       return { label: chat?.modelId ?? null, problem };
     },
   });
   mountConnectionRoutes(app, {
     hub: options.connections ?? null,
-    active: () => ({ state, profile }),
-    activate,
+    activate: (toolrow) => connections.activate(toolrow),
     env,
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });
-  mountMcpClientRoutes(app, () => state);
+  mountMcpClientRoutes(app);
   if (options.mcp?.consent) {
-    const startProfile = profile;
-    const startState = state;
+    const startProfile = options.profile ?? DEFAULT_PROFILE;
+    const startState = options.state;
     mountOAuthRoutes(app, {
       consent: options.mcp.consent,
-      state,
-      profile,
+      state: startState,
+      profile: startProfile,
       port: () => server.port,
       async connections() {
         const all = await startState.connections.list();
         const own = all.find((connection) => connection.name === startProfile);
+        const exposure = (scope: string | null | undefined) =>
+          scope && isMcpScope(scope) ? { ceiling: scope } : {};
         return [
-          {
-            name: startProfile,
-            description: own?.url ?? own?.description ?? 'the connection the app started on',
-          },
+          // The app's own: a named one only while it is exposed (its clients are refused otherwise).
+          ...(own?.named && !own.mcpScope
+            ? []
+            : [
+                {
+                  name: startProfile,
+                  description: own?.url ?? own?.description ?? 'the connection the app started on',
+                  engine: options.source.engine,
+                  ...(own?.named ? exposure(own.mcpScope) : {}),
+                },
+              ]),
           ...all
             .filter(
               (connection) => connection.named && connection.name !== startProfile && connection.mcpScope,
@@ -797,7 +857,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
             .map((connection) => ({
               name: connection.name,
               description: connection.url ?? connection.description,
-              ceiling: connection.mcpScope as string,
+              engine: toolEngineOf(connection.engine),
+              ...exposure(connection.mcpScope),
             })),
         ];
       },
@@ -810,7 +871,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   app.all(`${APPROVALS_PATH}/*`, (c) => approvalRoutes(c.req.raw));
 
   // ── MCP over stdio, forwarded by `toolrow mcp --stdio` while the app holds the data ─────────
-  const bridge = mountMcpBridge(app, { active: () => ({ source, state, profile }), approvals, log });
+  const bridge = mountMcpBridge(app, { approvals, log });
 
   app.all('/api/*', (c) =>
     c.json({ error: { message: `No API route ${c.req.method} ${c.req.path}.`, code: 'not-found' } }, 404),

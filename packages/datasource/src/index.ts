@@ -59,6 +59,7 @@ export {
   type Row,
   type RowKey,
   type SqlEngine,
+  toolEngineOf,
 } from './core/types.ts';
 export type {
   ConnectionConfig,

@@ -2,6 +2,9 @@
 // a request leaves the process (a layer that holds without the statement check), and one for the
 // commits the user makes, with its own AWS profile when the URL names one.
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import { fromIni } from '@aws-sdk/credential-provider-ini';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@aws-sdk/types';
 import { DataSourceError } from '@toolrow/datasource';
 import type { DynamoTarget } from './url.ts';
 
@@ -95,10 +98,52 @@ function clientConfig(target: DynamoTarget, profile: string | undefined): Dynamo
     maxAttempts: 3,
     ...(target.endpoint ? { endpoint: target.endpoint } : {}),
     ...(profile ? { profile } : {}),
-    // DynamoDB Local takes any key of letters and digits; without a profile, a local endpoint needs none of the user's.
-    ...(target.kind === 'local' && !profile
-      ? { credentials: { accessKeyId: 'toolrowlocal', secretAccessKey: 'toolrowlocal' } }
-      : {}),
+    ...(target.kind === 'local' ? { credentials: localCredentials(profile) } : {}),
+  };
+}
+
+/** DynamoDB Local takes any key of letters and digits: this one stands in when the machine has none. */
+export const LOCAL_STAND_IN_KEY: AwsCredentialIdentity = {
+  accessKeyId: 'toolrowlocal',
+  secretAccessKey: 'toolrowlocal',
+};
+
+/**
+ * A local endpoint signs as the AWS CLI and the SDKs on this machine do: DynamoDB Local (without
+ * -sharedDb) keeps one database per access key, so the tables a user made with the AWS CLI, NoSQL
+ * Workbench or an SDK are the ones their own key sees. The environment's key, else the profile's
+ * (the named one, else AWS_PROFILE, else default; SSO, credential_process and assumed roles
+ * included), else, only when no profile was named, the stand-in key. Never the instance metadata
+ * service: a local endpoint has no use for a cloud role, and asking it costs seconds off EC2.
+ */
+function localCredentials(profile: string | undefined): AwsCredentialIdentityProvider {
+  const fromProfile = fromIni(profile ? { profile } : {});
+  // The SDK keeps what this returns until it expires (an SSO session's keys), then asks again.
+  return async () => {
+    if (!profile) {
+      try {
+        return await fromEnv()();
+      } catch {
+        // none in the environment: the profile, then the stand-in
+      }
+    }
+    try {
+      return await fromProfile();
+    } catch (error) {
+      if (profile) throw error;
+      return LOCAL_STAND_IN_KEY;
+    }
+  };
+}
+
+/** Which access key a client signs with, for the connection test to say (the secret is never shown). */
+export async function signingKeyOf(
+  client: DynamoDBClient,
+): Promise<{ accessKeyId: string; standIn: boolean }> {
+  const credentials = await client.config.credentials();
+  return {
+    accessKeyId: credentials.accessKeyId,
+    standIn: credentials.accessKeyId === LOCAL_STAND_IN_KEY.accessKeyId,
   };
 }
 

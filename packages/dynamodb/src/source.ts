@@ -9,7 +9,7 @@ import {
   type ReadLayer,
 } from '@toolrow/datasource';
 import { createDynamoChangeWriter } from './changes.ts';
-import { type ClientLayerSwitches, createClients } from './clients.ts';
+import { type ClientLayerSwitches, createClients, signingKeyOf } from './clients.ts';
 import { createDynamoExportEngine } from './exports.ts';
 import { createPartiqlRunner } from './queries.ts';
 import { createDynamoRowReader } from './rows.ts';
@@ -26,6 +26,11 @@ export interface OpenDynamoOptions {
   dataDir: string;
   /** Test switches: a read layer switched off, to test the others alone. */
   layers?: ClientLayerSwitches;
+}
+
+/** An access key as a person recognises it without showing all of it: AKIA…WXYZ. */
+function maskKey(key: string): string {
+  return key.length <= 8 ? key : `${key.slice(0, 4)}…${key.slice(-4)}`;
 }
 
 export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<DataSource> {
@@ -82,6 +87,23 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
           detail: readerRole.detail,
         },
       ];
+    },
+    async connectionNotes() {
+      const notes: string[] = [];
+      const key = await signingKeyOf(clients.read).catch(() => undefined);
+      if (key) {
+        notes.push(
+          key.standIn
+            ? `Signs as DynamoDB Local's stand-in key ${key.accessKeyId}: there are no AWS credentials in the environment or ~/.aws${target.profile ? '' : ' (default profile)'}.`
+            : `Signs as the access key ${maskKey(key.accessKeyId)}${target.profile ? ` of the AWS profile ${target.profile}` : ', from the AWS credentials of this environment'}.`,
+        );
+      }
+      if (target.kind === 'local' && (await schema.get()).tables.length === 0) {
+        notes.push(
+          'DynamoDB Local keeps one database per access key unless it is started with -sharedDb: tables made with another key (another profile, NoSQL Workbench, an SDK with other credentials) are not seen here. Start it with -sharedDb, or sign in as the key that made them.',
+        );
+      }
+      return notes;
     },
     async setUpReaderRole() {
       return readerRole;

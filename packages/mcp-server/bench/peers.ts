@@ -45,6 +45,7 @@ const record: McpToken = {
   revokedAt: null,
   lastUsedAt: null,
   askViaClient: false,
+  connection: null,
 };
 /** Tokens in memory: the MCP layer's cost without the database's (token caching is measured apart). */
 export const memoryTokens: McpTokenStore = {

@@ -36,11 +36,11 @@ export const MCP_BRIDGE_HEADERS = {
 
 export interface McpBridgeOptions extends ToolrowServerOptions {
   /**
-   * The backend a forwarded client acts on: the app's active connection, in `profile` when the
-   * client names one. Its scopeCeiling caps the client; throwing refuses every message with the
-   * error's message (a connection not exposed over MCP).
+   * The backend a forwarded client acts on: the connection its request names (the app decides it
+   * from the request), in `profile` when the client names one. Its scopeCeiling caps the client;
+   * throwing refuses the message with the error's message (a connection not exposed over MCP).
    */
-  backendFor(profile: string | undefined): McpBackend | Promise<McpBackend>;
+  backendFor(profile: string | undefined, request: Request): McpBackend | Promise<McpBackend>;
   onerror?: (error: Error) => void;
 }
 
@@ -134,7 +134,7 @@ export function createMcpBridgeHandler(options: McpBridgeOptions): McpBridgeHand
       const id = Array.isArray(body) ? null : (body as { id?: unknown } | null)?.id;
       let backend: McpBackend;
       try {
-        backend = await options.backendFor(profile);
+        backend = await options.backendFor(profile, request);
       } catch (error) {
         return Response.json(jsonRpcError(id, -32000, (error as Error).message));
       }

@@ -53,6 +53,12 @@ export interface McpHttpOptions extends ToolrowServerOptions {
    */
   backendFor?: (profile: string) => McpBackend | Promise<McpBackend>;
   /**
+   * The name of the connection `backend` serves. Without backendFor, a token bound to another
+   * connection is refused (401, naming both connections): it is never served on this one. With
+   * backendFor, a principal that names no connection is served as if it named this one.
+   */
+  connection?: string;
+  /**
    * The widest scope any client gets here (a named connection's MCP exposure): a token for more
    * is served at this scope, and listed, called and refused as if it held only this.
    */
@@ -124,8 +130,18 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const path = options.path ?? DEFAULT_MCP_PATH;
   const metadataPath = new URL(getOAuthProtectedResourceMetadataUrl(new URL(path, 'http://127.0.0.1')))
     .pathname;
-  const backendOf = (principal: McpPrincipal | undefined): McpBackend | Promise<McpBackend> =>
-    principal?.profile && options.backendFor ? options.backendFor(principal.profile) : options.backend;
+  const backendOf = (principal: McpPrincipal | undefined): McpBackend | Promise<McpBackend> => {
+    // A principal that names no connection (a token made before tokens were bound) is this server's.
+    const wanted = principal?.profile ?? (options.backendFor ? options.connection : undefined);
+    if (!wanted) return options.backend;
+    if (options.backendFor) return options.backendFor(wanted);
+    if (options.connection !== undefined && wanted !== options.connection) {
+      throw new Error(
+        `This token is for the connection '${wanted}', and this server serves '${options.connection}' alone: nothing was read. Serve that one (toolrow --connection ${wanted} mcp --http), or make a token for this one (toolrow --connection ${options.connection} mcp token create --scope …).`,
+      );
+    }
+    return options.backend;
+  };
   const verifier = capVerifier(
     createBearerVerifier(options.tokens, options.oauth),
     options.scopeCeiling,

@@ -61,6 +61,8 @@ export interface CreateTokenOptions {
   ttlMs?: number | null;
   /** Trust the client to ask its own user when the ladder asks (McpPrincipal.askViaClient). */
   askViaClient?: boolean;
+  /** The connection the token is served on, and on no other (McpPrincipal.profile). */
+  connection?: string;
   now?: Date;
 }
 
@@ -95,6 +97,7 @@ export async function createToken(store: McpTokenStore, options: CreateTokenOpti
     scope: options.scope,
     expiresAt,
     ...(options.askViaClient ? { askViaClient: true } : {}),
+    ...(options.connection ? { connection: options.connection } : {}),
   });
   return { token, name, scope: options.scope, expiresAt, record };
 }
@@ -103,7 +106,11 @@ export async function createToken(store: McpTokenStore, options: CreateTokenOpti
 export interface McpPrincipal {
   name: string;
   scope: McpScope;
-  /** The profile the user picked at consent (OAuth connections); else the server's own. */
+  /**
+   * The connection the principal acts on (its name is also its profile): the one the user picked
+   * at consent (OAuth), or the one a `toolrow mcp token create` token was made for. Absent (a
+   * token made before tokens were bound, a stdio client without a token): the server's own.
+   */
   profile?: string;
   /**
    * The user trusted this client to ask its own user when the ladder asks (MCP elicitation, form
@@ -172,6 +179,7 @@ export function createTokenVerifier(store: McpTokenStore): OAuthTokenVerifier {
         name: stored.name,
         scope: stored.scope,
         ...(stored.askViaClient ? { askViaClient: true } : {}),
+        ...(stored.connection ? { profile: stored.connection } : {}),
       };
       return {
         token,

@@ -66,7 +66,7 @@ export function memoryTokens(now = () => new Date()): McpTokenStore {
   const records: McpToken[] = [];
   const secrets = new Map<string, McpToken>();
   return {
-    async create({ name, scope, expiresAt, askViaClient }) {
+    async create({ name, scope, expiresAt, askViaClient, connection }) {
       const record: McpToken = {
         id: records.length + 1,
         name,
@@ -77,6 +77,7 @@ export function memoryTokens(now = () => new Date()): McpTokenStore {
         revokedAt: null,
         lastUsedAt: null,
         askViaClient: askViaClient === true,
+        connection: connection ?? null,
       };
       const token = `tok-${records.length}-${Math.random()}`;
       records.push(record);

@@ -18,6 +18,8 @@ export interface ConnectionFindings {
   description: string;
   tables: number;
   readLayers: { layer: string; active: boolean; detail: string }[];
+  /** What else to know: whose credentials it signs with, why it may look empty. */
+  notes: string[];
 }
 
 export async function inspectConnection(source: DataSource): Promise<ConnectionFindings> {
@@ -27,6 +29,7 @@ export async function inspectConnection(source: DataSource): Promise<ConnectionF
     description: source.description,
     tables: snapshot.tables.length,
     readLayers: await source.readLayers(),
+    notes: (await source.connectionNotes?.()) ?? [],
   };
 }
 

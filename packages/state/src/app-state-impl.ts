@@ -175,6 +175,7 @@ const toToken = (row: Row): McpToken => ({
   revokedAt: dateOrNull(row.revoked_at),
   lastUsedAt: dateOrNull(row.last_used_at),
   askViaClient: flag(row.ask_via_client),
+  connection: (row.connection as string | null | undefined) ?? null,
 });
 
 const toConversationSummary = (row: Row): ConversationSummary => ({
@@ -935,7 +936,7 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
     },
 
     tokens: {
-      async create({ name, scope, expiresAt, askViaClient }) {
+      async create({ name, scope, expiresAt, askViaClient, connection }) {
         if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
           throw new DataSourceError(
             'misuse',
@@ -958,6 +959,7 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
               scope,
               expires_at: expiresAt ?? null,
               ask_via_client: askViaClient === true,
+              connection: connection ?? null,
             })
             .returningAll()
             .executeTakeFirstOrThrow();

@@ -172,6 +172,8 @@ export interface AppState {
       expiresAt?: Date | null;
       /** Ask through the client's own user (elicitation) instead of the app's inbox; default false. */
       askViaClient?: boolean;
+      /** The connection it is served on, and on no other. */
+      connection?: string;
     }): Promise<{ token: string; record: McpToken }>;
     /** Checks a presented bearer token (and stamps lastUsedAt when valid). */
     verify(token: string): Promise<TokenCheck>;

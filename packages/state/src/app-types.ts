@@ -155,6 +155,11 @@ export interface McpToken {
   lastUsedAt: Date | null;
   /** The user trusted this client to ask its own user (MCP elicitation) when the ladder asks. */
   askViaClient: boolean;
+  /**
+   * The connection the token was made for: it is served there and nowhere else. Null for a token
+   * made before tokens were bound (served on whichever connection the server it reaches serves).
+   */
+  connection: string | null;
 }
 
 export type TokenCheck =

@@ -58,5 +58,5 @@ export {
 export type { StateTables } from './store/tables.ts';
 export { hashToken } from './token-hash.ts';
 export type { ActiveConnection, ConnectionHub, OpenToolrowOptions, Toolrow } from './toolrow.ts';
-export { createConnectionHub, openConnectionData, openToolrow } from './toolrow.ts';
+export { createConnectionHub, openConnectionData, openToolrow, resolveConnectionName } from './toolrow.ts';
 export { LAST_USE_FLUSH_MS, VERIFY_CACHE_TTL_MS } from './verify-cache.ts';

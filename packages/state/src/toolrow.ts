@@ -129,6 +129,32 @@ export async function namedDataOptions(
 }
 
 /**
+ * The name of the connection openToolrow would open with these options, without opening any data:
+ * `connection`, else TOOLROW_CONNECTION, else 'default' when DATABASE_URL is set, else the
+ * `toolrow connections use` default, else 'default'. What a command sends when it goes through
+ * the running app, so the app acts on the connection the command was asked for.
+ */
+export async function resolveConnectionName(
+  options: Pick<OpenToolrowOptions, 'env' | 'cwd' | 'dataDir' | 'connection' | 'state'> = {},
+): Promise<string> {
+  const env = options.env ?? process.env;
+  const asked = options.connection ?? (env.TOOLROW_CONNECTION?.trim() || undefined);
+  if (asked !== undefined) return asked;
+  if (env.DATABASE_URL?.trim()) return UNNAMED_CONNECTION;
+  const app = await openAppState({
+    ...options.state,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+  });
+  try {
+    return (await app.connections.defaultName()) ?? UNNAMED_CONNECTION;
+  } finally {
+    await app.close();
+  }
+}
+
+/**
  * The data of one connection alone (no state handle kept): what `toolrow db` opens. The state
  * store is read only to look a named connection up.
  */

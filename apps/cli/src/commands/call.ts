@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import { searchCatalog } from '@toolrow/agent/search';
 import { searchToolsInputSchema } from '@toolrow/agent/search-input';
 import { isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
-import { DEFAULT_PROFILE } from '@toolrow/state';
 import {
   inputJsonSchema,
   invokeTool,
@@ -23,7 +22,7 @@ without asking (you are the user); stage tools still only stage: commit with \`t
 While the app (npm start) holds the database, the call goes through it.
 
   <json input>      the tool's input as one JSON object (default {})
-  --profile <name>  whose UI state, history and attachments to use (default: TOOLROW_PROFILE or '${DEFAULT_PROFILE}')
+  --profile <name>  whose UI state, history and attachments to use (default: TOOLROW_PROFILE, else the connection's own)
   --schema          print the tool's input JSON Schema instead of running it
 
 Example: toolrow call runQuery '{"sql":"select status, count(*) from orders group by 1"}'`;
@@ -113,16 +112,14 @@ export const callCommand: Command = {
       throw error;
     }
     const opened = await openOrApp(io);
-    const profile =
-      parsed.values.profile ??
-      io.env.TOOLROW_PROFILE ??
-      ('toolrow' in opened ? opened.toolrow.connection.profile : DEFAULT_PROFILE);
+    // Without --profile, the connection's own profile (its name), here or in the app.
+    const asked = parsed.values.profile ?? io.env.TOOLROW_PROFILE;
     if ('app' in opened) {
       // The app holds the database: the same call through it, as the user, waiting for an export's file.
       try {
         const { output } = await postToApp<{ output: unknown }>(opened.app, `/api/tools/${name}`, {
           input,
-          profile,
+          ...(asked ? { profile: asked } : {}),
           waitForExports: true,
         });
         io.stdout(toJson(output));
@@ -134,6 +131,7 @@ export const callCommand: Command = {
     }
     const { toolrow } = opened;
     const { source, state } = toolrow;
+    const profile = asked ?? toolrow.connection.profile;
     try {
       await state.profiles.ensure(profile);
       const output = await invokeTool(name, input, { source, state, profile, actor: 'user' });

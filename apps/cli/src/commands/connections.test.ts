@@ -5,10 +5,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { openDatabase } from '@toolrow/datasource';
 import { createTestDatabase, type TestDatabase } from '@toolrow/datasource/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../testing.ts';
+import { runCli, TOOLROW_BIN } from '../testing.ts';
+
+/** An environment a child process can take: the unset variables left out. */
+function stringEnv(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'toolrow-connections-'));
@@ -162,12 +171,28 @@ describe('toolrow connections over two embedded databases', () => {
     expect(await status('shop-a')).toBe('cancelled');
     expect(await status('shop-b')).not.toBe('cancelled');
 
-    // Not exposed over MCP until the user says so: refused, saying how.
-    const refusedMcp = await run('mcp', '--stdio', '--connection', 'shop-a');
-    expect(refusedMcp.code).toBe(1);
-    expect(refusedMcp.stderr).toMatch(
-      /The connection 'shop-a' is not exposed over MCP.*toolrow connections set shop-a --mcp readonly/,
-    );
+    // Not exposed over MCP until the user says so: refused inside MCP, where the client shows it.
+    const client = new Client({ name: 'connections-test', version: '0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [TOOLROW_BIN, 'mcp', '--stdio', '--connection', 'shop-a'],
+      env: stringEnv({ ...process.env, ...env }),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    await client.connect(transport);
+    const notExposed =
+      /The connection 'shop-a' is not exposed over MCP.*toolrow connections set shop-a --mcp readonly/;
+    await expect(client.listTools()).rejects.toThrow(notExposed);
+    await client.close();
+    expect(stderr).toMatch(notExposed);
+    // Tokens too: one is not made for a connection no client is served on.
+    const refusedToken = await run('mcp', 'token', 'create', '--scope', 'readonly', '--connection', 'shop-a');
+    expect(refusedToken.code).toBe(1);
+    expect(refusedToken.stderr).toMatch(notExposed);
     expect((await run('connections', 'set', 'shop-a', '--mcp', 'staged', '--mode', 'full-auto')).code).toBe(
       0,
     );

@@ -121,6 +121,7 @@ function printFound(io: CommandIo, name: string, found: ConnectionFindings): voi
       ...found.readLayers.map(
         (layer) => `  ${layer.active ? '[on] ' : '[off]'} ${layer.layer}: ${layer.detail}`,
       ),
+      ...found.notes.map((note) => `Note: ${note}`),
       '',
     ].join('\n'),
   );

@@ -88,8 +88,10 @@ describe('toolrow mcp token', () => {
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const body = JSON.parse(created.stdout) as { token: string; scope: string; expiresAt: string };
-    expect(Object.keys(body).sort()).toEqual(['askViaClient', 'expiresAt', 'scope', 'token']);
+    expect(Object.keys(body).sort()).toEqual(['askViaClient', 'connection', 'expiresAt', 'scope', 'token']);
     expect(body.scope).toBe('tables:staged');
+    // Bound to the connection the command acts on: the unnamed one here.
+    expect((body as { connection?: string }).connection).toBe('default');
     const days = (Date.parse(body.expiresAt) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(6.9);
     expect(days).toBeLessThanOrEqual(7);
@@ -145,7 +147,9 @@ describe('toolrow mcp token', () => {
     );
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/Token 'mcp-\d+' \(tables:readonly, never expires\)/);
+    expect(result.stderr).toMatch(
+      /Token 'mcp-\d+' for the connection 'default' \(tables:readonly, never expires\)/,
+    );
     const check = await withSource((ds) => ds.state.tokens.verify(result.stdout.trim()));
     expect(check.ok && check.token.expiresAt).toBe(null);
   }, 60_000);

@@ -24,6 +24,7 @@ import {
   renderClientConfig,
   resolveStdioPrincipal,
   STDIO_ENV,
+  scopeCovers,
   serveMcpHttp,
   serveMcpStdio,
   toWireClient,
@@ -34,15 +35,20 @@ import {
   DEFAULT_PROFILE,
   type McpToken,
   openAppState,
+  resolveConnectionName,
   type Toolrow,
+  UNNAMED_CONNECTION,
+  unknownConnection,
   VERIFY_CACHE_TTL_MS,
 } from '@toolrow/state';
 import {
+  type AppRoute,
+  appHeaders,
+  explainHeldDatabase,
   getFromApp,
   openOrApp,
   openToolrowWaiting,
   postToApp,
-  type RunningApp,
   runningApp,
 } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
@@ -107,14 +113,34 @@ function usageScope(text: string): ReturnType<typeof parseScope> {
  */
 async function exposureOf(toolrow: Toolrow): Promise<McpScope | undefined> {
   if (!toolrow.connection.named) return undefined;
-  const { name } = toolrow.connection;
-  const found = await toolrow.state.connections.get(name);
-  if (!found?.mcpScope || !isMcpScope(found.mcpScope)) {
+  return exposureNamed(toolrow.state.connections, toolrow.connection.name);
+}
+
+/** The MCP exposure of the connection of this name (none for the unnamed one); off is refused. */
+async function exposureNamed(
+  connections: AppStateHandle['connections'],
+  name: string,
+): Promise<McpScope | undefined> {
+  if (name === UNNAMED_CONNECTION) return undefined;
+  const found = await connections.get(name);
+  if (!found) {
+    const names = (await connections.list()).filter((each) => each.named).map((each) => each.name);
+    throw unknownConnection(name, names);
+  }
+  if (!found.mcpScope || !isMcpScope(found.mcpScope)) {
     throw new Error(
-      `The connection '${name}' is not exposed over MCP (its MCP exposure is off). Expose it with: toolrow connections set ${name} --mcp readonly (or staged, full: the widest scope its clients get).`,
+      `The connection '${name}' is not exposed over MCP (its MCP exposure is off), so no MCP client is served on it. Expose it with: toolrow connections set ${name} --mcp readonly (or staged, full: the widest scope its clients get).`,
     );
   }
   return found.mcpScope;
+}
+
+/** A token made for one connection is never served on another: refused, naming both. */
+function checkTokenConnection(principal: McpPrincipal, connection: string): void {
+  if (principal.profile === undefined || principal.profile === connection) return;
+  throw new Error(
+    `The token ${principal.name} (${STDIO_ENV.token}) is for the connection '${principal.profile}', not '${connection}': nothing was read. Run toolrow --connection ${principal.profile} mcp --stdio, or make a token for '${connection}': toolrow --connection ${connection} mcp token create --scope ${principal.scope}.`,
+  );
 }
 
 async function withSource<T>(io: CommandIo, fn: (toolrow: Toolrow) => Promise<T>): Promise<T> {
@@ -161,19 +187,29 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const created = await withAppState(io, (state) =>
-      createToken(state.tokens, {
+    // Bound to the connection this command acts on: it is served there and nowhere else.
+    const connection = await resolveConnectionName({ env: io.env, cwd: io.cwd });
+    const created = await withAppState(io, async (state) => {
+      const ceiling = await exposureNamed(state.connections, connection);
+      if (ceiling && !scopeCovers(ceiling, scope)) {
+        io.stderr(
+          `Note: the connection '${connection}' is exposed at most at ${ceiling}, so clients with this token are served at ${ceiling} (widen it with: toolrow connections set ${connection} --mcp ${scope}).\n`,
+        );
+      }
+      return createToken(state.tokens, {
         scope,
         ttlMs,
+        connection,
         ...(values.name ? { name: values.name as string } : {}),
         ...(values['ask-via-client'] ? { askViaClient: true } : {}),
-      }),
-    );
+      });
+    });
     if (values.json) {
       io.stdout(
         toJson({
           token: created.token,
           scope: created.scope,
+          connection,
           expiresAt: created.expiresAt?.toISOString() ?? null,
           askViaClient: created.record.askViaClient,
         }),
@@ -181,7 +217,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     } else {
       io.stdout(`${created.token}\n`);
       io.stderr(
-        `Token '${created.name}' (${created.scope}, ${created.expiresAt ? `expires ${formatTime(created.expiresAt)}` : 'never expires'}). ` +
+        `Token '${created.name}' for the connection '${connection}' (${created.scope}, ${created.expiresAt ? `expires ${formatTime(created.expiresAt)}` : 'never expires'}). ` +
           'It is shown once: copy it now. Clients send it as "Authorization: Bearer <token>".\n',
       );
     }
@@ -198,6 +234,7 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
           tokens.map((token) => ({
             name: token.name,
             scope: token.scope,
+            connection: token.connection,
             status: statusOf(token, now),
             createdAt: token.createdAt.toISOString(),
             expiresAt: token.expiresAt?.toISOString() ?? null,
@@ -215,10 +252,11 @@ async function tokenCommand(args: string[], io: CommandIo): Promise<number> {
     }
     io.stdout(
       `${formatTable(
-        ['name', 'scope', 'status', 'created', 'expires', 'last used', 'asks'],
+        ['name', 'scope', 'connection', 'status', 'created', 'expires', 'last used', 'asks'],
         tokens.map((token) => [
           token.name,
           token.scope,
+          token.connection ?? '(unbound: an older token)',
           statusOf(token, now),
           formatTime(token.createdAt),
           token.expiresAt ? formatTime(token.expiresAt) : 'never',
@@ -280,19 +318,19 @@ function appApprovals(io: CommandIo): { approvals?: McpApprovals; note: string }
  * as `principal`, behind the app's token. The MCP client SDK loads only in this case.
  */
 async function bridgeTo(
-  app: RunningApp,
+  app: AppRoute,
   principal: McpPrincipal,
   profile: string | undefined,
   io: CommandIo,
 ): Promise<Transport> {
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   io.stderr(
-    `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name} through the Toolrow app at ${app.url}/ (it holds the database); calls the profile asks about wait in its approval inbox\n`,
+    `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name} on the connection '${app.connection}' through the Toolrow app at ${app.url}/ (it holds the database); calls the profile asks about wait in its approval inbox\n`,
   );
   return new StreamableHTTPClientTransport(new URL(`${app.url}${MCP_BRIDGE_PATH}`), {
     requestInit: {
       headers: {
-        authorization: `Bearer ${app.token}`,
+        ...appHeaders(app),
         [MCP_BRIDGE_HEADERS.principal]: JSON.stringify(principal),
         [MCP_BRIDGE_HEADERS.bridge]: randomUUID(),
         ...(profile ? { [MCP_BRIDGE_HEADERS.profile]: profile } : {}),
@@ -427,14 +465,17 @@ export const mcpCommand: Command = {
       const scope = values.scope === undefined ? undefined : usageScope(values.scope as string);
       // stdout is the protocol channel from here on: everything else goes to stderr.
       // The token is checked first (Toolrow's own store only, milliseconds): a bad one serves nothing.
+      const connection = await resolveConnectionName({ env: io.env, cwd: io.cwd });
       const asked = await withAppState(io, (state) =>
         resolveStdioPrincipal({ env: io.env, scope, tokens: state.tokens }),
       );
       const { approvals, note } = appApprovals(io);
+      // Refusals that need no data (a token for another connection) are answered inside MCP too.
+      const refusal = (async () => checkTokenConnection(asked, connection))();
       // The data opens while the client initializes: initialize is answered before it is warm,
       // and the first list or call waits for it. When the running app holds the data, everything
       // after the handshake goes to the app instead, which serves the client on its behalf.
-      const opening = openOrApp(io);
+      const opening = refusal.then(() => openOrApp(io));
       const forward = opening.then(
         (opened) => ('app' in opened ? bridgeTo(opened.app, asked, profileOption, io) : undefined),
         () => undefined,
@@ -444,7 +485,13 @@ export const mcpCommand: Command = {
         const { toolrow } = opened;
         const { source, state } = toolrow;
         const profile = profileOption ?? toolrow.connection.profile;
-        const principal = { ...asked, scope: capScope(asked.scope, await exposureOf(toolrow)) };
+        const ceiling = await exposureOf(toolrow);
+        const capped = capScope(asked.scope, ceiling);
+        const principal: McpPrincipal = {
+          ...asked,
+          scope: capped,
+          ...(capped !== asked.scope ? { cappedFrom: asked.scope } : {}),
+        };
         const { mode } = await state.profiles.ensure(profile);
         io.stderr(
           `toolrow mcp: serving ${principal.scope} over stdio as mcp:${principal.name}; profile ${profile} is in ${mode} mode; ${note}\n`,
@@ -461,23 +508,19 @@ export const mcpCommand: Command = {
         ...(approvals ? { approvals } : {}),
         onerror: (error) => io.stderr(`toolrow mcp: ${error.message}\n`),
       });
-      // Data that cannot be opened (held by the app, a connection not exposed, a server down) ends
-      // the process with the reason, as before it served anything.
-      const failed = ready.then(
-        () => new Promise<never>(() => {}),
-        (error: unknown) => ({ failed: error }),
-      );
+      // Data that cannot be served (a connection not exposed, a token for another one, a server
+      // down): the client gets the reason as the error of each request it makes, which it shows
+      // its user, and stderr says it once; the process ends when the client goes.
+      let failure: string | undefined;
+      ready.catch((error: unknown) => {
+        failure =
+          explainHeldDatabase('mcp', error, io) ?? (error instanceof Error ? error.message : String(error));
+        io.stderr(`toolrow mcp: ${failure}\n`);
+      });
       try {
-        const ended = await Promise.race([running.closed, untilSignal(), failed]);
+        await Promise.race([running.closed, untilSignal()]);
         await running.close();
-        if (typeof ended === 'object' && ended !== null) {
-          const { explainHeldDatabase } = await import('../app-client.ts');
-          const error = ended.failed;
-          io.stderr(
-            `toolrow mcp: ${explainHeldDatabase('mcp', error, io) ?? (error instanceof Error ? error.message : String(error))}\n`,
-          );
-          return 1;
-        }
+        if (failure !== undefined) return 1;
       } finally {
         await opening
           .then((opened) => ('toolrow' in opened ? opened.toolrow.close() : undefined))
@@ -502,6 +545,8 @@ export const mcpCommand: Command = {
       const { approvals, note } = appApprovals(io);
       const handler = createMcpHttpHandler({
         backend,
+        // A token made for another connection is refused here, naming both.
+        connection: toolrow.connection.name,
         ...(ceiling ? { scopeCeiling: ceiling } : {}),
         tokens: state.tokens,
         // The app's OAuth tokens are bound to the app's /mcp: here they are refused, saying so.

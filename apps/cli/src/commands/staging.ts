@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { StagingConflict } from '@toolrow/datasource';
 import type { ChangeDiff, CommitResult, StagedChange, StagingFilter } from '@toolrow/state';
-import { openOrApp, postToApp, type RunningApp } from '../app-client.ts';
+import { type AppRoute, openOrApp, postToApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, formatTime, toJson } from '../format.ts';
 
@@ -174,7 +174,7 @@ async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promi
 }
 
 /** The app's /api/state/staging routes answer with the state's own objects; only dates need reviving. */
-function throughApp(app: RunningApp): StagingArea {
+function throughApp(app: AppRoute): StagingArea {
   const post = <T>(action: string, filter: StagingFilter) =>
     postToApp<T>(app, `/api/state/staging/${action}`, filter);
   const revive = (change: StagedChange): StagedChange => ({

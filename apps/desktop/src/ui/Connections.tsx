@@ -125,6 +125,11 @@ function AddConnectionDialog({
               </li>
             ))}
           </ul>
+          {saved.found.notes.map((note) => (
+            <p key={note} className="connection-note" data-testid="connection-note">
+              {note}
+            </p>
+          ))}
           <div className="actions">
             <button type="button" className="btn primary" onClick={() => onSwitch(saved.connection.name)}>
               Switch to {saved.connection.name}

@@ -103,6 +103,7 @@ export interface ConnectionFound {
     description: string;
     tables: number;
     readLayers: { layer: string; active: boolean; detail: string }[];
+    notes: string[];
   };
 }
 

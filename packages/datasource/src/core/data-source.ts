@@ -31,6 +31,11 @@ export interface DataSource {
   createExportEngine(dir: string, jobs: ExportJobStore, options?: ExportEngineOptions): ExportEngine;
   /** Which read-only layers hold on this connection, each with why (`connections test`, `db info`). */
   readLayers(): Promise<ReadLayer[]>;
+  /**
+   * What a person testing the connection should know beyond its tables and layers: whose
+   * credentials it signs with, why a database that should hold tables shows none.
+   */
+  connectionNotes?(): Promise<string[]>;
   /** Sets up (embedded) or looks for (a server) the engine's read-only login; once is enough. */
   setUpReaderRole(): Promise<ReaderRoleStatus>;
   /** The Toolrow data directory (absolute): PGlite keeps the embedded database in <dataDir>/pgdata. */

@@ -1,3 +1,5 @@
+import type { ToolEngine } from '@toolrow/declarations';
+
 /** One row as returned by a query: column name → value (see README "Values" for the JS types). */
 export type Row = Record<string, unknown>;
 
@@ -11,6 +13,11 @@ export type RowKey = Record<string, unknown>;
 export type Engine = 'pglite' | 'postgres' | 'dynamodb';
 /** The drivers that speak the PostgreSQL dialect. */
 export type SqlEngine = Extract<Engine, 'pglite' | 'postgres'>;
+
+/** The engine family of a driver: what decides the tools a connection serves (the rows' `engines`). */
+export function toolEngineOf(engine: Engine): ToolEngine {
+  return engine === 'dynamodb' ? 'dynamodb' : 'postgres';
+}
 
 export function isActor(value: string): value is Actor {
   return value === 'user' || value === 'agent' || (value.startsWith('mcp:') && value.length > 4);

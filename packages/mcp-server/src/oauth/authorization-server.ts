@@ -89,6 +89,12 @@ export interface ConsentChoice {
   lifetime: ConsentLifetime;
   /** Let the client ask its own user (MCP elicitation) when the ladder asks, instead of the app's inbox. */
   askViaClient?: boolean;
+  /**
+   * The client's live grants this one replaces (a step-up, a move to another connection): they
+   * are revoked once the client redeems the new grant's code, so it never holds two at once and
+   * is never left with none.
+   */
+  replaces?: readonly string[];
 }
 
 export interface AuthorizationServerOptions {
@@ -231,6 +237,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const { oauth } = options.state;
   const accessTtl = options.accessTokenTtlMs ?? ACCESS_TOKEN_TTL_MS;
   const pending = new Map<string, Pending>();
+  // A new grant's id → the client's grants it replaces, revoked when its code is redeemed.
+  const replacing = new Map<string, string[]>();
   const documents = new Map<string, { accepted: AcceptedClientMetadata; until: number }>();
   const fetchDocument =
     options.fetchDocument ?? guardedDocumentFetch({ allowLoopback: options.allowLoopbackDocuments === true });
@@ -514,6 +522,13 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           'The authorization code was used more than once; the connection is revoked. Authorize again.',
         );
       }
+      // The grants this one replaces end now that it works.
+      const replaced = replacing.get(grant.id) ?? [];
+      replacing.delete(grant.id);
+      for (const id of replaced) {
+        if (id !== grant.id)
+          await oauth.revokeGrant(id, `replaced by a new consent (${grant.scope} on ${grant.profile})`);
+      }
       return tokenResponse(tokens);
     }
 
@@ -685,6 +700,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         );
       }
       await options.state.profiles.ensure(choice.profile);
+      // Only this client's own live grants can be replaced.
+      const replaced = choice.replaces?.length
+        ? (await oauth.listGrants()).filter(
+            (grant) => grant.clientId === request.clientId && choice.replaces?.includes(grant.id),
+          )
+        : [];
       if (request.document) {
         await oauth.saveClient({
           id: request.clientId,
@@ -703,6 +724,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         expiresAt: lifetime.ms === null ? null : new Date(Date.now() + lifetime.ms),
         askViaClient: choice.askViaClient === true,
       });
+      if (replaced.length > 0) {
+        // Bounded: a code is redeemed within minutes or never.
+        if (replacing.size >= 256) replacing.delete(replacing.keys().next().value as string);
+        replacing.set(
+          grant.id,
+          replaced.map((each) => each.id),
+        );
+      }
       const code = await oauth.issueCode({
         grantId: grant.id,
         redirectUri: request.redirectUri,

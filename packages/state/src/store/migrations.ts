@@ -303,6 +303,14 @@ ALTER TABLE ${t.s}connections_v10 RENAME TO connections;
 ALTER TABLE ${t.s}audit_log ADD COLUMN summary text;
 `,
   },
+  {
+    version: 12,
+    name: 'tokens bound to a connection',
+    // A token is served on the connection it was made for alone; NULL: made before this version.
+    sql: (t) => `
+ALTER TABLE ${t.s}mcp_tokens ADD COLUMN connection text;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

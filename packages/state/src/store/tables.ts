@@ -133,6 +133,7 @@ export interface StateTables {
     revoked_at: NullableTimestamp;
     last_used_at: NullableTimestamp;
     ask_via_client: Flag;
+    connection: string | null;
   };
   conversations: {
     profile: string;

@@ -347,8 +347,10 @@ export const listAuditLog = defineTool({
   }),
   async execute(input, ctx) {
     const limit = input.limit ?? 50;
+    // The profile's entries alone: a connection's log is its own, like its staging area.
     const entries = await ctx.state.audit.list({
       limit: limit + 1,
+      profile: ctx.profile,
       ...ownRecords(ctx),
       ...(input.tool ? { tool: input.tool } : {}),
       ...(input.decision ? { decision: input.decision } : {}),
