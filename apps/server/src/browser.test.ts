@@ -280,6 +280,30 @@ describe('the desktop bundle in Chromium', () => {
     });
   });
 
+  it('selecting rows does not move the grid: a double-click on a row number opens that row', async () => {
+    // A window where the bar is tight: the selection's buttons must not wrap the bar onto two lines.
+    await withApp({}, async (page, _app, errors) => {
+      await page.setViewportSize({ width: 1100, height: 800 });
+      await nav(page)
+        .getByRole('button', { name: /^orders/ })
+        .click();
+      const rows = page.locator('.grid-row');
+      await expect.poll(() => rows.count()).toBeGreaterThan(8);
+      const bar = page.getByTestId('table-toolbar');
+      const before = { bar: await bar.boundingBox(), row: await rows.nth(4).boundingBox() };
+      // Select three rows: the bar gains "3 selected", Stage delete and Clear selection.
+      for (const index of [1, 2, 3]) await rows.nth(index).getByRole('rowheader').click();
+      await expect.poll(() => page.getByText('3 selected').count()).toBe(1);
+      expect(await bar.boundingBox()).toEqual(before.bar);
+      expect(await rows.nth(4).boundingBox()).toEqual(before.row);
+      // The row under the pointer is the one that opens.
+      const id = await rows.nth(4).locator('[role=gridcell]').first().textContent();
+      await rows.nth(4).getByRole('rowheader').dblclick();
+      await expect.poll(() => page.locator('#field-id').inputValue()).toBe(id);
+      expect(errors).toEqual([]);
+    });
+  });
+
   it('opens a table, filters it, stages an edit, and commits it after review', async () => {
     await withApp({}, async (page, _app, errors) => {
       await nav(page)

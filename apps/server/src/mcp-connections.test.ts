@@ -24,6 +24,7 @@ import { MemoryProvider } from './oauth-test-client.ts';
 import { SEED_NOW, startTestServer, type TestServer } from './test-support.ts';
 
 const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
+const dynamoUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
 // A login of its own whose password is a string that can appear nowhere by chance.
 const role = `toolrow_m_${randomBytes(4).toString('hex')}`;
 const password = `pw-${randomBytes(12).toString('hex')}`;
@@ -83,6 +84,11 @@ beforeAll(async () => {
       'CREATE TABLE ledger (id int PRIMARY KEY, amount numeric NOT NULL)',
     );
     await team.source.schema.refresh();
+  }
+  if (dynamoUrl) {
+    const url = new URL(dynamoUrl);
+    url.searchParams.set('region', `zz-consent-${randomBytes(4).readUInt32BE()}`);
+    await addConnection(toolrow.state, { name: 'ddb', url: url.href, mcpScope: 'tables:staged' });
   }
   mounted = await mountMcp({
     source: toolrow.source,
@@ -261,7 +267,12 @@ describe('the consent page', () => {
     ).text();
     const select = /<select name="profile"[^>]*>(.*?)<\/select>/s.exec(page)?.[1] ?? '';
     const offered = [...select.matchAll(/<option value="([^"]+)"/g)].map((match) => match[1]);
-    expect(offered).toEqual(['default', ...(serverUrl ? ['team'] : []), 'warehouse']);
+    expect(offered).toEqual([
+      'default',
+      ...(dynamoUrl ? ['ddb'] : []),
+      ...(serverUrl ? ['team'] : []),
+      'warehouse',
+    ]);
     expect(select).not.toContain('hidden');
     const form = new URLSearchParams({
       request: /name="request" value="([^"]+)"/.exec(page)![1]!,
@@ -288,6 +299,129 @@ describe('the consent page', () => {
     expect(
       (await toolrow.state.oauth.listGrants()).some((grant) => grant.clientName === 'Consent Client'),
     ).toBe(false);
+  });
+});
+
+describe('a client connected already, stepping up', () => {
+  /** The consent page of an authorization URL, and its form's fields. */
+  async function consentOf(authorizationUrl: URL) {
+    const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
+    const consentUrl = new URL(authorize.headers.get('location')!, app.url);
+    const page = await (
+      await fetch(consentUrl, { headers: { authorization: `Bearer ${app.token}` } })
+    ).text();
+    return {
+      page,
+      selected: /<option value="([^"]+)" selected>/.exec(page)?.[1],
+      request: /name="request" value="([^"]+)"/.exec(page)![1]!,
+      csrf: /name="csrf" value="([^"]+)"/.exec(page)![1]!,
+      replaces: [...page.matchAll(/name="replaces" value="([^"]+)"/g)].map((match) => match[1]!),
+    };
+  }
+
+  async function approve(form: Record<string, string | string[]>): Promise<URLSearchParams> {
+    const body = new URLSearchParams();
+    for (const [key, value] of Object.entries(form))
+      for (const each of [value].flat()) body.append(key, each);
+    const response = await fetch(`${app.url}/oauth/consent`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        authorization: `Bearer ${app.token}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: app.url,
+      },
+      body,
+    });
+    expect(response.status, await response.clone().text()).toBe(303);
+    return new URL(response.headers.get('location')!).searchParams;
+  }
+
+  it('keeps the connection it was granted, and the new grant replaces the old one once redeemed', async () => {
+    const provider = new MemoryProvider('http://127.0.0.1:1/callback', 'Step-up Client');
+    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+    await expect(new Client({ name: 'step-up', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const first = await consentOf(provider.authorizationUrl!);
+    // A new client: the app's own connection is offered first, and nothing is replaced.
+    expect(first.selected).toBe('default');
+    expect(first.replaces).toEqual([]);
+    await transport.finishAuth(
+      await approve({
+        request: first.request,
+        csrf: first.csrf,
+        decision: 'approve',
+        scope: 'tables:readonly',
+        profile: 'warehouse',
+        lifetime: '1h',
+      }),
+    );
+    const mine = async () =>
+      (await toolrow.state.oauth.listGrants()).filter((grant) => grant.clientName === 'Step-up Client');
+    const [readonly] = await mine();
+    expect(readonly).toMatchObject({ profile: 'warehouse', scope: 'tables:readonly' });
+
+    // It asks for more: the page keeps warehouse (not the app's connection) and offers to replace.
+    const asked = new URL(provider.authorizationUrl!);
+    asked.searchParams.set('scope', 'tables:staged');
+    const second = await consentOf(asked);
+    expect(second.selected).toBe('warehouse');
+    expect(second.replaces).toEqual([readonly!.id]);
+    expect(second.page).toContain('data-testid="consent-current"');
+    // Counted for warehouse (PostgreSQL's tools, capped at its exposure, tables:staged).
+    expect(/data-testid="consent-tools-tables:staged">(\d+)</.exec(second.page)?.[1]).toBe(
+      String(toolsForScope('tables:staged', 'postgres').length),
+    );
+    const params = await approve({
+      request: second.request,
+      csrf: second.csrf,
+      decision: 'approve',
+      scope: 'tables:staged',
+      profile: second.selected!,
+      lifetime: '1h',
+      replace: '1',
+      replaces: second.replaces,
+    });
+    // Until the client takes the new grant, the old one still works: never none.
+    expect((await mine()).map((grant) => grant.scope).sort()).toEqual(['tables:readonly', 'tables:staged']);
+    await transport.finishAuth(params);
+    const after = await mine();
+    expect(after.map((grant) => [grant.scope, grant.profile])).toEqual([['tables:staged', 'warehouse']]);
+    const client = new Client({ name: 'step-up', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
+    try {
+      const tables = await client.callTool({ name: 'listTables', arguments: {} });
+      expect(text(tables.structuredContent)).toContain('bins');
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
+        [...toolsForScope('tables:staged')].sort(),
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.runIf(dynamoUrl)('counts the tools of each connection’s engine, at most its exposure', async () => {
+    const provider = new MemoryProvider('http://127.0.0.1:1/callback', 'Counting Client');
+    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+    await expect(new Client({ name: 'counting', version: '1' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    const asked = new URL(provider.authorizationUrl!);
+    asked.searchParams.set('scope', 'tables:full');
+    const { page } = await consentOf(asked);
+    const option = (name: string) =>
+      new RegExp(`<option value="${name}"[^>]*>([^<]*)</option>`).exec(page)?.[1];
+    const counts = (engine: 'postgres' | 'dynamodb', ceiling?: 'tables:staged') =>
+      (['tables:readonly', 'tables:staged', 'tables:full'] as const)
+        .map((scope) => toolsForScope(ceiling && scope === 'tables:full' ? ceiling : scope, engine).length)
+        .join('/');
+    expect(option('ddb')).toContain(
+      `(DynamoDB, at most tables:staged; ${counts('dynamodb', 'tables:staged')} tools)`,
+    );
+    expect(option('default')).toContain(`(PostgreSQL; ${counts('postgres')} tools)`);
+    // DynamoDB serves fewer tools than PostgreSQL (no foreign-key relations).
+    expect(counts('dynamodb')).not.toBe(counts('postgres'));
   });
 });
 

@@ -274,10 +274,10 @@ describe('an MCP client signs in with OAuth and the user consents in the app', (
         askViaClient: boolean;
       }[];
     }>(app, '/api/mcp/clients');
-    // Its grant after the step-up (the first, read-only one is listed beside it until it lapses).
-    const mine = clients.find(
-      (entry) => entry.clientName === 'SDK Test Client' && entry.scope === 'tables:staged',
-    );
+    // One grant after the step-up: the consent replaced the read-only one (ticked by default).
+    const ours = clients.filter((entry) => entry.clientName === 'SDK Test Client');
+    expect(ours.map((entry) => entry.scope)).toEqual(['tables:staged']);
+    const mine = ours[0];
     expect(mine).toMatchObject({ scope: 'tables:staged', askViaClient: true });
     expect(mine?.lastUsedAt).not.toBeNull();
     expect(mine?.actor).toMatch(/^mcp:sdk-test-client-[0-9a-f]{6}$/);

@@ -9,7 +9,14 @@ import {
   toolsBackend,
 } from '@toolrow/agent';
 import { isServedBy, type ToolEngine } from '@toolrow/catalog';
-import { type DataSource, openDataSource, sqlDatabaseOf } from '@toolrow/datasource';
+import {
+  type DataSource,
+  DataSourceError,
+  isDataSourceError,
+  openDataSource,
+  SAMPLE_TABLES,
+  sqlDatabaseOf,
+} from '@toolrow/datasource';
 import { openEngine, openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { type EvalRequest, LARGE_SHOP, type RequestContext } from './corpus.ts';
@@ -66,6 +73,28 @@ export interface RequestAttempts {
 
 const PROFILE = 'default';
 
+/**
+ * Seeds the sample shop, or uses the one a connection has already, whatever its size (the
+ * requests measure the tools, not the data's size). A database with only part of the shop is the
+ * user's to decide about: the error says how to re-create it.
+ */
+async function seedUnlessThere(source: DataSource, orders: number, databaseUrl: string | undefined) {
+  if (databaseUrl) {
+    const names = new Set((await source.schema.get()).tables.map((table) => table.name));
+    if (SAMPLE_TABLES.every((name) => names.has(name))) return;
+  }
+  try {
+    await source.seed({ orders });
+  } catch (error) {
+    if (!databaseUrl || !isDataSourceError(error) || error.code !== 'seed') throw error;
+    throw new DataSourceError(
+      'seed',
+      `${source.description} (--database-url) holds part of the sample shop, so the eval cannot seed it: ${error.message.replace(/ Re-run with --reset.*$/, '')} Re-create it first (DATABASE_URL='${databaseUrl}' npx toolrow db seed --reset --orders ${orders}; that deletes their rows), or point --database-url at an empty database.`,
+      { cause: error },
+    );
+  }
+}
+
 /** The sample shop every request reads (the agent cannot write it) and a fresh state per request. */
 class EvalShop {
   readonly source: DataSource;
@@ -85,7 +114,7 @@ class EvalShop {
       mkdtemp(join(tmpdir(), 'toolrow-eval-exports-')),
     ]);
     try {
-      await source.seed({ orders });
+      await seedUnlessThere(source, orders, databaseUrl);
       if (large) {
         await sqlDatabaseOf(source).exec(largeShopDdl());
         await source.schema.refresh();

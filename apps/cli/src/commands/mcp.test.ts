@@ -111,8 +111,10 @@ describe('toolrow mcp token', () => {
       expect.objectContaining({ name: 'ide', scope: 'tables:staged', status: 'active' }),
     );
     const table = await runCli(['mcp', 'token', 'list'], env);
-    expect(table.stdout).toMatch(/^name\s+scope\s+status\s+created\s+expires\s+last used\s+asks/);
-    expect(table.stdout).toMatch(/ide\s+tables:staged\s+active.*in app/);
+    expect(table.stdout).toMatch(
+      /^name\s+scope\s+connection\s+status\s+created\s+expires\s+last used\s+asks/,
+    );
+    expect(table.stdout).toMatch(/ide\s+tables:staged\s+default\s+active.*in app/);
 
     const trusted = await runCli(
       ['mcp', 'token', 'create', '--scope', 'full', '--name', 'desk', '--ask-via-client', '--json'],

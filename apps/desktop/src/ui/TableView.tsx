@@ -174,7 +174,7 @@ export function TableView(props: TableViewProps) {
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the view listens for its '/' shortcut.
     <div className="view" onKeyDown={onKeyDown}>
-      <div className="toolbar">
+      <div className="toolbar table-toolbar" data-testid="table-toolbar">
         <span className="title">{displayTable(table)}</span>
         <span className="muted num" data-testid="row-count">
           {countError
