@@ -5,6 +5,8 @@ import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,11 +29,13 @@ describe.runIf(dynamoUrl)('the app on DynamoDB', () => {
   let toolrow: Toolrow;
   let app: TestServer;
   let browser: Browser;
+  let toolrowUrl: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-app-'));
     const url = new URL(dynamoUrl!);
     url.searchParams.set('region', `zz-app-${randomInt(1_000_000_000)}`);
+    toolrowUrl = url.href;
     await ensureBundle();
     [toolrow, browser] = await Promise.all([
       openToolrow({ env: { DATABASE_URL: url.href }, dataDir: dir, state: { memory: true } }),
@@ -121,7 +125,7 @@ describe.runIf(dynamoUrl)('the app on DynamoDB', () => {
       expect(shown).toMatch(/^\{.*\}$/);
       for (const part of ['newsletter: true', 'credit: 12.5', 'note: "7"', '"vip"', '"eu"'])
         expect(shown).toContain(part);
-      expect(shown).toMatch(/tags: set \{"(vip|eu)", "(vip|eu)"\}/);
+      expect(shown).toMatch(/tags: <<"(vip|eu)", "(vip|eu)">>/);
       expect(await grid.locator('.cell.absent').count()).toBeGreaterThan(0);
       expect(await grid.locator('.cell.null').count()).toBe(0);
 
@@ -152,6 +156,119 @@ describe.runIf(dynamoUrl)('the app on DynamoDB', () => {
       expect(errors).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+
+  it('offers only what DynamoDB serves: no like or ends-with, sorts by the key a Query reads, a dropped sort says why', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    try {
+      await page.goto(app.openUrl);
+      const nav = page.getByRole('navigation', { name: 'Tables and panels' });
+      await nav.getByRole('button', { name: /^orders/ }).click();
+      await expect.poll(() => page.getByTestId('row-count').textContent()).toBe('120 rows');
+      await page.getByRole('button', { name: '+ Filter' }).click();
+      const offered = await page.getByLabel('Filter operator').locator('option').allTextContents();
+      expect(offered).toContain('starts with');
+      expect(offered).toContain('contains');
+      for (const missing of ['ends with', 'like', 'like (any case)']) expect(offered).not.toContain(missing);
+
+      // A header DynamoDB cannot sort by: nothing breaks, the rows stay, and the note says what would.
+      const grid = page.getByRole('grid', { name: /orders/ });
+      await grid.getByRole('columnheader', { name: /total/ }).click();
+      const notice = page.getByTestId('sort-notice');
+      await expect
+        .poll(() => notice.textContent())
+        .toMatch(/total cannot be sorted here: DynamoDB returns items in key order/);
+      expect(await page.getByTestId('row-count').textContent()).toBe('120 rows');
+      await expect.poll(() => grid.locator('.grid-row').count()).toBeGreaterThan(5);
+
+      // Filtered on customer_id, the Query on by_customer reads in ordered_at order: that sort works.
+      await page.getByLabel('Filter column').selectOption('customer_id');
+      await page.getByLabel('Filter operator').selectOption('eq');
+      await page.getByLabel('Filter value').fill('7');
+      await page.getByLabel('Filter value').press('Enter');
+      await expect
+        .poll(() => page.getByTestId('access-badge').textContent())
+        .toMatch(/^Query on by_customer/);
+      await grid.getByRole('columnheader', { name: /ordered_at/ }).click();
+      await expect.poll(() => page.getByText('sorted: ordered_at asc').count()).toBe(1);
+      expect(await notice.count()).toBe(0);
+
+      // The filter changes to one no index serves (a Scan): the sort is dropped, saying why; rows stay.
+      await page.getByLabel('Filter column').selectOption('total');
+      await page.getByLabel('Filter operator').selectOption('gt');
+      await page.getByLabel('Filter value').fill('100');
+      await page.getByLabel('Filter value').press('Enter');
+      await expect
+        .poll(() => notice.textContent())
+        .toMatch(/sort by ordered_at asc: DynamoDB returns items in key order only.*this read is a Scan/);
+      await expect.poll(() => page.getByText('sorted: ordered_at asc').count()).toBe(0);
+      const over = await toolrow.source.rows.count('orders', { column: 'total', op: 'gt', value: 100 });
+      await expect.poll(() => page.getByTestId('row-count').textContent()).toBe(`${over} rows`);
+      expect(await page.getByRole('button', { name: 'Clear filter' }).count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a map and a set are edited in the form they read in, and stored as DynamoDB types', async () => {
+    // An item as another tool wrote it: a map of numbers and a string set.
+    const other = createClients(parseDynamoUrl(toolrowUrl));
+    try {
+      await other.write().send(
+        new UpdateItemCommand({
+          TableName: 'customers',
+          Key: { id: { N: '9' } },
+          UpdateExpression: 'SET #g = :g, #t = :t',
+          ExpressionAttributeNames: { '#g': 'geo', '#t': 'labels' },
+          ExpressionAttributeValues: {
+            ':g': { M: { lat: { N: '45.764' }, lon: { N: '4.8357' } } },
+            ':t': { SS: ['vip'] },
+          },
+        }),
+      );
+      await toolrow.source.schema.refresh();
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      const page = await context.newPage();
+      const errors = collectPageErrors(page);
+      try {
+        await page.goto(app.openUrl);
+        const nav = page.getByRole('navigation', { name: 'Tables and panels' });
+        await nav.getByRole('button', { name: /^customers/ }).click();
+        const grid = page.getByRole('grid', { name: /customers/ });
+        const row = grid.locator('.grid-row').filter({ has: page.getByRole('gridcell', { name: /^9$/ }) });
+        await expect.poll(() => row.count()).toBe(1);
+        await row.getByRole('rowheader').dblclick();
+        const geo = page.locator('#field-geo');
+        await expect.poll(() => geo.inputValue()).toBe('{lat: 45.764, lon: 4.8357}');
+        expect(await page.locator('#field-labels').inputValue()).toBe('<<"vip">>');
+        await geo.fill('{lat: 45.75, lon: 4.85, label: "Lyon"}');
+        await page.locator('#field-labels').fill('<<"vip", "eu">>');
+        await page.getByRole('button', { name: 'Stage changes' }).click();
+        await expect.poll(() => page.getByTestId('staged-count').textContent()).toBe('1');
+        // A typo in the form is refused, saying how to write it; nothing more is staged.
+        await geo.fill('{lat: 45.75, lon: }');
+        await page.getByRole('button', { name: 'Stage changes' }).click();
+        await expect
+          .poll(() => page.getByRole('alert').first().textContent())
+          .toMatch(/geo holds M: .*a map is \{name: "Ada"/);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+      expect(await api(app, '/api/staging/commit', { body: {} })).toMatchObject({ committed: 1 });
+      const stored = await other.read.send(
+        new GetItemCommand({ TableName: 'customers', Key: { id: { N: '9' } } }),
+      );
+      expect(stored.Item?.geo).toEqual({
+        M: { lat: { N: '45.75' }, lon: { N: '4.85' }, label: { S: 'Lyon' } },
+      });
+      expect([...(stored.Item?.labels?.SS ?? [])].sort()).toEqual(['eu', 'vip']);
+    } finally {
+      other.close();
     }
   });
 

@@ -28,6 +28,7 @@ const DATASOURCE_STATUS: Record<string, number> = {
   'unknown-table': 404,
   'unknown-column': 400,
   'invalid-filter': 400,
+  'invalid-sort': 400,
   'invalid-key': 400,
   'row-not-found': 404,
   'invalid-change': 400,

@@ -364,6 +364,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       database: {
         engine: active?.engine ?? source.driver,
         location: active?.description ?? source.dataDir,
+        language: { ...source.queries.language },
       },
       model: chat
         ? { configured: true, id: chat.modelId }
@@ -395,7 +396,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   app.get('/api/tables/:table', async (c) => {
     const { source } = c.var.connection;
     const table = await source.schema.resolveTable(c.req.param('table'));
-    return c.json(toWireTableInfo(table));
+    return c.json(toWireTableInfo(table, source.rows.filterOps));
   });
 
   app.post('/api/tables/:table/rows', async (c) => {
@@ -411,17 +412,23 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     );
     const { offset, limit } = body;
     const filter = toDsFilter(body.filter as Filter | undefined);
-    const page = await source.rows
-      .select(c.req.param('table'), {
-        ...(filter ? { filter } : {}),
-        sort: toDsSort(body.sort),
-        offset,
-        limit,
-      })
-      .catch((error: unknown) => {
-        throw forFilterBar(error, body.filter as Filter | undefined);
-      });
+    const select = (sort: ReturnType<typeof toDsSort>) =>
+      source.rows
+        .select(c.req.param('table'), { ...(filter ? { filter } : {}), sort, offset, limit })
+        .catch((error: unknown) => {
+          throw forFilterBar(error, body.filter as Filter | undefined);
+        });
+    // A sort the engine cannot serve under this filter (DynamoDB reads in key order) is dropped,
+    // saying why, rather than leaving the grid empty: the rows are still the filter's.
+    let sortDropped: string | undefined;
+    const page = await select(toDsSort(body.sort)).catch((error: unknown) => {
+      if (!isDataSourceError(error, 'invalid-sort')) throw error;
+      sortDropped = error.message;
+      return select([]);
+    });
     return c.json({
+      ...(sortDropped ? { sortDropped } : {}),
+      ...(page.sortable ? { sortable: page.sortable } : {}),
       rows: page.rows.map(jsonRow),
       offset,
       hasMore: page.hasMore,
@@ -503,7 +510,12 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const { source, state, profile } = c.var.connection;
     const [diffs, snapshot] = await Promise.all([state.staging.diff({ profile }), source.schema.get()]);
     const typeOf = columnTypesOf(snapshot.tables);
-    return c.json({ changes: diffs.map((diff) => toWireChange(diff, typeOf)) });
+    const max = source.changes.maxChangesPerTransaction;
+    return c.json({
+      changes: diffs.map((diff) => toWireChange(diff, typeOf)),
+      // The most one transaction takes (DynamoDB: 100): more is committed in parts, when confirmed.
+      ...(max !== undefined ? { maxPerTransaction: max } : {}),
+    });
   });
 
   // Read-only: which staged changes a commit would refuse now, so the review shows them first.
@@ -550,13 +562,28 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
 
   app.post('/api/staging/commit', async (c) => {
     const { state, profile } = c.var.connection;
-    const body = await readBody(c, idsBody);
-    const result = await state.staging.commit({ profile, ...(body.ids ? { ids: body.ids } : {}) });
+    const body = await readBody(
+      c,
+      z.strictObject({ ids: changeIds.nullish(), inParts: z.boolean().optional() }),
+    );
+    const result = await state.staging.commit(
+      { profile, ...(body.ids ? { ids: body.ids } : {}) },
+      { inParts: body.inParts === true },
+    );
+    const count = (applied: { insert: number; update: number; delete: number }) =>
+      applied.insert + applied.update + applied.delete;
     if (result.ok) {
-      const applied = result.applied.insert + result.applied.update + result.applied.delete;
-      return c.json({ committed: applied, conflicts: [] });
+      return c.json({
+        committed: count(result.applied),
+        conflicts: [],
+        ...(result.parts ? { parts: result.parts } : {}),
+      });
     }
-    return c.json({ committed: 0, conflicts: result.conflicts.map(toWireConflict) });
+    return c.json({
+      committed: result.appliedBefore ? count(result.appliedBefore.applied) : 0,
+      conflicts: result.conflicts.map(toWireConflict),
+      ...(result.appliedBefore ? { parts: result.appliedBefore.parts } : {}),
+    });
   });
 
   app.post('/api/staging/discard', async (c) => {
@@ -584,7 +611,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         return c.json({ diffs: await state.staging.diff(filter) });
       case 'commit':
         return c.json({
-          result: await state.staging.commit(filter),
+          result: await state.staging.commit(filter, { inParts: body.inParts === true }),
           writer: source.changes.writer.description,
         });
       case 'check':
@@ -971,6 +998,7 @@ const stagingFilterBody = z.object({
   ids: changeIds.nullish(),
   table: nonEmpty().optional(),
   profile: nonEmpty().optional(),
+  inParts: z.boolean().optional(),
 });
 
 /** The per-row figures of the run `toolrow eval` last wrote, or why there is none. */

@@ -188,8 +188,9 @@ export function toTableSummary(table: DsTableInfo): TableSummary {
   };
 }
 
-export function toWireTableInfo(table: DsTableInfo): TableInfo {
+export function toWireTableInfo(table: DsTableInfo, filterOps?: readonly string[]): TableInfo {
   return {
+    ...(filterOps ? { filterOps: [...filterOps] as TableInfo['filterOps'] } : {}),
     id: table.qualifiedName,
     schema: table.schema,
     name: table.name,

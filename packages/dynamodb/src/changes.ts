@@ -131,6 +131,7 @@ export function createDynamoChangeWriter(
 
   return {
     writer: { description, source: 'option' },
+    maxChangesPerTransaction: MAX_TRANSACTION_ITEMS,
 
     async currentRowJson(table, key) {
       const row = await current(table, keyOf(table, keysFor(keys, table), key));

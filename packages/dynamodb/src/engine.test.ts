@@ -485,7 +485,8 @@ describe.runIf(dynamoTestUrl)('exports', () => {
     });
     expect(byCustomer.state).toBe('done');
     const lines = (await readFile(byCustomer.path, 'utf8')).trim().split('\n').filter(Boolean);
-    expect(lines.every((line) => (JSON.parse(line) as Row).customer_id === '3')).toBe(true);
+    // Plain JSON: a number attribute is a JSON number.
+    expect(lines.every((line) => (JSON.parse(line) as Row).customer_id === 3)).toBe(true);
     expect(byCustomer.rowsDone).toBe(
       await ds.rows.count('orders', { column: 'customer_id', op: 'eq', value: 3 }),
     );
@@ -495,6 +496,17 @@ describe.runIf(dynamoTestUrl)('exports', () => {
       actor: 'agent',
     });
     expect(query.state).toBe('done');
+    // A SELECT's columns come in its own order, not DynamoDB's.
+    const listed = await exports.run({
+      source: { sql: `SELECT "total", "status", "id" FROM "orders" WHERE "customer_id" = 3` },
+      format: 'csv',
+      actor: 'agent',
+    });
+    expect((await readFile(listed.path, 'utf8')).split('\r\n')[0]).toBe('total,status,id');
+    const result = await ds.queries.run(
+      `SELECT "total", "status", "id" FROM "orders" WHERE "customer_id" = 3`,
+    );
+    expect(result.fields.map((field) => field.name)).toEqual(['total', 'status', 'id']);
     await expect(
       exports.run({ source: { sql: `DELETE FROM "orders" WHERE "id" = 1` }, format: 'csv', actor: 'agent' }),
     ).rejects.toThrow(/Only SELECT/);

@@ -30,9 +30,10 @@ import {
 } from '@toolrow/datasource';
 import { planRead, type ReadPlan } from './expressions.ts';
 import { checkReadOnlyPartiql } from './partiql-guard.ts';
+import { projectionOrder } from './queries.ts';
 import { keysFor, readItems } from './rows.ts';
 import type { KeyMap } from './schema.ts';
-import { itemToRow } from './values.ts';
+import { attributeJson, itemJson } from './values.ts';
 
 /** Segments a whole-table Scan is read in at once (DynamoDB's parallel scan). */
 export const SCAN_SEGMENTS = 4;
@@ -99,9 +100,12 @@ export function createDynamoExportEngine(
     if (source && typeof source.sql === 'string' && source.sql.trim() !== '') {
       // The statement check again: an export may be asked for by a model.
       const { statement } = checkReadOnlyPartiql(source.sql);
+      const listed = projectionOrder(statement);
       return {
         label: 'query',
         source: { sql: statement },
+        // The columns the SELECT lists, in its order (SELECT *: the first item's).
+        ...(listed.length > 0 ? { columns: listed } : {}),
         rowsEstimate: null,
         pages: (signal) => statementPages(statement, signal),
       };
@@ -218,7 +222,7 @@ export function createDynamoExportEngine(
         for await (const items of planned.pages(signal)) {
           if (Date.now() > deadline) throw new ExportTimeLimit();
           let text = '';
-          for (const item of items) text += format.record(itemToRow(item), rowsDone++ === 0);
+          for (const item of items) text += format.record(item, rowsDone++ === 0);
           if (text !== '') yield Buffer.from(text);
           if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
             lastReport = Date.now();
@@ -325,22 +329,28 @@ async function* merge(sources: Pages[]): Pages {
   }
 }
 
-function cell(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+/** A CSV field: a string as it is, a number's digits, anything nested as plain JSON. */
+function field(value: AttributeValue | undefined): string {
+  if (value === undefined || value.NULL !== undefined) return '';
+  return cell(value.S ?? attributeJson(value));
+}
+
+function cell(text: string): string {
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
+
+type Item = Record<string, AttributeValue>;
 
 function formatter(format: ExportFormat, columns: string[] | undefined) {
   let header: string[] | undefined = columns;
   switch (format) {
     case 'ndjson':
-      return { head: '', tail: '', record: (row: Row) => `${JSON.stringify(row)}\n` };
+      return { head: '', tail: '', record: (item: Item) => `${itemJson(item)}\n` };
     case 'json':
       return {
         head: '[',
         tail: ']\n',
-        record: (row: Row, first: boolean) => `${first ? '\n' : ',\n'}${JSON.stringify(row)}`,
+        record: (item: Item, first: boolean) => `${first ? '\n' : ',\n'}${itemJson(item)}`,
       };
     case 'csv':
       return {
@@ -348,14 +358,14 @@ function formatter(format: ExportFormat, columns: string[] | undefined) {
           return header ? `${header.map(cell).join(',')}\r\n` : '';
         },
         tail: '',
-        record(row: Row, first: boolean) {
+        record(item: Item, first: boolean) {
           // A query's columns are those of its first item (a table's come from its schema).
           let prefix = '';
           if (!header) {
-            header = Object.keys(row);
+            header = Object.keys(item);
             if (first) prefix = `${header.map(cell).join(',')}\r\n`;
           }
-          return `${prefix}${header.map((name) => cell(row[name])).join(',')}\r\n`;
+          return `${prefix}${header.map((name) => field(item[name])).join(',')}\r\n`;
         },
       };
   }

@@ -4,8 +4,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   DataSourceError,
+  FILTER_OPS,
   type Filter,
   type FilterCondition,
+  type FilterOp,
   type FilterScalar,
   type TableInfo,
 } from '@toolrow/datasource';
@@ -25,6 +27,11 @@ export interface ReadPlan {
 }
 
 const SORT_KEY_OPS = new Set(['eq', 'lt', 'lte', 'gt', 'gte', 'between', 'starts_with']);
+
+/** The filter operators DynamoDB has: no pattern matching, no suffix test (its filter expressions lack them). */
+export const DYNAMO_FILTER_OPS = FILTER_OPS.filter(
+  (op) => op !== 'like' && op !== 'ilike' && op !== 'ends_with',
+) as readonly FilterOp[];
 
 class Builder {
   names: Record<string, string> = {};

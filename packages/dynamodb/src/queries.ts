@@ -22,6 +22,10 @@ const MAX_READ_UNITS = 2000;
 export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache, keys: KeyMap): QueryRunner {
   return {
     dialect: 'partiql',
+    language: {
+      name: 'PartiQL',
+      example: 'SELECT "id", "status", "total" FROM "orders" WHERE "customer_id" = 7',
+    },
     check(text) {
       const read = checkReadOnlyPartiql(text);
       return { statement: read.statement, tables: [read.table] };
@@ -69,7 +73,8 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
           truncatedBy = 'reads';
       } while (next && !truncatedBy);
       if (!truncatedBy && next) truncatedBy = 'rows';
-      const names = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+      // The SELECT's own order (DynamoDB answers with attributes in no order), then any others seen.
+      const names = [...new Set([...projectionOrder(statement), ...rows.flatMap((row) => Object.keys(row))])];
       const fields: FieldInfo[] = names.map((name) => ({ name, typeId: 0 }));
       return {
         rows,
@@ -131,6 +136,34 @@ function equalityOn(read: PartiqlRead, key: string): string | undefined {
   );
   const match = pattern.exec(where);
   return match ? `${key} = ${match[1]}` : undefined;
+}
+
+/**
+ * The top-level attributes a SELECT lists, in its order: `SELECT "b", a.c, "x"[0] FROM …` gives
+ * b, a, x (a path projects its first attribute). `*` gives none (the items decide).
+ */
+export function projectionOrder(statement: string): string[] {
+  const match = /^\s*SELECT\s+([\s\S]*?)\s+FROM\s/i.exec(statement.replace(/'(?:[^']|'')*'/g, "''"));
+  if (!match) return [];
+  const names: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let item = '';
+  const take = () => {
+    const head = /^\s*(?:"((?:[^"]|"")*)"|([A-Za-z_][\w]*))/.exec(item);
+    const name = head?.[1]?.replaceAll('""', '"') ?? head?.[2];
+    if (name && name !== '*') names.push(name);
+    item = '';
+  };
+  for (const char of match[1]!) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '[' || char === '(')) depth++;
+    else if (!quoted && (char === ']' || char === ')')) depth--;
+    if (char === ',' && !quoted && depth === 0) take();
+    else item += char;
+  }
+  take();
+  return names;
 }
 
 function escapeRegExp(text: string): string {

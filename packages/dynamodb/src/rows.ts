@@ -16,7 +16,7 @@ import {
   type SchemaCache,
   type TableInfo,
 } from '@toolrow/datasource';
-import { planRead, type ReadPlan } from './expressions.ts';
+import { DYNAMO_FILTER_OPS, planRead, type ReadPlan } from './expressions.ts';
 import type { KeyMap } from './schema.ts';
 import { itemToRow, toAttribute, valueText } from './values.ts';
 
@@ -74,18 +74,19 @@ export async function* readItems(
 
 export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCache, keys: KeyMap): RowReader {
   return {
+    filterOps: DYNAMO_FILTER_OPS,
     async select(tableName, options = {}): Promise<RowPage> {
       const table = await schema.resolveTable(tableName);
       const tableKeys = keysFor(keys, table);
       const plan = planRead(table, tableKeys, options.filter);
       const [sort] = options.sort ?? [];
-      if (
-        (options.sort?.length ?? 0) > 1 ||
-        (sort && (plan.operation !== 'Query' || sort.column !== sortKeyOf(plan, tableKeys)))
-      ) {
+      const sortKey = plan.operation === 'Query' ? sortKeyOf(plan, tableKeys) : undefined;
+      const sortable = sortKey ? [sortKey] : [];
+      if ((options.sort?.length ?? 0) > 1 || (sort && sort.column !== sortKey)) {
+        const asked = (options.sort ?? []).map((key) => `${key.column} ${key.direction}`).join(', ');
         throw new DataSourceError(
-          'invalid-filter',
-          `sort: DynamoDB returns items in key order only${plan.operation === 'Query' && sortKeyOf(plan, tableKeys) ? `: sort by ${sortKeyOf(plan, tableKeys)}` : ''}. Leave the sort out, or filter on the partition key to read in sort-key order.`,
+          'invalid-sort',
+          `sort by ${asked}: DynamoDB returns items in key order only, ${sortKey ? `and this read (a Query on ${plan.index ?? 'the table key'}) is in ${sortKey} order: sort by ${sortKey} alone` : `and this read is a Scan, in no order${sortableHint(table, tableKeys, sort?.column)}`}. Leave the sort out to see the rows.`,
         );
       }
       const limit = Math.min(options.limit ?? 100, 10_000);
@@ -129,6 +130,7 @@ export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCach
       const wanted = options.columns?.map((name) => schema.resolveColumn(table, name));
       const columns = wanted ?? table.columns;
       return {
+        sortable,
         access: {
           operation: plan.operation,
           ...(plan.index ? { index: plan.index } : {}),
@@ -167,6 +169,30 @@ export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCach
       return result.Item ? itemToRow(result.Item) : undefined;
     },
   };
+}
+
+/** How to read in `column` order: filter on the partition key of the key or index it sorts. */
+function sortableHint(
+  table: TableInfo,
+  keys: ReturnType<typeof keysFor>,
+  column: string | undefined,
+): string {
+  const orders = [
+    ...(keys.sortKey ? [{ by: keys.sortKey, partition: keys.partitionKey, where: 'the table key' }] : []),
+    ...keys.indexes
+      .filter((index) => index.sortKey)
+      .map((index) => ({
+        by: index.sortKey!,
+        partition: index.partitionKey,
+        where: `the index ${index.name}`,
+      })),
+  ];
+  const serving = orders.find((order) => order.by === column);
+  if (serving)
+    return `: filter on ${serving.partition} (= a value) to read ${table.name} in ${serving.by} order through ${serving.where}`;
+  return orders.length > 0
+    ? `: ${column ?? 'that column'} is no sort key; ${table.name} can be read in ${orders.map((order) => `${order.by} order (filter on ${order.partition})`).join(' or ')}`
+    : `: ${table.name} has no sort key to read in order`;
 }
 
 function sortKeyOf(plan: ReadPlan, keys: ReturnType<typeof keysFor>): string | undefined {

@@ -25,10 +25,15 @@ export function fromAttribute(value: AttributeValue): unknown {
   if (value.BS !== undefined) return { BS: value.BS.map(base64) };
   if (value.L !== undefined) return value.L.map(fromNested);
   if (value.M !== undefined) {
-    return Object.fromEntries(Object.entries(value.M).map(([key, inner]) => [key, fromNested(inner)]));
+    const map = Object.fromEntries(Object.entries(value.M).map(([key, inner]) => [key, fromNested(inner)]));
+    // A map whose only key is a type name ({"N": "5"} as data) would read as that type: it is wrapped.
+    const keys = Object.keys(map);
+    return keys.length === 1 && TYPE_NAMES.has(keys[0]!) ? { M: map } : map;
   }
   return null;
 }
+
+const TYPE_NAMES: ReadonlySet<string> = new Set(['S', 'N', 'B', 'BOOL', 'NULL', 'M', 'L', 'SS', 'NS', 'BS']);
 
 /** Inside maps and lists a number keeps its type with it: { N: "12.50" }. */
 function fromNested(value: AttributeValue): unknown {
@@ -89,6 +94,21 @@ export function toAttribute(
         return tag === 'SS' ? { SS: inner as string[] } : { NS: inner as string[] };
       if (tag === 'BS' && Array.isArray(inner) && inner.every((each) => typeof each === 'string'))
         return { BS: (inner as string[]).map((each) => Buffer.from(each, 'base64')) };
+      // The explicit forms: a map that would otherwise read as a type, a string that must stay one.
+      if (tag === 'M' && inner !== null && typeof inner === 'object' && !Array.isArray(inner))
+        return {
+          M: Object.fromEntries(
+            Object.entries(inner as Record<string, unknown>).map(([key, each]) => [
+              key,
+              toAttribute(each, `${attribute}.${key}`),
+            ]),
+          ),
+        };
+      if (tag === 'S' && typeof inner === 'string') return { S: inner };
+      if (tag === 'BOOL' && typeof inner === 'boolean') return { BOOL: inner };
+      if (tag === 'NULL' && inner === true) return { NULL: true };
+      if (tag === 'L' && Array.isArray(inner))
+        return { L: inner.map((each, index) => toAttribute(each, `${attribute}[${index}]`)) };
     }
     return {
       M: Object.fromEntries(entries.map(([key, inner]) => [key, toAttribute(inner, `${attribute}.${key}`)])),
@@ -98,6 +118,32 @@ export function toAttribute(
     'invalid-change',
     `${attribute}: a ${typeof value} cannot be stored in DynamoDB.`,
   );
+}
+
+/**
+ * An attribute as plain JSON, for files other programs read (JSON, NDJSON and CSV exports): a
+ * number is a JSON number with DynamoDB's exact digits (never through a double), a set is an
+ * array, binary is base64 text, maps and lists nest with no type tags.
+ */
+export function attributeJson(value: AttributeValue): string {
+  if (value.S !== undefined) return JSON.stringify(value.S);
+  if (value.N !== undefined) return value.N;
+  if (value.BOOL !== undefined) return value.BOOL ? 'true' : 'false';
+  if (value.NULL !== undefined) return 'null';
+  if (value.B !== undefined) return JSON.stringify(base64(value.B));
+  if (value.SS !== undefined) return JSON.stringify(value.SS);
+  if (value.NS !== undefined) return `[${value.NS.join(',')}]`;
+  if (value.BS !== undefined) return JSON.stringify(value.BS.map(base64));
+  if (value.L !== undefined) return `[${value.L.map(attributeJson).join(',')}]`;
+  if (value.M !== undefined) return itemJson(value.M);
+  return 'null';
+}
+
+/** An item as one plain JSON object (see attributeJson). */
+export function itemJson(item: Record<string, AttributeValue>): string {
+  return `{${Object.entries(item)
+    .map(([key, inner]) => `${JSON.stringify(key)}:${attributeJson(inner)}`)
+    .join(',')}}`;
 }
 
 /** A value as text, for sample values and sizes. */

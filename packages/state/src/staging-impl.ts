@@ -32,7 +32,8 @@ function toChange(row: Row): StagedChange {
   return {
     id: Number(row.id),
     kind: row.kind as StagedChange['kind'],
-    table: `${row.table_schema}.${row.table_name}`,
+    // As the engine names it: schema-qualified on PostgreSQL, the bare table name on DynamoDB (no schema).
+    table: row.table_schema ? `${row.table_schema}.${row.table_name}` : (row.table_name as string),
     key: jsonValue<RowKey | null>(row.row_key) ?? null,
     before: jsonValue<Row | null>(row.before) ?? null,
     values: jsonValue<Row | null>(row.values) ?? null,
@@ -422,6 +423,23 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     );
   }
 
+  /**
+   * The selected changes in parts of at most `max`, in staging order, each its own commit (all or
+   * nothing), stopping at the first part refused: what the user confirmed for an engine whose
+   * transactions take at most `max` items.
+   */
+  async function commitInParts(ids: number[], max: number): Promise<CommitResult> {
+    const done = { parts: 0, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] as number[] };
+    for (let start = 0; start < ids.length; start += max) {
+      const result = await staging.commit({ ids: ids.slice(start, start + max) });
+      if (!result.ok) return done.parts > 0 ? { ...result, appliedBefore: done } : result;
+      done.parts++;
+      for (const kind of ['insert', 'update', 'delete'] as const) done.applied[kind] += result.applied[kind];
+      done.changeIds.push(...result.changeIds);
+    }
+    return { ok: true, applied: done.applied, changeIds: done.changeIds, parts: done.parts };
+  }
+
   async function list(filter?: StagingFilter): Promise<StagedChange[]> {
     await recover();
     const rows = await q
@@ -596,9 +614,25 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       });
     },
 
-    async commit(filter): Promise<CommitResult> {
+    async commit(filter, options = {}): Promise<CommitResult> {
       if ((await recover()).length > 0) return unsettled();
       const where = selection(filter, await tableFilterOf(filter), connection);
+      const max = source.changes.maxChangesPerTransaction;
+      if (max !== undefined) {
+        const selected = (await changesWhere((qb) => qb.where(where).where('commit_id', 'is', null))).map(
+          (change) => change.id,
+        );
+        if (selected.length > max) {
+          const parts = Math.ceil(selected.length / max);
+          if (!options.inParts) {
+            throw new DataSourceError(
+              'invalid-change',
+              `${source.description} applies at most ${max} changes in one transaction, and ${selected.length} are selected: nothing was applied. Commit them in ${parts} parts of at most ${max}, each all or nothing (toolrow staging commit --in-parts; in the app, Commit offers it), or select at most ${max}.`,
+            );
+          }
+          return commitInParts(selected, max);
+        }
+      }
       // Read what to commit, then claim it inside the data's write transaction, recording that
       // transaction's id in the same state transaction as the claim. A claimed commit therefore always
       // names a transaction whose outcome the data database decides: no reader, second process,

@@ -41,8 +41,28 @@ export interface AppliedCounts {
 }
 
 export type CommitResult =
-  | { ok: true; applied: AppliedCounts; changeIds: number[] }
-  | { ok: false; conflicts: StagingConflict[] };
+  | {
+      ok: true;
+      applied: AppliedCounts;
+      changeIds: number[];
+      /** Committed in this many transactions (CommitOptions.inParts); absent: one. */
+      parts?: number;
+    }
+  | {
+      ok: false;
+      conflicts: StagingConflict[];
+      /** In parts: the parts applied before this one was refused (each all or nothing). */
+      appliedBefore?: { parts: number; applied: AppliedCounts; changeIds: number[] };
+    };
+
+export interface CommitOptions {
+  /**
+   * More changes than one transaction of the engine takes (DynamoDB: 100) are committed in parts,
+   * in staging order, each part all or nothing, stopping at the first part refused. Without it
+   * such a commit is refused, applying nothing, and the error offers this.
+   */
+  inParts?: boolean;
+}
 
 export interface StagingFilter {
   /** Only these change ids. */

@@ -1,5 +1,12 @@
 import type { Row, RowKey, StagingConflict } from '@toolrow/datasource';
-import type { ChangeDiff, CommitResult, StagedChange, StageMeta, StagingFilter } from './staging-types.ts';
+import type {
+  ChangeDiff,
+  CommitOptions,
+  CommitResult,
+  StagedChange,
+  StageMeta,
+  StagingFilter,
+} from './staging-types.ts';
 
 /**
  * The staging area. The stage* methods are what the agent and MCP clients reach (through the stage
@@ -24,7 +31,7 @@ export interface Staging {
    * row and checking it is unchanged since staging; on any conflict nothing is applied and the
    * conflicting rows are reported. Committed changes leave the staging area; the schema cache refreshes.
    */
-  commit(filter?: StagingFilter): Promise<CommitResult>;
+  commit(filter?: StagingFilter, options?: CommitOptions): Promise<CommitResult>;
   /**
    * The selected changes (default: all) that commit would refuse now, read-only: rows changed or
    * deleted since staging, and inserts whose key is taken. Shown before Commit; commit checks again.

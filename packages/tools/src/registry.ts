@@ -191,6 +191,7 @@ const DATASOURCE_CODES: Readonly<Record<string, ToolErrorCode>> = {
   'row-not-found': 'not-found',
   'not-found': 'not-found',
   'invalid-filter': 'invalid-input',
+  'invalid-sort': 'invalid-input',
   'invalid-key': 'invalid-input',
   'invalid-change': 'invalid-input',
   'export-path': 'refused',

@@ -123,7 +123,7 @@ describe('toolrow mcp token', () => {
     expect(trusted.code, trusted.stderr).toBe(0);
     expect(JSON.parse(trusted.stdout)).toMatchObject({ scope: 'tables:full', askViaClient: true });
     expect((await runCli(['mcp', 'token', 'list'], env)).stdout).toMatch(
-      /desk\s+tables:full\s+active.*via client/,
+      /desk\s+tables:full\s+default\s+active.*via client/,
     );
     expect(
       await withSource(

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { StagingConflict } from '@toolrow/datasource';
-import type { ChangeDiff, CommitResult, StagedChange, StagingFilter } from '@toolrow/state';
+import type { ChangeDiff, CommitOptions, CommitResult, StagedChange, StagingFilter } from '@toolrow/state';
 import { type AppRoute, openOrApp, postToApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, formatTime, toJson } from '../format.ts';
@@ -14,8 +14,11 @@ Changes the agent (or an MCP client) staged wait here until you commit or discar
   check [ids…] [--table T] [--json]    which a commit would refuse now (rows changed, deleted or
                                        taken since staging), read-only; exit 1 if any
   commit [ids…] [--table T] [--json]   apply them in one transaction (default: all). Each row is
-                                       re-read first; if any changed since it was staged, nothing
+         [--in-parts]                  re-read first; if any changed since it was staged, nothing
                                        is applied and the conflicting rows are listed (exit 1).
+                                       --in-parts: more than one transaction of the engine takes
+                                       (DynamoDB: 100 items) goes in parts, each all or nothing,
+                                       stopping at the first part refused.
   discard (ids… | --all) [--table T]   drop staged changes without applying them
 
 Ids are the numbers \`list\` shows. While the app (npm start) holds the database, these go through it.`;
@@ -25,9 +28,10 @@ interface Options {
   table?: string;
   json: boolean;
   all: boolean;
+  inParts: boolean;
 }
 
-function parse(args: string[], allowIds: boolean, allowAll: boolean): Options {
+function parse(args: string[], allowIds: boolean, allowAll: boolean, allowParts = false): Options {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -36,6 +40,7 @@ function parse(args: string[], allowIds: boolean, allowAll: boolean): Options {
         table: { type: 'string' },
         json: { type: 'boolean' },
         ...(allowAll ? { all: { type: 'boolean' } } : {}),
+        ...(allowParts ? { 'in-parts': { type: 'boolean' } } : {}),
       },
       allowPositionals: true,
       strict: true,
@@ -55,8 +60,14 @@ function parse(args: string[], allowIds: boolean, allowAll: boolean): Options {
         );
       return id;
     });
-  const values = parsed.values as { table?: string; json?: boolean; all?: boolean };
-  return { ids, table: values.table, json: values.json === true, all: values.all === true };
+  const values = parsed.values as { table?: string; json?: boolean; all?: boolean; 'in-parts'?: boolean };
+  return {
+    ids,
+    table: values.table,
+    json: values.json === true,
+    all: values.all === true,
+    inParts: values['in-parts'] === true,
+  };
 }
 
 function filterOf(options: Options): StagingFilter {
@@ -106,7 +117,11 @@ function formatCommit(result: CommitResult, writer: string): string {
   if (result.ok) {
     const { insert, update, delete: deleted } = result.applied;
     if (result.changeIds.length === 0) return 'Nothing staged; nothing to commit.\n';
-    return `Committed ${result.changeIds.length} change${result.changeIds.length === 1 ? '' : 's'} to ${writer}: ${insert} inserted, ${update} updated, ${deleted} deleted.\n`;
+    return `Committed ${result.changeIds.length} change${result.changeIds.length === 1 ? '' : 's'} to ${writer}${result.parts ? ` in ${result.parts} transactions` : ''}: ${insert} inserted, ${update} updated, ${deleted} deleted.\n`;
+  }
+  if (result.appliedBefore) {
+    const before = result.appliedBefore;
+    return `Committed ${before.changeIds.length} changes in ${before.parts} part${before.parts === 1 ? '' : 's'} (each all or nothing); the next part was refused, applying none of it: ${result.conflicts.length} row${result.conflicts.length === 1 ? '' : 's'} changed under the staged changes.\n${conflictLines(result.conflicts)}\nThe rest stay staged. Review them (toolrow staging diff), discard the stale changes (toolrow staging discard <ids>) and commit again.\n`;
   }
   return `Nothing was committed: ${result.conflicts.length} row${result.conflicts.length === 1 ? '' : 's'} changed under the staged changes.\n${conflictLines(result.conflicts)}\nReview them (toolrow staging diff), then discard the stale changes (toolrow staging discard <ids>) and commit again.\n`;
 }
@@ -147,7 +162,7 @@ async function idsStaged(staging: StagingArea, ids: readonly number[], io: Comma
 interface StagingArea {
   list(filter: StagingFilter): Promise<StagedChange[]>;
   diff(filter: StagingFilter): Promise<ChangeDiff[]>;
-  commit(filter: StagingFilter): Promise<{ result: CommitResult; writer: string }>;
+  commit(filter: StagingFilter, options: CommitOptions): Promise<{ result: CommitResult; writer: string }>;
   check(filter: StagingFilter): Promise<StagingConflict[]>;
   discard(filter: StagingFilter): Promise<number>;
 }
@@ -161,8 +176,8 @@ async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promi
     return await fn({
       list: (filter) => staging.list(filter),
       diff: (filter) => staging.diff(filter),
-      commit: async (filter) => ({
-        result: await staging.commit(filter),
+      commit: async (filter, options) => ({
+        result: await staging.commit(filter, options),
         writer: toolrow.source.changes.writer.description,
       }),
       check: (filter) => staging.check(filter),
@@ -188,7 +203,8 @@ function throughApp(app: AppRoute): StagingArea {
         ...diff,
         change: revive(diff.change),
       })),
-    commit: (filter) => post<{ result: CommitResult; writer: string }>('commit', filter),
+    commit: (filter, options) =>
+      post<{ result: CommitResult; writer: string }>('commit', { ...filter, ...options }),
     check: async (filter) => (await post<{ conflicts: StagingConflict[] }>('check', filter)).conflicts,
     discard: async (filter) => (await post<{ discarded: number }>('discard', filter)).discarded,
   };
@@ -235,10 +251,10 @@ export const stagingCommand: Command = {
         });
       }
       case 'commit': {
-        const options = parse(rest, true, false);
+        const options = parse(rest, true, false, true);
         return withStaging(io, async (staging) => {
           if (!(await idsStaged(staging, options.ids, io))) return 1;
-          const { result, writer } = await staging.commit(filterOf(options));
+          const { result, writer } = await staging.commit(filterOf(options), { inParts: options.inParts });
           if (options.json) io.stdout(toJson(result));
           else (result.ok ? io.stdout : io.stderr)(formatCommit(result, writer));
           return result.ok ? 0 : 1;

@@ -55,6 +55,7 @@ export function App() {
   const [focusedId, setFocusedId] = useState<string | null>(null);
   const [selection, setSelection] = useState<RowKey[]>([]);
   const [staging, setStaging] = useState<StagedChange[]>([]);
+  const [maxPerTransaction, setMaxPerTransaction] = useState<number | undefined>(undefined);
   const [stagingError, setStagingError] = useState<unknown>(null);
   const [jobs, setJobs] = useState<ExportJob[]>([]);
   const [jobsError, setJobsError] = useState<unknown>(null);
@@ -89,6 +90,7 @@ export function App() {
       .staging()
       .then((result) => {
         setStaging(result.changes);
+        setMaxPerTransaction(result.maxPerTransaction);
         setStagingError(null);
       })
       .catch(setStagingError);
@@ -332,13 +334,18 @@ export function App() {
   );
 
   const commit = useCallback(
-    async (ids?: string[]) => {
+    async (ids?: string[], inParts = false) => {
       try {
-        const result = await api.commit(ids);
+        const result = await api.commit(ids, { inParts });
+        const parts = result.parts && result.parts > 1 ? ` in ${result.parts} transactions` : '';
         if (result.conflicts.length === 0) {
-          toast(`Committed ${result.committed} change${result.committed === 1 ? '' : 's'}.`);
+          toast(`Committed ${result.committed} change${result.committed === 1 ? '' : 's'}${parts}.`);
           setDataVersion((v) => v + 1);
           loadTables();
+        } else if (result.committed > 0) {
+          // Parts before the refused one stayed committed, as the confirmation said.
+          toast(`Committed ${result.committed} changes${parts}; the next part was refused (marked below).`);
+          setDataVersion((v) => v + 1);
         }
         loadStaging();
         return result.conflicts;
@@ -514,6 +521,8 @@ export function App() {
           <Workbench
             key={tab.id}
             sql={tab.sql}
+            {...(status ? { language: status.database.language } : {})}
+            dynamo={status?.database.engine === 'dynamodb'}
             onSqlChange={(sql) => updateTab(tab.id, { sql })}
             onExport={(sql, format) => startExport({ sql, format })}
           />
@@ -524,6 +533,7 @@ export function App() {
             changes={staging}
             error={stagingError}
             onCommit={commit}
+            {...(maxPerTransaction !== undefined ? { maxPerTransaction } : {})}
             onDiscard={discard}
             onCheck={checkStaged}
             onOpenRow={openRow}

@@ -118,7 +118,7 @@ export function Grid(props: GridProps) {
     if (!props.onEdit || !data || !column) return;
     const staged = props.stagedValue?.(data, column.name);
     finishing.current = false;
-    const text = initial ?? editText(staged ? staged.value : data[column.name]);
+    const text = initial ?? editText(staged ? staged.value : data[column.name], column.type);
     setEditing({ row, col, text, initial: text });
   };
 
@@ -201,7 +201,7 @@ export function Grid(props: GridProps) {
           const data = getRow(row);
           const column = columns[col];
           if (data && column)
-            void navigator.clipboard?.writeText(editText(data[column.name])).catch(() => {});
+            void navigator.clipboard?.writeText(editText(data[column.name], column.type)).catch(() => {});
         } else handled = false;
         break;
       default:

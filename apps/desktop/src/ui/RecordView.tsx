@@ -161,7 +161,7 @@ export function RecordView(props: RecordViewProps) {
                         id={`field-${column.name}`}
                         className="input"
                         readOnly={isKey}
-                        value={draft[column.name] ?? editText(shown)}
+                        value={draft[column.name] ?? editText(shown, column.type)}
                         placeholder={shown === null ? 'NULL' : shown === undefined ? '(absent)' : undefined}
                         style={staged ? { background: 'var(--warn-weak)' } : undefined}
                         title={

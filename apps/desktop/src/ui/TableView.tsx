@@ -112,7 +112,23 @@ export function TableView(props: TableViewProps) {
 
   const rowCount = count ?? (paged.getRow(0) ? Math.max(1, countLoaded(paged.getRow)) : 0);
 
+  // What the engine said of sorting: a sort it dropped, or a header it cannot sort by (DynamoDB).
+  const [sortNotice, setSortNotice] = useState<string | null>(null);
+  const { sortable, dropped } = paged.sorting;
+  useEffect(() => {
+    if (!dropped || sort.length === 0) return;
+    setSortNotice(dropped);
+    props.onQueryChange(filter, []);
+  }, [dropped, sort.length, filter, props.onQueryChange]);
+
   const onSort = (column: string, additive: boolean) => {
+    if (sortable && !sortable.includes(column)) {
+      setSortNotice(
+        `${column} cannot be sorted here: DynamoDB returns items in key order${sortable.length > 0 ? `, and these rows can be sorted by ${sortable.join(', ')} alone` : ', and this read is a Scan, in no order'}. Filter on a partition key (=) to read in its sort key's order.`,
+      );
+      return;
+    }
+    setSortNotice(null);
     const current = sort.find((key) => key.column === column);
     let next: SortKey[];
     if (!current) next = additive ? [...sort, { column, direction: 'asc' }] : [{ column, direction: 'asc' }];
@@ -252,6 +268,14 @@ export function TableView(props: TableViewProps) {
         onApply={(next) => props.onQueryChange(next, sort)}
       />
       {error ? <ErrorBox error={error} /> : null}
+      {sortNotice ? (
+        <div className="toolbar notice" data-testid="sort-notice">
+          <span>{sortNotice}</span>
+          <button type="button" className="btn small ghost" onClick={() => setSortNotice(null)}>
+            OK
+          </button>
+        </div>
+      ) : null}
       {error instanceof ApiError && error.code === 'invalid-filter' && isFiltered(applied) ? (
         <div className="toolbar">
           <button
@@ -430,6 +454,8 @@ function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
       ) : null}
       {drafts.map((draft, index) => {
         const arity = FILTER_OPS.find((op) => op.op === draft.op)?.arity ?? 1;
+        // Only what the engine serves is offered (DynamoDB has no like, ilike or ends with).
+        const ops = FILTER_OPS.filter((op) => !info?.filterOps || info.filterOps.includes(op.op));
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: conditions have no identity beyond their position.
           <div className="filter-row" key={index}>
@@ -473,7 +499,7 @@ function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
               onChange={(event) => update(index, { op: event.target.value as FilterOp })}
               onKeyDown={onKeyDown}
             >
-              {FILTER_OPS.map((op) => (
+              {ops.map((op) => (
                 <option key={op.op} value={op.op}>
                   {op.label}
                 </option>

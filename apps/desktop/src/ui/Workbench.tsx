@@ -6,6 +6,10 @@ import { ErrorBox } from './widgets.tsx';
 
 export interface WorkbenchProps {
   sql: string;
+  /** The connection's query language and an example that runs on it (default: SQL). */
+  language?: { name: string; example: string };
+  /** Values are DynamoDB's: shown in their readable form ({total: 12.50}), not type tags. */
+  dynamo?: boolean;
   onSqlChange: (sql: string) => void;
   onExport: (sql: string, format: ExportJob['format']) => void;
 }
@@ -20,8 +24,10 @@ function looksNumeric(values: unknown[]): boolean {
   );
 }
 
+const SQL = { name: 'SQL', example: 'select status, count(*) from orders group by status' };
+
 /** The SQL workbench: one read-only statement at a time (the server refuses writes; stage them instead). */
-export function Workbench({ sql, onSqlChange, onExport }: WorkbenchProps) {
+export function Workbench({ sql, language = SQL, dynamo = false, onSqlChange, onExport }: WorkbenchProps) {
   const [result, setResult] = useState<QueryResult | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [running, setRunning] = useState(false);
@@ -49,18 +55,21 @@ export function Workbench({ sql, onSqlChange, onExport }: WorkbenchProps) {
         const numeric = looksNumeric(result?.rows.slice(0, 100).map((row) => row[name]) ?? []);
         return {
           name,
+          ...(dynamo ? { dynamo: true } : {}),
           ...(numeric ? { align: 'right' as const } : {}),
           width: Math.min(320, Math.max(numeric ? 90 : 120, name.length * 8 + 40)),
         };
       }),
-    [result],
+    [result, dynamo],
   );
 
   return (
     <div className="view">
       <div className="toolbar">
-        <span className="title">SQL workbench</span>
-        <span className="faint">read-only · one statement</span>
+        <span className="title">{language.name} workbench</span>
+        <span className="faint" data-testid="workbench-language">
+          read-only · one {language.name} statement
+        </span>
         <span className="spacer" />
         <button type="button" className="btn" disabled={!sql.trim()} onClick={() => onExport(sql, 'csv')}>
           Export CSV
@@ -80,7 +89,7 @@ export function Workbench({ sql, onSqlChange, onExport }: WorkbenchProps) {
           aria-label="SQL"
           spellCheck={false}
           value={sql}
-          placeholder="select status, count(*) from orders group by status"
+          placeholder={language.example}
           onChange={(event) => onSqlChange(event.target.value)}
           onKeyDown={(event) => {
             if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {

@@ -21,7 +21,12 @@ export const PERMISSION_MODES: readonly { mode: PermissionMode; label: string; h
 
 export interface AppStatus {
   version: string;
-  database: { engine: string; location: string };
+  database: {
+    engine: string;
+    location: string;
+    /** The workbench's language on this connection and a first statement to try. */
+    language: { name: string; example: string };
+  };
   model: { configured: boolean; id?: string; hint?: string };
   mcp: { enabled: boolean; url?: string };
   profile: string;
@@ -191,6 +196,8 @@ export interface TableInfo {
   rowEstimate: number;
   /** Items are schemaless (DynamoDB): an item may have attributes `columns` (a sample) never saw. */
   openColumns?: boolean;
+  /** The filter operators the connection's engine serves (absent: all of FILTER_OPS). */
+  filterOps?: FilterOp[];
 }
 
 /** The operators the filter bar offers: the data layer's FILTER_OPS, which the server validates against the schema. */
@@ -253,6 +260,10 @@ export interface RowsPage {
   rows: Row[];
   offset: number;
   access?: RowAccess;
+  /** The columns these rows can be sorted by (DynamoDB: the sort key a Query reads in); absent: any. */
+  sortable?: string[];
+  /** The sort asked for could not be served under this filter: why (the rows are unsorted). */
+  sortDropped?: string;
 }
 
 export interface QueryResult {
@@ -437,18 +448,18 @@ export const api = {
   count: (id: string, filter: Filter) => request<{ count: number }>('POST', `${table(id)}/count`, { filter }),
   row: (id: string, key: RowKey) => request<{ row: Row | null }>('POST', `${table(id)}/row`, { key }),
   query: (sql: string) => request<QueryResult>('POST', '/api/query', { sql }),
-  staging: () => request<{ changes: StagedChange[] }>('GET', '/api/staging'),
+  staging: () => request<{ changes: StagedChange[]; maxPerTransaction?: number }>('GET', '/api/staging'),
   stageUpdate: (id: string, key: RowKey, values: Row) =>
     request<{ ids: string[] }>('POST', '/api/staging/update', { table: id, key, values }),
   stageDelete: (id: string, keys: RowKey[]) =>
     request<{ ids: string[] }>('POST', '/api/staging/delete', { table: id, keys }),
   stageInsert: (id: string, rows: Row[]) =>
     request<{ ids: string[] }>('POST', '/api/staging/insert', { table: id, rows }),
-  commit: (ids?: string[]) =>
-    request<{ committed: number; conflicts: CommitConflict[] }>(
+  commit: (ids?: string[], options: { inParts?: boolean } = {}) =>
+    request<{ committed: number; conflicts: CommitConflict[]; parts?: number }>(
       'POST',
       '/api/staging/commit',
-      ids ? { ids } : {},
+      { ...(ids ? { ids } : {}), ...(options.inParts ? { inParts: true } : {}) },
     ),
   checkStaged: (ids?: string[]) =>
     request<{ conflicts: CommitConflict[] }>('POST', '/api/staging/check', ids ? { ids } : {}),

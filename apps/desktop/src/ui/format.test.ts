@@ -3,6 +3,7 @@ import {
   columnWidth,
   describeFilter,
   describeKey,
+  dynamoText,
   effectiveFilter,
   formatAgo,
   formatCell,
@@ -11,6 +12,7 @@ import {
   isFiltered,
   keyOf,
   keyString,
+  parseDynamoText,
   parseEdit,
   parseFilterValue,
   shortType,
@@ -85,9 +87,12 @@ describe('parseEdit on DynamoDB attributes', () => {
     ['S', '{"looks":"like json"}', { value: '{"looks":"like json"}' }],
     ['N|S', '42', { value: '42' }],
     ['BOOL', 'false', { value: false }],
-    ['M', '{"name":"Ada","total":{"N":"12.50"}}', { value: { name: 'Ada', total: { N: '12.50' } } }],
-    ['SS', '{"SS":["a","b"]}', { value: { SS: ['a', 'b'] } }],
-    ['L', '[1,"x"]', { value: [1, 'x'] }],
+    ['M', '{name: "Ada", total: 12.50}', { value: { name: 'Ada', total: { N: '12.50' } } }],
+    ['M', '{"name":"Ada","total":12.50}', { value: { name: 'Ada', total: { N: '12.50' } } }],
+    ['SS', '<<"a", \'b\'>>', { value: { SS: ['a', 'b'] } }],
+    ['L', '[1,"x"]', { value: [{ N: '1' }, 'x'] }],
+    // A map whose only key is a type name stays a map: it travels wrapped.
+    ['M', '{N: "5"}', { value: { M: { N: '5' } } }],
   ] as const)('%s %j → %j', (type, text, want) => {
     expect(parseEdit(text, column(type))).toEqual(want);
   });
@@ -96,7 +101,10 @@ describe('parseEdit on DynamoDB attributes', () => {
     ['N', '12,5', 'holds numbers'],
     ['N', '0x10', 'holds numbers'],
     ['BOOL', 'yes', 'type true or false'],
-    ['M', '{name: Ada}', 'not valid JSON'],
+    ['M', '{name: Ada}', "'Ada}' is not a value (strings are quoted"],
+    ['SS', '<<>>', 'DynamoDB has no empty sets'],
+    ['NS', '<<1, "x">>', 'all of one kind'],
+    ['M', '{a: 1', "expected ',' or '}'"],
   ] as const)('refuses %s %j saying what to type', (type, text, message) => {
     const result = parseEdit(text, column(type));
     expect('error' in result ? result.error : '').toContain(message);
@@ -152,12 +160,12 @@ describe('display', () => {
     expect(formatCell(undefined)).toBe('');
     // DynamoDB's tagged values read as values; a PostgreSQL jsonb of the same shape stays JSON.
     expect(formatTyped({ name: 'Ada', total: { N: '12.50' }, tags: { SS: ['a', 'b'] } }, 'M')).toBe(
-      '{name: "Ada", total: 12.50, tags: set {"a", "b"}}',
+      '{name: "Ada", total: 12.50, tags: <<"a", "b">>}',
     );
     expect(formatTyped({ N: '12.50' }, 'jsonb')).toBe('{"N":"12.50"}');
     expect(formatTyped([{ N: '1' }, 'x', null, true], 'L')).toBe('[1, "x", NULL, true]');
-    expect(formatTyped({ NS: ['1', '2.5'] }, 'NS')).toBe('set {1, 2.5}');
-    expect(formatTyped({ B: 'AAEC' }, 'B')).toBe('<binary 3 bytes>');
+    expect(formatTyped({ NS: ['1', '2.5'] }, 'NS')).toBe('<<1, 2.5>>');
+    expect(formatTyped({ B: 'AAEC' }, 'B')).toBe('b64"AAEC"');
     expect(formatTyped('00012.50', 'N')).toBe('00012.50');
     expect(formatCell('x'.repeat(600))).toHaveLength(501);
     expect(columnWidth({ name: 'id', type: 'integer' })).toBeLessThan(
@@ -190,5 +198,32 @@ describe('display', () => {
     );
     expect(formatTyped('2026-10-03T16:05:09+02:00', 'timestamptz')).toBe('2026-10-03 14:05:09 UTC');
     expect(formatTyped('2026-10-03', 'date')).toBe('2026-10-03');
+  });
+});
+
+describe('the readable form of DynamoDB values', () => {
+  // What the grid, the record form and the workbench show, and what the editor reads back.
+  it.each([
+    [
+      { name: 'Ada', total: { N: '12.50' }, tags: { SS: ['a', 'b'] } },
+      '{name: "Ada", total: 12.50, tags: <<"a", "b">>}',
+    ],
+    [{ geo: { lat: { N: '45.764' }, lon: { N: '4.8357' } } }, '{geo: {lat: 45.764, lon: 4.8357}}'],
+    [[{ N: '1' }, 'x', null, true, [{ N: '-2e5' }]], '[1, "x", NULL, true, [-2e5]]'],
+    [{ NS: ['1', '123456789012345678901234567890'] }, '<<1, 123456789012345678901234567890>>'],
+    [{ BS: ['AAEC'] }, '<<b64"AAEC">>'],
+    [{ photo: { B: 'AAEC' } }, '{photo: b64"AAEC"}'],
+    [{ 'with space': 'x', 'quote"d': 'y' }, '{"with space": "x", "quote\\"d": "y"}'],
+    [{ M: { N: '5' } }, '{N: "5"}'],
+    [{ M: { SS: { N: '1' } } }, '{SS: 1}'],
+    [{}, '{}'],
+    [[], '[]'],
+  ])('%j reads as %s, and reads back', (value, text) => {
+    expect(dynamoText(value)).toBe(text);
+    expect(parseDynamoText(text)).toEqual(value);
+  });
+
+  it("takes PartiQL's single quotes and JSON's quoted keys too", () => {
+    expect(parseDynamoText(`{'it''s': 'Ada''s', "n": 1}`)).toEqual({ "it's": "Ada's", n: { N: '1' } });
   });
 });

@@ -33,11 +33,17 @@ export function formatCell(value: unknown, dynamo = false): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
-const bytesOf = (base64: string) => Math.floor((base64.replace(/=+$/, '').length * 3) / 4);
+/** DynamoDB's type names: a map whose only key is one of them travels wrapped as { M: {…} }. */
+const DYNAMO_TAGS = new Set(['S', 'N', 'B', 'BOOL', 'NULL', 'M', 'L', 'SS', 'NS', 'BS']);
+const BARE_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** A nested DynamoDB value as people read it: {name: "Ada", total: 12.50, tags: {a, b}}. */
-function dynamoText(value: unknown): string {
-  if (value === null) return 'NULL';
+/**
+ * A DynamoDB value as people read and type it, the same in the grid, the record form and the
+ * workbench: {name: "Ada", total: 12.50, tags: <<"a", "b">>, photo: b64"AAEC"}. Numbers keep
+ * their digits, strings are quoted, sets are PartiQL's << >>. parseDynamoText reads it back.
+ */
+export function dynamoText(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value !== 'object') return String(value);
   if (Array.isArray(value)) return `[${value.map(dynamoText).join(', ')}]`;
@@ -46,20 +52,156 @@ function dynamoText(value: unknown): string {
   if (entries.length === 1 && only) {
     const [tag, inner] = only;
     if (tag === 'N' && typeof inner === 'string') return inner;
-    if (tag === 'B' && typeof inner === 'string') return `<binary ${bytesOf(inner)} bytes>`;
+    if (tag === 'B' && typeof inner === 'string') return `b64${JSON.stringify(inner)}`;
+    if (tag === 'M' && inner !== null && typeof inner === 'object' && !Array.isArray(inner))
+      return mapText(Object.entries(inner as Record<string, unknown>));
     if ((tag === 'SS' || tag === 'NS' || tag === 'BS') && Array.isArray(inner)) {
       const members = inner.map((each) =>
-        tag === 'SS'
-          ? JSON.stringify(each)
-          : tag === 'NS'
-            ? String(each)
-            : `<${bytesOf(String(each))} bytes>`,
+        tag === 'SS' ? JSON.stringify(each) : tag === 'NS' ? String(each) : `b64${JSON.stringify(each)}`,
       );
-      return `set {${members.join(', ')}}`;
+      return `<<${members.join(', ')}>>`;
     }
   }
-  return `{${entries.map(([key, inner]) => `${key}: ${dynamoText(inner)}`).join(', ')}}`;
+  return mapText(entries);
 }
+
+function mapText(entries: [string, unknown][]): string {
+  return `{${entries.map(([key, inner]) => `${BARE_KEY.test(key) ? key : JSON.stringify(key)}: ${dynamoText(inner)}`).join(', ')}}`;
+}
+
+/**
+ * Reads what dynamoText writes (and what a person types in that form) into the value the server
+ * stores: a number inside a map or list as { N: "12.50" } (no digit lost to a double), a set as
+ * { SS | NS | BS: […] }, binary as { B: base64 }, a map whose only key is a type name wrapped in
+ * { M: … } so it is never read as that type. Strings take "double" or 'single' quotes; keys may be
+ * bare. Throws an Error saying where the text stops making sense.
+ */
+export function parseDynamoText(text: string): unknown {
+  let at = 0;
+  const fail = (what: string): never => {
+    throw new Error(`${what} at character ${at + 1}`);
+  };
+  const space = () => {
+    while (at < text.length && /\s/.test(text[at]!)) at++;
+  };
+  const quoted = (): string => {
+    const quote = text[at]!;
+    if (quote === '"') {
+      const end = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(at));
+      if (!end) fail('an unterminated string');
+      at += end![0].length;
+      return JSON.parse(end![0]) as string;
+    }
+    let out = '';
+    at++;
+    for (;;) {
+      if (at >= text.length) fail('an unterminated string');
+      if (text[at] === "'") {
+        if (text[at + 1] === "'") {
+          out += "'";
+          at += 2;
+          continue;
+        }
+        at++;
+        return out;
+      }
+      out += text[at++];
+    }
+  };
+  const list = (close: string): unknown[] => {
+    const items: unknown[] = [];
+    space();
+    if (text.startsWith(close, at)) {
+      at += close.length;
+      return items;
+    }
+    for (;;) {
+      items.push(value());
+      space();
+      if (text.startsWith(close, at)) {
+        at += close.length;
+        return items;
+      }
+      if (text[at] !== ',') fail(`expected ',' or '${close}'`);
+      at++;
+    }
+  };
+  const value = (): unknown => {
+    space();
+    const char = text[at];
+    if (char === undefined) return fail('a value is missing');
+    if (char === '"' || char === "'") return quoted();
+    if (text.startsWith('<<', at)) {
+      at += 2;
+      const members = list('>>');
+      if (members.length === 0) fail('DynamoDB has no empty sets: an empty set');
+      if (members.every((each) => typeof each === 'string')) return { SS: members };
+      if (members.every((each) => isTagged(each, 'N')))
+        return { NS: members.map((each) => (each as { N: string }).N) };
+      if (members.every((each) => isTagged(each, 'B')))
+        return { BS: members.map((each) => (each as { B: string }).B) };
+      return fail('a set holds strings, numbers or binary, all of one kind: this set');
+    }
+    if (char === '[') {
+      at++;
+      return list(']');
+    }
+    if (char === '{') {
+      at++;
+      const entries: [string, unknown][] = [];
+      space();
+      if (text[at] === '}') at++;
+      else
+        for (;;) {
+          space();
+          let key: string;
+          if (text[at] === '"' || text[at] === "'") key = quoted();
+          else {
+            const bare = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(at));
+            if (!bare) return fail('a map key (a name, or a quoted one) is missing');
+            key = bare[0];
+            at += key.length;
+          }
+          space();
+          if (text[at] !== ':') fail(`expected ':' after ${key}`);
+          at++;
+          entries.push([key, value()]);
+          space();
+          if (text[at] === '}') {
+            at++;
+            break;
+          }
+          if (text[at] !== ',') fail("expected ',' or '}'");
+          at++;
+        }
+      const map = Object.fromEntries(entries);
+      return entries.length === 1 && DYNAMO_TAGS.has(entries[0]![0]) ? { M: map } : map;
+    }
+    const binary = /^b64("(?:[^"\\]|\\.)*")/.exec(text.slice(at));
+    if (binary) {
+      at += binary[0].length;
+      return { B: JSON.parse(binary[1]!) as string };
+    }
+    const number = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?(?![\w.])/.exec(text.slice(at));
+    if (number) {
+      at += number[0].length;
+      return { N: number[0] };
+    }
+    const word = /^(true|false|NULL|null)(?!\w)/.exec(text.slice(at));
+    if (word) {
+      at += word[0].length;
+      return word[0] === 'true' ? true : word[0] === 'false' ? false : null;
+    }
+    return fail(`'${text.slice(at, at + 12)}' is not a value (strings are quoted: "text")`);
+  };
+  const result = value();
+  space();
+  if (at < text.length) fail('unexpected text after the value');
+  return result;
+}
+
+const isTagged = (value: unknown, tag: 'N' | 'B') =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).join() === tag;
 
 // An instant as JSON carries it: JavaScript's ISO form, or PostgreSQL's to_jsonb ("+00:00", micros).
 const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
@@ -99,10 +241,11 @@ export function formatTyped(
   return formatCell(value, dynamo);
 }
 
-/** The text an editor starts from: NULL edits as an empty field. */
-export function editText(value: unknown): string {
+/** The text an editor starts from: NULL edits as an empty field; a DynamoDB value in its readable form. */
+export function editText(value: unknown, type?: string): string {
   if (value === null || value === undefined) return '';
-  return typeof value === 'string' ? value : formatCell(value);
+  if (typeof value === 'string') return value;
+  return isDynamoType(type) ? dynamoText(value) : formatCell(value);
 }
 
 /**
@@ -192,12 +335,12 @@ function parseDynamoEdit(
     if (trimmed === 'true' || trimmed === 'false') return { value: trimmed === 'true' };
     return { error: `${column.name} is a boolean: type true or false.` };
   }
-  if (/^[[{]/.test(trimmed) && types.some((type) => /^(M|L|SS|NS|BS|B)$/.test(type))) {
+  if (/^([[{]|<<|b64")/.test(trimmed) && types.some((type) => /^(M|L|SS|NS|BS|B)$/.test(type))) {
     try {
-      return { value: JSON.parse(trimmed) };
-    } catch {
+      return { value: parseDynamoText(trimmed) };
+    } catch (error) {
       return {
-        error: `${column.name} holds ${column.type}: '${text}' is not valid JSON (a map is {"name": "Ada"}, a number inside it {"N": "12.50"}, a set {"SS": ["a", "b"]}).`,
+        error: `${column.name} holds ${column.type}: ${(error as Error).message} (a map is {name: "Ada", total: 12.50}, a list [1, "x"], a set <<"a", "b">>).`,
       };
     }
   }

@@ -16,7 +16,9 @@ import { ErrorBox, FormDialog, ProgressBar, ToolBadges, When } from './widgets.t
 export interface StagingPanelProps {
   changes: StagedChange[];
   error: unknown;
-  onCommit: (ids?: string[]) => Promise<CommitConflict[]>;
+  onCommit: (ids?: string[], inParts?: boolean) => Promise<CommitConflict[]>;
+  /** The most changes one transaction takes on this connection (DynamoDB: 100); absent: any number. */
+  maxPerTransaction?: number;
   onDiscard: (ids?: string[]) => Promise<void>;
   /** Which staged changes a commit would refuse now (read-only). */
   onCheck: () => Promise<CommitConflict[]>;
@@ -48,6 +50,7 @@ export function StagingPanel({
   onCheck,
   onOpenRow,
   dynamo = false,
+  maxPerTransaction,
 }: StagingPanelProps) {
   const [busy, setBusy] = useState(false);
   const [failed, setFailed] = useState(false);
@@ -90,9 +93,14 @@ export function StagingPanel({
       setBusy(false);
     }
   };
-  const commit = (only?: string[]) =>
+  // More than one transaction takes: committed in parts, each all or nothing, once the user says so.
+  const parts =
+    maxPerTransaction !== undefined && changes.length > maxPerTransaction
+      ? Math.ceil(changes.length / maxPerTransaction)
+      : 1;
+  const commit = (only?: string[], inParts = false) =>
     act(async () => {
-      const conflicts = await onCommit(only);
+      const conflicts = await onCommit(only, inParts);
       setFailed(conflicts.length > 0);
       if (conflicts.length > 0) showConflicts(conflicts);
     });
@@ -137,10 +145,20 @@ export function StagingPanel({
           title="Commit all staged changes?"
           onClose={() => setConfirming(false)}
         >
-          <p>
-            {plural(changes.length, 'change')} to {byTable.map(([table]) => displayTable(table)).join(', ')}{' '}
-            will be written in one transaction. This cannot be undone from Toolrow.
-          </p>
+          {parts > 1 ? (
+            <p data-testid="commit-parts">
+              {plural(changes.length, 'change')} to {byTable.map(([table]) => displayTable(table)).join(', ')}
+              : this connection applies at most {maxPerTransaction} in one transaction, so they are written in{' '}
+              {parts} transactions of at most {maxPerTransaction}, in the order they were staged. Each is all
+              or nothing; if one is refused (a row changed since it was staged), the ones before it stay
+              committed and the rest stay staged. This cannot be undone from Toolrow.
+            </p>
+          ) : (
+            <p>
+              {plural(changes.length, 'change')} to {byTable.map(([table]) => displayTable(table)).join(', ')}{' '}
+              will be written in one transaction. This cannot be undone from Toolrow.
+            </p>
+          )}
           {staleCount > 0 ? (
             <div className="error-box" role="alert">
               {plural(staleCount, 'change')} {staleCount === 1 ? 'is' : 'are'} stale (marked below): the
@@ -159,10 +177,10 @@ export function StagingPanel({
               disabled={busy}
               onClick={() => {
                 setConfirming(false);
-                void commit();
+                void commit(undefined, parts > 1);
               }}
             >
-              Commit {plural(changes.length, 'change')}
+              {parts > 1 ? `Commit in ${parts} transactions` : `Commit ${plural(changes.length, 'change')}`}
             </button>
           </div>
         </FormDialog>

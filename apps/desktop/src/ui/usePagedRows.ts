@@ -16,6 +16,8 @@ export interface PagedRows {
   version: number;
   /** How the engine read the first page, where it says (DynamoDB: Query or Scan). */
   access: RowAccess | undefined;
+  /** The columns the rows can be sorted by under this filter (absent: any), and a sort dropped, why. */
+  sorting: { sortable?: string[]; dropped?: string };
   /**
    * Every column name the loaded rows have, in the order first seen. On a schemaless table
    * (DynamoDB) an item may carry an attribute the sampled schema never saw.
@@ -34,6 +36,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<Error | null>(null);
   const [access, setAccess] = useState<RowAccess | undefined>(undefined);
+  const [sorting, setSorting] = useState<PagedRows['sorting']>({});
   const [seenColumns, setSeenColumns] = useState<readonly string[]>([]);
 
   const fetchPage = useCallback((page: number) => {
@@ -47,7 +50,13 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
         if (gen !== generation.current) return;
         inflight.current.delete(page);
         pages.current.set(page, result.rows);
-        if (page === 0) setAccess(result.access);
+        if (page === 0) {
+          setAccess(result.access);
+          setSorting({
+            ...(result.sortable ? { sortable: result.sortable } : {}),
+            ...(result.sortDropped ? { dropped: result.sortDropped } : {}),
+          });
+        }
         setSeenColumns((seen) => withNames(seen, result.rows));
         evict(pages.current, lastRange.current);
         setError(null);
@@ -83,6 +92,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
     query.current = { table, filter, sort };
     lastRange.current = [0, PAGE_SIZE - 1];
     setSeenColumns([]);
+    setSorting({});
     reset();
   }, [queryKey, reset]);
 
@@ -91,7 +101,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
     [],
   );
 
-  return { getRow, ensure, reload: reset, error, version, access, seenColumns };
+  return { getRow, ensure, reload: reset, error, version, access, sorting, seenColumns };
 }
 
 /** `seen` with the names of `rows` it lacks appended (the same array when there are none). */

@@ -65,6 +65,11 @@ export interface WriterInfo {
  */
 export interface ChangeWriter {
   readonly writer: WriterInfo;
+  /**
+   * The most changes one transaction can apply, where the engine has a limit (DynamoDB's
+   * TransactWriteItems: 100 items). Absent: no limit.
+   */
+  readonly maxChangesPerTransaction?: number;
   /** JSON text of the row with this key as it is now, or null when there is none. Read-only. */
   currentRowJson(table: TableInfo, key: RowKey): Promise<string | null>;
   /**

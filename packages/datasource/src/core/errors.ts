@@ -8,6 +8,8 @@ export type DataSourceErrorCode =
   | 'unknown-table'
   | 'unknown-column'
   | 'invalid-filter'
+  /** A sort the engine cannot serve for this filter (DynamoDB reads in key order only). */
+  | 'invalid-sort'
   | 'invalid-key'
   | 'row-not-found'
   | 'invalid-change'

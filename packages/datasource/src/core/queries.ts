@@ -20,6 +20,8 @@ export interface QueryPlan {
  */
 export interface QueryRunner {
   readonly dialect: QueryDialect;
+  /** How a person names the language, and a first statement to try on the sample shop (the workbench's). */
+  readonly language: { readonly name: string; readonly example: string };
   /**
    * The dialect's statement check (the first read layer), where the engine brings its own: one
    * read, nothing that writes. Returns the statement to send and the tables it reads; throws a

@@ -1,4 +1,4 @@
-import type { Filter, Sort } from './filter-types.ts';
+import type { Filter, FilterOp, Sort } from './filter-types.ts';
 import type { ColumnInfo, TableInfo } from './schema-types.ts';
 import type { Row, RowKey } from './types.ts';
 
@@ -50,10 +50,17 @@ export interface RowPage {
   truncated: boolean;
   /** Values over maxValueBytes, returned as null: row index on this page and column. */
   oversized?: { row: number; column: string; bytes: number }[];
+  /**
+   * The columns this filter's rows can be sorted by, on engines that cannot sort by any (DynamoDB:
+   * the sort key of the key or index a Query reads; none for a Scan). Absent: any column.
+   */
+  sortable?: string[];
 }
 
 /** Reads rows of user tables by structured filter and key; identifiers come from the schema cache. */
 export interface RowReader {
+  /** The filter operators this engine serves (absent: every one of FILTER_OPS). */
+  readonly filterOps?: readonly FilterOp[];
   /** A page of rows (the server's table grid). Sorts by primary key when no sort is given, so pages are stable. */
   select(table: string, options?: SelectRowsOptions): Promise<RowPage>;
   /** Exact count of the rows matching the filter. */

@@ -106,6 +106,7 @@ const PLAN_COST = /cost=([\d.]+)\.\.([\d.]+) rows=(\d+)/;
 function sqlQueries(db: Database): QueryRunner {
   return {
     dialect: 'postgresql',
+    language: { name: 'SQL', example: 'select status, count(*) from orders group by status' },
     run: (statement, options) => db.readQuery(statement, [], options),
     async plan(statement, options) {
       // A newline before nothing: a trailing line comment cannot swallow anything after it.
