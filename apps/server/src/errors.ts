@@ -29,6 +29,7 @@ const DATASOURCE_STATUS: Record<string, number> = {
   'unknown-column': 400,
   'invalid-filter': 400,
   'invalid-sort': 400,
+  'too-large': 413,
   'invalid-key': 400,
   'row-not-found': 404,
   'invalid-change': 400,

@@ -8,6 +8,7 @@ import { MODEL_FORMS } from '@toolrow/agent';
 import { isPropose, PROPOSE_TWINS, type ProposeToolName, type ToolEngine } from '@toolrow/catalog';
 import {
   APP_SCHEMA,
+  type ChangeProtection,
   type DataSource,
   DEFAULT_PROFILE,
   EXPORT_FORMATS,
@@ -513,6 +514,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const max = source.changes.maxChangesPerTransaction;
     return c.json({
       changes: diffs.map((diff) => toWireChange(diff, typeOf)),
+      // What protects each table's items between the last check and the write (the review says it).
+      protection: await protectionOf(source, diffs),
       // The most one transaction takes (DynamoDB: 100): more is committed in parts, when confirmed.
       ...(max !== undefined ? { maxPerTransaction: max } : {}),
     });
@@ -586,6 +589,24 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     });
   });
 
+  // A commit whose outcome could not be told: the user records what they found.
+  app.post('/api/staging/resolve', async (c) => {
+    const { state } = c.var.connection;
+    const body = await readBody(
+      c,
+      z.strictObject({ commit: z.number().int().positive(), outcome: z.enum(['applied', 'staged']) }),
+    );
+    const resolved = await state.staging.resolve(body.commit, body.outcome);
+    if (resolved === 0)
+      throw new HttpError(
+        404,
+        'not-found',
+        `No commit ${body.commit} waits to be resolved.`,
+        'Reload the staging view.',
+      );
+    return c.json({ resolved });
+  });
+
   app.post('/api/staging/discard', async (c) => {
     const { state, profile } = c.var.connection;
     const body = await readBody(c, idsBody);
@@ -607,8 +628,10 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     switch (c.req.param('action')) {
       case 'list':
         return c.json({ changes: await state.staging.list(filter) });
-      case 'diff':
-        return c.json({ diffs: await state.staging.diff(filter) });
+      case 'diff': {
+        const diffs = await state.staging.diff(filter);
+        return c.json({ diffs, protection: await protectionOf(source, diffs) });
+      }
       case 'commit':
         return c.json({
           result: await state.staging.commit(filter, { inParts: body.inParts === true }),
@@ -618,6 +641,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         return c.json({ conflicts: await state.staging.check(filter) });
       case 'discard':
         return c.json({ discarded: await state.staging.discard(filter) });
+      case 'resolve': {
+        if (body.commit === undefined || body.outcome === undefined)
+          throw badRequest('resolve needs { commit, outcome: "applied" | "staged" }.');
+        return c.json({ resolved: await state.staging.resolve(body.commit, body.outcome) });
+      }
       default:
         throw new HttpError(
           404,
@@ -999,7 +1027,25 @@ const stagingFilterBody = z.object({
   table: nonEmpty().optional(),
   profile: nonEmpty().optional(),
   inParts: z.boolean().optional(),
+  commit: z.number().int().positive().optional(),
+  outcome: z.enum(['applied', 'staged']).optional(),
 });
+
+/** What protects each staged table's items between the last check and the write (null: a row lock). */
+async function protectionOf(
+  source: DataSource,
+  diffs: readonly { change: { table: string } }[],
+): Promise<Record<string, ChangeProtection | null>> {
+  const names = [...new Set(diffs.map((diff) => diff.change.table))];
+  return Object.fromEntries(
+    await Promise.all(
+      names.map(async (name) => {
+        const table = await source.schema.resolveTable(name).catch(() => undefined);
+        return [name, (table && source.changes.protectionOf?.(table)) || null] as const;
+      }),
+    ),
+  );
+}
 
 /** The per-row figures of the run `toolrow eval` last wrote, or why there is none. */
 export async function readLatestEval(path: string): Promise<EvalLatest> {

@@ -247,6 +247,7 @@ export function toWireChange(diff: ChangeDiff, typeOf: ColumnTypes = () => undef
     })),
     stagedBy: change.stagedBy,
     stagedAt: change.createdAt.toISOString(),
+    ...(change.uncertainCommit ? { uncertainCommit: change.uncertainCommit } : {}),
   };
 }
 

@@ -72,10 +72,19 @@ function sameAs(before: Row, table: TableInfo, absent: readonly string[] = []): 
   return { expression: parts.join(' AND ') || 'attribute_exists(#k)', names, values };
 }
 
-/** `SET #s0 = :s0, …` for the staged values (placeholders apart from the condition's). */
-function setOf(values: Row, table: TableInfo): Expression {
+/**
+ * `SET #s0 = :s0, …` for the staged values (placeholders apart from the condition's), and the
+ * version incremented where the table keeps one.
+ */
+function setOf(values: Row, table: TableInfo, version?: string): Expression {
   const set = equalities('s', values, table);
-  return { expression: `SET ${set.expression}`, names: set.names, values: set.values };
+  const parts = set.parts;
+  if (version) {
+    set.names['#ver'] = version;
+    set.values[':one'] = { N: '1' };
+    parts.push('#ver = #ver + :one');
+  }
+  return { expression: `SET ${parts.join(', ')}`, names: set.names, values: set.values };
 }
 
 /** Two images of an item, compared as DynamoDB stores them (12.50 and 12.5 are one number). */
@@ -83,7 +92,7 @@ function sameItem(table: TableInfo, left: Row | null, right: Row | null): boolea
   if (left === null || right === null) return left === right;
   const stored = (row: Row) =>
     JSON.stringify(
-      Object.entries(itemToRow(attributesOf(table, row)))
+      Object.entries(itemToRow(attributesOf(table, row), table))
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([name, value]) => [name, normalized(value)]),
     );
@@ -115,18 +124,249 @@ function normalized(value: unknown): unknown {
   return value;
 }
 
+/** One write of the transaction: the staged changes of one item, merged (DynamoDB takes one action per item). */
+interface ItemWrite {
+  /** The staged changes it stands for, in staging order. */
+  changes: ChangeToApply[];
+  kind: 'insert' | 'update' | 'delete' | 'replace' | 'none';
+  table: TableInfo;
+  keyRow: Row;
+  /** The item as the first change saw it (null: it was not there). */
+  before: Row | null;
+  /** What the item becomes (insert, replace), or the attributes to set (update). */
+  values: Row;
+}
+
+/** How long DynamoDB keeps a ClientRequestToken: a resent transaction within it applies once. */
+const IDEMPOTENCY_WINDOW_MS = 9 * 60 * 1000;
+
+export interface DynamoChangeWriterOptions {
+  /** The attribute that versions items (see DynamoTarget.versionAttribute). */
+  versionAttribute?: string;
+}
+
 export function createDynamoChangeWriter(
   read: DynamoDBClient,
   write: () => DynamoDBClient,
   schema: SchemaCache,
   keys: KeyMap,
   description: string,
+  options: DynamoChangeWriterOptions = {},
 ): ChangeWriter {
   async function current(table: TableInfo, key: Record<string, AttributeValue>): Promise<Row | null> {
     const result = await read.send(
       new GetItemCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
     );
-    return result.Item ? itemToRow(result.Item) : null;
+    return result.Item ? itemToRow(result.Item, table) : null;
+  }
+
+  const keyNamesOf = (table: TableInfo) => {
+    const tableKeys = keysFor(keys, table);
+    return [tableKeys.partitionKey, tableKeys.sortKey].filter((each): each is string => Boolean(each));
+  };
+
+  /** The item's key as staged: an insert names it in its values. */
+  function keyRowOf(change: ChangeToApply, table: TableInfo): Row {
+    if (change.keyJson) return JSON.parse(change.keyJson) as Row;
+    const values = JSON.parse(change.valuesJson ?? '{}') as Row;
+    return Object.fromEntries(
+      keyNamesOf(table)
+        .filter((name) => values[name] !== undefined)
+        .map((name) => [name, values[name]]),
+    );
+  }
+
+  /** One item, whatever spelling its key was staged in (7 or "7"). */
+  const itemId = (table: TableInfo, keyRow: Row) =>
+    JSON.stringify([table.name, keyNamesOf(table).map((name) => String(keyRow[name]))]);
+
+  /** The version attribute, when this table's items have it. */
+  function versionOf(table: TableInfo): string | undefined {
+    const name = options.versionAttribute;
+    return name && table.columns.some((column) => column.name === name) ? name : undefined;
+  }
+
+  /**
+   * Each staged change against the whole item as it is now: an attribute added since is a change.
+   * Of several changes to one item, the first speaks for the item (a delete then an insert of one
+   * key is a replace, not an insert over an existing item).
+   */
+  async function checkChanges(changes: readonly ChangeToApply[]): Promise<StagingConflict[]> {
+    const conflicts: StagingConflict[] = [];
+    const seen = new Set<string>();
+    for (const change of changes) {
+      const table = await schema.resolveTable(change.table);
+      const keyRow = keyRowOf(change, table);
+      if (Object.keys(keyRow).length === 0) continue;
+      const id = itemId(table, keyRow);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const base = { changeId: change.id, table: table.name, key: keyRow };
+      const now = await current(table, keyOf(table, keysFor(keys, table), keyRow));
+      if (change.kind === 'insert') {
+        if (now) conflicts.push({ ...base, reason: 'exists', current: now, changedColumns: [] });
+        continue;
+      }
+      const before = JSON.parse(change.beforeJson ?? '{}') as Row;
+      if (now === null) {
+        conflicts.push({ ...base, reason: 'missing', current: null, changedColumns: [] });
+      } else if (!sameItem(table, now, before)) {
+        conflicts.push({
+          ...base,
+          reason: 'changed',
+          current: now,
+          changedColumns: changedAttributes(table, now, before),
+        });
+      }
+    }
+    return conflicts;
+  }
+
+  /**
+   * The staged changes as one write per item, in staging order: two updates of one item are one
+   * update (the later value wins), an insert then an update one insert, anything then a delete a
+   * delete (an insert then a delete, nothing), a delete then an insert a replace.
+   */
+  async function itemWrites(changes: readonly ChangeToApply[]): Promise<ItemWrite[]> {
+    const byItem = new Map<string, ItemWrite>();
+    for (const change of changes) {
+      const table = await schema.resolveTable(change.table);
+      const keyRow = keyRowOf(change, table);
+      const id = itemId(table, keyRow);
+      const values = change.valuesJson ? (JSON.parse(change.valuesJson) as Row) : {};
+      const before = change.beforeJson ? (JSON.parse(change.beforeJson) as Row) : null;
+      const earlier = byItem.get(id);
+      if (!earlier) {
+        byItem.set(id, { changes: [change], kind: change.kind, table, keyRow, before, values });
+        continue;
+      }
+      earlier.changes.push(change);
+      const gone = earlier.kind === 'delete' || earlier.kind === 'none';
+      if (change.kind === 'delete') {
+        if (gone)
+          throw new DataSourceError(
+            'invalid-change',
+            `change ${change.id} deletes an item of ${table.name} (${JSON.stringify(keyRow)}) that change ${earlier.changes[0]!.id} already deletes: discard one of them.`,
+          );
+        earlier.kind = earlier.kind === 'insert' ? 'none' : 'delete';
+        earlier.values = {};
+      } else if (change.kind === 'insert') {
+        if (!gone)
+          throw new DataSourceError(
+            'invalid-change',
+            `change ${change.id} inserts an item of ${table.name} (${JSON.stringify(keyRow)}) that change ${earlier.changes[0]!.id} already writes: discard one, or stage an update instead.`,
+          );
+        earlier.kind = earlier.kind === 'none' ? 'insert' : 'replace';
+        earlier.values = values;
+      } else {
+        if (gone)
+          throw new DataSourceError(
+            'invalid-change',
+            `change ${change.id} updates an item of ${table.name} (${JSON.stringify(keyRow)}) that change ${earlier.changes[0]!.id} deletes: discard one of them.`,
+          );
+        earlier.values = { ...earlier.values, ...values };
+      }
+    }
+    return [...byItem.values()];
+  }
+
+  function actionOf(item: ItemWrite): TransactWriteItem | undefined {
+    const { table, keyRow, before } = item;
+    const tableKeys = keysFor(keys, table);
+    const keyNames = keyNamesOf(table);
+    const first = item.changes[0]!;
+    const version = versionOf(table);
+    if (item.kind === 'none') return undefined;
+    if (item.kind === 'insert' || item.kind === 'replace') {
+      const values =
+        version && item.values[version] === undefined ? { ...item.values, [version]: 1 } : item.values;
+      const attributes = attributesOf(table, values);
+      const missing = keyNames.filter((name) => attributes[name] === undefined);
+      if (missing.length > 0) {
+        throw new DataSourceError(
+          'invalid-change',
+          `change ${first.id}: an item of ${table.name} needs its key ${missing.join(', ')}.`,
+        );
+      }
+      if (item.kind === 'insert') {
+        return {
+          Put: {
+            TableName: table.name,
+            Item: attributes,
+            ConditionExpression: 'attribute_not_exists(#k)',
+            ExpressionAttributeNames: { '#k': tableKeys.partitionKey },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        };
+      }
+    }
+    const key = keyOf(table, tableKeys, keyRow);
+    const staged = item.kind === 'update' ? item.values : {};
+    const added = Object.keys(staged).filter((name) => !before || !Object.hasOwn(before, name));
+    const condition = sameAs(before ?? {}, table, added);
+    const guard = {
+      ConditionExpression: condition.expression,
+      ExpressionAttributeNames: {
+        ...condition.names,
+        ...(condition.expression.includes('#k') ? { '#k': tableKeys.partitionKey } : {}),
+      },
+      ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    };
+    if (item.kind === 'delete') return { Delete: { TableName: table.name, Key: key, ...guard } };
+    if (item.kind === 'replace') {
+      return { Put: { TableName: table.name, Item: attributesOf(table, item.values), ...guard } };
+    }
+    const changedKey = keyNames.find(
+      (name) =>
+        Object.hasOwn(staged, name) && JSON.stringify(staged[name]) !== JSON.stringify(before?.[name]),
+    );
+    if (changedKey) {
+      throw new DataSourceError(
+        'invalid-change',
+        `change ${first.id}: ${changedKey} is part of the key of ${table.name}; stage a delete and an insert instead.`,
+      );
+    }
+    // An update sets the staged attributes and no other (a key attribute is never SET), and
+    // increments the version where the table has one.
+    const set = Object.fromEntries(
+      Object.entries(staged).filter(([name]) => !keyNames.includes(name) && name !== version),
+    );
+    if (Object.keys(set).length === 0 && !version) {
+      // Nothing to set: the transaction still checks the item is as staged.
+      return { ConditionCheck: { TableName: table.name, Key: key, ...guard } };
+    }
+    const update = setOf(set, table, version);
+    return {
+      Update: {
+        TableName: table.name,
+        Key: key,
+        UpdateExpression: update.expression,
+        ...guard,
+        ExpressionAttributeNames: { ...guard.ExpressionAttributeNames, ...update.names },
+        ExpressionAttributeValues: { ...(guard.ExpressionAttributeValues ?? {}), ...update.values },
+      },
+    };
+  }
+
+  /** The conflicts a cancelled transaction reports, one per refused item (its first change). */
+  function conflictsOf(error: TransactionCanceledException, sent: ItemWrite[]): StagingConflict[] {
+    const conflicts: StagingConflict[] = [];
+    (error.CancellationReasons ?? []).forEach((reason, index) => {
+      if (reason.Code !== 'ConditionalCheckFailed') return;
+      const item = sent[index]!;
+      const change = item.changes[0]!;
+      const now = reason.Item ? itemToRow(reason.Item, item.table) : null;
+      conflicts.push({
+        changeId: change.id,
+        table: item.table.name,
+        key: change.keyJson ? (JSON.parse(change.keyJson) as Row) : item.keyRow,
+        reason: change.kind === 'insert' ? 'exists' : now === null ? 'missing' : 'changed',
+        current: now,
+        changedColumns: now && item.before ? changedAttributes(item.table, now, item.before) : [],
+      });
+    });
+    return conflicts;
   }
 
   return {
@@ -140,194 +380,137 @@ export function createDynamoChangeWriter(
 
     async canonicalJson(table, values) {
       // Converting checks each value against the attribute's types; reading it back is canonical.
-      return JSON.stringify(itemToRow(attributesOf(table, values)));
+      return JSON.stringify(itemToRow(attributesOf(table, values), table));
     },
 
-    async check(changes) {
-      const conflicts: StagingConflict[] = [];
-      for (const change of changes) {
-        const table = await schema.resolveTable(change.table);
-        const tableKeys = keysFor(keys, table);
-        // An insert names its key in its values.
-        const values = JSON.parse(change.valuesJson ?? '{}') as Row;
-        const keyRow = change.keyJson
-          ? (JSON.parse(change.keyJson) as Row)
-          : Object.fromEntries(
-              [tableKeys.partitionKey, tableKeys.sortKey]
-                .filter((name): name is string => Boolean(name) && values[name as string] !== undefined)
-                .map((name) => [name, values[name]]),
-            );
-        if (Object.keys(keyRow).length === 0) continue;
-        const base = { changeId: change.id, table: table.name, key: keyRow };
-        const now = await current(table, keyOf(table, tableKeys, keyRow));
-        if (change.kind === 'insert') {
-          if (now) conflicts.push({ ...base, reason: 'exists', current: now, changedColumns: [] });
-          continue;
-        }
-        const before = JSON.parse(change.beforeJson ?? '{}') as Row;
-        if (now === null) {
-          conflicts.push({ ...base, reason: 'missing', current: null, changedColumns: [] });
-        } else if (!sameItem(table, now, before)) {
-          conflicts.push({
-            ...base,
-            reason: 'changed',
-            current: now,
-            changedColumns: changedAttributes(table, now, before),
-          });
-        }
-      }
-      return conflicts;
+    check: checkChanges,
+
+    protectionOf(table) {
+      const version = versionOf(table);
+      return version
+        ? {
+            kind: 'version',
+            attribute: version,
+            detail: `${table.name}'s items are versioned by ${version}: the write holds the version each item had when staged and increments it, so a writer that also keeps ${version} cannot slip in between.`,
+          }
+        : {
+            kind: 'check',
+            detail: `${table.name} is checked whole just before the transaction (an attribute added since staging stops the commit); the transaction's own condition covers the attributes it names, so an attribute another writer adds in the moment between is not seen. Name a version attribute (?version=<attribute> in the connection's URL) to close that moment.`,
+          };
     },
 
-    async apply(changes: readonly ChangeToApply[], options = {}): Promise<ApplyResult> {
+    async apply(changes: readonly ChangeToApply[], applyOptions = {}): Promise<ApplyResult> {
       if (changes.length > MAX_TRANSACTION_ITEMS) {
         throw new DataSourceError(
           'invalid-change',
-          `A DynamoDB transaction takes at most ${MAX_TRANSACTION_ITEMS} items, and ${changes.length} are staged: nothing was applied. Commit them in parts (toolrow staging commit --ids …, or Commit on fewer cards).`,
+          `A DynamoDB transaction takes at most ${MAX_TRANSACTION_ITEMS} items, and ${changes.length} are staged: nothing was applied. Commit them in parts (toolrow staging commit --in-parts, or Commit in the app, which offers it).`,
         );
       }
+      // The whole items, checked immediately before the transaction: an attribute someone added
+      // since staging, which no condition can name, stops the commit here.
+      const stale = await checkChanges(changes);
+      if (stale.length > 0) return { ok: false, conflicts: stale };
+      const writes = await itemWrites(changes);
+      const sent: ItemWrite[] = [];
       const actions: TransactWriteItem[] = [];
-      const tables: TableInfo[] = [];
-      for (const change of changes) {
-        const table = await schema.resolveTable(change.table);
-        tables.push(table);
-        const tableKeys = keysFor(keys, table);
-        const keyNames = [tableKeys.partitionKey, tableKeys.sortKey].filter((each): each is string =>
-          Boolean(each),
-        );
-        if (change.kind === 'insert') {
-          const item = attributesOf(table, JSON.parse(change.valuesJson ?? '{}') as Row);
-          const missing = keyNames.filter((name) => item[name] === undefined);
-          if (missing.length > 0) {
-            throw new DataSourceError(
-              'invalid-change',
-              `change ${change.id}: an item of ${table.name} needs its key ${missing.join(', ')}.`,
-            );
-          }
-          actions.push({
-            Put: {
-              TableName: table.name,
-              Item: item,
-              ConditionExpression: 'attribute_not_exists(#k)',
-              ExpressionAttributeNames: { '#k': tableKeys.partitionKey },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          });
-          continue;
-        }
-        const key = keyOf(table, tableKeys, JSON.parse(change.keyJson ?? 'null'));
-        const before = JSON.parse(change.beforeJson ?? '{}') as Row;
-        const staged = change.kind === 'update' ? (JSON.parse(change.valuesJson ?? '{}') as Row) : {};
-        const added = Object.keys(staged).filter((name) => !Object.hasOwn(before, name));
-        const condition = sameAs(before, table, added);
-        const guard = {
-          ConditionExpression: condition.expression,
-          ExpressionAttributeNames: {
-            ...condition.names,
-            ...(condition.expression.includes('#k') ? { '#k': tableKeys.partitionKey } : {}),
-          },
-          ...(Object.keys(condition.values).length > 0
-            ? { ExpressionAttributeValues: condition.values }
-            : {}),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-        };
-        if (change.kind === 'delete') {
-          actions.push({ Delete: { TableName: table.name, Key: key, ...guard } });
-          continue;
-        }
-        // An update sets the staged attributes and no other: the rest of the item stays as it is.
-        const values = staged;
-        const changedKey = keyNames.find(
-          (name) =>
-            Object.hasOwn(values, name) && JSON.stringify(values[name]) !== JSON.stringify(before[name]),
-        );
-        if (changedKey) {
-          throw new DataSourceError(
-            'invalid-change',
-            `change ${change.id}: ${changedKey} is part of the key of ${table.name}; stage a delete and an insert instead.`,
-          );
-        }
-        // A key attribute is never SET (DynamoDB refuses it); staged unchanged, it is left out.
-        const set = Object.fromEntries(Object.entries(values).filter(([name]) => !keyNames.includes(name)));
-        if (Object.keys(set).length === 0) {
-          // Nothing to set: the transaction still checks the item is as staged.
-          actions.push({ ConditionCheck: { TableName: table.name, Key: key, ...guard } });
-          continue;
-        }
-        const update = setOf(set, table);
-        actions.push({
-          Update: {
-            TableName: table.name,
-            Key: key,
-            UpdateExpression: update.expression,
-            ...guard,
-            ExpressionAttributeNames: { ...guard.ExpressionAttributeNames, ...update.names },
-            ExpressionAttributeValues: { ...(guard.ExpressionAttributeValues ?? {}), ...update.values },
-          },
-        });
+      for (const item of writes) {
+        const action = actionOf(item);
+        if (!action) continue;
+        sent.push(item);
+        actions.push(action);
       }
+      const applied = { insert: 0, update: 0, delete: 0 };
+      for (const change of changes) applied[change.kind]++;
+      if (actions.length === 0) return { ok: true, applied };
       const token = randomUUID();
-      await options.onTransaction?.(token);
+      const request = { TransactItems: actions, ClientRequestToken: token };
+      // What a recoverer resends (same token) to learn the outcome without applying it twice.
+      await applyOptions.onTransaction?.(token, JSON.stringify(request, replacer));
       try {
-        await write().send(
-          new TransactWriteItemsCommand({ TransactItems: actions, ClientRequestToken: token }),
-        );
+        await write().send(new TransactWriteItemsCommand(request));
       } catch (error) {
         if (error instanceof TransactionCanceledException) {
-          const conflicts: StagingConflict[] = [];
-          (error.CancellationReasons ?? []).forEach((reason, index) => {
-            if (reason.Code !== 'ConditionalCheckFailed') return;
-            const change = changes[index]!;
-            const now = reason.Item ? itemToRow(reason.Item) : null;
-            const before = change.beforeJson ? (JSON.parse(change.beforeJson) as Row) : null;
-            conflicts.push({
-              changeId: change.id,
-              table: tables[index]!.name,
-              key: change.keyJson ? (JSON.parse(change.keyJson) as Row) : null,
-              reason: change.kind === 'insert' ? 'exists' : now === null ? 'missing' : 'changed',
-              current: now,
-              changedColumns: now && before ? changedAttributes(tables[index]!, now, before) : [],
-            });
-          });
+          const conflicts = conflictsOf(error, sent);
           if (conflicts.length > 0) return { ok: false, conflicts };
         }
         throw error;
       }
-      const applied = { insert: 0, update: 0, delete: 0 };
-      for (const change of changes) applied[change.kind]++;
       return { ok: true, applied };
     },
 
-    // DynamoDB keeps no record of a transaction to ask about: the items say. All as the commit
-    // left them: committed; all as they were staged: aborted (a transaction applies all or none).
-    async transactionStatus(_token, changes = []) {
+    // DynamoDB keeps no record of a transaction to ask about. Within its idempotency window the
+    // exact request is resent with its token: DynamoDB answers success for one it applied (without
+    // applying it again), applies one it never saw (the user's commit, once), and refuses one whose
+    // items moved on (then it never applied: had it, the token would have answered success). Past
+    // the window, the items say: all as the commit left them, or all as they were staged.
+    async transactionStatus(_token, changes = [], record = {}) {
+      if (
+        record.replay &&
+        record.claimedAt &&
+        Date.now() - record.claimedAt.getTime() < IDEMPOTENCY_WINDOW_MS
+      ) {
+        try {
+          await write().send(new TransactWriteItemsCommand(JSON.parse(record.replay, reviver)));
+          return 'committed';
+        } catch (error) {
+          if (error instanceof TransactionCanceledException) {
+            const reasons = error.CancellationReasons ?? [];
+            if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return 'in progress';
+            if (reasons.some((reason) => reason.Code === 'ConditionalCheckFailed')) return 'aborted';
+          }
+          if ((error as { name?: string }).name === 'TransactionInProgressException') return 'in progress';
+          // Unreachable, throttled, or a mismatch: the items may still tell.
+        }
+      }
       if (changes.length === 0) return 'unknown';
-      let applied = 0;
+      let appliedItems = 0;
       let untouched = 0;
       for (const change of changes) {
         const table = await schema.resolveTable(change.table);
         const tableKeys = keysFor(keys, table);
         const values = change.valuesJson ? (JSON.parse(change.valuesJson) as Row) : {};
         const keySource = change.keyJson ? JSON.parse(change.keyJson) : values;
-        const keyNames = [tableKeys.partitionKey, tableKeys.sortKey].filter((each): each is string =>
-          Boolean(each),
-        );
         const now = await current(
           table,
-          keyOf(table, tableKeys, Object.fromEntries(keyNames.map((name) => [name, keySource[name]]))),
+          keyOf(
+            table,
+            tableKeys,
+            Object.fromEntries(keyNamesOf(table).map((name) => [name, keySource[name]])),
+          ),
         );
         const before = change.beforeJson ? (JSON.parse(change.beforeJson) as Row) : null;
-        const after = change.kind === 'delete' ? null : { ...(before ?? {}), ...values };
+        const version = versionOf(table);
+        const after =
+          change.kind === 'delete'
+            ? null
+            : Object.fromEntries(
+                Object.entries({ ...(before ?? {}), ...values }).filter(([name]) => name !== version),
+              );
         // On the attributes the change knows: one someone added since says nothing about it.
         const added = Object.keys(values).filter((name) => !before || !Object.hasOwn(before, name));
-        if (holds(table, now, after)) applied++;
+        if (holds(table, now, after)) appliedItems++;
         else if (holds(table, now, before) && added.every((name) => now?.[name] === undefined)) untouched++;
       }
-      if (applied === changes.length) return 'committed';
+      if (appliedItems === changes.length) return 'committed';
       if (untouched === changes.length) return 'aborted';
       return 'unknown';
     },
 
     async close() {},
   };
+}
+
+/** Binary attribute values survive JSON as { $bytes: base64 } (a Buffer arrives through its toJSON). */
+function replacer(_key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString('base64') };
+  const buffer = value as { type?: unknown; data?: unknown } | null;
+  if (buffer && typeof buffer === 'object' && buffer.type === 'Buffer' && Array.isArray(buffer.data))
+    return { $bytes: Buffer.from(buffer.data as number[]).toString('base64') };
+  return value;
+}
+
+function reviver(_key: string, value: unknown): unknown {
+  return value !== null && typeof value === 'object' && '$bytes' in value && Object.keys(value).length === 1
+    ? Buffer.from((value as { $bytes: string }).$bytes, 'base64')
+    : value;
 }

@@ -96,6 +96,9 @@ function clientConfig(target: DynamoTarget, profile: string | undefined): Dynamo
   return {
     region: target.region,
     maxAttempts: 3,
+    // A backstop under each read's own time limit: an endpoint that accepts and never answers
+    // frees the request (a write included) after a minute, one that never accepts after 10 s.
+    requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
     ...(target.endpoint ? { endpoint: target.endpoint } : {}),
     ...(profile ? { profile } : {}),
     ...(target.kind === 'local' ? { credentials: localCredentials(profile) } : {}),

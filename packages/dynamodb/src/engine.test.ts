@@ -265,7 +265,34 @@ describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
       }),
     );
 
-  it('an update keeps an attribute someone added after it was staged (it sets only what was staged)', async () => {
+  it('an attribute someone added after staging stops the commit: the whole item is checked just before the transaction', async () => {
+    const orders = await ds.schema.resolveTable('orders');
+    for (const [id, kind] of [
+      [6, 'update'],
+      [7, 'delete'],
+    ] as const) {
+      const before = await ds.changes.currentRowJson(orders, { id });
+      const staged = change({
+        kind,
+        table: 'orders',
+        keyJson: `{"id":"${id}"}`,
+        beforeJson: before,
+        valuesJson: kind === 'update' ? '{"status":"shipped"}' : null,
+      });
+      await setElsewhere(id, 'gift_wrap', { BOOL: true });
+      const result = await ds.changes.apply([staged]);
+      expect(result.ok, kind).toBe(false);
+      if (result.ok) continue;
+      expect(result.conflicts.map((conflict) => [conflict.reason, conflict.changedColumns])).toEqual([
+        ['changed', ['gift_wrap']],
+      ]);
+      // The other writer's attribute is there, and nothing staged was applied.
+      expect(await ds.rows.get('orders', { id })).toMatchObject({ gift_wrap: true });
+      expect(await ds.rows.get('orders', { id })).not.toMatchObject({ status: 'shipped' });
+    }
+  });
+
+  it('an update keeps an attribute someone added in the moment between the check and the transaction', async () => {
     const orders = await ds.schema.resolveTable('orders');
     const before = await ds.changes.currentRowJson(orders, { id: 8 });
     const staged = change({
@@ -275,12 +302,12 @@ describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
       beforeJson: before,
       valuesJson: '{"status":"shipped"}',
     });
-    // Between the check and the transaction, another writer adds an attribute no condition names.
-    await setElsewhere(8, 'gift_wrap', { BOOL: true });
     let token = '';
     const result = await ds.changes.apply([staged], {
+      // After the check, before the transaction: another writer adds an attribute no condition names.
       onTransaction: async (xid) => {
         token = xid;
+        await setElsewhere(8, 'gift_wrap', { BOOL: true });
       },
     });
     expect(result).toEqual({ ok: true, applied: { insert: 0, update: 1, delete: 0 } });
@@ -415,6 +442,64 @@ describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
     ]);
     // Order 7 was not changed either: all or nothing.
     expect(await ds.changes.currentRowJson(orders, { id: 7 })).toBe(fresh);
+  });
+
+  it('two changes to one item go as one write (DynamoDB takes one action per item)', async () => {
+    const orders = await ds.schema.resolveTable('orders');
+    const before = await ds.changes.currentRowJson(orders, { id: 12 });
+    const update = (values: string) =>
+      change({
+        kind: 'update',
+        table: 'orders',
+        keyJson: '{"id":"12"}',
+        beforeJson: before,
+        valuesJson: values,
+      });
+    // Two updates: one Update, the later value winning.
+    const first = await ds.changes.apply([
+      update('{"status":"packed","note":"a"}'),
+      update('{"status":"shipped"}'),
+    ]);
+    expect(first).toEqual({ ok: true, applied: { insert: 0, update: 2, delete: 0 } });
+    expect(await ds.rows.get('orders', { id: 12 })).toMatchObject({ status: 'shipped', note: 'a' });
+    // A delete and an insert of the same key: one Put in place of the item as it was staged.
+    const at13 = await ds.changes.currentRowJson(orders, { id: 13 });
+    const replaced = await ds.changes.apply([
+      change({ kind: 'delete', table: 'orders', keyJson: '{"id":"13"}', beforeJson: at13, valuesJson: null }),
+      change({
+        kind: 'insert',
+        table: 'orders',
+        keyJson: '{"id":"13"}',
+        beforeJson: null,
+        valuesJson:
+          '{"id":"13","customer_id":"2","status":"new","ordered_at":"2026-11-14T00:00:00Z","total":"3"}',
+      }),
+    ]);
+    expect(replaced).toEqual({ ok: true, applied: { insert: 1, update: 0, delete: 1 } });
+    const now13 = await ds.rows.get('orders', { id: 13 });
+    expect(now13).toMatchObject({ status: 'new', total: '3' });
+    expect(Object.keys(now13!).sort()).toEqual(['customer_id', 'id', 'ordered_at', 'status', 'total']);
+    // An update of an item another change deletes cannot go: refused before anything is sent.
+    const now12 = await ds.changes.currentRowJson(orders, { id: 12 });
+    await expect(
+      ds.changes.apply([
+        change({
+          kind: 'delete',
+          table: 'orders',
+          keyJson: '{"id":"12"}',
+          beforeJson: now12,
+          valuesJson: null,
+        }),
+        change({
+          kind: 'update',
+          table: 'orders',
+          keyJson: '{"id":"12"}',
+          beforeJson: now12,
+          valuesJson: '{"note":"b"}',
+        }),
+      ]),
+    ).rejects.toThrow(/updates an item of orders .* that change \d+ deletes: discard one of them/);
+    expect(await ds.rows.get('orders', { id: 12 })).toMatchObject({ status: 'shipped' });
   });
 
   it('refuses a commit larger than one transaction, applying nothing', async () => {

@@ -2,6 +2,7 @@
 // writes, comments taken out. What it passes on is the statement rebuilt from its tokens, so the
 // read client's own check (clients.ts) and DynamoDB see exactly what was checked.
 import { DataSourceError } from '@toolrow/datasource';
+import { numberRangeProblem } from './values.ts';
 
 export interface PartiqlRead {
   /** The statement as sent: its tokens, comments removed, strings and quoted names verbatim. */
@@ -101,6 +102,7 @@ function tokenize(text: string): Token[] {
       index += match.length;
     } else if (/[0-9]/.test(char)) {
       const match = /^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(index))![0];
+      checkNumberRange(match);
       tokens.push({ kind: 'number', text: match });
       index += match.length;
     } else if ('=<>!'.includes(char) && '=>'.includes(text[index + 1] ?? '')) {
@@ -119,6 +121,12 @@ function tokenize(text: string): Token[] {
     }
   }
   return tokens;
+}
+
+/** A literal DynamoDB cannot hold is refused here, naming the range (1e999999 kept DynamoDB Local busy for minutes). */
+function checkNumberRange(text: string): void {
+  const problem = numberRangeProblem(text);
+  if (problem) throw new PartiqlGuardError(`${problem} ${STATEMENT_HINT}`);
 }
 
 /** Checks one PartiQL read; throws PartiqlGuardError saying what to write instead. */

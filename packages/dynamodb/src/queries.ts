@@ -9,6 +9,7 @@ import type {
   Row,
   SchemaCache,
 } from '@toolrow/datasource';
+import { deadlineOf } from './deadline.ts';
 import { checkReadOnlyPartiql, type PartiqlRead } from './partiql-guard.ts';
 import { MAX_ITEMS_READ } from './rows.ts';
 import type { KeyMap } from './schema.ts';
@@ -40,38 +41,48 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
       let readUnits = 0;
       let next: string | undefined;
       let truncatedBy: ReadQueryResult['truncatedBy'];
-      do {
-        // Limit bounds the items one request evaluates, so a selective Scan is stopped between pages.
-        const limit = Math.max(1, Math.min(PAGE_ITEMS, maxItemsRead - evaluated));
-        const page = await client.send(
-          new ExecuteStatementCommand({
-            Statement: statement,
-            Limit: limit,
-            ReturnConsumedCapacity: 'TOTAL',
-            ...(next ? { NextToken: next } : {}),
-          }),
-          options.signal ? { abortSignal: options.signal } : {},
-        );
-        // A page evaluates at most `limit` items; AWS also says what it cost (DynamoDB Local does not).
-        evaluated += limit;
-        readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
-        for (const item of (page.Items ?? []) as Record<string, AttributeValue>[]) {
-          if (rows.length === maxRows) {
-            truncatedBy = 'rows';
-            break;
+      const deadline = deadlineOf(options, 'The query');
+      // The table's attribute types decide how a value travels (see itemToRow).
+      // Looked up leniently: this layer runs what it is given (the statement check is another layer).
+      const table = await Promise.resolve()
+        .then(() => schema.resolveTable(checkReadOnlyPartiql(statement).table))
+        .catch(() => undefined);
+      try {
+        do {
+          // Limit bounds the items one request evaluates, so a selective Scan is stopped between pages.
+          const limit = Math.max(1, Math.min(PAGE_ITEMS, maxItemsRead - evaluated));
+          const page = await client.send(
+            new ExecuteStatementCommand({
+              Statement: statement,
+              Limit: limit,
+              ReturnConsumedCapacity: 'TOTAL',
+              ...(next ? { NextToken: next } : {}),
+            }),
+            deadline.signal ? { abortSignal: deadline.signal } : {},
+          );
+          // A page evaluates at most `limit` items; AWS also says what it cost (DynamoDB Local does not).
+          evaluated += limit;
+          readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
+          for (const item of (page.Items ?? []) as Record<string, AttributeValue>[]) {
+            if (rows.length === maxRows) {
+              truncatedBy = 'rows';
+              break;
+            }
+            const row = itemToRow(item, table);
+            bytes += valueText(row).length;
+            if (bytes > maxBytes) {
+              truncatedBy = 'bytes';
+              break;
+            }
+            rows.push(row);
           }
-          const row = itemToRow(item);
-          bytes += valueText(row).length;
-          if (bytes > maxBytes) {
-            truncatedBy = 'bytes';
-            break;
-          }
-          rows.push(row);
-        }
-        next = page.NextToken;
-        if (!truncatedBy && next && (evaluated >= maxItemsRead || readUnits >= MAX_READ_UNITS))
-          truncatedBy = 'reads';
-      } while (next && !truncatedBy);
+          next = page.NextToken;
+          if (!truncatedBy && next && (evaluated >= maxItemsRead || readUnits >= MAX_READ_UNITS))
+            truncatedBy = 'reads';
+        } while (next && !truncatedBy);
+      } catch (error) {
+        throw deadline.explain(error);
+      }
       if (!truncatedBy && next) truncatedBy = 'rows';
       // The SELECT's own order (DynamoDB answers with attributes in no order), then any others seen.
       const names = [...new Set([...projectionOrder(statement), ...rows.flatMap((row) => Object.keys(row))])];

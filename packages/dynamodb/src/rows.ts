@@ -16,6 +16,7 @@ import {
   type SchemaCache,
   type TableInfo,
 } from '@toolrow/datasource';
+import { deadlineOf, type ReadLimits } from './deadline.ts';
 import { DYNAMO_FILTER_OPS, planRead, type ReadPlan } from './expressions.ts';
 import type { KeyMap } from './schema.ts';
 import { itemToRow, toAttribute, valueText } from './values.ts';
@@ -44,29 +45,39 @@ function request(table: TableInfo, plan: ReadPlan) {
   };
 }
 
-/** Pages of items under a plan, in key order, until the caller stops. */
+/** Pages of items under a plan, in key order, until the caller stops, within its time limit. */
 export async function* readItems(
   client: DynamoDBClient,
   table: TableInfo,
   plan: ReadPlan,
-  options: { signal?: AbortSignal; descending?: boolean; select?: 'COUNT' } = {},
+  options: ReadLimits & { descending?: boolean; select?: 'COUNT' } = {},
 ): AsyncGenerator<{ items: Record<string, AttributeValue>[]; scanned: number; count: number }> {
+  const deadline = deadlineOf(options, `The read of ${table.name}`);
   let start: Record<string, AttributeValue> | undefined;
   do {
-    if (options.signal?.aborted)
-      throw new DataSourceError('aborted', `The read of ${table.name} was cancelled.`);
-    const input = {
-      ...request(table, plan),
-      ...(start ? { ExclusiveStartKey: start } : {}),
-      ...(options.select ? { Select: options.select } : {}),
+    let page: {
+      Items?: Record<string, AttributeValue>[];
+      ScannedCount?: number;
+      Count?: number;
+      LastEvaluatedKey?: Record<string, AttributeValue>;
     };
-    const page =
-      plan.operation === 'Query'
-        ? await client.send(
-            new QueryCommand({ ...input, ...(options.descending ? { ScanIndexForward: false } : {}) }),
-            { abortSignal: options.signal },
-          )
-        : await client.send(new ScanCommand(input), { abortSignal: options.signal });
+    try {
+      if (deadline.signal?.aborted) throw deadline.signal.reason;
+      const input = {
+        ...request(table, plan),
+        ...(start ? { ExclusiveStartKey: start } : {}),
+        ...(options.select ? { Select: options.select } : {}),
+      };
+      page =
+        plan.operation === 'Query'
+          ? await client.send(
+              new QueryCommand({ ...input, ...(options.descending ? { ScanIndexForward: false } : {}) }),
+              { abortSignal: deadline.signal },
+            )
+          : await client.send(new ScanCommand(input), { abortSignal: deadline.signal });
+    } catch (error) {
+      throw deadline.explain(error);
+    }
     yield { items: page.Items ?? [], scanned: page.ScannedCount ?? 0, count: page.Count ?? 0 };
     start = page.LastEvaluatedKey;
   } while (start);
@@ -100,6 +111,7 @@ export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCach
       let truncated = false;
       outer: for await (const page of readItems(client, table, plan, {
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         descending: sort?.direction === 'desc',
       })) {
         itemsRead += page.scanned;
@@ -112,7 +124,7 @@ export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCach
             hasMore = true;
             break outer;
           }
-          const row = itemToRow(item);
+          const row = itemToRow(item, table);
           bytes += valueText(row).length;
           if (bytes > maxBytes && rows.length > 0) {
             truncated = true;
@@ -154,6 +166,7 @@ export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCach
       for await (const page of readItems(client, table, plan, {
         select: 'COUNT',
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       })) {
         count += page.count;
       }
@@ -162,11 +175,15 @@ export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCach
 
     async get(tableName, key, options = {}) {
       const table = await schema.resolveTable(tableName);
-      const result = await client.send(
-        new GetItemCommand({ TableName: table.name, Key: keyOf(table, keysFor(keys, table), key) }),
-        { abortSignal: options.signal },
-      );
-      return result.Item ? itemToRow(result.Item) : undefined;
+      const deadline = deadlineOf(options, `The read of an item of ${table.name}`);
+      const result = await client
+        .send(new GetItemCommand({ TableName: table.name, Key: keyOf(table, keysFor(keys, table), key) }), {
+          abortSignal: deadline.signal,
+        })
+        .catch((error: unknown) => {
+          throw deadline.explain(error);
+        });
+      return result.Item ? itemToRow(result.Item, table) : undefined;
     },
   };
 }

@@ -28,6 +28,9 @@ export interface OpenDynamoOptions {
   layers?: ClientLayerSwitches;
 }
 
+/** How long opening waits for DynamoDB to answer its first request. */
+const OPEN_TIMEOUT_MS = 20_000;
+
 /** An access key as a person recognises it without showing all of it: AKIA…WXYZ. */
 function maskKey(key: string): string {
   return key.length <= 8 ? key : `${key.slice(0, 4)}…${key.slice(-4)}`;
@@ -36,12 +39,16 @@ function maskKey(key: string): string {
 export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<DataSource> {
   const target = parseDynamoUrl(options.url, options.urlSource ?? 'url');
   const clients = createClients(target, options.layers);
+  const opening = AbortSignal.timeout(OPEN_TIMEOUT_MS);
   try {
-    // Connect now: a wrong endpoint or missing credentials fail on open, saying which.
-    await clients.read.send(new ListTablesCommand({ Limit: 1 }));
+    // Connect now: a wrong endpoint or missing credentials fail on open, saying which, and an
+    // endpoint that never answers fails within the limit instead of holding the command.
+    await clients.read.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: opening });
   } catch (error) {
     clients.close();
-    const message = (error as Error).message.replace(/\.$/, '');
+    const message = opening.aborted
+      ? `it did not answer within ${OPEN_TIMEOUT_MS / 1000} s`
+      : (error as Error).message.replace(/\.$/, '');
     throw new DataSourceError(
       'connection',
       `Could not reach ${target.description} (${options.urlSource ?? 'url'}): ${message}. ${target.kind === 'local' ? 'Is DynamoDB Local running on that port?' : `Check the AWS profile${target.profile ? ` '${target.profile}'` : ''} (aws sts get-caller-identity${target.profile ? ` --profile ${target.profile}` : ''}) and the region.`}`,
@@ -65,7 +72,9 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
     schema,
     rows: createDynamoRowReader(clients.read, schema, keys),
     queries: createPartiqlRunner(clients.read, schema, keys),
-    changes: createDynamoChangeWriter(clients.read, () => clients.write(), schema, keys, target.description),
+    changes: createDynamoChangeWriter(clients.read, () => clients.write(), schema, keys, target.description, {
+      ...(target.versionAttribute ? { versionAttribute: target.versionAttribute } : {}),
+    }),
     createExportEngine: (dir, jobs, exportOptions) =>
       createDynamoExportEngine(clients.read, schema, keys, dir, jobs, exportOptions),
     async readLayers(): Promise<ReadLayer[]> {

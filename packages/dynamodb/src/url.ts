@@ -12,6 +12,11 @@ export interface DynamoTarget {
   profile?: string;
   /** The AWS profile commits use, when not the read profile (a read-only profile for reads). */
   commitProfile?: string;
+  /**
+   * The attribute that versions items (DynamoDB's optimistic lock, as DynamoDBMapper keeps it):
+   * on a table whose items have it, a commit's condition holds it and the write increments it.
+   */
+  versionAttribute?: string;
   /** Where it points, with no secret (a URL never holds one: credentials come from AWS profiles). */
   description: string;
   /** The URL in its canonical form. */
@@ -22,7 +27,8 @@ const FORMS =
   'dynamodb://127.0.0.1:8000?region=us-east-1 (a local endpoint), or dynamodb://aws/<region>?profile=<aws profile> (AWS)';
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const PROFILE = /^[\w.+@-]{1,128}$/;
-const KNOWN = new Set(['region', 'profile', 'commitProfile']);
+const KNOWN = new Set(['region', 'profile', 'commitProfile', 'version']);
+const ATTRIBUTE = /^[A-Za-z_][A-Za-z0-9_.-]{0,254}$/;
 
 /** True when a URL is DynamoDB's (the engine to load is decided on this). */
 export function isDynamoUrl(raw: string): boolean {
@@ -56,9 +62,17 @@ export function parseDynamoUrl(raw: string, field = 'url'): DynamoTarget {
   }
   const profile = checkedProfile(url.searchParams.get('profile'), 'profile', field);
   const commitProfile = checkedProfile(url.searchParams.get('commitProfile'), 'commitProfile', field);
+  const version = url.searchParams.get('version');
+  if (version !== null && !ATTRIBUTE.test(version)) {
+    throw new DataSourceError(
+      'config',
+      `${field}: '${version}' is not an attribute name (version=): name the attribute that versions your items, such as version=version.`,
+    );
+  }
   const profiles = {
     ...(profile ? { profile } : {}),
     ...(commitProfile ? { commitProfile } : {}),
+    ...(version ? { version } : {}),
   };
   const who = `${profile ? `, profile ${profile}` : ''}${commitProfile ? `, commits as ${commitProfile}` : ''}`;
   if (url.hostname === 'aws') {
@@ -79,7 +93,9 @@ export function parseDynamoUrl(raw: string, field = 'url'): DynamoTarget {
     return {
       kind: 'aws',
       region,
-      ...profiles,
+      ...(profile ? { profile } : {}),
+      ...(commitProfile ? { commitProfile } : {}),
+      ...(version ? { versionAttribute: version } : {}),
       description: `DynamoDB ${region}${who}`,
       url: `dynamodb://aws/${region}${query ? `?${query}` : ''}`,
     };
@@ -104,7 +120,9 @@ export function parseDynamoUrl(raw: string, field = 'url'): DynamoTarget {
     kind: 'local',
     endpoint: `http://${host}`,
     region,
-    ...profiles,
+    ...(profile ? { profile } : {}),
+    ...(commitProfile ? { commitProfile } : {}),
+    ...(version ? { versionAttribute: version } : {}),
     description: `DynamoDB at ${host} (${region}${who})`,
     url: `dynamodb://${host}?${query}`,
   };

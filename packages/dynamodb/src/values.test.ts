@@ -2,7 +2,7 @@
 // the same value (so an item it can read is an item it can change), and exports get plain JSON.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { attributeJson, fromAttribute, itemJson, toAttribute } from './values.ts';
+import { attributeJson, fromAttribute, itemJson, itemToRow, toAttribute } from './values.ts';
 
 const bytes = (...values: number[]) => Buffer.from(values);
 
@@ -50,5 +50,30 @@ describe('exports get plain JSON', () => {
     );
     expect(JSON.parse(text)).toMatchObject({ id: 7, geo: { lat: 45.764 } });
     expect(attributeJson({ L: [{ BOOL: true }, { S: 'x"y' }] })).toBe('[true,"x\\"y"]');
+  });
+});
+
+describe('a top-level value writes back as the type it was read as', () => {
+  const table = {
+    columns: [
+      { name: 'total', type: 'N' },
+      { name: 'code', type: 'N|S' },
+      { name: 'name', type: 'S' },
+    ],
+  };
+  it.each<[string, AttributeValue]>([
+    ['total', { N: '12.5' }],
+    ['name', { S: '12' }],
+    // One attribute, a number in one item and a string in another: both come back as they were.
+    ['code', { N: '12' }],
+    ['code', { S: '12' }],
+    ['code', { S: 'A-7' }],
+    // An attribute the schema's sample never saw: its number stays a number.
+    ['unseen', { N: '3' }],
+    ['unseen', { S: '3' }],
+  ])('%s %j', (name, value) => {
+    const row = JSON.parse(JSON.stringify(itemToRow({ [name]: value }, table)));
+    const types = table.columns.find((column) => column.name === name)?.type.split('|') ?? [];
+    expect(toAttribute(row[name], name, types)).toEqual(value);
   });
 });

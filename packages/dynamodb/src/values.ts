@@ -40,11 +40,48 @@ function fromNested(value: AttributeValue): unknown {
   return value.N !== undefined ? { N: value.N } : fromAttribute(value);
 }
 
-export function itemToRow(item: Record<string, AttributeValue>): Row {
-  return Object.fromEntries(Object.entries(item).map(([key, value]) => [key, fromAttribute(value)]));
+/**
+ * An item as a row. A top-level number or string is plain text where the attribute's types (as
+ * the table's schema lists them) make it unambiguous; where an attribute holds both, or the
+ * schema never saw it, the value travels tagged — { N: "12" }, { S: "12" } — so what is read
+ * writes back as the same type (toAttribute reads the tags).
+ */
+export function itemToRow(
+  item: Record<string, AttributeValue>,
+  table?: { columns: readonly { name: string; type: string }[] },
+): Row {
+  const typesOf = (name: string) => table?.columns.find((column) => column.name === name)?.type.split('|');
+  return Object.fromEntries(
+    Object.entries(item).map(([key, value]) => {
+      const types = typesOf(key);
+      if (value.N !== undefined && (!types || types.includes('S'))) return [key, { N: value.N }];
+      if (value.S !== undefined && types?.includes('N') && NUMBER.test(value.S.trim()))
+        return [key, { S: value.S }];
+      return [key, fromAttribute(value)];
+    }),
+  );
 }
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * Why DynamoDB cannot hold this number, or null when it can: at most 38 significant digits, and a
+ * magnitude from 1E-130 to 9.99…E+125 (or zero).
+ */
+export function numberRangeProblem(text: string): string | null {
+  const match = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(text.trim());
+  if (!match) return null;
+  const significant = `${match[1]}${match[2] ?? ''}`.replace(/^0+/, '').replace(/0+$/, '');
+  if (significant === '') return null;
+  const exponent = match[3] === undefined ? 0 : Number(match[3]);
+  // The power of ten of the leading digit: 12.5 is 1.25E1, 0.0012 is 1.2E-3.
+  const whole = match[1]!.replace(/^0+/, '');
+  const magnitude =
+    (whole.length > 0 ? whole.length - 1 : -(/^0*/.exec(match[2] ?? '')![0].length + 1)) + exponent;
+  if (significant.length <= 38 && magnitude <= 125 && magnitude >= -130) return null;
+  const shown = text.length > 40 ? `${text.slice(0, 37)}…` : text;
+  return `${shown} is not a number DynamoDB can hold: numbers have at most 38 significant digits and lie between 1E-130 and 9.99E+125 (or their negatives).`;
+}
 
 /**
  * A row value as an attribute value. `types` are the types the attribute was seen with: a string
@@ -63,7 +100,7 @@ export function toAttribute(
         'invalid-change',
         `${attribute}: ${value} is not a number DynamoDB can store.`,
       );
-    return { N: String(value) };
+    return { N: checkedNumber(String(value), attribute) };
   }
   if (typeof value === 'string') {
     const wantsNumber = types.includes('N') && !types.includes('S');
@@ -73,7 +110,7 @@ export function toAttribute(
           'invalid-change',
           `${attribute}: holds numbers, and '${value}' is not one (write it as digits, e.g. "12.50").`,
         );
-      return { N: value.trim() };
+      return { N: checkedNumber(value.trim(), attribute) };
     }
     return { S: value };
   }
@@ -84,7 +121,8 @@ export function toAttribute(
     const [only] = entries;
     if (entries.length === 1 && only) {
       const [tag, inner] = only;
-      if (tag === 'N' && typeof inner === 'string' && NUMBER.test(inner)) return { N: inner };
+      if (tag === 'N' && typeof inner === 'string' && NUMBER.test(inner))
+        return { N: checkedNumber(inner, attribute) };
       if (tag === 'B' && typeof inner === 'string') return { B: Buffer.from(inner, 'base64') };
       if (
         (tag === 'SS' || tag === 'NS') &&
@@ -144,6 +182,12 @@ export function itemJson(item: Record<string, AttributeValue>): string {
   return `{${Object.entries(item)
     .map(([key, inner]) => `${JSON.stringify(key)}:${attributeJson(inner)}`)
     .join(',')}}`;
+}
+
+function checkedNumber(text: string, attribute: string): string {
+  const problem = numberRangeProblem(text);
+  if (problem) throw new DataSourceError('invalid-change', `${attribute}: ${problem}`);
+  return text;
 }
 
 /** A value as text, for sample values and sizes. */

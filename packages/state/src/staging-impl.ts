@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   type Actor,
   type ChangeToApply,
@@ -19,6 +21,7 @@ import type {
   ChangeDiff,
   ColumnDiff,
   CommitResult,
+  ResolvedOutcome,
   StagedChange,
   StageMeta,
   StagingFilter,
@@ -40,7 +43,33 @@ function toChange(row: Row): StagedChange {
     stagedBy: row.staged_by as Actor,
     profile: row.profile as string,
     createdAt: date(row.created_at),
+    ...(row.uncertain_commit == null ? {} : { uncertainCommit: Number(row.uncertain_commit) }),
   };
+}
+
+/** How long a claim holds without its committer renewing it (it renews every third of this). */
+export const COMMIT_LEASE_MS = 30_000;
+
+/** This process, as a commit's holder: host, pid, and an id of this staging area. */
+function holderId(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Whether the committer holding a claim may still be at work: its lease has not run out, and when
+ * it runs on this machine, its process is alive. A claim of an older release names no holder.
+ */
+function holderAlive(holder: string | null, leaseUntil: Date | null, now = Date.now()): boolean {
+  if (!holder || !leaseUntil || leaseUntil.getTime() <= now) return false;
+  const [host, pid] = holder.split(':');
+  if (host !== hostname()) return true;
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, owned by another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function checkMeta(meta: StageMeta): { actor: Actor; profile: string } {
@@ -158,6 +187,10 @@ class ClaimLost extends Error {
 export interface StagingOptions {
   /** Test hook: called at each CommitPoint; a test kills the process there to prove recovery. */
   faults?: (point: CommitPoint) => void | Promise<void>;
+  /** How long a claim holds unrenewed (default COMMIT_LEASE_MS; tests shorten it). */
+  leaseMs?: number;
+  /** Test hook: the holder this area's claims name (default this process: host:pid:id). */
+  holder?: string;
   /**
    * The connection whose data this staging area commits to (default 'default', the unnamed one).
    * It sees, commits and recovers only that connection's changes: another connection's staged rows
@@ -240,6 +273,22 @@ async function insertChange(
 export function createStaging(db: StateDb, source: DataSource, options: StagingOptions = {}): Staging {
   const { q, dialect } = db;
   const connection = options.connection ?? DEFAULT_PROFILE;
+  const holder = options.holder ?? holderId();
+  const leaseMs = options.leaseMs ?? COMMIT_LEASE_MS;
+  /** Renews this process's claim while its transaction is out, so no reader takes it for abandoned. */
+  function renewLease(id: number): () => void {
+    const timer = setInterval(() => {
+      void q
+        .updateTable('commits')
+        .set({ lease_until: new Date(Date.now() + leaseMs) })
+        .where('id', '=', id)
+        .where('state', '=', 'applying')
+        .execute()
+        .catch(() => {});
+    }, leaseMs / 3);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
   const fault = async (point: CommitPoint) => {
     await options.faults?.(point);
   };
@@ -285,11 +334,16 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       ]);
   }
 
-  /** See Staging.recover. */
-  async function recover(): Promise<number[]> {
+  /**
+   * See Staging.recover. `finish`: the user is committing, so a dead committer's transaction may
+   * be resent (DynamoDB: same token, applied at most once) to learn its outcome, and one whose
+   * outcome still cannot be told is released flagged. A reader (list, discard, opening) only
+   * settles what the data shows for certain and leaves the rest, which blocks nobody.
+   */
+  async function recover({ finish = false }: { finish?: boolean } = {}): Promise<number[]> {
     const open = await q
       .selectFrom('commits')
-      .select(['id', 'xid'])
+      .select(['id', 'xid', 'holder', 'lease_until', 'replay', 'created_at'])
       .where('state', '=', 'applying')
       // Only commits of this connection's changes: another connection's transaction id means
       // nothing in this database.
@@ -304,26 +358,67 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       )
       .orderBy('id')
       .execute();
-    const undecided: number[] = [];
+    const busy: number[] = [];
     for (const row of open) {
       const id = Number(row.id);
+      // A live committer decides its own commit: a reader asking now would see items not yet
+      // written and free changes about to be applied.
+      if (holderAlive(row.holder, row.lease_until === null ? null : date(row.lease_until))) {
+        busy.push(id);
+        continue;
+      }
       // A claim records its transaction's id together with it (commit below); only a commit
       // claimed by an older release can lack one, and that process is gone.
-      // An engine with no transaction log to ask (DynamoDB) decides from the changes themselves.
       const status =
         row.xid === null
           ? 'aborted'
-          : await source.changes.transactionStatus(
-              row.xid,
-              await changesWhere((qb) => qb.where('commit_id', '=', id)),
-            );
+          : await source.changes
+              .transactionStatus(row.xid, await changesWhere((qb) => qb.where('commit_id', '=', id)), {
+                ...(row.replay && finish ? { replay: row.replay } : {}),
+                claimedAt: date(row.created_at),
+              })
+              .catch(() => 'in progress' as const);
       if (status === 'committed')
         await settle(id, 'applied', null, 'recognised as applied after an interrupted commit');
       else if (status === 'aborted')
         await settle(id, 'failed', null, 'interrupted before it was applied; nothing was written');
-      else undecided.push(id);
+      else if (status === 'unknown' && finish) await settleUncertain(id);
+      else busy.push(id);
     }
-    return undecided;
+    return busy;
+  }
+
+  /**
+   * A commit whose outcome cannot be told: its changes are staged again, flagged with it, so no
+   * other commit waits for it and the user decides (resolve). Committing them again is safe: each
+   * condition refuses an item that no longer holds what was staged.
+   */
+  async function settleUncertain(id: number): Promise<void> {
+    await q.transaction().execute(async (tx) => {
+      const current = await tx
+        .selectFrom('commits')
+        .select('state')
+        .where('id', '=', id)
+        .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+        .executeTakeFirst();
+      if (current?.state !== 'applying') return;
+      await tx
+        .updateTable('staged_changes')
+        .set({ commit_id: null, uncertain_commit: id })
+        .where('commit_id', '=', id)
+        .execute();
+      await tx
+        .updateTable('commits')
+        .set({
+          state: 'failed',
+          uncertain: true,
+          error:
+            'its committer stopped and the database cannot tell whether it was applied; its changes are staged again until you resolve it',
+          finished_at: new Date(),
+        })
+        .where('id', '=', id)
+        .execute();
+    });
   }
 
   /**
@@ -367,7 +462,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
    * Claims the changes for a commit whose write transaction is `xid`, in one transaction of the
    * state store: all of them, or none (ClaimLost: another commit took some, or they were discarded).
    */
-  async function claim(ids: readonly number[], xid: string): Promise<number> {
+  async function claim(ids: readonly number[], xid: string, replay: string | undefined): Promise<number> {
     return q.transaction().execute(async (tx) => {
       const free = await tx
         .selectFrom('staged_changes')
@@ -380,7 +475,14 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       if (free.length !== ids.length) throw new ClaimLost();
       const { id } = await tx
         .insertInto('commits')
-        .values({ state: 'applying', committed_by: 'user', xid })
+        .values({
+          state: 'applying',
+          committed_by: 'user',
+          xid,
+          holder,
+          lease_until: new Date(Date.now() + leaseMs),
+          replay: replay ?? null,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       await tx
@@ -392,34 +494,50 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     });
   }
 
-  /** The write transaction failed after the claim: its outcome is the data database's to tell. */
-  async function afterFailedApply(id: number, ids: number[], error: unknown): Promise<CommitResult> {
-    const undecided = await recover().catch(() => [id]);
-    if (undecided.includes(id)) return unsettled();
-    const settled = await q
-      .selectFrom('commits')
-      .select(['state', 'applied'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (settled?.state === 'applied') {
-      return {
-        ok: true,
-        applied: jsonValue<AppliedCounts | null>(settled.applied) ?? { insert: 0, update: 0, delete: 0 },
-        changeIds: ids,
-      };
+  /**
+   * The write failed after the claim (or its answer was lost): this committer asks the database what
+   * became of its own transaction, and settles it. An outcome that cannot be told is never left to
+   * block: the changes are staged again, flagged for the user to resolve.
+   */
+  async function afterFailedApply(
+    claimed: { id: number; xid: string; replay?: string; at: Date },
+    changes: ChangeToApply[],
+    error: unknown,
+  ): Promise<CommitResult> {
+    const status = await source.changes
+      .transactionStatus(claimed.xid, changes, {
+        ...(claimed.replay ? { replay: claimed.replay } : {}),
+        claimedAt: claimed.at,
+      })
+      .catch(() => 'unknown' as const);
+    const ids = changes.map((change) => change.id);
+    if (status === 'committed') {
+      await settle(claimed.id, 'applied', null, 'recognised as applied after its answer was lost');
+      const applied = { insert: 0, update: 0, delete: 0 };
+      for (const change of changes) applied[change.kind]++;
+      return { ok: true, applied, changeIds: ids };
     }
-    await q
-      .updateTable('commits')
-      .set({ error: (error as Error).message })
-      .where('id', '=', id)
-      .execute();
-    throw error;
+    if (status === 'aborted') {
+      await settle(claimed.id, 'failed', null, (error as Error).message);
+      throw error;
+    }
+    if (status === 'in progress') {
+      // Still running in the database: the lease lapses now, so the next reader settles it.
+      await q.updateTable('commits').set({ lease_until: new Date() }).where('id', '=', claimed.id).execute();
+      return unsettled();
+    }
+    await settleUncertain(claimed.id);
+    throw new DataSourceError(
+      'connection',
+      `The commit failed (${(error as Error).message}) and the database cannot tell whether it was applied. Its ${ids.length} change${ids.length === 1 ? ' is' : 's are'} staged again, flagged as commit #${claimed.id}: look at the items, then record what you find with toolrow staging resolve ${claimed.id} applied (or staged). Committing them again is safe: a change already applied is refused as changed.`,
+      { cause: error },
+    );
   }
 
   async function unsettled(): Promise<never> {
     throw new DataSourceError(
       'connection',
-      'A commit is still being applied, or its outcome cannot be read from the database yet (another process is committing, or the connection to the data was lost during COMMIT). It will be recognised when the database answers, and never applied twice: run the command again in a moment.',
+      'These changes are being committed by another process right now (or the database has not finished the transaction): run the command again in a moment. A commit is never applied twice.',
     );
   }
 
@@ -469,7 +587,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
   }
 
   const staging: Staging = {
-    recover,
+    recover: () => recover(),
 
     async stageInsert(tableName, rows, meta) {
       const { actor, profile } = checkMeta(meta);
@@ -615,7 +733,8 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     },
 
     async commit(filter, options = {}): Promise<CommitResult> {
-      if ((await recover()).length > 0) return unsettled();
+      // Settles what dead committers left; a live committer's claim only keeps its own changes.
+      await recover({ finish: true });
       const where = selection(filter, await tableFilterOf(filter), connection);
       const max = source.changes.maxChangesPerTransaction;
       if (max !== undefined) {
@@ -642,29 +761,42 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         if (changes.length === 0)
           return { ok: true, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] };
         const ids = changes.map((change) => change.id);
-        let claimed: number | undefined;
+        let claimed: { id: number; xid: string; replay?: string; at: Date } | undefined;
+        let stopRenewing: (() => void) | undefined;
         let result: Awaited<ReturnType<DataSource['changes']['apply']>>;
         try {
           result = await source.changes.apply(changes, {
-            onTransaction: async (xid) => {
-              claimed = await claim(ids, xid);
+            onTransaction: async (xid, replay) => {
+              const at = new Date();
+              const id = await claim(ids, xid, replay);
+              claimed = { id, xid, at, ...(replay ? { replay } : {}) };
+              stopRenewing = renewLease(id);
               await fault('claimed');
             },
           });
         } catch (error) {
+          stopRenewing?.();
           if (error instanceof ClaimLost) {
             if (attempt < 10) continue;
             return unsettled();
           }
           if (claimed === undefined) throw error;
-          return afterFailedApply(claimed, ids, error);
+          return afterFailedApply(claimed, changes, error);
         }
+        stopRenewing?.();
         await fault('data-committed');
         if (!result.ok) {
-          await settle(claimed!, 'failed', null, 'conflicts');
+          if (claimed) await settle(claimed.id, 'failed', null, 'conflicts');
+          else {
+            // Refused before any claim (the engine's check): when another commit took some of
+            // these changes meanwhile, its write is what the check saw. Start again from what is left.
+            const left = await changesWhere((qb) => qb.where('id', 'in', ids).where('commit_id', 'is', null));
+            if (left.length !== ids.length && attempt < 10) continue;
+          }
           return { ok: false, conflicts: result.conflicts };
         }
-        await settle(claimed!, 'applied', result.applied, null);
+        // An engine may find nothing to write (an insert and its delete): no claim was needed.
+        if (claimed) await settle(claimed.id, 'applied', result.applied, null);
         return { ok: true, applied: result.applied, changeIds: ids };
       }
     },
@@ -673,6 +805,46 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       const where = selection(filter, await tableFilterOf(filter), connection);
       const changes = await changesWhere((qb) => qb.where(where).where('commit_id', 'is', null));
       return changes.length === 0 ? [] : source.changes.check(changes);
+    },
+
+    async resolve(commitId, outcome: ResolvedOutcome) {
+      return q.transaction().execute(async (tx) => {
+        const uncertain = await tx
+          .selectFrom('commits')
+          .select('id')
+          .where('id', '=', commitId)
+          .where('uncertain', '=', true)
+          .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+          .executeTakeFirst();
+        if (!uncertain) return 0;
+        const mine = (qb: ReturnType<typeof tx.updateTable<'staged_changes'>>) =>
+          qb.where('uncertain_commit', '=', commitId).where('connection', '=', connection);
+        let count: number;
+        if (outcome === 'applied') {
+          const result = await tx
+            .deleteFrom('staged_changes')
+            .where('uncertain_commit', '=', commitId)
+            .where('connection', '=', connection)
+            .where('commit_id', 'is', null)
+            .executeTakeFirst();
+          count = Number(result.numDeletedRows);
+        } else {
+          const result = await mine(tx.updateTable('staged_changes').set({ uncertain_commit: null }))
+            .where('commit_id', 'is', null)
+            .executeTakeFirst();
+          count = Number(result.numUpdatedRows);
+        }
+        await tx
+          .updateTable('commits')
+          .set({
+            uncertain: false,
+            state: outcome === 'applied' ? 'applied' : 'failed',
+            error: `resolved by the user: ${outcome === 'applied' ? 'it was applied' : 'it was not applied; the changes stay staged'}`,
+          })
+          .where('id', '=', commitId)
+          .execute();
+        return count;
+      });
     },
 
     async discard(filter) {

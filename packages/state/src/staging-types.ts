@@ -15,7 +15,16 @@ export interface StagedChange {
   stagedBy: Actor;
   profile: string;
   createdAt: Date;
+  /**
+   * The commit this change was part of when its outcome could not be told (the committer died
+   * and the items do not say): the change is staged again, and `staging resolve` records what the
+   * user finds. A new commit of it is safe either way (its condition refuses an applied change).
+   */
+  uncertainCommit?: number;
 }
+
+/** USER ONLY: what a commit whose outcome could not be told turned out to be. */
+export type ResolvedOutcome = 'applied' | 'staged';
 
 export interface ColumnDiff {
   column: string;

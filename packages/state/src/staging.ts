@@ -3,6 +3,7 @@ import type {
   ChangeDiff,
   CommitOptions,
   CommitResult,
+  ResolvedOutcome,
   StagedChange,
   StageMeta,
   StagingFilter,
@@ -40,10 +41,18 @@ export interface Staging {
   /** USER ONLY. Drops the selected changes (default: all). Returns how many. */
   discard(filter?: StagingFilter): Promise<number>;
   /**
+   * USER ONLY. Records the outcome of a commit that could not be told (StagedChange.uncertainCommit):
+   * 'applied' drops its changes from the staging area, 'staged' keeps them staged. Returns how many
+   * changes it covered; 0 when no such uncertain commit remains.
+   */
+  resolve(commitId: number, outcome: ResolvedOutcome): Promise<number>;
+  /**
    * Settles commits a process left behind (it died or lost its connection mid-commit): one whose
-   * write transaction committed is recorded as applied, one that did not frees its changes.
-   * Opening the state does this first; list, commit and discard again. Returns the ids of commits
-   * whose outcome the database cannot tell yet.
+   * write transaction committed is recorded as applied, one that did not frees its changes, and
+   * one whose outcome cannot be told frees them flagged (uncertainCommit) for the user to resolve.
+   * A commit whose committer is alive (its lease is renewed) is never decided here. Opening the
+   * state does this first; list, commit and discard again. Returns the ids of commits still being
+   * applied (by a live committer, or still in progress in the database).
    */
   recover(): Promise<number[]>;
 }

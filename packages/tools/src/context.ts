@@ -1,4 +1,4 @@
-import type { Actor, DataSource } from '@toolrow/datasource';
+import type { Actor, DataSource, ReadPriority } from '@toolrow/datasource';
 import type { ToolrowState } from '@toolrow/state';
 import { DEFAULT_LIMITS, type ToolLimits } from './bounds.ts';
 
@@ -40,6 +40,22 @@ export function ownRecords(ctx: ToolContext): { actor?: Actor } {
 /** `{ signal }` when the call has one: spread into a data-source read's options. */
 export function signalOf(ctx: ToolContext): { signal?: AbortSignal } {
   return ctx.signal ? { signal: ctx.signal } : {};
+}
+
+/**
+ * A table read's options: the statement time limit, the call's signal, and whose read it is (an
+ * MCP client's gives way to the user's own on the shared embedded database).
+ */
+export function readOptions(ctx: ToolContext): {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  priority: ReadPriority;
+} {
+  return {
+    timeoutMs: limitsOf(ctx).statementTimeoutMs,
+    ...signalOf(ctx),
+    priority: ctx.actor.startsWith('mcp:') ? 'background' : 'interactive',
+  };
 }
 
 export function limitsOf(ctx: ToolContext): ToolLimits {

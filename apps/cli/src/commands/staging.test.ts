@@ -30,7 +30,9 @@ describe(`toolrow staging on ${engine}`, () => {
   afterAll(() => environment.cleanup());
 
   it('usage errors exit 2', async () => {
-    expect((await cli()).stderr).toMatch(/Name a staging subcommand: list, diff, check, commit or discard/);
+    expect((await cli()).stderr).toMatch(
+      /Name a staging subcommand: list, diff, check, commit, discard or resolve/,
+    );
     for (const argv of [['frob'], ['discard'], ['discard', '1', '--all'], ['commit', 'x'], ['list', '5']]) {
       const result = await cli(...argv);
       expect(result.code, argv.join(' ')).toBe(2);

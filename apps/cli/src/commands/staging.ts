@@ -1,11 +1,18 @@
 import { parseArgs } from 'node:util';
-import type { StagingConflict } from '@toolrow/datasource';
-import type { ChangeDiff, CommitOptions, CommitResult, StagedChange, StagingFilter } from '@toolrow/state';
+import type { ChangeProtection, StagingConflict } from '@toolrow/datasource';
+import type {
+  ChangeDiff,
+  CommitOptions,
+  CommitResult,
+  ResolvedOutcome,
+  StagedChange,
+  StagingFilter,
+} from '@toolrow/state';
 import { type AppRoute, openOrApp, postToApp } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, formatTime, toJson } from '../format.ts';
 
-const USAGE = `Usage: toolrow staging <list|diff|check|commit|discard> [ids…] [options]
+const USAGE = `Usage: toolrow staging <list|diff|check|commit|discard|resolve> [ids…] [options]
 
 Changes the agent (or an MCP client) staged wait here until you commit or discard them.
 
@@ -20,6 +27,9 @@ Changes the agent (or an MCP client) staged wait here until you commit or discar
                                        (DynamoDB: 100 items) goes in parts, each all or nothing,
                                        stopping at the first part refused.
   discard (ids… | --all) [--table T]   drop staged changes without applying them
+  resolve <commit> applied|staged      a commit whose outcome could not be told (its committer
+                                       stopped, and the items do not say): record what you found.
+                                       applied drops its changes; staged keeps them staged.
 
 Ids are the numbers \`list\` shows. While the app (npm start) holds the database, these go through it.`;
 
@@ -140,6 +150,20 @@ function conflictLines(conflicts: readonly StagingConflict[]): string {
     .join('\n');
 }
 
+/** The commits whose outcome could not be told, with the way out (ids marked '?' in the list). */
+function uncertainNote(changes: readonly StagedChange[]): string {
+  const commits = new Map<number, number[]>();
+  for (const change of changes)
+    if (change.uncertainCommit)
+      commits.set(change.uncertainCommit, [...(commits.get(change.uncertainCommit) ?? []), change.id]);
+  return [...commits]
+    .map(
+      ([commit, ids]) =>
+        `\n? ${ids.map((id) => `#${id}`).join(', ')} ${ids.length === 1 ? 'was' : 'were'} in commit ${commit}, whose committer stopped before the database could tell whether it was applied; ${ids.length === 1 ? 'it is' : 'they are'} staged again. Look at the items (toolrow staging diff shows each as staged), then record what you find: toolrow staging resolve ${commit} applied (drops them) or toolrow staging resolve ${commit} staged (keeps them). Committing them again is safe: a change already applied is refused as changed.\n`,
+    )
+    .join('');
+}
+
 function formatCheck(conflicts: readonly StagingConflict[]): string {
   if (conflicts.length === 0)
     return 'Every staged change still matches its row: a commit would apply them.\n';
@@ -162,9 +186,12 @@ async function idsStaged(staging: StagingArea, ids: readonly number[], io: Comma
 interface StagingArea {
   list(filter: StagingFilter): Promise<StagedChange[]>;
   diff(filter: StagingFilter): Promise<ChangeDiff[]>;
+  /** What protects each table's items between the last check and the write. */
+  protection(tables: readonly string[]): Promise<Record<string, ChangeProtection | null>>;
   commit(filter: StagingFilter, options: CommitOptions): Promise<{ result: CommitResult; writer: string }>;
   check(filter: StagingFilter): Promise<StagingConflict[]>;
   discard(filter: StagingFilter): Promise<number>;
+  resolve(commit: number, outcome: ResolvedOutcome): Promise<number>;
 }
 
 async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promise<T>): Promise<T> {
@@ -182,6 +209,16 @@ async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promi
       }),
       check: (filter) => staging.check(filter),
       discard: (filter) => staging.discard(filter),
+      resolve: (commit, outcome) => staging.resolve(commit, outcome),
+      protection: async (tables) =>
+        Object.fromEntries(
+          await Promise.all(
+            tables.map(async (name) => {
+              const table = await toolrow.source.schema.resolveTable(name).catch(() => undefined);
+              return [name, (table && toolrow.source.changes.protectionOf?.(table)) || null] as const;
+            }),
+          ),
+        ),
     });
   } finally {
     await toolrow.close();
@@ -196,17 +233,24 @@ function throughApp(app: AppRoute): StagingArea {
     ...change,
     createdAt: new Date(change.createdAt),
   });
+  // The app answers a diff with each table's protection too: what protection() then gives.
+  let protection: Record<string, ChangeProtection | null> = {};
   return {
     list: async (filter) => (await post<{ changes: StagedChange[] }>('list', filter)).changes.map(revive),
-    diff: async (filter) =>
-      (await post<{ diffs: ChangeDiff[] }>('diff', filter)).diffs.map((diff) => ({
-        ...diff,
-        change: revive(diff.change),
-      })),
+    diff: async (filter) => {
+      const answer = await post<{ diffs: ChangeDiff[]; protection?: typeof protection }>('diff', filter);
+      protection = answer.protection ?? {};
+      return answer.diffs.map((diff) => ({ ...diff, change: revive(diff.change) }));
+    },
+    protection: async (tables) =>
+      Object.fromEntries(tables.map((table) => [table, protection[table] ?? null])),
     commit: (filter, options) =>
       post<{ result: CommitResult; writer: string }>('commit', { ...filter, ...options }),
     check: async (filter) => (await post<{ conflicts: StagingConflict[] }>('check', filter)).conflicts,
     discard: async (filter) => (await post<{ discarded: number }>('discard', filter)).discarded,
+    resolve: async (commit, outcome) =>
+      (await postToApp<{ resolved: number }>(app, '/api/state/staging/resolve', { commit, outcome }))
+        .resolved,
   };
 }
 
@@ -226,7 +270,7 @@ export const stagingCommand: Command = {
               `${formatTable(
                 ['id', 'kind', 'table', 'key', 'what', 'by', 'staged at'],
                 changes.map((change) => [
-                  String(change.id),
+                  `${change.id}${change.uncertainCommit ? '?' : ''}`,
                   change.kind,
                   change.table,
                   showKey(change),
@@ -234,7 +278,7 @@ export const stagingCommand: Command = {
                   change.stagedBy,
                   formatTime(change.createdAt),
                 ]),
-              )}\n\n${changes.length} staged change${changes.length === 1 ? '' : 's'}. Review with \`toolrow staging diff\`, apply with \`toolrow staging commit\`.\n`,
+              )}\n\n${changes.length} staged change${changes.length === 1 ? '' : 's'}. Review with \`toolrow staging diff\`, apply with \`toolrow staging commit\`.\n${uncertainNote(changes)}`,
             );
           }
           return 0;
@@ -246,7 +290,14 @@ export const stagingCommand: Command = {
           if (!(await idsStaged(staging, options.ids, io))) return 1;
           const diffs = await staging.diff(filterOf(options));
           if (options.json) io.stdout(toJson(diffs));
-          else io.stdout(diffs.length === 0 ? 'Nothing staged.\n' : `${formatDiff(diffs)}\n`);
+          else if (diffs.length === 0) io.stdout('Nothing staged.\n');
+          else {
+            const protection = await staging.protection([...new Set(diffs.map((diff) => diff.change.table))]);
+            const notes = Object.entries(protection)
+              .filter((entry): entry is [string, ChangeProtection] => entry[1] !== null)
+              .map(([table, found]) => `${table}: ${found.detail}`);
+            io.stdout(`${formatDiff(diffs)}\n${notes.length > 0 ? `\n${notes.join('\n')}\n` : ''}`);
+          }
           return 0;
         });
       }
@@ -286,11 +337,39 @@ export const stagingCommand: Command = {
           return 0;
         });
       }
+      case 'resolve': {
+        const [commitText, outcome, ...extra] = rest;
+        const commit = Number(commitText);
+        if (
+          !Number.isInteger(commit) ||
+          commit < 1 ||
+          (outcome !== 'applied' && outcome !== 'staged') ||
+          extra.length > 0
+        )
+          throw new UsageError(
+            'resolve takes a commit id and what you found: toolrow staging resolve <commit> applied|staged (the ids `toolrow staging list` marks with ?).',
+          );
+        return withStaging(io, async (staging) => {
+          const count = await staging.resolve(commit, outcome);
+          if (count === 0) {
+            io.stderr(
+              `toolrow staging: no commit ${commit} waits to be resolved; see \`toolrow staging list\`.\n`,
+            );
+            return 1;
+          }
+          io.stdout(
+            outcome === 'applied'
+              ? `Recorded commit ${commit} as applied: its ${count} change${count === 1 ? '' : 's'} left the staging area.\n`
+              : `Recorded commit ${commit} as not applied: its ${count} change${count === 1 ? '' : 's'} stay staged.\n`,
+          );
+          return 0;
+        });
+      }
       default:
         throw new UsageError(
           sub
-            ? `Unknown staging subcommand '${sub}'; use list, diff, check, commit or discard.`
-            : 'Name a staging subcommand: list, diff, check, commit or discard.',
+            ? `Unknown staging subcommand '${sub}'; use list, diff, check, commit, discard or resolve.`
+            : 'Name a staging subcommand: list, diff, check, commit, discard or resolve.',
         );
     }
   },

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import {
   type AppStatus,
   api,
+  type ChangeProtection,
   type Chip,
   type ExportJob,
   type Filter,
@@ -56,6 +57,7 @@ export function App() {
   const [selection, setSelection] = useState<RowKey[]>([]);
   const [staging, setStaging] = useState<StagedChange[]>([]);
   const [maxPerTransaction, setMaxPerTransaction] = useState<number | undefined>(undefined);
+  const [protection, setProtection] = useState<Record<string, ChangeProtection>>({});
   const [stagingError, setStagingError] = useState<unknown>(null);
   const [jobs, setJobs] = useState<ExportJob[]>([]);
   const [jobsError, setJobsError] = useState<unknown>(null);
@@ -91,6 +93,7 @@ export function App() {
       .then((result) => {
         setStaging(result.changes);
         setMaxPerTransaction(result.maxPerTransaction);
+        setProtection(result.protection ?? {});
         setStagingError(null);
       })
       .catch(setStagingError);
@@ -533,6 +536,21 @@ export function App() {
             changes={staging}
             error={stagingError}
             onCommit={commit}
+            protection={protection}
+            onResolve={async (commitId, outcome) => {
+              try {
+                const { resolved } = await api.resolveCommit(commitId, outcome);
+                toast(
+                  outcome === 'applied'
+                    ? `Recorded commit ${commitId} as applied: ${resolved} change${resolved === 1 ? '' : 's'} left the staging area.`
+                    : `Recorded commit ${commitId} as not applied: its changes stay staged.`,
+                );
+                setDataVersion((v) => v + 1);
+              } catch (error) {
+                toastError(error);
+              }
+              loadStaging();
+            }}
             {...(maxPerTransaction !== undefined ? { maxPerTransaction } : {})}
             onDiscard={discard}
             onCheck={checkStaged}

@@ -292,7 +292,12 @@ export interface StagedChange {
   changes: ColumnChange[];
   stagedBy: string;
   stagedAt: string;
+  /** Part of a commit whose outcome could not be told: staged again until the user resolves it. */
+  uncertainCommit?: number;
 }
+
+/** What protects a table's items between the last check and the write (absent: a row lock). */
+export type ChangeProtection = { kind: 'version' | 'check'; attribute?: string; detail: string } | null;
 
 export interface CommitConflict {
   id: string;
@@ -448,7 +453,14 @@ export const api = {
   count: (id: string, filter: Filter) => request<{ count: number }>('POST', `${table(id)}/count`, { filter }),
   row: (id: string, key: RowKey) => request<{ row: Row | null }>('POST', `${table(id)}/row`, { key }),
   query: (sql: string) => request<QueryResult>('POST', '/api/query', { sql }),
-  staging: () => request<{ changes: StagedChange[]; maxPerTransaction?: number }>('GET', '/api/staging'),
+  staging: () =>
+    request<{
+      changes: StagedChange[];
+      maxPerTransaction?: number;
+      protection?: Record<string, ChangeProtection>;
+    }>('GET', '/api/staging'),
+  resolveCommit: (commit: number, outcome: 'applied' | 'staged') =>
+    request<{ resolved: number }>('POST', '/api/staging/resolve', { commit, outcome }),
   stageUpdate: (id: string, key: RowKey, values: Row) =>
     request<{ ids: string[] }>('POST', '/api/staging/update', { table: id, key, values }),
   stageDelete: (id: string, keys: RowKey[]) =>

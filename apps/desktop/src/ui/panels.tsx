@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import {
   type AuditEntry,
   api,
+  type ChangeProtection,
   type CommitConflict,
   type EvalLatest,
   type ExportJob,
@@ -19,6 +20,10 @@ export interface StagingPanelProps {
   onCommit: (ids?: string[], inParts?: boolean) => Promise<CommitConflict[]>;
   /** The most changes one transaction takes on this connection (DynamoDB: 100); absent: any number. */
   maxPerTransaction?: number;
+  /** What protects each table's items between the last check and the write, as the engine says. */
+  protection?: Record<string, ChangeProtection>;
+  /** Records what a commit whose outcome could not be told turned out to be. */
+  onResolve?: (commit: number, outcome: 'applied' | 'staged') => Promise<void>;
   onDiscard: (ids?: string[]) => Promise<void>;
   /** Which staged changes a commit would refuse now (read-only). */
   onCheck: () => Promise<CommitConflict[]>;
@@ -51,7 +56,16 @@ export function StagingPanel({
   onOpenRow,
   dynamo = false,
   maxPerTransaction,
+  protection = {},
+  onResolve,
 }: StagingPanelProps) {
+  const uncertain = useMemo(() => {
+    const commits = new Map<number, StagedChange[]>();
+    for (const change of changes)
+      if (change.uncertainCommit)
+        commits.set(change.uncertainCommit, [...(commits.get(change.uncertainCommit) ?? []), change]);
+    return [...commits.entries()];
+  }, [changes]);
   const [busy, setBusy] = useState(false);
   const [failed, setFailed] = useState(false);
   const [stale, setStale] = useState<Map<string, CommitConflict>>(new Map());
@@ -186,6 +200,31 @@ export function StagingPanel({
         </FormDialog>
       ) : null}
       {error ? <ErrorBox error={error} /> : null}
+      {uncertain.map(([commitId, group]) => (
+        <div className="error-box" role="alert" key={commitId} data-testid="uncertain-commit">
+          Commit {commitId} ({plural(group.length, 'change')}) stopped before the database could tell whether
+          it was applied: its changes are staged again (marked ? below). Look at the items, then say what you
+          found. Committing them again is safe: a change already applied is refused as changed.
+          <div className="toolbar">
+            <button
+              type="button"
+              className="btn small"
+              disabled={busy || !onResolve}
+              onClick={() => void act(() => onResolve!(commitId, 'applied'))}
+            >
+              It was applied
+            </button>
+            <button
+              type="button"
+              className="btn small"
+              disabled={busy || !onResolve}
+              onClick={() => void act(() => onResolve!(commitId, 'staged'))}
+            >
+              It was not: keep them staged
+            </button>
+          </div>
+        </div>
+      ))}
       {failed && staleCount > 0 ? (
         <div className="error-box" role="alert">
           Nothing was committed: {plural(staleCount, 'row')} changed since{' '}
@@ -209,6 +248,18 @@ export function StagingPanel({
               <h3 className="muted" style={{ margin: '4px 0 6px', fontSize: 12 }}>
                 {displayTable(table)}
               </h3>
+              {protection[table] ? (
+                <p
+                  className="faint"
+                  data-testid="table-protection"
+                  style={{ margin: '0 0 6px', fontSize: 12 }}
+                >
+                  {protection[table]!.kind === 'version'
+                    ? `Protected by its version attribute ${protection[table]!.attribute}. `
+                    : 'Checked whole just before the commit. '}
+                  {protection[table]!.detail}
+                </p>
+              ) : null}
               {group.map((change) => {
                 const conflict = stale.get(change.id);
                 return (
@@ -234,6 +285,14 @@ export function StagingPanel({
                       <span className="faint">
                         by {change.stagedBy} · <When iso={change.stagedAt} />
                       </span>
+                      {change.uncertainCommit ? (
+                        <span
+                          className="stale-count"
+                          title={`Part of commit ${change.uncertainCommit}, whose outcome could not be told`}
+                        >
+                          ? commit {change.uncertainCommit}
+                        </span>
+                      ) : null}
                       <span style={{ flex: 1 }} />
                       <button
                         type="button"

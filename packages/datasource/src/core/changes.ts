@@ -45,8 +45,22 @@ export interface ApplyOptions {
    * before the staging area hears of it, transactionStatus tells what happened, so a commit is
    * never applied twice nor reported as a conflict with itself. Throwing rolls everything back.
    */
-  onTransaction?: (xid: string) => Promise<void>;
+  onTransaction?: (xid: string, replay?: string) => Promise<void>;
 }
+
+/**
+ * What a recoverer knows of a claimed commit besides its transaction id: the request the engine
+ * handed to onTransaction (an engine that can resend it to learn the outcome, DynamoDB with its
+ * ClientRequestToken, does), and when it was claimed.
+ */
+export interface CommitRecord {
+  replay?: string;
+  claimedAt?: Date;
+}
+
+export type ChangeProtection =
+  | { kind: 'version'; attribute: string; detail: string }
+  | { kind: 'check'; detail: string };
 
 /** What a transaction id's outcome is, as the database remembers it. */
 export type TransactionStatus = 'committed' | 'aborted' | 'in progress' | 'unknown';
@@ -95,6 +109,16 @@ export interface ChangeWriter {
    * the crash is 'aborted' now, but is handed out again later. `changes` are the commit's: an
    * engine that keeps no record of its transactions (DynamoDB) decides from the items themselves.
    */
-  transactionStatus(xid: string, changes?: readonly ChangeToApply[]): Promise<TransactionStatus>;
+  transactionStatus(
+    xid: string,
+    changes?: readonly ChangeToApply[],
+    record?: CommitRecord,
+  ): Promise<TransactionStatus>;
+  /**
+   * What protects the table's items between the last check and the write, for the review to say:
+   * a lock the engine takes (PostgreSQL's row locks: absent), a version attribute the write holds
+   * and increments, or only the check just before the transaction.
+   */
+  protectionOf?(table: TableInfo): ChangeProtection;
   close(): Promise<void>;
 }

@@ -20,6 +20,8 @@ export type DataSourceErrorCode =
   | 'already-exists'
   | 'seed'
   | 'timeout'
+  /** A read needed more than the engine can hold (the embedded database's memory). */
+  | 'too-large'
   /** The connection lacks a privilege the operation needs (e.g. a commit through a SELECT-only user). */
   | 'permission'
   /** The caller's AbortSignal fired: the read was stopped (or never started). */

@@ -21,7 +21,18 @@ export interface ReadOnlyOptions {
    * between statements only (README "Known limits"). A read that has finished is unaffected.
    */
   signal?: AbortSignal;
+  /**
+   * Whose read it is: the user's own ('interactive', the default: the app, the CLI, the chat) or a
+   * client's in the background (an MCP client). On embedded PGlite, one connection shared by all,
+   * the user's reads go first, and a client's read gives way to one: it is stopped and run again
+   * from the start after, so a background readOnly's fn must be safe to run twice (one read, no
+   * rows handed out before it returns). Other engines ignore it.
+   */
+  priority?: ReadPriority;
 }
+
+/** Whose read it is: see ReadOnlyOptions.priority. */
+export type ReadPriority = 'interactive' | 'background';
 
 export interface ReadQueryOptions extends ReadOnlyOptions {
   /** Row cap: at most this many rows come back; `truncated` says there were more (default 1000). */

@@ -1,4 +1,5 @@
 import type { Filter, FilterOp, Sort } from './filter-types.ts';
+import type { ReadPriority } from './reads.ts';
 import type { ColumnInfo, TableInfo } from './schema-types.ts';
 import type { Row, RowKey } from './types.ts';
 
@@ -11,6 +12,8 @@ export interface RowReadOptions {
   signal?: AbortSignal;
   /** statement_timeout in ms (default 0: none). */
   timeoutMs?: number;
+  /** Whose read: see ReadOnlyOptions.priority (a client's gives way to the user's on PGlite). */
+  priority?: ReadPriority;
 }
 
 export interface SelectRowsOptions extends RowReadOptions {

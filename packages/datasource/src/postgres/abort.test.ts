@@ -67,7 +67,8 @@ describe.each(stoppable)('an aborted read in flight on $name', ({ name, open }) 
   /** Resolves once readQuery's FETCH runs (PostgreSQL: seen in pg_stat_activity) or a while after (PGlite: busy, unobservable). */
   async function whenFetching(): Promise<void> {
     if (name === 'postgres') {
-      await expect.poll(() => running(query, 'FETCH FORWARD%')).toBe(1);
+      // The read's own FETCH, not the probe that only names the columns (FETCH FORWARD 0 runs nothing).
+      await expect.poll(() => running(query, 'FETCH FORWARD % FROM toolrow_read_%')).toBe(1);
     } else {
       await sleep(500);
     }

@@ -90,10 +90,13 @@ export function createRowReader(db: Database, schema: SchemaCache): RowReader {
     params: unknown[],
     options: RowReadOptions = {},
   ): Promise<QueryResult<R>> => {
-    if (!options.signal && options.timeoutMs === undefined) return db.query<R>(sql, params);
+    if (!options.signal && options.timeoutMs === undefined && !options.priority)
+      return db.query<R>(sql, params);
+    // One statement: run again from the start if, a client's, it gives way to the user's own read.
     return db.readOnly((tx) => tx.query<R>(sql, params), {
       timeoutMs: options.timeoutMs ?? 0,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.priority ? { priority: options.priority } : {}),
     });
   };
   return {
@@ -129,6 +132,7 @@ export function createRowReader(db: Database, schema: SchemaCache): RowReader {
         ...(options.maxValueBytes !== undefined ? { maxValueBytes: options.maxValueBytes } : {}),
         timeoutMs: options.timeoutMs ?? 0,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.priority ? { priority: options.priority } : {}),
       });
       const hasMore = result.rows.length > limit || result.truncatedBy === 'bytes';
       const oversized = result.oversized?.filter((entry) => entry.row < limit);

@@ -311,6 +311,21 @@ ALTER TABLE ${t.s}audit_log ADD COLUMN summary text;
 ALTER TABLE ${t.s}mcp_tokens ADD COLUMN connection text;
 `,
   },
+  {
+    version: 13,
+    name: 'commit leases and unknown outcomes',
+    // Who holds a claimed commit (host:pid:instance) and until when, so no reader decides for a
+    // live committer; the request an engine can resend to learn the outcome (DynamoDB's
+    // ClientRequestToken); and, when the outcome cannot be told, the flag on the commit and on its
+    // released changes until the user resolves it.
+    sql: (t) => `
+ALTER TABLE ${t.s}commits ADD COLUMN holder text;
+ALTER TABLE ${t.s}commits ADD COLUMN lease_until ${t.timestamp};
+ALTER TABLE ${t.s}commits ADD COLUMN replay text;
+ALTER TABLE ${t.s}commits ADD COLUMN uncertain ${t.boolean} NOT NULL DEFAULT ${t.false};
+ALTER TABLE ${t.s}staged_changes ADD COLUMN uncertain_commit bigint;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

@@ -45,6 +45,7 @@ export interface StateTables {
     created_at: Timestamp;
     commit_id: ColumnType<number | string | null, number | null | undefined, number | null>;
     connection: Generated<string>;
+    uncertain_commit: ColumnType<number | string | null, number | null | undefined, number | null>;
   };
   commits: {
     id: Serial;
@@ -55,6 +56,10 @@ export interface StateTables {
     error: string | null;
     created_at: Timestamp;
     finished_at: NullableTimestamp;
+    holder: string | null;
+    lease_until: NullableTimestamp;
+    replay: string | null;
+    uncertain: Flag;
   };
   saved_specs: {
     name: string;

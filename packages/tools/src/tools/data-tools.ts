@@ -4,7 +4,7 @@ import type { ExportSource } from '@toolrow/datasource';
 import type { StagedChange } from '@toolrow/state';
 import { z } from 'zod';
 import { modelRow, modelValue } from '../bounds.ts';
-import { limitsOf, signalOf, type ToolContext } from '../context.ts';
+import { limitsOf, readOptions, signalOf, type ToolContext } from '../context.ts';
 import { defineProposable, defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { checkFilter, checkSort, toFilter } from '../filter-input.ts';
@@ -39,7 +39,7 @@ export const getRow = defineTool({
   inputSchema: z.strictObject({ table: tableName, key: rowKey }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
-    const row = await ctx.source.rows.get(table.qualifiedName, input.key, signalOf(ctx));
+    const row = await ctx.source.rows.get(table.qualifiedName, input.key, readOptions(ctx));
     if (row === undefined) {
       throw new ToolError(
         'not-found',
@@ -59,7 +59,7 @@ export const countRows = defineTool({
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
     const filter = checkFilter('countRows', table, input.filter);
-    const count = await ctx.source.rows.count(table.qualifiedName, filter, signalOf(ctx));
+    const count = await ctx.source.rows.count(table.qualifiedName, filter, readOptions(ctx));
     return {
       table: table.qualifiedName,
       count,

@@ -13,7 +13,7 @@ import {
 import { z } from 'zod';
 import { boundRows, clipText } from '../bounds.ts';
 import { fitRows, RESULT_TOKEN_BUDGET } from '../budget.ts';
-import { limitsOf, ownRecords, type ToolContext } from '../context.ts';
+import { limitsOf, ownRecords, readOptions, type ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { limitField, sqlText } from '../schemas.ts';
@@ -173,9 +173,6 @@ function throwIfAborted(tool: string, ctx: ToolContext): void {
 }
 
 /** The read options every tool read takes: its timeout and the call's signal. */
-export function readOptions(ctx: ToolContext): { timeoutMs: number; signal?: AbortSignal } {
-  return { timeoutMs: limitsOf(ctx).statementTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-}
 
 /** A read stopped because the call was aborted: not the query's fault, so not 'failed'. */
 function abortedRead(tool: string, error: unknown): ToolError | undefined {

@@ -5,7 +5,7 @@ import { type Filter, normalizeKey, type RowKey, type Sort } from '@toolrow/data
 import type { Tab, UiState } from '@toolrow/state';
 import { z } from 'zod';
 import { capList, clipText, modelValue } from '../bounds.ts';
-import { limitsOf, signalOf, type ToolContext } from '../context.ts';
+import { limitsOf, readOptions, signalOf, type ToolContext } from '../context.ts';
 import { defineProposable, defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { checkFilter, checkSort, fromFilter, toFilter } from '../filter-input.ts';
@@ -365,7 +365,7 @@ export const openRow = defineProposable({
   async execute(raw, ctx) {
     const input = await prepareOpenRow(raw, ctx);
     const key = input.key as RowKey;
-    const row = await ctx.source.rows.get(input.table, key, signalOf(ctx));
+    const row = await ctx.source.rows.get(input.table, key, readOptions(ctx));
     if (row === undefined) {
       throw new ToolError(
         'not-found',

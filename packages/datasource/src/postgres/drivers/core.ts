@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { abortedError, DataSourceError, isDataSourceError } from '../../core/errors.ts';
+import type { ReadPriority } from '../../core/reads.ts';
 import type { Row, SqlEngine } from '../../core/types.ts';
 import type {
   CursorOptions,
@@ -54,7 +55,24 @@ export interface LeaseOptions {
    * has to stop what is running (in-memory PGlite cannot, and ignores it).
    */
   signal?: AbortSignal;
+  /** Whose read: see ReadOnlyOptions.priority. */
+  priority?: ReadPriority;
+  /**
+   * The lease holds one read that can be run again from the start (no rows handed out yet): an
+   * engine may stop it for an interactive read (PreemptedError), and the core runs it again.
+   */
+  preemptible?: boolean;
 }
+
+/** A background read stopped to let the user's own read go first; the core runs it again. */
+export class PreemptedError extends DataSourceError {
+  constructor() {
+    super('aborted', "The read gave way to the user's own request and is run again after it.");
+  }
+}
+
+/** How often a background read is run again after giving way before it fails. */
+const MAX_PREEMPTIONS = 5;
 
 /** What an engine provides; the core builds the Database on top of it. */
 export interface Adapter {
@@ -83,6 +101,10 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_ROWS = 1000;
 const DEFAULT_BATCH = 1000;
 const DEFAULT_LINES_BATCH = 5000;
+/** About the bytes one batch of lines may hold: the batch shrinks for wide rows. */
+const LINES_BATCH_BYTES = 1024 * 1024;
+/** The first batch, before the rows' width is known. */
+const FIRST_LINES_BATCH = 100;
 const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 const DEFAULT_MAX_VALUE_BYTES = 64 * 1024;
 
@@ -299,12 +321,22 @@ export class CoreDatabase implements Database {
     return this.#withTransaction([beginStatement(options)], fn, 'COMMIT');
   }
 
+  /** A READ ONLY transaction. A background one's fn may be run again from the start (see priority). */
   async readOnly<T>(fn: (tx: Queryable) => Promise<T>, options: ReadOnlyOptions = {}): Promise<T> {
     const timeoutMs = timeoutMsOf(options.timeoutMs, DEFAULT_TIMEOUT_MS);
-    return this.#withTransaction(this.#readBegin(timeoutMs), fn, this.#readEnd(), {
-      readOnlyTimeoutMs: timeoutMs,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const preemptible = options.priority === 'background';
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#withTransaction(this.#readBegin(timeoutMs), fn, this.#readEnd(), {
+          readOnlyTimeoutMs: timeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.priority ? { priority: options.priority } : {}),
+          ...(preemptible ? { preemptible } : {}),
+        });
+      } catch (error) {
+        if (!(error instanceof PreemptedError) || attempt >= MAX_PREEMPTIONS) throw error;
+      }
+    }
   }
 
   async readQuery<R = Row>(
@@ -487,14 +519,19 @@ export class CoreDatabase implements Database {
       // PGlite, the one connection) is kept until the last batch instead.
       yield* heldRead(read, async function* (connection) {
         await connection.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${statement}`, params);
-        const fetch = `FETCH FORWARD ${batch} FROM ${name}`;
+        // Batches sized by bytes as well as rows: wide rows come a few at a time, so memory stays
+        // flat whatever a row holds (5,000 rows of 100 kB would be half a gigabyte at once).
+        let size = Math.min(batch, FIRST_LINES_BATCH);
         while (true) {
           if (signal?.aborted) throw abortedError();
+          const fetch = `FETCH FORWARD ${size} FROM ${name}`;
           const lines = connection.queryLines
             ? await connection.queryLines(fetch)
             : joinLines(await connection.query(fetch, []));
           if (lines.rows > 0) yield lines;
-          if (lines.rows < batch) return;
+          if (lines.rows < size) return;
+          const perRow = Math.max(1, lines.bytes.byteLength / lines.rows);
+          size = Math.max(1, Math.min(batch, Math.floor(LINES_BATCH_BYTES / perRow)));
         }
       });
     }

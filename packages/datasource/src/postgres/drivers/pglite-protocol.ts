@@ -42,7 +42,9 @@ export type WorkerMessage =
   | { type: 'result'; id: number; result: QueryResult<Row> | null }
   /** The answer to 'lines': the bytes' buffer is transferred, not copied. */
   | { type: 'lines'; id: number; lines: TextLines }
-  | { type: 'error'; id: number; error: WireError };
+  | { type: 'error'; id: number; error: WireError }
+  /** After each request: the bytes of the engine's wasm memory, which grows and never shrinks. */
+  | { type: 'memory'; bytes: number };
 
 export function toWireError(error: unknown): WireError {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error), fields: {} };

@@ -11,7 +11,7 @@ import { messages } from '@electric-sql/pglite';
 import { DataSourceError } from '../../core/errors.ts';
 import type { Row } from '../../core/types.ts';
 import type { QueryResult, TextLines } from '../database.ts';
-import type { Adapter, Connection } from './core.ts';
+import { type Adapter, type Connection, PreemptedError } from './core.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { Mutex } from './mutex.ts';
 import { compiledModules, hasCluster, makeDataDir, openFailure } from './pglite.ts';
@@ -109,6 +109,9 @@ class WorkerHost {
   #pending = new Map<number, Pending>();
   #nextId = 0;
   #restarts = 0;
+  /** The engine's wasm memory now, and when the worker was new: it grows, and only a new worker gives it back. */
+  #memory = 0;
+  #memoryAtStart: number | undefined;
 
   constructor(pgdata: string, loadDataDir: Uint8Array | undefined, settings?: readonly string[]) {
     this.#pgdata = pgdata;
@@ -161,8 +164,25 @@ class WorkerHost {
     return worker;
   }
 
+  /** A statement made the engine's memory grow far past where it started (a huge value, a big sort). */
+  get bloated(): boolean {
+    return this.#memoryAtStart !== undefined && this.#memory > this.#memoryAtStart + RECYCLE_GROWTH;
+  }
+
+  /** Gives the memory back: the same data directory in a new worker. Only when nothing is in flight. */
+  recycle(): void {
+    const worker = this.#worker;
+    if (!worker || this.#pending.size > 0) return;
+    this.#replace(worker, () => staleTransaction());
+  }
+
   #onMessage(message: WorkerMessage): void {
     if (message.type === 'ready' || message.type === 'failed') return;
+    if (message.type === 'memory') {
+      this.#memory = message.bytes;
+      this.#memoryAtStart ??= message.bytes;
+      return;
+    }
     const pending = this.#pending.get(message.id);
     if (!pending) return;
     if (message.type === 'armed') {
@@ -208,6 +228,7 @@ class WorkerHost {
       disarm(pending);
       pending.reject(errorFor(pending));
     }
+    this.#memoryAtStart = undefined;
     const restarted = (async () => {
       await worker.terminate();
       try {
@@ -287,6 +308,19 @@ function lostError(detail: string): DataSourceError {
 
 const EMPTY: QueryResult<Row> = { rows: [], fields: [], rowCount: 0 };
 
+/** How far the engine's memory may grow past a new worker's before the worker is replaced. */
+const RECYCLE_GROWTH = 256 * 1024 * 1024;
+
+/** Postgres out of memory (53200) in the embedded engine: said as what it is, and what to do. */
+function outOfMemory(error: unknown): DataSourceError | undefined {
+  if ((error as { code?: string }).code !== '53200') return undefined;
+  return new DataSourceError(
+    'too-large',
+    'The query needs more memory than the embedded database has (a value or a sort that large cannot be made here): nothing was returned, and the database gives the memory back. Select less: smaller values, fewer rows, or aggregate first.',
+    { cause: error },
+  );
+}
+
 /** On-disk PGlite in a worker thread; see the top of this file. */
 export async function openPgliteThread(options: PgliteThreadOptions): Promise<Adapter> {
   await makeDataDir(options.pgdata, options.dataDirSource);
@@ -306,7 +340,16 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
   const mutex = new Mutex();
   const query = async (sql: string, params: readonly unknown[], stop: StopOptions = {}) => {
     const guarded = (stop.timeoutMs ?? 0) > 0 || stop.signal !== undefined;
-    return (await host.send({ op: 'query', sql, params, guarded }, stop)) as QueryResult<Row>;
+    try {
+      return (await host.send({ op: 'query', sql, params, guarded }, stop)) as QueryResult<Row>;
+    } catch (error) {
+      throw outOfMemory(error) ?? error;
+    }
+  };
+  // After a statement that grew the engine's memory far (wasm memory never shrinks), the worker is
+  // replaced once no one holds the connection: the process goes back to about its idle size.
+  const giveBackMemory = () => {
+    if (host.bloated && mutex.idle) host.recycle();
   };
   return {
     engine: 'pglite',
@@ -317,19 +360,30 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
       return host.restarts;
     },
     async acquire(leaseOptions = {}) {
-      const unlock = await mutex.lock();
+      // A background read that can run again gives way when the user's own read arrives: its
+      // statement is stopped (the worker restarts, ~0.5 s) and the core runs it again after.
+      const giveWay = leaseOptions.preemptible ? new AbortController() : undefined;
+      const unlock = await mutex.lock(leaseOptions.priority ?? 'interactive', () => {
+        if (!giveWay?.signal.aborted) giveWay?.abort(new PreemptedError());
+      });
       const restarts = host.restarts;
+      const signals = [leaseOptions.signal, giveWay?.signal].filter(
+        (each): each is AbortSignal => each !== undefined,
+      );
       const stop: StopOptions = {
         timeoutMs: leaseOptions.readOnlyTimeoutMs ?? 0,
-        ...(leaseOptions.signal ? { signal: leaseOptions.signal } : {}),
+        ...(signals.length > 0
+          ? { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }
+          : {}),
       };
       // After a restart the lease's transaction is gone: a later statement would run outside it.
       const connection: Connection = {
         async query(sql, params) {
           if (host.restarts !== restarts) {
             if (/^\s*rollback\s*;?\s*$/i.test(sql)) return EMPTY;
-            throw staleTransaction();
+            throw giveWay?.signal.aborted ? giveWay.signal.reason : staleTransaction();
           }
+          if (giveWay?.signal.aborted && !/^\s*rollback\s*;?\s*$/i.test(sql)) throw giveWay.signal.reason;
           return query(sql, params, stop);
         },
         async exec(sql) {
@@ -342,9 +396,21 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Ad
           return (await host.send({ op: 'lines', sql, guarded }, stop)) as TextLines;
         },
       };
-      return { connection, release: () => unlock() };
+      return {
+        connection,
+        release: () => {
+          unlock();
+          giveBackMemory();
+        },
+      };
     },
-    query: (sql, params) => mutex.run(() => query(sql, params)),
+    query: async (sql, params) => {
+      try {
+        return await mutex.run(() => query(sql, params));
+      } finally {
+        giveBackMemory();
+      }
+    },
     async close() {
       try {
         await mutex.run(() => host.close());

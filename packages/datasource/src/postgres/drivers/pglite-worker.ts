@@ -100,8 +100,13 @@ async function start(): Promise<void> {
   }
   // One request at a time, in order: the guard check and its statement must not interleave with another.
   let queue = Promise.resolve();
+  const memory = () => (pglite.Module as { HEAPU8?: Uint8Array } | undefined)?.HEAPU8?.byteLength ?? 0;
   port.on('message', (request: WorkerRequest) => {
-    queue = queue.then(() => handle(pglite, request));
+    queue = queue
+      .then(() => handle(pglite, request))
+      .then(() => {
+        if (request.op !== 'close') post({ type: 'memory', bytes: memory() });
+      });
   });
   post({ type: 'ready' });
 }

@@ -159,8 +159,9 @@ export async function openPglite(options: PgliteOpenOptions): Promise<PgliteAdap
     holdCursors: true,
     copy: false,
     restarts: 0,
-    async acquire() {
-      const unlock = await mutex.lock();
+    async acquire(leaseOptions = {}) {
+      // In memory nothing can be stopped: the user's reads only go first in the queue.
+      const unlock = await mutex.lock(leaseOptions.priority ?? 'interactive');
       return { connection, release: () => unlock() };
     },
     query: (sql, params) => mutex.run(() => connection.query(sql, params)),
