@@ -1,12 +1,13 @@
 // The app over a DynamoDB connection (AWS's DynamoDB Local), in Chromium: the table view says how
 // each read was done (a Scan, or a Query on the index a filter serves), and the workbench reads
-// PartiQL and refuses a write.
+// SQL (planned per table, with joins and GROUP BY) and PartiQL, and refuses a write.
 import { randomInt } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
+import { createEscapeHarness, SQL_ESCAPES } from '@toolrow/dynamodb/testing';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -272,16 +273,159 @@ describe.runIf(dynamoUrl)('the app on DynamoDB', () => {
     }
   });
 
-  it('the workbench reads PartiQL and refuses a write with a 403 that says why', async () => {
-    const read = await api<{ rows: { id: string }[] }>(app, '/api/query', {
-      body: { sql: 'SELECT * FROM "orders" WHERE "id" = 5' },
+  it('the workbench reads SQL and PartiQL, plans before running, and refuses a write with a 403 that says why', async () => {
+    const status = await api<{ database: { languages: { name: string }[] } }>(app, '/api/status');
+    expect(status.database.languages.map((language) => language.name)).toEqual(['SQL', 'PartiQL']);
+    const read = await api<{
+      rows: { id: string }[];
+      reads: { table: string; operation: string; items: number }[];
+    }>(app, '/api/query', { body: { sql: 'SELECT * FROM "orders" WHERE "id" = 5' } });
+    expect(read.rows.map((row) => String(row.id))).toEqual(['5']);
+    expect(read.reads).toEqual([
+      expect.objectContaining({ table: 'orders', operation: 'GetItem', items: 1 }),
+    ]);
+    const partiql = await api<{ rows: { id: string }[] }>(app, '/api/query', {
+      body: { sql: 'SELECT * FROM "orders"."by_customer" WHERE "customer_id" = 3', language: 'PartiQL' },
     });
-    expect(read.rows.map((row) => row.id)).toEqual(['5']);
+    expect(partiql.rows.length).toBeGreaterThan(0);
+    const plan = await api<{ lines: string[]; note: string }>(app, '/api/query/plan', {
+      body: { sql: 'SELECT status, count(*) FROM orders WHERE customer_id = 3 GROUP BY status' },
+    });
+    expect(plan.lines[0]).toMatch(/^Query on orders index by_customer \(customer_id = 3\)/);
+    const unknown = await api(app, '/api/query', { body: { sql: 'SELECT 1', language: 'Cypher' } }).catch(
+      (error: { status: number; data: { error: { message: string } } }) => error,
+    );
+    expect(unknown).toMatchObject({ status: 400 });
+    expect(JSON.stringify(unknown)).toMatch(/reads SQL or PartiQL, not Cypher/);
     const refused = await api(app, '/api/query', {
       body: { sql: `UPDATE "orders" SET "status" = 'x' WHERE "id" = 5` },
     }).catch((error: { status: number; data: { error: { message: string } } }) => error);
     expect(refused).toMatchObject({ status: 403 });
-    expect((refused as { data: { error: { message: string } } }).data.error.message).toMatch(/Only SELECT/);
+    expect((refused as { data: { error: { message: string } } }).data.error.message).toMatch(
+      /Only a SELECT runs here/,
+    );
+    const refusedPartiql = await api(app, '/api/query', {
+      body: { sql: `UPDATE "orders" SET "status" = 'x' WHERE "id" = 5`, language: 'PartiQL' },
+    }).catch((error: { status: number }) => error);
+    expect(refusedPartiql).toMatchObject({ status: 403 });
     expect(await toolrow.source.rows.get('orders', { id: 5 })).not.toMatchObject({ status: 'x' });
   });
+
+  it('in Chromium, the workbench plans and runs SQL with a join and GROUP BY, shows how each table was read, and reads PartiQL as a mode', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    try {
+      await page.goto(app.openUrl);
+      await page.getByRole('button', { name: 'New query' }).click();
+      await expect
+        .poll(() => page.getByTestId('workbench-language').textContent())
+        .toMatch(/one SQL statement/);
+      const editor = page.getByLabel('SQL', { exact: true });
+      await editor.fill(
+        'select o.status, count(*) as lines, sum(i.quantity) as units from orders o join order_items i on i.order_id = o.id where o.customer_id = 7 group by o.status order by o.status',
+      );
+      await page.getByRole('button', { name: 'Plan' }).click();
+      const plan = page.getByTestId('query-plan');
+      await expect
+        .poll(() => plan.textContent())
+        .toMatch(/Query on orders index by_customer \(customer_id = 7\)/);
+      expect(await plan.textContent()).toMatch(/Query on order_items \(order_id = each orders\.id read\)/);
+      await editor.press('Control+Enter');
+      await expect
+        .poll(() => page.getByTestId('query-read').allTextContents())
+        .toEqual([
+          expect.stringMatching(/^Query on orders index by_customer · \d+ items?$/),
+          expect.stringMatching(/^Query on order_items · \d+ items?$/),
+        ]);
+      const expected = await api<{ rows: { status: string }[] }>(app, '/api/query', {
+        body: {
+          sql: 'select distinct o.status from orders o join order_items i on i.order_id = o.id where o.customer_id = 7',
+        },
+      });
+      await expect
+        .poll(() => page.getByTestId('query-summary').textContent())
+        .toMatch(new RegExp(`^${expected.rows.length} rows? ·`));
+      // PartiQL, DynamoDB's own language, names the index itself.
+      await page.getByLabel('Query language').selectOption('PartiQL');
+      await expect
+        .poll(() => page.getByTestId('workbench-language').textContent())
+        .toMatch(/one PartiQL statement/);
+      await editor.fill('SELECT * FROM "orders"."by_customer" WHERE "customer_id" = 7');
+      await editor.press('Control+Enter');
+      await expect.poll(() => page.getByTestId('query-summary').textContent()).toMatch(/^\d+ rows? ·/);
+      expect(await page.getByRole('button', { name: 'Export CSV' }).isDisabled()).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the SQL escape corpus through every path of the app leaves no effect: tools, workbench (SQL and PartiQL), plans, exports', async () => {
+    const harness = await createEscapeHarness();
+    const clients = createClients(parseDynamoUrl(toolrowUrl));
+    const items = async () => {
+      const all: string[] = [];
+      for (const table of ['customers', 'products', 'orders', 'order_items'])
+        for (const item of (await clients.read.send(new ScanCommand({ TableName: table }))).Items ?? [])
+          all.push(JSON.stringify(item));
+      return all.sort();
+    };
+    const exported = async () => {
+      const exportsDir = join(dir, 'exports');
+      const files = (await readdir(exportsDir, { recursive: true })).map(String);
+      return (
+        await Promise.all(files.map((file) => readFile(join(exportsDir, file), 'utf8').catch(() => '')))
+      ).join('\n');
+    };
+    const paths: [string, (sql: string) => Promise<unknown>][] = [
+      ['runQuery', (sql) => api(app, '/api/tools/runQuery', { body: { input: { sql } } })],
+      ['validateQuery', (sql) => api(app, '/api/tools/validateQuery', { body: { input: { sql } } })],
+      ['explainQuery', (sql) => api(app, '/api/tools/explainQuery', { body: { input: { sql } } })],
+      [
+        'startExport',
+        (sql) =>
+          api(app, '/api/tools/startExport', {
+            body: { input: { sql, format: 'csv' }, waitForExports: true },
+          }),
+      ],
+      ['workbench SQL', (sql) => api(app, '/api/query', { body: { sql } })],
+      ['workbench PartiQL', (sql) => api(app, '/api/query', { body: { sql, language: 'PartiQL' } })],
+      ['plan SQL', (sql) => api(app, '/api/query/plan', { body: { sql } })],
+      ['plan PartiQL', (sql) => api(app, '/api/query/plan', { body: { sql, language: 'PartiQL' } })],
+      ['export', (sql) => api(app, '/api/exports', { body: { sql, format: 'csv' } })],
+    ];
+    try {
+      const before = await items();
+      const escaped: string[] = [];
+      const ran: string[] = [];
+      for (const entry of SQL_ESCAPES) {
+        const sql = harness.fill(entry.sql);
+        const outputs: string[] = [];
+        for (const [path, send] of paths) {
+          try {
+            const answer = await send(sql);
+            outputs.push(JSON.stringify(answer));
+            // validateQuery answers; it must not find a statement valid that the engine refuses.
+            if (path === 'validateQuery' ? (answer as { output: { ok: boolean } }).output.ok : true)
+              ran.push(`${path}: ${entry.sql}`);
+          } catch (error) {
+            outputs.push(JSON.stringify((error as { data?: unknown }).data ?? String(error)));
+          }
+        }
+        await toolrow.state.exports.idle();
+        outputs.push(await exported());
+        const found = await harness.effects(outputs.join('\n'));
+        if (found.length > 0) escaped.push(`${entry.sql}: ${found.join('; ')}`);
+        await harness.reset();
+      }
+      expect(escaped).toEqual([]);
+      // With every layer on, nothing in the corpus answers on any path.
+      expect(ran).toEqual([]);
+      expect(await items()).toEqual(before);
+    } finally {
+      clients.close();
+      await harness.close();
+    }
+  }, 600_000);
 });

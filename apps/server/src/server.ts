@@ -15,6 +15,7 @@ import {
   type ExportFormat,
   type ExportSource,
   isDataSourceError,
+  type QueryRunner,
   toolEngineOf,
   unknownNameHint,
 } from '@toolrow/datasource';
@@ -274,7 +275,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     if (source.queries.dialect === 'postgresql')
       return checkReadOnlySql(text, { hiddenSchemas: [APP_SCHEMA], audience: 'user' });
     if (!source.queries.check) throw badRequest(`${source.description} has no statement check; nothing ran.`);
-    return source.queries.check(text);
+    return await source.queries.check(text);
   }
 
   const userContext = ({ source, state, profile }: RequestConnection, signal?: AbortSignal): ToolContext => ({
@@ -366,6 +367,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         engine: active?.engine ?? source.driver,
         location: active?.description ?? source.dataDir,
         language: { ...source.queries.language },
+        languages: [source.queries, ...(source.queries.modes ?? [])].map((runner) => ({
+          ...runner.language,
+        })),
       },
       model: chat
         ? { configured: true, id: chat.modelId }
@@ -462,11 +466,22 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // ── The SQL workbench: the tools' read-only guard, then a capped read-only cursor ─────────
   app.post('/api/query', async (c) => {
     const { source, state, profile } = c.var.connection;
-    const body = await readBody(c, z.strictObject({ sql: nonEmpty().describe('one SELECT statement') }));
-    const statement = await checkStatement(source, body.sql);
+    const body = await readBody(
+      c,
+      z.strictObject({
+        sql: nonEmpty().describe('one SELECT statement'),
+        language: z
+          .string()
+          .optional()
+          .describe("the connection's language to read it in (default its first)"),
+      }),
+    );
+    const runner = runnerFor(source, body.language);
+    const statement =
+      runner === source.queries ? await checkStatement(source, body.sql) : await runner.check!(body.sql);
     const started = performance.now();
     try {
-      const result = await source.queries.run(statement.statement, {
+      const result = await runner.run(statement.statement, {
         maxRows: WORKBENCH_MAX_ROWS,
         timeoutMs: WORKBENCH_TIMEOUT_MS,
       });
@@ -485,6 +500,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         rowCount: result.rows.length,
         truncated: result.truncated,
         elapsedMs,
+        // How each table was read (DynamoDB: GetItem, Query on which index, or Scan, and items read).
+        ...(result.reads ? { reads: result.reads } : {}),
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -504,6 +521,17 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         `${unknownNameHint(message, (await source.schema.get()).tables).trim() || 'Check the table and column names'} (the table list on the left has every table; a header shows each column).`,
       );
     }
+  });
+
+  // The plan of a workbench statement, before anything runs.
+  app.post('/api/query/plan', async (c) => {
+    const { source } = c.var.connection;
+    const body = await readBody(c, z.strictObject({ sql: nonEmpty(), language: z.string().optional() }));
+    const runner = runnerFor(source, body.language);
+    const statement =
+      runner === source.queries ? await checkStatement(source, body.sql) : await runner.check!(body.sql);
+    const plan = await runner.plan(statement.statement, { timeoutMs: WORKBENCH_TIMEOUT_MS });
+    return c.json({ lines: plan.lines, ...(plan.note ? { note: plan.note } : {}) });
   });
 
   // ── Staging review: the user's own edits, and commit / discard (user only) ─────────────────
@@ -1030,6 +1058,18 @@ const stagingFilterBody = z.object({
   commit: z.number().int().positive().optional(),
   outcome: z.enum(['applied', 'staged']).optional(),
 });
+
+/** The runner of the language a workbench request names (default the connection's first). */
+function runnerFor(source: DataSource, language: string | undefined): QueryRunner {
+  if (language === undefined) return source.queries;
+  const runners = [source.queries, ...(source.queries.modes ?? [])];
+  const found = runners.find((runner) => runner.language.name.toLowerCase() === language.toLowerCase());
+  if (!found || (found !== source.queries && !found.check))
+    throw badRequest(
+      `This connection reads ${runners.map((runner) => runner.language.name).join(' or ')}, not ${language}.`,
+    );
+  return found;
+}
 
 /** What protects each staged table's items between the last check and the write (null: a row lock). */
 async function protectionOf(

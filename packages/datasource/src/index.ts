@@ -36,7 +36,7 @@ export * from './core/filter-types.ts';
 export { didYouMean, nearestNames, unknownNameHint } from './core/names.ts';
 export { ensurePrivateDir } from './core/private-dir.ts';
 export type { QueryDialect, QueryPlan, QueryRunner } from './core/queries.ts';
-export type { ReadPriority } from './core/reads.ts';
+export type { ReadPriority, TableRead } from './core/reads.ts';
 export type { RowAccess, RowPage, RowReader, RowReadOptions, SelectRowsOptions } from './core/rows.ts';
 export {
   checkSeedOrders,

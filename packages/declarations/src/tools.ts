@@ -34,7 +34,7 @@ export type StagedOperation = 'insert' | 'update' | 'delete';
 
 /**
  * The engines a connection can run on. postgres: PostgreSQL servers and the embedded PGlite (SQL).
- * dynamodb: Amazon DynamoDB (PartiQL and the item API).
+ * dynamodb: Amazon DynamoDB (SQL read per table by key, Query or Scan; PartiQL; the item API).
  */
 export type ToolEngine = 'postgres' | 'dynamodb';
 
@@ -199,7 +199,7 @@ export const TOOL_ROWS = [
   {
     name: 'explainQuery',
     description:
-      'Show how a SELECT would run, without running it: the PostgreSQL plan (EXPLAIN without ANALYZE), or on DynamoDB whether it reads by Query on a key or Scans the whole table. Use it when the user asks why a query is slow or how it executes.',
+      'Show how a SELECT would run, without running it: the PostgreSQL plan (EXPLAIN without ANALYZE), or on DynamoDB how each table is read (GetItem, Query on a key or index, or a Scan of the whole table). Use it when the user asks why a query is slow or how it executes.',
     keywords: ['explain', 'plan', 'slow', 'performance', 'optimize', 'execution'],
     visibility: 'discoverable',
     tier: 'silent',
@@ -298,7 +298,7 @@ export const TOOL_ROWS = [
   {
     name: 'runQuery',
     description:
-      'Run one read-only SELECT (SQL with joins and aggregates, or PartiQL on DynamoDB) and get the rows back, capped. Writes are refused: use the stage tools to change data.',
+      'Run one read-only SQL SELECT (joins, GROUP BY, aggregates; on DynamoDB too) and get the rows back, capped. Writes are refused: use the stage tools to change data.',
     keywords: [
       'sql',
       'partiql',

@@ -23,16 +23,19 @@ import {
   type ExportJobStore,
   type ExportRequest,
   isActor,
+  isDataSourceError,
   type Row,
   resolveExportPath,
   type SchemaCache,
   type TableInfo,
 } from '@toolrow/datasource';
 import { planRead, type ReadPlan } from './expressions.ts';
+import { merge, type Pages } from './pages.ts';
 import { checkReadOnlyPartiql } from './partiql-guard.ts';
 import { projectionOrder } from './queries.ts';
 import { keysFor, readItems } from './rows.ts';
 import type { KeyMap } from './schema.ts';
+import type { SqlRows, SqlRunner } from './sql/runner.ts';
 import { attributeJson, itemJson } from './values.ts';
 
 /** Segments a whole-table Scan is read in at once (DynamoDB's parallel scan). */
@@ -44,16 +47,20 @@ export const SCAN_SEGMENTS = 4;
 export const SCAN_PAGE_ITEMS = 1000;
 const PROGRESS_EVERY_MS = 250;
 
-type Pages = AsyncIterable<Record<string, AttributeValue>[]>;
-
 interface Plan {
   label: string;
   source: Record<string, unknown>;
   /** The CSV header (a table's attributes; a query's are those of its first page). */
   columns?: string[];
   rowsEstimate: number | null;
-  pages(signal: AbortSignal): Pages;
+  /** Items, as a table read or a PartiQL statement gives them. */
+  pages?(signal: AbortSignal): Pages;
+  /** Rows of a SQL statement's result. */
+  rows?(signal: AbortSignal): Promise<SqlRows>;
 }
+
+/** Items a SQL export may read from DynamoDB (its time limit bounds it too). */
+const EXPORT_MAX_ITEMS = 10_000_000;
 
 class ExportTimeLimit extends Error {}
 
@@ -70,6 +77,7 @@ export function createDynamoExportEngine(
   dir: string,
   jobs: ExportJobStore,
   options: ExportEngineOptions = {},
+  sql?: SqlRunner,
 ): ExportEngine {
   const root = resolve(dir);
   const defaultLimit = options.timeLimitMs ?? DEFAULT_EXPORT_TIME_LIMIT_MS;
@@ -96,6 +104,33 @@ export function createDynamoExportEngine(
         rowsEstimate: read.operation === 'Scan' && !read.filter ? table.rowEstimate : null,
         pages: (signal) => tablePages(table, read, signal),
       };
+    }
+    if (source && typeof source.sql === 'string' && source.sql.trim() !== '' && sql) {
+      // SQL, as runQuery takes it; a statement that is PartiQL and not SQL runs as PartiQL below.
+      let checked: { statement: string } | undefined;
+      try {
+        checked = await sql.check!(source.sql);
+      } catch (error) {
+        // Only a statement DuckDB cannot parse may be PartiQL; one the SQL check refuses stays refused.
+        if (!isDataSourceError(error, 'invalid-filter')) throw error;
+        let partiql = false;
+        try {
+          checkReadOnlyPartiql(source.sql);
+          partiql = true;
+        } catch {
+          // neither
+        }
+        if (!partiql) throw error;
+      }
+      if (checked) {
+        const statement = checked.statement;
+        return {
+          label: 'query',
+          source: { sql: statement },
+          rowsEstimate: null,
+          rows: (signal) => sql.stream(statement, { signal, maxItemsRead: EXPORT_MAX_ITEMS }),
+        };
+      }
     }
     if (source && typeof source.sql === 'string' && source.sql.trim() !== '') {
       // The statement check again: an export may be asked for by a model.
@@ -214,20 +249,40 @@ export function createDynamoExportEngine(
         stream!.once('error', failed);
       });
       const file = stream;
-      const format = formatter(job.format, planned.columns);
       let lastReport = Date.now();
+      const report = async () => {
+        if (Date.now() > deadline) throw new ExportTimeLimit();
+        if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+          lastReport = Date.now();
+          await jobs.progress(job.id, rowsDone, file.bytesWritten + file.writableLength);
+        }
+      };
       // pipeline pulls the next page only when the file has room: reads wait for the disk.
       async function* body(): AsyncGenerator<Buffer> {
+        if (planned.rows) {
+          const result = await planned.rows(signal);
+          try {
+            const format = rowFormatter(job.format, result.columns, result.numeric);
+            yield Buffer.from(format.head);
+            for await (const rows of result.batches) {
+              let text = '';
+              for (const row of rows) text += format.record(row, rowsDone++ === 0);
+              if (text !== '') yield Buffer.from(text);
+              await report();
+            }
+            yield Buffer.from(format.tail);
+          } finally {
+            result.close();
+          }
+          return;
+        }
+        const format = formatter(job.format, planned.columns);
         yield Buffer.from(format.head);
-        for await (const items of planned.pages(signal)) {
-          if (Date.now() > deadline) throw new ExportTimeLimit();
+        for await (const items of planned.pages!(signal)) {
           let text = '';
           for (const item of items) text += format.record(item, rowsDone++ === 0);
           if (text !== '') yield Buffer.from(text);
-          if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
-            lastReport = Date.now();
-            await jobs.progress(job.id, rowsDone, file.bytesWritten + file.writableLength);
-          }
+          await report();
         }
         yield Buffer.from(format.tail);
       }
@@ -301,31 +356,46 @@ export function createDynamoExportEngine(
   };
 }
 
-/** Pages of several segments as they arrive, at most one page of each in memory. */
-async function* merge(sources: Pages[]): Pages {
-  const iterators = sources.map((source) => source[Symbol.asyncIterator]());
-  const pending = new Map<
-    number,
-    Promise<{ index: number; result: IteratorResult<Record<string, AttributeValue>[]> }>
-  >();
-  const pull = (index: number) =>
-    pending.set(
-      index,
-      iterators[index]!.next().then((result) => ({ index, result })),
-    );
-  for (let index = 0; index < iterators.length; index++) pull(index);
-  try {
-    while (pending.size > 0) {
-      const { index, result } = await Promise.race(pending.values());
-      if (result.done) {
-        pending.delete(index);
-        continue;
-      }
-      yield result.value;
-      pull(index);
-    }
-  } finally {
-    await Promise.allSettled(iterators.map((iterator) => iterator.return?.()));
+/** A SQL result row as JSON: a number column's values as JSON numbers with their exact digits. */
+function rowJson(columns: string[], numeric: boolean[], row: unknown[]): string {
+  return `{${columns
+    .map((name, index) => {
+      const value = row[index];
+      const text =
+        value === null || value === undefined
+          ? 'null'
+          : numeric[index] && (typeof value === 'string' || typeof value === 'number')
+            ? String(value)
+            : JSON.stringify(value);
+      return `${JSON.stringify(name)}:${text}`;
+    })
+    .join(',')}}`;
+}
+
+function rowFormatter(format: ExportFormat, columns: string[], numeric: boolean[]) {
+  switch (format) {
+    case 'ndjson':
+      return { head: '', tail: '', record: (row: unknown[]) => `${rowJson(columns, numeric, row)}\n` };
+    case 'json':
+      return {
+        head: '[',
+        tail: ']\n',
+        record: (row: unknown[], first: boolean) =>
+          `${first ? '\n' : ',\n'}${rowJson(columns, numeric, row)}`,
+      };
+    case 'csv':
+      return {
+        head: `${columns.map(cell).join(',')}\r\n`,
+        tail: '',
+        record: (row: unknown[]) =>
+          `${row
+            .map((value) =>
+              value === null || value === undefined
+                ? ''
+                : cell(typeof value === 'string' ? value : JSON.stringify(value)),
+            )
+            .join(',')}\r\n`,
+      };
   }
 }
 

@@ -15,6 +15,9 @@ import { MAX_ITEMS_READ } from './rows.ts';
 import type { KeyMap } from './schema.ts';
 import { itemToRow, valueText } from './values.ts';
 
+const PLAN_NOTE =
+  'Plan only: nothing was run. A Scan reads the whole table; an equality on the partition key makes it a Query.';
+
 /** Items one ExecuteStatement request may evaluate. */
 const PAGE_ITEMS = 1000;
 /** Read capacity one statement may use where DynamoDB reports it (AWS): about 16 MB read. */
@@ -117,6 +120,7 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
             1,
             Math.round(table.rowEstimate / Math.max(distinctOf(table, used!.partitionKey), 1)),
           ),
+          note: PLAN_NOTE,
         };
       }
       return {
@@ -125,6 +129,7 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
           'Filter on the partition key (WHERE "key" = …) to make it a Query.',
         ],
         estimatedRows: table.rowEstimate,
+        note: PLAN_NOTE,
       };
     },
   };

@@ -15,6 +15,7 @@ import { createPartiqlRunner } from './queries.ts';
 import { createDynamoRowReader } from './rows.ts';
 import { type KeyMap, loadDynamoSchema } from './schema.ts';
 import { seedDynamoShop } from './seed.ts';
+import { createSqlRunner, type SqlLayerSwitches } from './sql/runner.ts';
 import { parseDynamoUrl } from './url.ts';
 
 export interface OpenDynamoOptions {
@@ -25,7 +26,7 @@ export interface OpenDynamoOptions {
   /** The Toolrow data directory (absolute). */
   dataDir: string;
   /** Test switches: a read layer switched off, to test the others alone. */
-  layers?: ClientLayerSwitches;
+  layers?: ClientLayerSwitches & SqlLayerSwitches;
 }
 
 /** How long opening waits for DynamoDB to answer its first request. */
@@ -57,6 +58,14 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
   }
   const keys: KeyMap = new Map();
   const schema = createSnapshotCache(() => loadDynamoSchema(clients.read, keys));
+  // SQL (DuckDB over what the read client fetches) is the query language; PartiQL is its second mode.
+  const sql = createSqlRunner(
+    clients.read,
+    schema,
+    keys,
+    createPartiqlRunner(clients.read, schema, keys),
+    options.layers ?? {},
+  );
   const readerRole: ReaderRoleStatus = {
     role: target.profile ?? '(the default AWS credentials)',
     state: target.commitProfile ? 'in-use' : 'missing',
@@ -71,14 +80,26 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
     description: target.description,
     schema,
     rows: createDynamoRowReader(clients.read, schema, keys),
-    queries: createPartiqlRunner(clients.read, schema, keys),
+    queries: sql,
     changes: createDynamoChangeWriter(clients.read, () => clients.write(), schema, keys, target.description, {
       ...(target.versionAttribute ? { versionAttribute: target.versionAttribute } : {}),
     }),
     createExportEngine: (dir, jobs, exportOptions) =>
-      createDynamoExportEngine(clients.read, schema, keys, dir, jobs, exportOptions),
+      createDynamoExportEngine(clients.read, schema, keys, dir, jobs, exportOptions, sql),
     async readLayers(): Promise<ReadLayer[]> {
       return [
+        {
+          layer: 'SQL statement check',
+          active: options.layers?.statementCheck !== false,
+          detail:
+            "DuckDB's own parser: one SELECT, no file, table or system function (read_csv, glob, getenv …), no PartiQL index syntax",
+        },
+        {
+          layer: 'SQL sandbox',
+          active: options.layers?.sandbox !== false,
+          detail:
+            'DuckDB in this process with no file, network or extension access, its settings locked; it holds only what the read client fetched for the query',
+        },
         {
           layer: 'PartiQL statement check',
           active: true,
@@ -126,6 +147,7 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
     async close() {
       if (closed) return;
       closed = true;
+      sql.close();
       clients.close();
     },
   };

@@ -16,9 +16,16 @@ export async function tablesOfCall(input: unknown, ctx?: ToolContext): Promise<s
   if (typeof fields.table === 'string') names.push(fields.table);
   if (typeof fields.sql === 'string') {
     try {
-      const statement = await checkReadOnlySql(fields.sql, { hiddenSchemas: [APP_SCHEMA] });
-      for (const relation of statement.tablesRead)
-        names.push(relation.schema ? `${relation.schema}.${relation.name}` : relation.name);
+      // The engine's own parser names the tables where it brings one (DynamoDB: DuckDB's), so a
+      // grant is keyed by the table it reads, in that engine's spelling.
+      const queries = ctx?.source.queries;
+      if (queries && queries.dialect !== 'postgresql' && queries.check) {
+        names.push(...(await queries.check(fields.sql)).tables);
+      } else {
+        const statement = await checkReadOnlySql(fields.sql, { hiddenSchemas: [APP_SCHEMA] });
+        for (const relation of statement.tablesRead)
+          names.push(relation.schema ? `${relation.schema}.${relation.name}` : relation.name);
+      }
     } catch {
       return undefined;
     }

@@ -10,6 +10,7 @@ import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/cli
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fakeOpenAIServer } from '@toolrow/agent/testing';
+import { createEscapeHarness, SQL_ESCAPES } from '@toolrow/dynamodb/testing';
 import type { EvalReport } from '@toolrow/eval';
 import { searchingModel, startChatServer } from '@toolrow/eval/testing';
 import { toolsForScope } from '@toolrow/mcp-server';
@@ -50,7 +51,7 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
     expect(seeded.stdout).toMatch(/Seeded the sample shop into DynamoDB/);
   });
 
-  it('reads through the tools: list, describe, by key, PartiQL, count, filter', async () => {
+  it('reads through the tools: list, describe, by key, SQL with GROUP BY and JOIN, count, plan', async () => {
     const tables = await call('listTables');
     expect(tables.code, tables.stderr).toBe(0);
     expect(JSON.stringify(tables.output)).toContain('order_items');
@@ -69,13 +70,33 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
     const plan = await call('explainQuery', { sql: 'SELECT * FROM "orders" WHERE "total" > 1' });
     expect(plan.code, plan.stderr).toBe(0);
     expect(JSON.stringify(plan.output)).toContain('Scan of the whole table orders');
+    const pinned = await call('explainQuery', {
+      sql: 'SELECT o.id, i.quantity FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = 7',
+    });
+    expect(JSON.stringify(pinned.output)).toMatch(
+      /GetItem on orders \(id = 7\).*Query on order_items \(order_id/,
+    );
+    // SQL over DynamoDB: grouping and a join run in the CLI's process over what the read client fetched.
+    const grouped = await call('runQuery', {
+      sql: 'SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY status',
+    });
+    expect(grouped.code, grouped.stderr).toBe(0);
+    const groups = (grouped.output as { rows: { status: string; n: number | string }[] }).rows;
+    expect(groups.reduce((sum, group) => sum + Number(group.n), 0)).toBe(60);
+    const joined = await call('runQuery', {
+      sql: 'SELECT count(*) AS lines FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = 7',
+    });
+    expect(joined.code, joined.stderr).toBe(0);
+    expect(JSON.stringify((joined.output as { reads: unknown }).reads)).toMatch(
+      /"operation":"GetItem".*"operation":"Query"/,
+    );
   });
 
   it('refuses a write through runQuery and a tool DynamoDB does not serve, changing nothing', async () => {
     const before = await call('runQuery', { sql: 'SELECT * FROM "orders" WHERE "id" = 1' });
     const write = await call('runQuery', { sql: `UPDATE "orders" SET "status" = 'forged' WHERE "id" = 1` });
     expect(write.code).not.toBe(0);
-    expect(write.stderr).toMatch(/only reads run here|Only SELECT/i);
+    expect(write.stderr).toMatch(/Only a SELECT runs here, and this statement is UPDATE/);
     const after = await call('runQuery', { sql: 'SELECT * FROM "orders" WHERE "id" = 1' });
     expect(after.stdout).toBe(before.stdout);
     const relations = await call('describeRelations', { table: 'orders' });
@@ -141,6 +162,8 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
       'products',
     ]);
     expect(report.readLayers.map((layer) => [layer.layer, layer.active])).toEqual([
+      ['SQL statement check', true],
+      ['SQL sandbox', true],
       ['PartiQL statement check', true],
       ['read client allow-list', true],
       ['read-only AWS credentials', false],
@@ -169,7 +192,29 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
         name: 'validateQuery',
         arguments: { sql: `DELETE FROM "orders" WHERE "id" = 1` },
       });
-      expect(JSON.stringify(refused.structuredContent)).toMatch(/Only SELECT/);
+      expect(JSON.stringify(refused.structuredContent)).toMatch(/Only a SELECT runs here/);
+      // The SQL escape corpus through every SQL tool a read-only client has: no answer, no effect.
+      const harness = await createEscapeHarness();
+      try {
+        const escaped: string[] = [];
+        for (const entry of SQL_ESCAPES) {
+          const sql = harness.fill(entry.sql);
+          const outputs: string[] = [];
+          for (const name of ['runQuery', 'validateQuery', 'explainQuery']) {
+            const answer = await client.callTool({ name, arguments: { sql } });
+            outputs.push(JSON.stringify(answer));
+            const ok =
+              name === 'validateQuery' ? (answer.structuredContent as { ok?: boolean }).ok : !answer.isError;
+            if (ok) escaped.push(`${name} answered ${entry.sql}`);
+          }
+          const found = await harness.effects(outputs.join('\n'));
+          if (found.length > 0) escaped.push(`${entry.sql}: ${found.join('; ')}`);
+          await harness.reset();
+        }
+        expect(escaped).toEqual([]);
+      } finally {
+        await harness.close();
+      }
     } finally {
       await client.close();
     }

@@ -524,7 +524,7 @@ export function App() {
           <Workbench
             key={tab.id}
             sql={tab.sql}
-            {...(status ? { language: status.database.language } : {})}
+            {...(status ? { languages: status.database.languages ?? [status.database.language] } : {})}
             dynamo={status?.database.engine === 'dynamodb'}
             onSqlChange={(sql) => updateTab(tab.id, { sql })}
             onExport={(sql, format) => startExport({ sql, format })}

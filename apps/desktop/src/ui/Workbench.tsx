@@ -1,13 +1,13 @@
 import { useMemo, useRef, useState } from 'react';
-import { api, type ExportJob, type QueryResult } from './api.ts';
+import { api, type ExportJob, type QueryPlanResult, type QueryResult, type TableRead } from './api.ts';
 import { formatCount } from './format.ts';
 import { Grid, type GridColumn } from './Grid.tsx';
 import { ErrorBox } from './widgets.tsx';
 
 export interface WorkbenchProps {
   sql: string;
-  /** The connection's query language and an example that runs on it (default: SQL). */
-  language?: { name: string; example: string };
+  /** The connection's query languages, its first the default (DynamoDB: SQL, then PartiQL). */
+  languages?: Language[];
   /** Values are DynamoDB's: shown in their readable form ({total: 12.50}), not type tags. */
   dynamo?: boolean;
   onSqlChange: (sql: string) => void;
@@ -24,10 +24,26 @@ function looksNumeric(values: unknown[]): boolean {
   );
 }
 
-const SQL = { name: 'SQL', example: 'select status, count(*) from orders group by status' };
+interface Language {
+  name: string;
+  example: string;
+}
+
+const SQL: Language = { name: 'SQL', example: 'select status, count(*) from orders group by status' };
+
+/** "Query on orders index by_customer · 12 items": how the engine read each table. */
+function readText(read: TableRead): string {
+  const where = read.index ? `${read.table} index ${read.index}` : read.table;
+  return `${read.operation} ${read.operation === 'Scan' ? 'of' : 'on'} ${where} · ${formatCount(read.items)} ${read.items === 1 ? 'item' : 'items'}`;
+}
 
 /** The SQL workbench: one read-only statement at a time (the server refuses writes; stage them instead). */
-export function Workbench({ sql, language = SQL, dynamo = false, onSqlChange, onExport }: WorkbenchProps) {
+export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange, onExport }: WorkbenchProps) {
+  const [chosen, setChosen] = useState(0);
+  const language = languages[chosen] ?? languages[0] ?? SQL;
+  // The connection's first language is the server's default: only another one is named.
+  const named = chosen > 0 ? language.name : undefined;
+  const [plan, setPlan] = useState<QueryPlanResult | null>(null);
   const [result, setResult] = useState<QueryResult | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [running, setRunning] = useState(false);
@@ -37,14 +53,26 @@ export function Workbench({ sql, language = SQL, dynamo = false, onSqlChange, on
     if (!sql.trim() || running) return;
     setRunning(true);
     setError(null);
+    setPlan(null);
     try {
-      setResult(await api.query(sql));
+      setResult(await api.query(sql, named));
     } catch (cause) {
       // The previous statement's rows would read as this one's answer: show only the error.
       setResult(null);
       setError(cause);
     } finally {
       setRunning(false);
+    }
+  };
+
+  const explain = async () => {
+    if (!sql.trim() || running) return;
+    setError(null);
+    try {
+      setPlan(await api.queryPlan(sql, named));
+    } catch (cause) {
+      setPlan(null);
+      setError(cause);
     }
   };
 
@@ -67,11 +95,40 @@ export function Workbench({ sql, language = SQL, dynamo = false, onSqlChange, on
     <div className="view">
       <div className="toolbar">
         <span className="title">{language.name} workbench</span>
+        {languages.length > 1 ? (
+          <select
+            aria-label="Query language"
+            value={chosen}
+            onChange={(event) => {
+              setChosen(Number(event.target.value));
+              setResult(null);
+              setPlan(null);
+              setError(null);
+            }}
+          >
+            {languages.map((each, index) => (
+              <option key={each.name} value={index}>
+                {each.name}
+              </option>
+            ))}
+          </select>
+        ) : null}
         <span className="faint" data-testid="workbench-language">
           read-only · one {language.name} statement
         </span>
         <span className="spacer" />
-        <button type="button" className="btn" disabled={!sql.trim()} onClick={() => onExport(sql, 'csv')}>
+        <button type="button" className="btn" disabled={!sql.trim()} onClick={() => void explain()}>
+          Plan
+        </button>
+        <button
+          type="button"
+          className="btn"
+          disabled={!sql.trim() || chosen > 0}
+          title={
+            chosen > 0 ? `Exports read ${languages[0]?.name ?? 'SQL'}: switch to it to export` : undefined
+          }
+          onClick={() => onExport(sql, 'csv')}
+        >
           Export CSV
         </button>
         <button
@@ -100,6 +157,17 @@ export function Workbench({ sql, language = SQL, dynamo = false, onSqlChange, on
         />
       </div>
       {error ? <ErrorBox error={error} /> : null}
+      {plan ? (
+        <div className="workbench-plan" data-testid="query-plan">
+          <strong>Plan</strong> <span className="faint">{plan.note ?? 'nothing was run'}</span>
+          <ol>
+            {plan.lines.map((line, index) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: plan lines are positional and may repeat
+              <li key={index}>{line}</li>
+            ))}
+          </ol>
+        </div>
+      ) : null}
       {result ? (
         <>
           <div className="toolbar">
@@ -114,6 +182,16 @@ export function Workbench({ sql, language = SQL, dynamo = false, onSqlChange, on
                 truncated
               </span>
             ) : null}
+            {(result.reads ?? []).map((read) => (
+              <span
+                key={`${read.table}-${read.operation}-${read.index ?? ''}`}
+                className={`badge ${read.operation === 'Scan' ? 'gated' : 'silent'}`}
+                data-testid="query-read"
+                title={read.note ?? `How ${read.table} was read`}
+              >
+                {readText(read)}
+              </span>
+            ))}
           </div>
           <Grid
             label="Query results"

@@ -26,6 +26,8 @@ export interface AppStatus {
     location: string;
     /** The workbench's language on this connection and a first statement to try. */
     language: { name: string; example: string };
+    /** Every language the connection reads (DynamoDB: SQL, and its own PartiQL). */
+    languages?: { name: string; example: string }[];
   };
   model: { configured: boolean; id?: string; hint?: string };
   mcp: { enabled: boolean; url?: string };
@@ -272,6 +274,22 @@ export interface QueryResult {
   rowCount: number;
   truncated: boolean;
   elapsedMs: number;
+  /** How each table was read, where the engine says (DynamoDB). */
+  reads?: TableRead[];
+}
+
+export interface TableRead {
+  table: string;
+  operation: 'GetItem' | 'BatchGetItem' | 'Query' | 'Scan';
+  index?: string;
+  items: number;
+  capacity?: number;
+  note?: string;
+}
+
+export interface QueryPlanResult {
+  lines: string[];
+  note?: string;
 }
 
 export interface ColumnChange {
@@ -452,7 +470,10 @@ export const api = {
     request<RowsPage>('POST', `${table(id)}/rows`, query),
   count: (id: string, filter: Filter) => request<{ count: number }>('POST', `${table(id)}/count`, { filter }),
   row: (id: string, key: RowKey) => request<{ row: Row | null }>('POST', `${table(id)}/row`, { key }),
-  query: (sql: string) => request<QueryResult>('POST', '/api/query', { sql }),
+  query: (sql: string, language?: string) =>
+    request<QueryResult>('POST', '/api/query', { sql, ...(language ? { language } : {}) }),
+  queryPlan: (sql: string, language?: string) =>
+    request<QueryPlanResult>('POST', '/api/query/plan', { sql, ...(language ? { language } : {}) }),
   staging: () =>
     request<{
       changes: StagedChange[];

@@ -1,7 +1,7 @@
 import type { ReadOnlyOptions, ReadQueryOptions, ReadQueryResult } from './reads.ts';
 
 /** The query language a connection speaks: what runQuery, validateQuery and explainQuery take. */
-export type QueryDialect = 'postgresql' | 'partiql';
+export type QueryDialect = 'postgresql' | 'partiql' | 'sql';
 
 /** An estimated plan: nothing ran. */
 export interface QueryPlan {
@@ -9,6 +9,8 @@ export interface QueryPlan {
   lines: string[];
   /** The planner's total cost, when the engine has one. */
   totalCost?: number;
+  /** What the plan means on this engine, in a sentence (for explainQuery's note). */
+  note?: string;
   /** The rows the planner expects, when it says. */
   estimatedRows?: number;
 }
@@ -27,7 +29,11 @@ export interface QueryRunner {
    * read, nothing that writes. Returns the statement to send and the tables it reads; throws a
    * DataSourceError saying what to write instead. PostgreSQL's check is the tools' parser guard.
    */
-  check?(text: string): { statement: string; tables: string[] };
+  check?(
+    text: string,
+  ): { statement: string; tables: string[] } | Promise<{ statement: string; tables: string[] }>;
+  /** The other languages the connection reads, each a runner of its own (DynamoDB: its own PartiQL). */
+  readonly modes?: readonly QueryRunner[];
   /** Runs one read, bounded by rows, bytes and time. */
   run(statement: string, options?: ReadQueryOptions): Promise<ReadQueryResult>;
   /** Plans one read without running it; throws the engine's error when it cannot be planned. */

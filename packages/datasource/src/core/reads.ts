@@ -65,4 +65,20 @@ export interface ReadQueryResult<R = Row> {
   readStop?: string;
   /** Values over maxValueBytes, replaced by null: row index (0-based) and column name. */
   oversized?: { row: number; column: string; bytes: number }[];
+  /** What the engine read to answer, per table, where it says (DynamoDB: the operation and items). */
+  reads?: TableRead[];
+}
+
+/** How one table was read for a statement, and what it cost. */
+export interface TableRead {
+  table: string;
+  operation: 'GetItem' | 'BatchGetItem' | 'Query' | 'Scan';
+  /** The index a Query read (absent: the table's own key). */
+  index?: string;
+  /** Items the engine read (a Scan's and a Query's scanned count). */
+  items: number;
+  /** Read capacity units, where the service reports them. */
+  capacity?: number;
+  /** Why the read differs from the plan (a lookup of too many keys read by Scan instead). */
+  note?: string;
 }

@@ -2261,6 +2261,42 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       "note": {
         "type": "string"
       },
+      "reads": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "properties": {
+            "table": {
+              "type": "string"
+            },
+            "operation": {
+              "enum": [
+                "GetItem",
+                "BatchGetItem",
+                "Query",
+                "Scan"
+              ]
+            },
+            "index": {
+              "type": "string"
+            },
+            "items": {
+              "type": "number"
+            },
+            "capacity": {
+              "type": "number"
+            },
+            "note": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "table",
+            "operation",
+            "items"
+          ]
+        }
+      },
       "rows": {
         "type": "array",
         "items": {

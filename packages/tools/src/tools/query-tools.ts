@@ -52,7 +52,7 @@ export async function guardStatement(
     );
   }
   try {
-    return queries.check(text);
+    return await queries.check(text);
   } catch (error) {
     if (isDataSourceError(error)) throw new ToolError('refused', tool, error.message, { cause: error });
     throw error;
@@ -264,9 +264,8 @@ export const explainQuery = defineTool({
       ...(plan.estimatedRows !== undefined ? { estimatedRows: plan.estimatedRows } : {}),
       truncated: lines.length > maxLines,
       note:
-        ctx.source.queries.dialect === 'postgresql'
-          ? 'Estimated plan only (no ANALYZE): nothing was run. "Seq Scan" on a large table under a selective WHERE suggests a missing index.'
-          : 'Plan only: nothing was run. A Scan reads the whole table; an equality on the partition key makes it a Query.',
+        plan.note ??
+        'Estimated plan only (no ANALYZE): nothing was run. "Seq Scan" on a large table under a selective WHERE suggests a missing index.',
     };
   },
 });
@@ -302,6 +301,9 @@ export const runQuery = defineTool({
       });
       const aborted = abortedRead('runQuery', error);
       if (aborted) throw aborted;
+      // Past what one statement may read: the engine's message says what would pin it.
+      if (isDataSourceError(error, 'too-large'))
+        throw new ToolError('failed', 'runQuery', error.message, { cause: error });
       // A statement timeout (PostgreSQL's 57014, or the PGlite worker stopping a runaway read) is
       // about the query's cost, not its names: say how to make it cheaper.
       if (isDataSourceError(error, 'timeout') || (error as { code?: unknown } | null)?.code === '57014') {
@@ -385,6 +387,8 @@ export const runQuery = defineTool({
       rows: bounded.rows,
       rowCount: bounded.rows.length,
       truncated: bounded.truncated,
+      // How each table was read, where the engine says (DynamoDB: GetItem, Query on which index, Scan).
+      ...(result.reads ? { reads: result.reads } : {}),
       ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
     };
   },

@@ -1,0 +1,247 @@
+// What a SQL statement asks of DynamoDB, read from DuckDB's own parse tree (json_serialize_sql):
+// the tables it reads, the attributes it uses of each, the conditions that pin a table's keys to
+// constants, and the equalities that join one table's key to another's column. Nothing here runs
+// the statement; the planner decides from this how each table is read.
+
+/** A constant a condition compares with, as the statement wrote it. */
+export type Constant = string | number | boolean | null;
+
+export interface Pin {
+  column: string;
+  op: 'eq' | 'in' | 'lt' | 'lte' | 'gt' | 'gte' | 'between';
+  values: Constant[];
+}
+
+export interface JoinEdge {
+  column: string;
+  /** The other table's name and column: this table's column equals it. */
+  other: { table: string; column: string };
+}
+
+export interface TableUse {
+  /** The table as the statement names it (FROM orders). */
+  table: string;
+  /** Every reference (alias) is pinned by these, or `undefined` when one reference is not. */
+  pins: Pin[] | undefined;
+  joins: JoinEdge[];
+  /** The attributes used, or 'all' (SELECT *, or an unqualified name no schema owns). */
+  columns: Set<string> | 'all';
+}
+
+export interface Analysis {
+  tables: Map<string, TableUse>;
+}
+
+type Node = Record<string, unknown>;
+
+const isNode = (value: unknown): value is Node =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every object in the tree, depth first. */
+function* walk(value: unknown): Generator<Node> {
+  if (Array.isArray(value)) for (const item of value) yield* walk(item);
+  else if (isNode(value)) {
+    yield value;
+    for (const child of Object.values(value)) yield* walk(child);
+  }
+}
+
+/** The value of a constant node: DECIMAL carries its scale. */
+export function constantOf(node: Node): Constant | undefined {
+  if (node.class !== 'CONSTANT') {
+    // A negative number is a function of a constant in some versions: -(5).
+    if (
+      node.class === 'FUNCTION' &&
+      node.function_name === '-' &&
+      Array.isArray(node.children) &&
+      node.children.length === 1
+    ) {
+      const inner = constantOf(node.children[0] as Node);
+      return typeof inner === 'number'
+        ? -inner
+        : typeof inner === 'string' && /^\d/.test(inner)
+          ? `-${inner}`
+          : undefined;
+    }
+    if (node.class === 'CAST' && isNode(node.child)) return constantOf(node.child);
+    return undefined;
+  }
+  const value = node.value as {
+    type?: { id?: string; type_info?: { scale?: number } };
+    is_null?: boolean;
+    value?: unknown;
+  };
+  if (value.is_null) return null;
+  const id = value.type?.id;
+  if (id === 'DECIMAL') {
+    const scale = value.type?.type_info?.scale ?? 0;
+    const digits = String(value.value);
+    const negative = digits.startsWith('-');
+    const plain = (negative ? digits.slice(1) : digits).padStart(scale + 1, '0');
+    const text = scale > 0 ? `${plain.slice(0, -scale)}.${plain.slice(-scale)}` : plain;
+    return negative ? `-${text}` : text;
+  }
+  if (typeof value.value === 'string' || typeof value.value === 'number' || typeof value.value === 'boolean')
+    return value.value;
+  return undefined;
+}
+
+const FLIP: Record<string, Pin['op']> = { lt: 'gt', lte: 'gte', gt: 'lt', gte: 'lte', eq: 'eq' };
+const COMPARISON: Record<string, Pin['op']> = {
+  COMPARE_EQUAL: 'eq',
+  COMPARE_LESSTHAN: 'lt',
+  COMPARE_LESSTHANOREQUALTO: 'lte',
+  COMPARE_GREATERTHAN: 'gt',
+  COMPARE_GREATERTHANOREQUALTO: 'gte',
+};
+
+/** The conjuncts of an AND tree (one condition is its own list). */
+function conjuncts(node: unknown): Node[] {
+  if (!isNode(node)) return [];
+  if (node.type === 'CONJUNCTION_AND' && Array.isArray(node.children))
+    return node.children.flatMap(conjuncts);
+  return [node];
+}
+
+/**
+ * Reads the tree. `columnsOf` names the attributes a table's schema knows (to give an
+ * unqualified column to the tables that have it); `cteNames` are never DynamoDB tables.
+ */
+export function analyze(
+  tree: unknown,
+  columnsOf: (table: string) => readonly string[] | undefined,
+): Analysis {
+  const cteNames = new Set<string>();
+  for (const node of walk(tree)) {
+    const map = (node.cte_map as { map?: { key?: string }[] } | undefined)?.map;
+    for (const entry of map ?? []) if (entry.key) cteNames.add(entry.key.toLowerCase());
+  }
+  const tables = new Map<string, TableUse>();
+  const declarations = new Map<string, number>();
+  const selects = [...walk(tree)].filter((node) => node.type === 'SELECT_NODE');
+  for (const select of selects) {
+    // The references this SELECT's FROM declares (not those of nested SELECTs): alias → table.
+    const refs = new Map<string, string>();
+    const joinConditions: unknown[] = [];
+    const leftJoins: { right: Set<string>; on: unknown }[] = [];
+    /** Declares the references of a FROM subtree; returns their aliases. */
+    const collect = (from: unknown): Set<string> => {
+      if (!isNode(from)) return new Set();
+      if (from.type === 'BASE_TABLE' && !from.schema_name && typeof from.table_name === 'string') {
+        const name = from.table_name;
+        if (cteNames.has(name.toLowerCase())) return new Set();
+        const alias = ((from.alias as string) || name).toLowerCase();
+        refs.set(alias, name);
+        declarations.set(name, (declarations.get(name) ?? 0) + 1);
+        if (!tables.has(name)) tables.set(name, { table: name, pins: [], joins: [], columns: new Set() });
+        return new Set([alias]);
+      }
+      if (from.type === 'JOIN') {
+        const left = collect(from.left);
+        const right = collect(from.right);
+        if (from.join_type === 'INNER') joinConditions.push(from.condition);
+        else if (from.join_type === 'LEFT') leftJoins.push({ right, on: from.condition });
+        return new Set([...left, ...right]);
+      }
+      return new Set();
+    };
+    collect(select.from_table);
+    if (refs.size === 0) continue;
+
+    const ownerOf = (columnNames: string[]): { table: string; column: string }[] => {
+      if (columnNames.length >= 2) {
+        const table = refs.get(columnNames[0]!.toLowerCase());
+        return table ? [{ table, column: columnNames[1]! }] : [];
+      }
+      const column = columnNames[0]!;
+      return [...new Set(refs.values())]
+        .filter((table) => (columnsOf(table) ?? []).includes(column))
+        .map((table) => ({ table, column }));
+    };
+    const single = (node: unknown) => {
+      if (!isNode(node) || node.class !== 'COLUMN_REF') return undefined;
+      const owners = ownerOf(node.column_names as string[]);
+      return owners.length === 1 ? owners[0] : undefined;
+    };
+    const addPin = (table: string, pin: Pin) => tables.get(table)!.pins?.push(pin);
+    /** One conjunct; `allowed`: the aliases it may narrow (a LEFT JOIN's ON narrows its right side only). */
+    const read = (condition: Node, allowed?: Set<string>) => {
+      const allows = (table: string) => !allowed || [...allowed].some((ref) => refs.get(ref) === table);
+      const op = COMPARISON[condition.type as string];
+      if (op && condition.class === 'COMPARISON') {
+        const left = single(condition.left);
+        const right = single(condition.right);
+        if (left && right && left.table !== right.table && op === 'eq' && !allowed) {
+          tables.get(left.table)!.joins.push({ column: left.column, other: right });
+          tables.get(right.table)!.joins.push({ column: right.column, other: left });
+          return;
+        }
+        const constantRight = isNode(condition.right) ? constantOf(condition.right) : undefined;
+        const constantLeft = isNode(condition.left) ? constantOf(condition.left) : undefined;
+        if (left && constantRight != null && allows(left.table))
+          addPin(left.table, { column: left.column, op, values: [constantRight] });
+        else if (right && constantLeft != null && allows(right.table))
+          addPin(right.table, { column: right.column, op: FLIP[op]!, values: [constantLeft] });
+        return;
+      }
+      if (condition.type === 'COMPARE_IN' && Array.isArray(condition.children)) {
+        const [column, ...rest] = condition.children as Node[];
+        const owner = single(column);
+        const values = rest.map((each) => constantOf(each));
+        if (owner && allows(owner.table) && values.every((each) => each != null))
+          addPin(owner.table, { column: owner.column, op: 'in', values: values as Constant[] });
+        return;
+      }
+      if (condition.type === 'COMPARE_BETWEEN') {
+        const owner = single(condition.input);
+        const lower = isNode(condition.lower) ? constantOf(condition.lower) : undefined;
+        const upper = isNode(condition.upper) ? constantOf(condition.upper) : undefined;
+        if (owner && allows(owner.table) && lower != null && upper != null)
+          addPin(owner.table, { column: owner.column, op: 'between', values: [lower, upper] });
+      }
+    };
+    for (const condition of conjuncts(select.where_clause)) read(condition);
+    for (const condition of joinConditions.flatMap(conjuncts)) read(condition);
+    for (const { right, on } of leftJoins) for (const condition of conjuncts(on)) read(condition, right);
+  }
+  // A table read in more than one place (a self-join, a second subquery) is read whole: pins of
+  // one place do not hold for another.
+  for (const [name, count] of declarations) if (count > 1) tables.get(name)!.pins = undefined;
+
+  // The attributes each table is asked for.
+  for (const node of walk(tree)) {
+    if (node.class === 'STAR' || node.type === 'STAR') {
+      const relation = (node.relation_name as string | undefined)?.toLowerCase();
+      for (const use of tables.values()) {
+        if (!relation || use.table.toLowerCase() === relation || relationAlias(tree, relation) === use.table)
+          use.columns = 'all';
+      }
+    } else if (node.class === 'COLUMN_REF' && Array.isArray(node.column_names)) {
+      const names = node.column_names as string[];
+      const column = names.at(-1)!;
+      const qualifier = names.length >= 2 ? names[0]!.toLowerCase() : undefined;
+      const owners = [...tables.values()].filter((use) =>
+        qualifier
+          ? use.table.toLowerCase() === qualifier || relationAlias(tree, qualifier) === use.table
+          : (columnsOf(use.table) ?? []).includes(column),
+      );
+      if (owners.length === 0 && !qualifier) {
+        // A name no schema knows (an attribute the sample missed, or a select-list alias): every
+        // table keeps it available.
+        for (const use of tables.values()) if (use.columns !== 'all') use.columns.add(column);
+      }
+      for (const use of owners)
+        if (use.columns !== 'all') use.columns.add(names.length >= 2 ? names[1]! : column);
+    }
+  }
+  return { tables };
+}
+
+/** The table an alias stands for anywhere in the statement. */
+function relationAlias(tree: unknown, alias: string): string | undefined {
+  for (const node of walk(tree)) {
+    if (node.type === 'BASE_TABLE' && typeof node.alias === 'string' && node.alias.toLowerCase() === alias)
+      return node.table_name as string;
+  }
+  return undefined;
+}

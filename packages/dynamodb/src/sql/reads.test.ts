@@ -1,0 +1,184 @@
+// What SQL over DynamoDB reads, counted on the wire: a proxy between Toolrow and DynamoDB Local
+// writes down every request and the items DynamoDB evaluated for it. A key pinned in the WHERE must
+// be a GetItem or BatchGetItem, an index's partition key a Query on that index, a join from a pinned
+// side Queries by the values read; only what pins nothing Scans. The `reads` a result reports must
+// be what the proxy saw.
+import { tmpdir } from 'node:os';
+import { type DataSource, isDataSourceError, type TableRead } from '@toolrow/datasource';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CountingProxy, countingProxy, type RecordedRequest } from '../../test/counting-proxy.ts';
+import { dynamoTestUrl, freshDynamoUrl } from '../../test/dynamodb-local.ts';
+import { openDynamoDataSource } from '../source.ts';
+
+const NOW = new Date('2026-11-15T00:00:00Z');
+const ORDERS = 400;
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
+
+interface Expectation {
+  sql: string;
+  /** Per table, the operations DynamoDB received (index in brackets), in any order. */
+  operations: Record<string, string[]>;
+}
+
+const PINNED: Expectation[] = [
+  { sql: 'select id, status from orders where id = 7', operations: { orders: ['GetItem'] } },
+  { sql: 'select * from orders where 7 = id and total > 0', operations: { orders: ['GetItem'] } },
+  { sql: 'select id, total from orders where id in (3, 5, 8, 13)', operations: { orders: ['BatchGetItem'] } },
+  {
+    sql: 'select count(*) as n from orders where customer_id = 12',
+    operations: { orders: ['Query[by_customer]'] },
+  },
+  {
+    sql: "select count(*) as n from orders where status = 'pending'",
+    operations: { orders: ['Query[by_status]'] },
+  },
+  {
+    sql: "select count(*) as n from orders where customer_id = 3 and ordered_at >= '2026-06-01'",
+    operations: { orders: ['Query[by_customer]'] },
+  },
+  {
+    sql: 'select count(*) as n from order_items where order_id = 42 and id between 1 and 100000',
+    operations: { order_items: ['Query'] },
+  },
+  {
+    sql: 'select p.name, i.quantity from order_items i join products p on p.id = i.product_id where i.order_id = 9',
+    operations: { order_items: ['Query'], products: ['BatchGetItem'] },
+  },
+  {
+    sql: 'select o.id, sum(i.quantity) as units from orders o join order_items i on i.order_id = o.id where o.customer_id = 12 group by o.id',
+    operations: { orders: ['Query[by_customer]'], order_items: ['Query*'] },
+  },
+  {
+    sql: "select c.name, o.total from orders o join customers c on c.id = o.customer_id where o.status = 'refunded'",
+    operations: { orders: ['Query[by_status]'], customers: ['BatchGetItem'] },
+  },
+];
+
+const UNPINNED: Expectation[] = [
+  { sql: 'select status, count(*) as n from orders group by status', operations: { orders: ['Scan*'] } },
+  { sql: 'select count(*) as n from orders where id = 7 or total > 100', operations: { orders: ['Scan*'] } },
+  { sql: 'select count(*) as n from orders where not (id = 7)', operations: { orders: ['Scan*'] } },
+  { sql: 'select count(*) as n from orders where id + 0 = 7', operations: { orders: ['Scan*'] } },
+];
+
+/** "Query[by_customer]" for a request; the same form the expectations use. */
+function label(request: RecordedRequest): string {
+  return request.index ? `${request.operation}[${request.index}]` : request.operation;
+}
+
+/** The requests per table, repeats folded into "Name*" (a Scan's segments, a lookup's many Queries). */
+function operationsOf(requests: RecordedRequest[]): Record<string, string[]> {
+  const byTable: Record<string, string[]> = {};
+  for (const request of requests) {
+    const table = request.table ?? '?';
+    byTable[table] = [...(byTable[table] ?? []), label(request)];
+  }
+  const folded: Record<string, string[]> = {};
+  for (const [table, labels] of Object.entries(byTable)) {
+    const counts = new Map<string, number>();
+    for (const each of labels) counts.set(each, (counts.get(each) ?? 0) + 1);
+    folded[table] = [...counts].map(([each, count]) => (count > 1 ? `${each}*` : each)).sort();
+  }
+  return folded;
+}
+
+/** A lookup may be one Query or many: "Query*" in an expectation accepts either. */
+function matches(actual: Record<string, string[]>, expected: Record<string, string[]>): boolean {
+  const tables = new Set([...Object.keys(actual), ...Object.keys(expected)]);
+  for (const table of tables) {
+    const want = (expected[table] ?? []).map((each) => each.replace(/\*$/, ''));
+    const got = (actual[table] ?? []).map((each) => each.replace(/\*$/, ''));
+    if (JSON.stringify([...want].sort()) !== JSON.stringify([...got].sort())) return false;
+    for (const each of expected[table] ?? [])
+      if (!each.endsWith('*') && (actual[table] ?? []).includes(`${each}*`)) return false;
+  }
+  return true;
+}
+
+describe.runIf(dynamoTestUrl)(
+  'SQL over DynamoDB reads by key where the WHERE pins one, counted at a proxy',
+  () => {
+    let proxy: CountingProxy;
+    let ds: DataSource;
+
+    beforeAll(async () => {
+      const url = freshDynamoUrl();
+      const seeder = await openDynamoDataSource({ url, dataDir: tmpdir() });
+      await seeder.seed({ orders: ORDERS, now: NOW });
+      await seeder.close();
+      proxy = await countingProxy(url);
+      ds = await openDynamoDataSource({ url: proxy.url, dataDir: tmpdir() });
+      await ds.schema.refresh();
+    }, 180_000);
+
+    afterAll(async () => {
+      await ds?.close();
+      await proxy?.close();
+    });
+
+    /** Runs one statement and returns what it answered and what DynamoDB was asked for it. */
+    async function measured(sql: string, options: { maxItemsRead?: number } = {}) {
+      proxy.take();
+      const result = await ds.queries.run(sql, { maxRows: 5000, ...options });
+      const requests = proxy.take().filter((request) => READS.has(request.operation));
+      return { result, requests };
+    }
+
+    it.each(PINNED.map((each) => [each.sql, each]))('pinned: %s', async (_sql, expectation) => {
+      const { result, requests } = await measured(expectation.sql);
+      expect(operationsOf(requests), JSON.stringify(requests)).toSatisfy((actual: Record<string, string[]>) =>
+        matches(actual, expectation.operations),
+      );
+      expect(requests.some((request) => request.operation === 'Scan')).toBe(false);
+      // Far fewer items than the tables hold: the pin really narrowed the read.
+      const evaluated = requests.reduce((sum, request) => sum + request.items, 0);
+      expect(evaluated).toBeLessThan(ORDERS / 4);
+      expectReadsToBe(result.reads ?? [], requests);
+    });
+
+    it.each(UNPINNED.map((each) => [each.sql, each]))('unpinned, a Scan: %s', async (_sql, expectation) => {
+      const { result, requests } = await measured(expectation.sql);
+      expect(operationsOf(requests)).toSatisfy((actual: Record<string, string[]>) =>
+        matches(actual, expectation.operations),
+      );
+      expect(requests.reduce((sum, request) => sum + request.items, 0)).toBe(ORDERS);
+      expectReadsToBe(result.reads ?? [], requests);
+    });
+
+    it('a Scan past the items one statement may read is refused before it starts, naming what would pin it', async () => {
+      proxy.take();
+      const error = await ds.queries
+        .run('select status, count(*) from orders group by status', { maxItemsRead: 100 })
+        .catch((caught: unknown) => caught);
+      expect(isDataSourceError(error, 'too-large')).toBe(true);
+      expect((error as Error).message).toMatch(/orders holds about [\d,]+ items, more than the 100/);
+      expect((error as Error).message).toMatch(/id|customer_id|status/);
+      expect(proxy.take().filter((request) => request.operation === 'Scan')).toEqual([]);
+    });
+
+    it('explains each table’s read before anything is read', async () => {
+      proxy.take();
+      const plan = await ds.queries.plan(
+        'select o.id, sum(i.quantity) from orders o join order_items i on i.order_id = o.id where o.customer_id = 12 group by o.id',
+      );
+      expect(plan.lines[0]).toMatch(/^Query on orders index by_customer \(customer_id = 12\)/);
+      expect(plan.lines[1]).toMatch(/^Query on order_items \(order_id = each orders\.id read\)/);
+      expect(proxy.take().filter((request) => READS.has(request.operation))).toEqual([]);
+    });
+  },
+);
+
+/** The reads a result reports, per table and operation, are the items the proxy saw. */
+function expectReadsToBe(reads: TableRead[], requests: RecordedRequest[]) {
+  const reported = new Map<string, number>();
+  for (const read of reads) {
+    const key = `${read.table} ${read.operation}${read.index ? `[${read.index}]` : ''}`;
+    reported.set(key, (reported.get(key) ?? 0) + read.items);
+  }
+  const seen = new Map<string, number>();
+  for (const request of requests) {
+    const key = `${request.table} ${label(request)}`;
+    seen.set(key, (seen.get(key) ?? 0) + request.items);
+  }
+  expect(Object.fromEntries(reported)).toEqual(Object.fromEntries(seen));
+}
