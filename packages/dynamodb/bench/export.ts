@@ -9,19 +9,11 @@
 // Needs DynamoDB Local: `. scripts/ci-dynamodb.sh` sets TOOLROW_TEST_DYNAMODB_URL.
 //
 //   npm run bench -w @toolrow/dynamodb            (or: node bench/export.ts)
-import { spawn } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  type AttributeValue,
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  DynamoDBClient,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
+import { benchTarget, timed } from './support.ts';
 
 const SIZES = (process.env.BENCH_ITEMS ?? '10000,100000')
   .split(',')
@@ -29,86 +21,10 @@ const SIZES = (process.env.BENCH_ITEMS ?? '10000,100000')
   .filter((value) => Number.isInteger(value) && value > 0);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const CLI = fileURLToPath(new URL('../../../apps/cli/bin/toolrow.js', import.meta.url));
-const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxRSS '+process.resourceUsage().maxRSS+'\\n'))`;
 
-const base = process.env.TOOLROW_TEST_DYNAMODB_URL;
-if (!base) {
-  console.error(
-    'Set TOOLROW_TEST_DYNAMODB_URL (`. scripts/ci-dynamodb.sh` starts DynamoDB Local and sets it).',
-  );
-  process.exit(1);
-}
-const url = new URL(base);
-url.searchParams.set('region', `zz-bench-${randomInt(1_000_000_000)}`);
-const region = url.searchParams.get('region')!;
-const endpoint = `http://${url.host}`;
-const client = new DynamoDBClient({
-  region,
-  endpoint,
-  credentials: { accessKeyId: 'toolrowlocal', secretAccessKey: 'toolrowlocal' },
-});
-
-function item(id: number): Record<string, AttributeValue> {
-  return {
-    id: { N: String(id) },
-    name: { S: `Item ${id} of the bench, a name of some length` },
-    category: { S: ['tools', 'garden', 'kitchen', 'books', 'toys'][id % 5]! },
-    price: { N: ((id % 9973) / 100 + 1).toFixed(2) },
-    qty: { N: String(id % 97) },
-    created_at: { S: new Date(1_700_000_000_000 + id * 60_000).toISOString() },
-    tags: { SS: ['a', `t${id % 11}`] },
-    ...(id % 7 === 0 ? { note: { S: 'fragile, handle with care' } } : {}),
-  };
-}
-
-async function fill(table: string, count: number): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: table,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-    }),
-  );
-  await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: table });
-  let next = 1;
-  const worker = async () => {
-    while (next <= count) {
-      const start = next;
-      next += 25;
-      let requests: Record<string, { PutRequest: { Item: Record<string, AttributeValue> } }[]> = {
-        [table]: Array.from({ length: Math.min(25, count - start + 1) }, (_, index) => ({
-          PutRequest: { Item: item(start + index) },
-        })),
-      };
-      while (Object.keys(requests).length > 0) {
-        const result = await client.send(new BatchWriteItemCommand({ RequestItems: requests }));
-        requests = (result.UnprocessedItems ?? {}) as typeof requests;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-}
+const { url, region, endpoint, client, fill } = benchTarget();
 
 const PEER = fileURLToPath(new URL('./scan-peer.ts', import.meta.url));
-
-async function timed(args: string[], env: Record<string, string | undefined>, cwd: string) {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--import', RSS_HOOK, ...args], {
-    env: { ...process.env, ...env },
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const ms = performance.now() - started;
-  if (code !== 0) throw new Error(`${args.join(' ')} failed (${code}): ${stderr}`);
-  const rss = Number(/maxRSS (\d+)/.exec(stderr)?.[1] ?? Number.NaN) / 1024;
-  return { ms, peakMb: rss, stdout };
-}
 
 const dir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-bench-'));
 const results: { size: number; peer: number; toolrow: number; peerMb: number; toolrowMb: number }[] = [];

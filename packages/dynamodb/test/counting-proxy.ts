@@ -10,6 +10,10 @@ export interface RecordedRequest {
   index?: string;
   /** Items DynamoDB evaluated (Scan/Query: ScannedCount; GetItem/BatchGetItem: items returned). */
   items: number;
+  /** Items it sent back (after a FilterExpression). */
+  returned: number;
+  /** The request's FilterExpression, if any. */
+  filter?: string;
 }
 
 export interface CountingProxy {
@@ -85,6 +89,14 @@ function record(operation: string, sent: Buffer, reply: Buffer): RecordedRequest
   const table =
     (input.TableName as string | undefined) ?? (requestItems ? Object.keys(requestItems)[0] : undefined);
   let items = 0;
+  const returned = Array.isArray(output.Items)
+    ? output.Items.length
+    : output.Item
+      ? 1
+      : Object.values((output.Responses as Record<string, unknown[]> | undefined) ?? {}).reduce(
+          (sum, list) => sum + list.length,
+          0,
+        );
   if (typeof output.ScannedCount === 'number') items = output.ScannedCount;
   else if (output.Item) items = 1;
   else if (output.Responses && typeof output.Responses === 'object')
@@ -97,6 +109,8 @@ function record(operation: string, sent: Buffer, reply: Buffer): RecordedRequest
     ...(table ? { table } : {}),
     ...(typeof input.IndexName === 'string' ? { index: input.IndexName } : {}),
     items,
+    returned,
+    ...(typeof input.FilterExpression === 'string' ? { filter: input.FilterExpression } : {}),
   };
 }
 

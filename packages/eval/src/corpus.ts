@@ -28,6 +28,11 @@ export interface EvalRequest {
   namesCapability: boolean;
   context?: RequestContext;
   /**
+   * The answer comes from the call itself (a report the user reads): an expected call that fails
+   * fails the turn. The scripted model's input for it is SQL every engine must run (DynamoDB too).
+   */
+  mustRun?: true;
+  /**
    * Which sample the request runs on: the sample shop (default), or the large one, the same shop
    * beside 1,000 more tables in five schemas and one table of 1,000 columns (see LARGE_SHOP).
    */
@@ -820,6 +825,31 @@ export const CORPUS: readonly EvalRequest[] = [
     expect: ['runQuery'],
     namesCapability: true,
     mustNot: read,
+  },
+  // Reports that need a JOIN and a GROUP BY on every engine, DynamoDB included.
+  {
+    id: 'query-join-country',
+    text: 'revenue by customer country, biggest first',
+    expect: ['runQuery'],
+    namesCapability: false,
+    mustNot: read,
+    mustRun: true,
+  },
+  {
+    id: 'query-join-top-named',
+    text: 'who are our 5 best customers? names and how many orders each',
+    expect: ['runQuery'],
+    namesCapability: false,
+    mustNot: read,
+    mustRun: true,
+  },
+  {
+    id: 'query-join-category-units',
+    text: 'units sold per product category, not counting cancelled orders',
+    expect: ['runQuery'],
+    namesCapability: false,
+    mustNot: read,
+    mustRun: true,
   },
   {
     id: 'query-sql',

@@ -76,6 +76,26 @@ describe('grade', () => {
     expect(reversed.needsSearch).toBe(false);
   });
 
+  it('a report request fails when its query fails, and passes when a retry ran', () => {
+    const report: EvalRequest = {
+      id: 't-report',
+      text: 'revenue by country',
+      expect: ['runQuery'],
+      namesCapability: false,
+      mustRun: true,
+    };
+    const failed = { tool: 'runQuery', outcome: 'failed', error: 'Binder Error: no column country' } as const;
+    expect(grade(report, [failed])).toMatchObject({
+      pass: false,
+      reason: 'runQuery failed, and the answer was its result: Binder Error: no column country',
+    });
+    expect(grade(report, [{ tool: 'runQuery', outcome: 'ran' }]).pass).toBe(true);
+    expect(grade(report, [failed, { tool: 'runQuery', outcome: 'ran' }]).pass).toBe(true);
+    // Without mustRun the same failed call is a right pick with a wrong input: the pick is graded.
+    const { mustRun: _, ...pickOnly } = report;
+    expect(grade(pickOnly, [failed]).pass).toBe(true);
+  });
+
   it('fails a run that errored whatever was called', () => {
     expect(grade(chip, [{ tool: 'proposeExport', outcome: 'ran' }], 'connection refused')).toMatchObject({
       pass: false,

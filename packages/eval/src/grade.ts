@@ -94,6 +94,17 @@ export function grade(request: EvalRequest, calls: readonly TracedCall[], error?
         : `expected ${missing}${next > 0 ? ` (after step ${next})` : ''}; called ${picked.join(', ')}`;
   } else if (forbidden.length > 0)
     reason = `called ${forbidden.join(', ')}, which this request must not call`;
+  else if (request.mustRun) {
+    // A failed call the model then ran again successfully answered after all.
+    const failed = calls.find(
+      (call) =>
+        call.outcome === 'failed' &&
+        (expected as readonly string[]).includes(call.tool) &&
+        !calls.some((other) => other.tool === call.tool && other.outcome === 'ran'),
+    );
+    if (failed)
+      reason = `${failed.tool} failed, and the answer was its result: ${failed.error ?? 'no message'}`;
+  }
   return {
     pass: reason === undefined,
     ...(reason !== undefined ? { reason } : {}),

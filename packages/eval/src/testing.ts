@@ -243,6 +243,22 @@ const REQUEST_INPUTS: Record<string, Record<string, unknown>> = {
   'large-finance-tables': { listTables: { schema: 'finance' } },
   'large-wide-columns': { describeTable: { table: 'campaign_metrics' } },
   'large-loyalty-column': { findColumns: { text: 'loyalty' } },
+  // SQL a correct model sends; it must run on every engine (DynamoDB: joins and grouping in DuckDB).
+  'query-join-country': {
+    runQuery: {
+      sql: 'select c.country, sum(o.total) as revenue from orders o join customers c on c.id = o.customer_id group by c.country order by revenue desc',
+    },
+  },
+  'query-join-top-named': {
+    runQuery: {
+      sql: 'select c.name, count(*) as orders from orders o join customers c on c.id = o.customer_id group by c.id, c.name order by orders desc, c.id limit 5',
+    },
+  },
+  'query-join-category-units': {
+    runQuery: {
+      sql: "select p.category, sum(i.quantity) as units from order_items i join orders o on o.id = i.order_id join products p on p.id = i.product_id where o.status <> 'cancelled' group by p.category order by p.category",
+    },
+  },
   'large-wide-peek': {
     runQuery: { sql: 'select * from marketing.campaign_metrics', limit: 5 },
     openTable: { table: 'marketing.campaign_metrics' },
@@ -250,9 +266,10 @@ const REQUEST_INPUTS: Record<string, Record<string, unknown>> = {
   },
 };
 
-/** The input a scripted model sends for `tool` when answering `request`. */
-const inputFor = (request: EvalRequest, tool: string): unknown =>
-  REQUEST_INPUTS[request.id]?.[tool] ?? INPUTS[tool] ?? {};
+/** The input a scripted model sends for `tool` when answering the request `id`. */
+export const scriptedInput = (id: string, tool: string): unknown =>
+  REQUEST_INPUTS[id]?.[tool] ?? INPUTS[tool] ?? {};
+const inputFor = (request: EvalRequest, tool: string): unknown => scriptedInput(request.id, tool);
 
 interface TurnSoFar {
   request: EvalRequest | undefined;

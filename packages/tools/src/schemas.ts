@@ -227,7 +227,9 @@ export const rowValues = z
   .catchall(z.unknown())
   .describe('Column name → value. Dates as ISO text; JSON columns take objects.');
 
-export const sqlText = textField(20_000).describe('One PostgreSQL SELECT (WITH, joins, GROUP BY are fine).');
+export const sqlText = textField(20_000).describe(
+  'One PostgreSQL-style SELECT (WITH, joins, GROUP BY), on any engine.',
+);
 
 export const exportFormat = z.enum(EXPORT_FORMATS).describe('ndjson: one JSON object per line.');
 

@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fakeOpenAIServer } from '@toolrow/agent/testing';
 import { createEscapeHarness, SQL_ESCAPES } from '@toolrow/dynamodb/testing';
 import type { EvalReport } from '@toolrow/eval';
-import { searchingModel, startChatServer } from '@toolrow/eval/testing';
+import { scriptedInput, searchingModel, startChatServer } from '@toolrow/eval/testing';
 import { toolsForScope } from '@toolrow/mcp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
@@ -239,7 +239,8 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
   it('toolrow eval runs the stories on DynamoDB, leaving out the requests whose tools it does not serve', async () => {
     const model = await startChatServer(searchingModel());
     try {
-      const only = ['tables-what', 'count-pending', 'audit-log', 'rel-references'];
+      const reports = ['query-join-country', 'query-join-top-named', 'query-join-category-units'];
+      const only = ['tables-what', 'count-pending', 'audit-log', 'rel-references', ...reports];
       const result = await run(
         'eval',
         '--database-url',
@@ -257,9 +258,35 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
       const report = JSON.parse(await readFile(join(dir, 'ddb-eval.json'), 'utf8')) as EvalReport;
       // describeRelations is PostgreSQL's only (its row says so): that request is not run here.
       expect(report.requests.map((request) => request.id).sort()).toEqual(
-        ['audit-log', 'count-pending', 'tables-what'].sort(),
+        ['audit-log', 'count-pending', 'tables-what', ...reports].sort(),
       );
       expect(report.summary.passRate).toBe(1);
+
+      // The SQL the scripted model sent for the reports (joins, grouping) answers on DynamoDB what it
+      // answers on PostgreSQL (PGlite) seeded with the same shop.
+      expect((await run('connections', 'add', 'pg', `pglite:${join(dir, 'pg')}`)).code).toBe(0);
+      expect((await run('--connection', 'pg', 'db', 'seed', '--orders', '60')).code).toBe(0);
+      for (const id of reports) {
+        const input = scriptedInput(id, 'runQuery');
+        const answers = await Promise.all(
+          ['ddb', 'pg'].map(async (connection) => {
+            const result = await run('--connection', connection, 'call', 'runQuery', JSON.stringify(input));
+            expect(result.code, `${connection} ${id}: ${result.stderr}`).toBe(0);
+            const { rows } = JSON.parse(result.stdout) as { rows: Record<string, unknown>[] };
+            // Numbers by value: PostgreSQL's numeric and bigint come as text, DuckDB's as it types them.
+            return rows.map((row) =>
+              Object.fromEntries(
+                Object.entries(row).map(([name, value]) => [
+                  name,
+                  typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value,
+                ]),
+              ),
+            );
+          }),
+        );
+        expect(answers[0]!.length, id).toBeGreaterThan(0);
+        expect(answers[0], id).toEqual(answers[1]);
+      }
 
       // The shop there has 60 orders, not the eval's default 1,000: it is used as it is.
       const again = await run(

@@ -14,7 +14,7 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DataSourceError, type TableInfo } from '@toolrow/datasource';
+import { type ColumnInfo, DataSourceError, type TableInfo } from '@toolrow/datasource';
 import { merge, type Pages } from '../pages.ts';
 import type { DynamoKeys } from '../schema.ts';
 import { attributeJson, toAttribute } from '../values.ts';
@@ -72,8 +72,23 @@ class ColumnStats {
       if (!ISO_DATE.test(value.S)) this.dates = false;
     }
   }
-  /** The column's SQL type, and how its text becomes that type. */
-  type(): { sql: string; cast: (column: string) => string } {
+  /**
+   * The column's SQL type, and how its text becomes that type. With no value read (every item
+   * lacked it, or none matched), the schema's sampled type decides, so `price BETWEEN 10 AND 60`
+   * binds whether or not an item came back.
+   */
+  type(sampled?: ColumnInfo): { sql: string; cast: (column: string) => string } {
+    if (this.kinds.size === 0 && sampled) {
+      if (sampled.type === 'N') return { sql: 'DOUBLE', cast: (column) => `CAST(${column} AS DOUBLE)` };
+      if (sampled.type === 'BOOL') return { sql: 'BOOLEAN', cast: (column) => `CAST(${column} AS BOOLEAN)` };
+      const common = sampled.commonValues ?? [];
+      if (
+        sampled.type === 'S' &&
+        common.length > 0 &&
+        common.every((each) => ISO_TIMESTAMP.test(String(each.value)))
+      )
+        return { sql: 'TIMESTAMPTZ', cast: (column) => `CAST(${column} AS TIMESTAMPTZ)` };
+    }
     const only = this.kinds.size === 1 ? [...this.kinds][0] : undefined;
     const numeric = (): string =>
       this.scale === 0 && this.wholeDigits <= 18
@@ -126,6 +141,29 @@ function textOf(value: AttributeValue): string | null {
 function keyAttribute(table: TableInfo, name: string, value: Constant): AttributeValue {
   const types = table.columns.find((column) => column.name === name)?.type.split('|') ?? [];
   return toAttribute(value, name, types);
+}
+
+/** A FilterExpression of the access's pushed-down predicates (names #f…, values :f…), if any. */
+function filterOf(table: TableInfo, filters: readonly Pin[] | undefined) {
+  if (!filters || filters.length === 0) return undefined;
+  const names: Record<string, string> = {};
+  const values: Record<string, AttributeValue> = {};
+  const parts = filters.map((pin, index) => {
+    names[`#f${index}`] = pin.column;
+    const refs = pin.values.map((value, at) => {
+      values[`:f${index}_${at}`] = keyAttribute(table, pin.column, value);
+      return `:f${index}_${at}`;
+    });
+    switch (pin.op) {
+      case 'in':
+        return `#f${index} IN (${refs.join(', ')})`;
+      case 'between':
+        return `#f${index} BETWEEN ${refs[0]} AND ${refs[1]}`;
+      default:
+        return `#f${index} ${{ eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' }[pin.op]} ${refs[0]}`;
+    }
+  });
+  return { expression: parts.join(' AND '), names, values };
 }
 
 /** `#k = :k` and the sort key's condition, for a Query. */
@@ -196,6 +234,7 @@ export async function loadTables(
       ProjectionExpression: columns.map((_, index) => `#p${index}`).join(', '),
       ExpressionAttributeNames: Object.fromEntries(columns.map((name, index) => [`#p${index}`, name])),
     };
+    const filter = filterOf(table, access.filters);
     const read: TableRead = {
       table: table.name,
       operation: access.operation,
@@ -242,7 +281,11 @@ export async function loadTables(
                   TotalSegments: SEGMENTS,
                   Limit: PAGE_ITEMS,
                   ReturnConsumedCapacity: 'TOTAL',
-                  ...projection,
+                  ProjectionExpression: projection.ProjectionExpression,
+                  ExpressionAttributeNames: { ...projection.ExpressionAttributeNames, ...filter?.names },
+                  ...(filter
+                    ? { FilterExpression: filter.expression, ExpressionAttributeValues: filter.values }
+                    : {}),
                   ...(start ? { ExclusiveStartKey: start } : {}),
                 }),
                 { abortSignal },
@@ -268,8 +311,13 @@ export async function loadTables(
                   ...(access.index ? { IndexName: access.index } : {}),
                   KeyConditionExpression: condition.expression,
                   ProjectionExpression: projection.ProjectionExpression,
-                  ExpressionAttributeNames: { ...projection.ExpressionAttributeNames, ...condition.names },
-                  ExpressionAttributeValues: condition.values,
+                  ExpressionAttributeNames: {
+                    ...projection.ExpressionAttributeNames,
+                    ...condition.names,
+                    ...filter?.names,
+                  },
+                  ExpressionAttributeValues: { ...condition.values, ...filter?.values },
+                  ...(filter ? { FilterExpression: filter.expression } : {}),
                   ReturnConsumedCapacity: 'TOTAL',
                   ...(start ? { ExclusiveStartKey: start } : {}),
                 }),
@@ -359,7 +407,10 @@ export async function loadTables(
     // The typed table, under the name the statement uses.
     await connection.run(
       `CREATE TEMP TABLE ${quote(table.name)} AS SELECT ${columns
-        .map((name, index) => `${stats[index]!.type().cast(quote(name))} AS ${quote(name)}`)
+        .map(
+          (name, index) =>
+            `${stats[index]!.type(table.columns.find((column) => column.name === name)).cast(quote(name))} AS ${quote(name)}`,
+        )
         .join(', ')} FROM ${raw}`,
     );
     await connection.run(`DROP TABLE ${raw}`);

@@ -29,6 +29,11 @@ export interface TableAccess {
   lookup?: { table: string; column: string };
   /** The attributes fetched (projection); 'all': every attribute. */
   attributes: string[] | 'all';
+  /**
+   * Predicates on other attributes DynamoDB applies as a FilterExpression (a Query's or a Scan's):
+   * fewer items come back, the same are read. DuckDB applies the whole WHERE again.
+   */
+  filters?: Pin[];
   /** Items it expects to read, from the table's item count. */
   expectedItems: number;
   /** As a person reads it: "Query on by_customer (customer_id = 7)". */
@@ -207,7 +212,43 @@ export function planReads(
       describe: `Scan of the whole table ${table.name} (nothing pins its key or an index's)`,
     });
   }
+  for (const access of planned) {
+    if (access.operation !== 'Query' && access.operation !== 'Scan') continue;
+    const use = uses.find((each) => each.table === access.table.name);
+    // What the key condition already holds: a Query's partition key and its sort-key range.
+    const inKey = (pin: Pin) =>
+      access.operation === 'Query' &&
+      (pin.column === access.partitionKey ||
+        (pin.column === access.sortKey && access.sortPin !== undefined && access.sortPin.op !== 'in'));
+    const filters = (use?.pins ?? []).filter(
+      (pin) =>
+        !inKey(pin) && pushable(pin, access.table.columns.find((column) => column.name === pin.column)?.type),
+    );
+    if (filters.length === 0) continue;
+    access.filters = filters;
+    access.describe += `, filtered by ${filters.map(describePin).join(' AND ')}`;
+  }
   return planned;
+}
+
+/**
+ * Whether DynamoDB's filter keeps exactly the items the predicate does: numbers of a number
+ * attribute compared (exactly: at most 15 digits), strings and booleans of one type by equality only
+ * (DynamoDB orders strings by UTF-8 bytes, DuckDB may read them as instants).
+ */
+function pushable(pin: Pin, type: string | undefined): boolean {
+  if (pin.values.length === 0 || pin.values.length > 100) return false;
+  if (type === 'N')
+    return pin.values.every(
+      (value) =>
+        typeof value === 'number' &&
+        Number.isFinite(value) &&
+        String(value).replace(/[-.]|e.*$/gi, '').length <= 15,
+    );
+  if (type === 'S')
+    return (pin.op === 'eq' || pin.op === 'in') && pin.values.every((value) => typeof value === 'string');
+  if (type === 'BOOL') return pin.op === 'eq' && typeof pin.values[0] === 'boolean';
+  return false;
 }
 
 /** What would let a table be read without a Scan: its key, or an index that serves a predicate. */

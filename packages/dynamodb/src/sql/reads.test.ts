@@ -145,6 +145,30 @@ describe.runIf(dynamoTestUrl)(
       expectReadsToBe(result.reads ?? [], requests);
     });
 
+    it('predicates on other attributes go along as a FilterExpression: the same items read, fewer sent back, the same answer', async () => {
+      const sql = 'select count(*) as n from orders where customer_id = 12 and total > 100';
+      const { result, requests } = await measured(sql);
+      expect(requests.map((request) => [label(request), request.filter])).toEqual([
+        ['Query[by_customer]', '#f0 > :f0_0'],
+      ]);
+      const [query] = requests;
+      expect(query!.returned).toBe(Number(result.rows[0]!.n));
+      const all = await measured('select count(*) as n from orders where customer_id = 12');
+      expect(query!.items).toBe(all.requests[0]!.items);
+      expect(query!.returned).toBeLessThan(all.requests[0]!.returned);
+      const scan = await measured(
+        "select count(*) as n from customers where loyalty_tier = 'gold' and id > 10",
+      );
+      expect(new Set(scan.requests.map((request) => `${label(request)} ${request.filter}`))).toEqual(
+        new Set(['Scan #f0 = :f0_0 AND #f1 > :f1_0']),
+      );
+      expect(scan.requests.reduce((sum, request) => sum + request.returned, 0)).toBe(
+        Number(scan.result.rows[0]!.n),
+      );
+      const plan = await ds.queries.plan(sql);
+      expect(plan.lines[0]).toMatch(/filtered by total > 100/);
+    });
+
     it('a Scan past the items one statement may read is refused before it starts, naming what would pin it', async () => {
       proxy.take();
       const error = await ds.queries
