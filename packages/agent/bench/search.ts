@@ -5,16 +5,17 @@
 //   npm run bench -w @toolrow/agent     (or: node --conditions=@toolrow/source bench/search.ts)
 import { performance } from 'node:perf_hooks';
 import { CATALOG_ROWS, type CatalogRow, isLoop, type ToolName } from '@toolrow/catalog';
+import { terms } from '@toolrow/catalog/search';
 import { generateText, type Tool, tool, toolSearch } from 'ai';
 import { Document } from 'flexsearch';
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
 import { toolSchemas } from '../src/backends.ts';
 import { toolDefinitionCost } from '../src/cost.ts';
+import { HELD_OUT_REQUESTS } from '../src/search/held-out-requests.ts';
 import { NaiveSearchIndex } from '../src/search/naive.ts';
 import { HELD_OUT_QUERIES as HELD_OUT, TUNING_QUERIES as QUERIES } from '../src/search/queries.ts';
-import { SearchIndex } from '../src/search/scorer.ts';
-import { terms } from '../src/search/text.ts';
+import { SearchIndex, searchCatalog } from '../src/search/scorer.ts';
 import { scriptedModel } from '../src/testing.ts';
 import { syntheticRows } from './synthetic.ts';
 
@@ -131,16 +132,21 @@ for (const [query, expected] of HELD_OUT) {
 // the p50 is the median sample.
 type Engine = { name: string; run: (query: string) => unknown; top1: (query: string) => string | undefined };
 
-function engines(rows: readonly CatalogRow[]): Engine[] {
+function engines(rows: readonly CatalogRow[], withNaive = true): Engine[] {
   const index = new SearchIndex(rows);
-  const naive = new NaiveSearchIndex(rows);
+  const naive = withNaive ? new NaiveSearchIndex(rows) : undefined;
   const docs = rows
     .filter((row) => !isLoop(row.name))
     .map((row, id) => ({
       id,
       tool: row.name as string,
       name: row.name.replace(/([a-z\d])([A-Z])/g, '$1 $2'),
-      keywords: row.keywords.join(' '),
+      // The same multilingual words Toolrow indexes, for a fair race.
+      keywords: [
+        ...row.keywords,
+        ...Object.values(row.words ?? {}).flat(),
+        ...Object.values(row.engineWords ?? {}).flat(),
+      ].join(' '),
       description: row.description,
     }));
   const mini = new MiniSearch({
@@ -157,7 +163,16 @@ function engines(rows: readonly CatalogRow[]): Engine[] {
     flex.search(query, { limit: 5, suggest: true, merge: true, enrich: true });
   return [
     { name: 'Toolrow SearchIndex', run: (q) => index.search(q), top1: (q) => index.search(q)[0]?.name },
-    { name: 'scorer before (naive)', run: (q) => naive.search(q), top1: (q) => naive.search(q)[0]?.name },
+    // The reference scorer visits every row per query: at 10,000 rows it would take the whole budget.
+    ...(naive
+      ? [
+          {
+            name: 'scorer before (naive)',
+            run: (q: string) => naive.search(q),
+            top1: (q: string) => naive.search(q)[0]?.name,
+          },
+        ]
+      : []),
     {
       name: 'MiniSearch',
       run: (q) => mini.search(q).slice(0, 5),
@@ -191,12 +206,75 @@ function p50PerQuery(list: Engine[], queries: readonly string[], budgetMs: numbe
   return new Map([...samples].map(([name, values]) => [name, median(values)]));
 }
 
-const allQueries = [...QUERIES, ...HELD_OUT];
+// 5. Recall on the held-out requests (other languages, typos, synonyms, DynamoDB words): the rows
+// were never tuned on them. Toolrow as searchTools runs it (per engine), and the peers over the
+// same rows and words with their own tokenizers.
+{
+  const list = engines(ROWS);
+  const languages = [...new Set(HELD_OUT_REQUESTS.map((request) => request.language))];
+  const recallOf = (top: (request: (typeof HELD_OUT_REQUESTS)[number]) => string[]) => {
+    const per = new Map<string, { n: number; at1: number; at3: number }>();
+    for (const request of HELD_OUT_REQUESTS) {
+      const names = top(request);
+      for (const key of ['all', request.language]) {
+        const entry = per.get(key) ?? { n: 0, at1: 0, at3: 0 };
+        entry.n++;
+        if (names[0] === request.expected) entry.at1++;
+        if (names.slice(0, 3).includes(request.expected)) entry.at3++;
+        per.set(key, entry);
+      }
+    }
+    return per;
+  };
+  const toolrow = recallOf((request) =>
+    searchCatalog(request.query, { limit: 5, ...(request.engine ? { engine: request.engine } : {}) }).map(
+      (match) => match.name,
+    ),
+  );
+  const mini = list.find((engine) => engine.name === 'MiniSearch')!;
+  const flex = list.find((engine) => engine.name === 'FlexSearch')!;
+  const peer = (engine: Engine) =>
+    recallOf((request) => {
+      const result = engine.run(request.query) as { tool?: string; doc?: { tool?: string } }[];
+      return result.map((hit) => hit.tool ?? hit.doc?.tool ?? '');
+    });
+  const rows = [
+    ['Toolrow searchTools', toolrow],
+    ['MiniSearch', peer(mini)],
+    ['FlexSearch', peer(flex)],
+  ] as const;
+  const pct = (value: number) => `${Math.round(value * 100)}%`;
+  console.log(
+    `\nHeld-out requests (${HELD_OUT_REQUESTS.length}, ${languages.length} languages, never used to tune): recall@1 / recall@3`,
+  );
+  console.log(`  ${''.padEnd(20)} ${['all', ...languages].map((key) => key.padStart(9)).join(' ')}`);
+  for (const [name, per] of rows) {
+    console.log(
+      `  ${name.padEnd(20)} ${['all', ...languages]
+        .map((key) => {
+          const entry = per.get(key)!;
+          return `${pct(entry.at1 / entry.n)}/${pct(entry.at3 / entry.n)}`.padStart(9);
+        })
+        .join(' ')}`,
+    );
+  }
+  const all = toolrow.get('all')!;
+  const worst = Math.min(...languages.map((key) => toolrow.get(key)!.at3 / toolrow.get(key)!.n));
+  console.log(
+    `  goal: recall@3 ≥ 95%, recall@1 ≥ 85%, every language ≥ 90% recall@3 → ${all.at3 / all.n >= 0.95 && all.at1 / all.n >= 0.85 && worst >= 0.9 ? 'met' : 'MISSED'}`,
+  );
+}
+
+const allQueries: (readonly [string, string])[] = [
+  ...QUERIES,
+  ...HELD_OUT,
+  ...HELD_OUT_REQUESTS.map((request) => [request.query, request.expected] as const),
+];
 console.log('\nsearchTools per query against peers (p50 µs; same rows, same queries, one run)');
 // The real catalog (38 rows, the loop tool not searchable) and a synthetic one of 10,000.
 for (const size of [ROWS.length, 10_000]) {
   const rows = syntheticRows(size);
-  const list = engines(rows);
+  const list = engines(rows, size <= 1000);
   const p50 = p50PerQuery(
     list,
     allQueries.map(([query]) => query),
@@ -220,6 +298,6 @@ for (const size of [ROWS.length, 10_000]) {
   const peers = list.filter((engine) => engine.name === 'MiniSearch' || engine.name === 'FlexSearch');
   const slowest = Math.max(...peers.map((engine) => ours / p50.get(engine.name)!));
   console.log(
-    `    goal: at most the peers' time${size > 1000 ? ' and ≤ 2 ms' : ''} → ${slowest <= 1 && (size <= 1000 || ours <= 2000) ? 'met' : 'MISSED'} (${fmt(slowest)}× the faster peer)`,
+    `    goal: at most the peers' time and ${size > 1000 ? '≤ 2 ms' : '≤ 10 µs'} → ${slowest <= 1 && ours <= (size > 1000 ? 2000 : 10) ? 'met' : 'MISSED'} (${fmt(slowest)}× the faster peer)`,
   );
 }

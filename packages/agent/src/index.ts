@@ -1,4 +1,6 @@
 // @toolrow/agent: the agent loop on the AI SDK. See README.md for the API and how to mount it.
+
+export { splitCamel, stem, terms } from '@toolrow/catalog/search';
 export {
   type Agent,
   type AgentMessageMetadata,
@@ -89,7 +91,6 @@ export {
   summaryLine,
   type ToolMatch,
 } from './search/scorer.ts';
-export { splitCamel, stem, terms } from './search/text.ts';
 export {
   askReason,
   autoReason,

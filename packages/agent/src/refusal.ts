@@ -1,6 +1,6 @@
 import { inlineToolsOf, isServedBy, isToolName, notServedMessage, type ToolEngine } from '@toolrow/catalog';
+import { stem, terms } from '@toolrow/catalog/search';
 import { SearchIndex } from './search/scorer.ts';
-import { stem, terms } from './search/text.ts';
 
 /**
  * A refusal the model must read word for word. The AI SDK turns a failed tool call into text with

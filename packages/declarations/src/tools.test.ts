@@ -8,6 +8,17 @@ describe('TOOL_ROWS', () => {
     expect(JSON.parse(JSON.stringify(TOOL_ROWS))).toEqual(TOOL_ROWS);
   });
 
+  it('gives every discoverable row words in every language searchTools serves', () => {
+    // searchTools is the only way a model finds a discoverable tool: the user's language must find it.
+    const languages = ['zh-Hans', 'zh-Hant', 'ja', 'ko', 'es', 'pt', 'fr', 'de'] as const;
+    for (const row of TOOL_ROWS.filter((each) => each.visibility === 'discoverable'))
+      for (const language of languages)
+        expect(
+          ((row as { words?: Partial<Record<string, readonly string[]>> }).words?.[language] ?? []).length,
+          `${row.name} in ${language}`,
+        ).toBeGreaterThan(0);
+  });
+
   it('has no undefined fields, functions or class instances', () => {
     for (const row of TOOL_ROWS) {
       expect(Object.getPrototypeOf(row), row.name).toBe(Object.prototype);

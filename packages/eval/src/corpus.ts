@@ -1191,6 +1191,65 @@ export const CORPUS: readonly EvalRequest[] = [
     mustNot: ['openRow', ...read],
   },
 
+  // ── In the user's own language: the discoverable tools found by their words ──────────────
+  {
+    id: 'lang-zh-export',
+    text: '把结果导出为JSON文件',
+    expect: [['startExport', 'proposeExport']],
+    namesCapability: true,
+    mustNot: read,
+  },
+  {
+    id: 'lang-zh-hant-audit',
+    text: '誰核准了剛才的操作？看一下稽核日誌',
+    expect: ['listAuditLog'],
+    namesCapability: true,
+    mustNot: read,
+  },
+  {
+    id: 'lang-ja-explain',
+    text: 'このクエリが遅い理由を実行計画で見せて',
+    expect: ['explainQuery'],
+    namesCapability: true,
+    mustNot: read,
+    context: { workbench: 'select * from orders where customer_id = 5' },
+  },
+  {
+    id: 'lang-ko-relations',
+    text: '주문 테이블의 외래 키 관계를 알려줘',
+    expect: [['describeRelations', 'describeTable']],
+    namesCapability: true,
+    mustNot: read,
+  },
+  {
+    id: 'lang-es-staged',
+    text: '¿qué cambios pendientes hay sin confirmar?',
+    expect: ['listStagedChanges'],
+    namesCapability: true,
+    mustNot: read,
+  },
+  {
+    id: 'lang-pt-index',
+    text: 'quais índices não são utilizados na tabela orders?',
+    expect: ['getIndexStats'],
+    namesCapability: true,
+    mustNot: read,
+  },
+  {
+    id: 'lang-fr-saved',
+    text: 'montre-moi mes requêtes enregistrées',
+    expect: ['listSavedSpecs'],
+    namesCapability: true,
+    mustNot: read,
+  },
+  {
+    id: 'lang-de-diff',
+    text: 'zeig mir die ausstehenden Änderungen vorher und nachher im Vergleich',
+    expect: [['diffStagedChanges', 'listStagedChanges']],
+    namesCapability: true,
+    mustNot: read,
+  },
+
   // ── startExport / proposeExport (discoverable) ───────────────────────────────────────────
   {
     id: 'export-csv',

@@ -403,6 +403,7 @@ describe('emitting and checking', () => {
       'written',
       'written',
       'written',
+      'written',
     ]);
     for (const { path } of first.files) {
       expect(

@@ -11,12 +11,13 @@ import {
   TOOL_TIERS,
   TOOL_VISIBILITIES,
   TOOL_WRITES,
+  WORD_LANGUAGES,
 } from './row-model.ts';
 
 /** The exported constant that holds the rows. */
 export const ROWS_EXPORT_NAME = 'TOOL_ROWS';
 
-type Literal = string | string[];
+type Literal = string | string[] | Record<string, string[]>;
 
 const ENUMS: Partial<Record<keyof Row, readonly string[]>> = {
   visibility: TOOL_VISIBILITIES,
@@ -39,7 +40,12 @@ const STRING_FIELDS = [
 ] as const;
 const REQUIRED_FIELDS = ['name', 'description', 'keywords', 'visibility', 'tier', 'mcp', 'writes'] as const;
 const ARRAY_FIELDS = ['keywords', 'engines'] as const;
-const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, ...ARRAY_FIELDS]);
+/** Fields whose value is an object of string arrays, keyed by one of a fixed set. */
+const RECORD_FIELDS: Partial<Record<keyof Row, readonly string[]>> = {
+  words: WORD_LANGUAGES,
+  engineWords: TOOL_ENGINES,
+};
+const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, ...ARRAY_FIELDS, ...Object.keys(RECORD_FIELDS)]);
 /** Array fields whose every entry must be one of a fixed set. */
 const ARRAY_ENUMS: Partial<Record<keyof Row, readonly string[]>> = { engines: TOOL_ENGINES };
 
@@ -140,6 +146,23 @@ function readRow(
       ok = false;
       continue;
     }
+    const recordKeys = RECORD_FIELDS[key as keyof Row];
+    if (recordKeys) {
+      const wrong =
+        typeof value !== 'object' || Array.isArray(value)
+          ? `'${key}' must be an object of string arrays, keyed by ${recordKeys.map((v) => `'${v}'`).join(', ')}`
+          : Object.keys(value).find((entry) => !recordKeys.includes(entry)) !== undefined
+            ? `'${key}' has the key '${Object.keys(value).find((entry) => !recordKeys.includes(entry))}'; each key must be one of ${recordKeys.map((v) => `'${v}'`).join(', ')}`
+            : undefined;
+      if (wrong) {
+        at(property, `${rowLabel}: ${wrong}`);
+        ok = false;
+        continue;
+      }
+      values[key] = value;
+      lines[key as keyof Row] = property.getStartLineNumber();
+      continue;
+    }
     const isArrayField = (ARRAY_FIELDS as readonly string[]).includes(key);
     if (isArrayField ? !Array.isArray(value) : typeof value !== 'string') {
       at(property, `${rowLabel}: '${key}' must be ${isArrayField ? 'an array of strings' : 'a string'}`);
@@ -219,6 +242,18 @@ function literalValue(node: Expression): Literal | undefined {
       items.push(value);
     }
     return items;
+  }
+  // { 'zh-Hans': ['导出'], ja: […] }: an object whose every value is an array of strings.
+  if (Node.isObjectLiteralExpression(expression)) {
+    const record: Record<string, string[]> = {};
+    for (const property of expression.getProperties()) {
+      if (!Node.isPropertyAssignment(property) || Node.isComputedPropertyName(property.getNameNode()))
+        return undefined;
+      const value = literalValue(property.getInitializerOrThrow());
+      if (!Array.isArray(value)) return undefined;
+      record[property.getName().replace(/^['"]|['"]$/g, '')] = value;
+    }
+    return record;
   }
   return undefined;
 }

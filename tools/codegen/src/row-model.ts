@@ -17,6 +17,9 @@ export type McpExposure = (typeof MCP_EXPOSURES)[number];
 export type Writes = (typeof TOOL_WRITES)[number];
 export type StagedOperation = (typeof STAGED_OPERATIONS)[number];
 export type Engine = (typeof TOOL_ENGINES)[number];
+/** The languages a row's `words` are given in besides English (its keywords), as BCP 47 tags. */
+export const WORD_LANGUAGES = ['zh-Hans', 'zh-Hant', 'ja', 'ko', 'es', 'pt', 'fr', 'de'] as const;
+export type WordLanguage = (typeof WORD_LANGUAGES)[number];
 
 export interface Row {
   name: string;
@@ -30,6 +33,8 @@ export interface Row {
   mcp: McpExposure;
   writes: Writes;
   engines?: Engine[];
+  words?: Partial<Record<WordLanguage, string[]>>;
+  engineWords?: Partial<Record<Engine, string[]>>;
 }
 
 /** Where a row and each of its properties sit in the declaration file, for error messages. */

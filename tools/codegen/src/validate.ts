@@ -87,6 +87,24 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     },
   },
   {
+    id: 'words-clean',
+    field: 'words',
+    check: (row) => {
+      for (const [language, words] of [
+        ...Object.entries(row.words ?? {}),
+        ...Object.entries(row.engineWords ?? {}),
+      ]) {
+        if (words.some((word) => word.trim() === '')) return `words (${language}) has an empty entry`;
+        const seen = new Set<string>();
+        for (const word of words) {
+          if (seen.has(word.toLowerCase())) return `words (${language}) lists '${word}' twice`;
+          seen.add(word.toLowerCase());
+        }
+      }
+      return undefined;
+    },
+  },
+  {
     id: 'discoverable-has-keywords',
     field: 'keywords',
     check: (row) =>

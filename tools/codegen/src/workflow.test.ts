@@ -69,7 +69,7 @@ describe('edit one row and regenerate', () => {
     const written = await gen(root);
     expect(written.code).toBe(0);
     expect(written.stdout).toMatch(/written\s+packages\/mcp-server\/src\/generated\/mcp-scopes\.ts/);
-    expect(written.stdout).toMatch(/1 of 5 generated files changed/);
+    expect(written.stdout).toMatch(/1 of 6 generated files changed/);
     const scopesAfter = readFileSync(scopesPath, 'utf8');
     expect(scopesAfter).toMatch(/proposeExport: 'tables:full'/);
     const stagedList = /'tables:staged': \[([\s\S]*?)\]/.exec(scopesAfter)![1]!;

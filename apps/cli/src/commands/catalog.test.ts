@@ -124,8 +124,8 @@ describe('toolrow catalog', () => {
     expect(lines.find((line) => /^listAuditLog\s/.test(line))).toMatch(
       /^listAuditLog\s+discoverable\s+\d+\s+\d+ \(\d+%\)\s+discoverable\s+ok$/,
     );
-    expect(lines.find((line) => /^setFilter\s/.test(line))).toMatch(
-      /^setFilter\s+inline\s+\d+\s+\d+ \(\d+%\)\s+inline\s+ok$/,
+    expect(lines.find((line) => /^describeTable\s/.test(line))).toMatch(
+      /^describeTable\s+inline\s+\d+\s+\d+ \(\d+%\)\s+inline\s+ok$/,
     );
     expect(result.stdout).toContain('Every discoverable row is named often enough.');
     expect(result.stdout).toMatch(

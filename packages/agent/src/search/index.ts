@@ -1,6 +1,7 @@
 // The tool search alone, for callers that rank the catalog without running an agent
 // (`toolrow search-tools`): it loads @toolrow/catalog and nothing of the AI SDK or the data layer.
 
+export { splitCamel, stem, terms } from '@toolrow/catalog/search';
 export {
   DEFAULT_SCORER_PARAMETERS,
   type ScorerParameters,
@@ -10,4 +11,3 @@ export {
   summaryLine,
   type ToolMatch,
 } from './scorer.ts';
-export { splitCamel, stem, terms } from './text.ts';

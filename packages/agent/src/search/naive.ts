@@ -1,13 +1,25 @@
-import { CATALOG_ROWS, type CatalogRow, isLoop, isPropose, type ToolName, twinOf } from '@toolrow/catalog';
+import {
+  CATALOG_ROWS,
+  type CatalogRow,
+  isLoop,
+  isPropose,
+  type ToolEngine,
+  type ToolName,
+  twinOf,
+} from '@toolrow/catalog';
+import { withinOneEdit } from '@toolrow/catalog/search';
 import {
   DEFAULT_SCORER_PARAMETERS,
   type Field,
+  FUZZY_VOCABULARY_LENGTH,
+  fieldsOfRow,
+  keywordCounts,
+  queryTermsOf,
   type ScorerParameters,
   type SearchOptions,
   summaryLine,
   type ToolMatch,
 } from './scorer.ts';
-import { terms } from './text.ts';
 
 interface Document {
   row: CatalogRow;
@@ -52,30 +64,32 @@ export class NaiveSearchIndex {
   constructor(
     rows: readonly CatalogRow[] = CATALOG_ROWS,
     parameters: ScorerParameters = DEFAULT_SCORER_PARAMETERS,
+    engine?: ToolEngine,
   ) {
     this.#parameters = parameters;
     // The loop tool is how you search; finding it again would only spend the budget.
     this.#documents = rows
       .filter((row) => !isLoop(row.name))
       .map((row) => {
+        const searchFields = fieldsOfRow(row, engine);
         const words: Record<Field, string[]> = {
-          name: terms(row.name),
-          keywords: row.keywords.flatMap((keyword) => terms(keyword)),
-          description: terms(row.description),
+          name: searchFields.name,
+          keywords: searchFields.keywords.flat(),
+          description: searchFields.description,
         };
         return {
           row,
           fields: {
             name: counts(words.name),
-            keywords: counts(words.keywords),
+            keywords: keywordCounts(searchFields.keywords),
             description: counts(words.description),
           },
           lengths: {
             name: words.name.length,
-            keywords: words.keywords.length,
+            keywords: sum(keywordCounts(searchFields.keywords).values()),
             description: words.description.length,
           },
-          phrases: row.keywords.map((keyword) => terms(keyword)).filter((phrase) => phrase.length > 1),
+          phrases: searchFields.keywords.filter((phrase) => phrase.length > 1),
           line: summaryLine(row.description),
         };
       });
@@ -105,17 +119,34 @@ export class NaiveSearchIndex {
 
   /** Every scored row, best first, ties in row order; rows that share no word with the query are left out. */
   rank(query: string): ToolMatch[] {
-    const queryTerms = terms(query);
+    const { ordered: queryTerms, unique, fuzzy } = queryTermsOf(query);
     const rawWords = new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
-    const unique = [...new Set(queryTerms)];
     if (unique.length === 0) return [];
-    const { weights, lengthNormalisation: b, saturation: k1, phraseBonus } = this.#parameters;
+    const { weights, lengthNormalisation: b, saturation: k1, phraseBonus, fuzzyWeight } = this.#parameters;
     const n = this.#documents.length;
     const matches: ToolMatch[] = [];
     const documentOf = new Map<ToolMatch, Document>();
+    // Each query term with the weight it counts at: itself when some row has it, else (a word of
+    // five letters or more) every word of a row one edit away, at the typo weight.
+    // A word counts as a row's when it sits in a field of non-zero weight (a zero weight adds nothing).
+    const present = new Set(
+      this.#documents.flatMap((doc) =>
+        FIELDS.filter((field) => weights[field] !== 0).flatMap((field) => [...doc.fields[field].keys()]),
+      ),
+    );
+    const vocabulary = [...present].sort();
+    const weightedTerms: [term: string, weight: number][] = [];
+    for (const term of unique) {
+      if (present.has(term)) weightedTerms.push([term, 1]);
+      else if (fuzzy.has(term))
+        for (const word of vocabulary)
+          if (word.length >= FUZZY_VOCABULARY_LENGTH && /^[a-z]+$/.test(word) && withinOneEdit(term, word))
+            weightedTerms.push([word, fuzzyWeight]);
+    }
+    const matched = weightedTerms.map(([term]) => term);
     for (const doc of this.#documents) {
       let score = 0;
-      for (const term of unique) {
+      for (const [term, weight] of weightedTerms) {
         let weighted = 0;
         for (const field of FIELDS) {
           const tf = doc.fields[field].get(term);
@@ -126,7 +157,8 @@ export class NaiveSearchIndex {
         if (weighted === 0) continue;
         const df = this.#documentFrequency.get(term) ?? 0;
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        score += (idf * weighted * (k1 + 1)) / (k1 + weighted);
+        const contribution = (idf * weighted * (k1 + 1)) / (k1 + weighted);
+        score += weight === 1 ? contribution : contribution * weight;
       }
       if (score === 0) continue;
       for (const phrase of doc.phrases) if (containsSequence(queryTerms, phrase)) score += phraseBonus;
@@ -140,7 +172,7 @@ export class NaiveSearchIndex {
       const doc = documentOf.get(match)!;
       const twinScore = doc.twin ? scoreOf.get(doc.twin) : undefined;
       if (twinScore === undefined || rawWords.has(match.name.toLowerCase())) continue;
-      if (unique.some((term) => doc.ownTerms?.has(term))) continue;
+      if (matched.some((term) => doc.ownTerms?.has(term))) continue;
       match.score = Math.min(match.score, twinScore * this.#parameters.twinShare);
     }
     // Array.prototype.sort is stable, so equal scores keep row order.
@@ -155,4 +187,10 @@ export class NaiveSearchIndex {
     const best = ranked[0]?.score ?? 0;
     return ranked.filter((match) => match.score >= best * minRelative).slice(0, limit);
   }
+}
+
+function sum(values: Iterable<number>): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
 }

@@ -1,10 +1,10 @@
 import { CATALOG_ROWS, DISCOVERABLE_TOOLS, isLoop, LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
+import { splitCamel, stem, terms } from '@toolrow/catalog/search';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NaiveSearchIndex } from './naive.ts';
 import { HELD_OUT_QUERIES, TUNING_QUERIES } from './queries.ts';
 import { DEFAULT_SCORER_PARAMETERS, SearchIndex, searchCatalog, summaryLine } from './scorer.ts';
-import { splitCamel, stem, terms } from './text.ts';
 
 describe('text', () => {
   it.each([
@@ -128,9 +128,25 @@ describe('searchCatalog', () => {
 
 describe('SearchIndex (inverted) against NaiveSearchIndex (every row per query)', () => {
   const vocabulary = [
-    ...new Set(CATALOG_ROWS.flatMap((row) => [...row.keywords, ...row.description.split(/\s+/), row.name])),
+    ...new Set(
+      CATALOG_ROWS.flatMap((row) => [
+        ...row.keywords,
+        ...Object.values(row.words ?? {}).flat(),
+        ...row.description.split(/\s+/),
+        row.name,
+      ]),
+    ),
   ];
-  const word = fc.constantFrom(...vocabulary);
+  // A word as users mistype it: two neighbouring letters swapped, one dropped, or one doubled.
+  const typo = fc
+    .tuple(fc.constantFrom(...vocabulary.filter((each) => /^[a-z]{5,}$/.test(each))), fc.nat(), fc.nat(2))
+    .map(([each, at, kind]) => {
+      const i = at % (each.length - 1);
+      if (kind === 0) return each.slice(0, i) + each[i + 1] + each[i] + each.slice(i + 2);
+      if (kind === 1) return each.slice(0, i) + each.slice(i + 1);
+      return each.slice(0, i) + each[i] + each.slice(i);
+    });
+  const word = fc.oneof(fc.constantFrom(...vocabulary), typo);
   const text = fc.array(word, { maxLength: 12 }).map((words) => words.join(' '));
   // Rows keep real names (so propose twins and the loop tool take part) with random text, in a random order.
   const catalog = fc.shuffledSubarray([...CATALOG_ROWS], { minLength: 0 }).chain((rows) =>
@@ -160,6 +176,7 @@ describe('SearchIndex (inverted) against NaiveSearchIndex (every row per query)'
       phraseBonus: fc.double({ min: 0, max: 3, noNaN: true }),
       twinShare: fc.double({ min: 0, max: 1, noNaN: true }),
       exactNameBonus: fc.double({ min: 0, max: 20, noNaN: true }),
+      fuzzyWeight: fc.double({ min: 0, max: 1, noNaN: true }),
     }),
   );
   const query = fc.oneof(
@@ -181,9 +198,10 @@ describe('SearchIndex (inverted) against NaiveSearchIndex (every row per query)'
         catalog,
         parameters,
         fc.array(fc.tuple(query, options), { minLength: 1, maxLength: 8 }),
-        (rows, params, queries) => {
-          const inverted = new SearchIndex(rows, params);
-          const naive = new NaiveSearchIndex(rows, params);
+        fc.constantFrom(undefined, 'postgres' as const, 'dynamodb' as const),
+        (rows, params, queries, engine) => {
+          const inverted = new SearchIndex(rows, params, engine);
+          const naive = new NaiveSearchIndex(rows, params, engine);
           // Several queries per index: scratch state left by one query must not leak into the next.
           for (const [q, opts] of queries) {
             expect(inverted.rank(q)).toEqual(naive.rank(q));

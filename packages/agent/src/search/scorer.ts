@@ -8,7 +8,16 @@ import {
   type ToolName,
   twinOf,
 } from '@toolrow/catalog';
-import { terms } from './text.ts';
+import {
+  deletions,
+  fieldsFromTerms,
+  isCjkTerm,
+  queryTerms,
+  SEARCH_TERMS,
+  type SearchFields,
+  searchFieldsOf,
+  withinOneEdit,
+} from '@toolrow/catalog/search';
 
 /** One ranked tool: its name, its BM25F score and a one-line summary for the model to read. */
 export interface ToolMatch {
@@ -53,6 +62,11 @@ export interface ScorerParameters {
    * the name it tried ("searchTools(query='getSavedSpec')"), and that must find it first.
    */
   exactNameBonus: number;
+  /**
+   * A query word of five letters or more that no row has matches the rows' words one edit away
+   * ("expalin" → explain, "auidt" → audit) at this fraction of an exact match.
+   */
+  fuzzyWeight: number;
 }
 
 export const DEFAULT_SCORER_PARAMETERS: ScorerParameters = {
@@ -62,7 +76,48 @@ export const DEFAULT_SCORER_PARAMETERS: ScorerParameters = {
   phraseBonus: 1,
   twinShare: 0.9,
   exactNameBonus: 10,
+  fuzzyWeight: 0.7,
 };
+
+/**
+ * A row's search fields for one engine: the generator's terms for a catalog row (tokenized once,
+ * at generation time), tokenized here for any other row (tests, the benchmark's synthetic rows).
+ */
+export function fieldsOfRow(row: CatalogRow, engine?: ToolEngine): SearchFields {
+  const generated = (SEARCH_TERMS as Partial<Record<string, (typeof SEARCH_TERMS)[ToolName]>>)[row.name];
+  return generated && CATALOG_ROWS.includes(row)
+    ? fieldsFromTerms(generated, engine)
+    : searchFieldsOf(row, engine);
+}
+
+/**
+ * A query's terms: its words and bigrams in order (phrases), plus CJK unigrams for one-character
+ * words; `fuzzy`: the terms of words long enough to match a row's word at one edit.
+ */
+export function queryTermsOf(query: string): { ordered: string[]; unique: string[]; fuzzy: Set<string> } {
+  const { ordered, unigrams, fuzzy } = queryTerms(query);
+  return {
+    ordered,
+    unique: unigrams.length > 0 ? [...new Set([...ordered, ...unigrams])] : [...new Set(ordered)],
+    fuzzy,
+  };
+}
+
+/**
+ * A field's term counts. A CJK keyword is one word however many bigrams it splits into: each of
+ * its k bigrams counts 1/k, so a long keyword does not outweigh a short one by its length alone.
+ */
+export function keywordCounts(keywords: readonly (readonly string[])[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const keyword of keywords) {
+    const cjk = keyword.filter((term) => isCjkTerm(term)).length;
+    for (const term of keyword) {
+      const count = cjk > 1 && isCjkTerm(term) ? 1 / cjk : 1;
+      map.set(term, (map.get(term) ?? 0) + count);
+    }
+  }
+  return map;
+}
 
 const FIELDS: readonly Field[] = ['name', 'keywords', 'description'];
 
@@ -105,6 +160,8 @@ export class SearchIndex {
   readonly #phrases = new Map<string, number[]>();
   #longestPhrase = 0;
   readonly #byLowerName = new Map<string, number[]>();
+  /** A one-letter deletion of indexed words → those words (typo lookup). */
+  readonly #deletions = new Map<string, string[]>();
   /** Propose rows only: the twin's document, and the words of this row that the twin lacks. */
   readonly #twin: Int32Array;
   readonly #ownTerms: (ReadonlySet<string> | undefined)[] = [];
@@ -118,6 +175,7 @@ export class SearchIndex {
   constructor(
     rows: readonly CatalogRow[] = CATALOG_ROWS,
     parameters: ScorerParameters = DEFAULT_SCORER_PARAMETERS,
+    engine?: ToolEngine,
   ) {
     this.#parameters = parameters;
     // The loop tool is how you search; finding it again would only spend the budget.
@@ -128,10 +186,11 @@ export class SearchIndex {
     this.#marks = new Uint32Array(n);
     this.#touched = new Int32Array(n);
 
-    const fields = kept.map((row) => ({
-      name: counts(terms(row.name)),
-      keywords: counts(row.keywords.flatMap((keyword) => terms(keyword))),
-      description: counts(terms(row.description)),
+    const searchFields = kept.map((row) => fieldsOfRow(row, engine));
+    const fields = searchFields.map((each) => ({
+      name: counts(each.name),
+      keywords: keywordCounts(each.keywords),
+      description: counts(each.description),
     }));
     const lengths = fields.map((doc) => ({
       name: sum(doc.name.values()),
@@ -179,13 +238,19 @@ export class SearchIndex {
         });
     }
 
+    // Typos: each word that may be one edit from a query word, under each of its one-letter
+    // deletions (a typo and its word share one unless they differ in length by one).
+    for (const term of this.#postings.keys()) {
+      if (term.length < FUZZY_VOCABULARY_LENGTH || !/^[a-z]+$/.test(term)) continue;
+      for (const deleted of deletions(term)) append(this.#deletions, deleted, term);
+    }
+
     kept.forEach((row, document) => {
       this.#names.push(row.name);
       this.#lowerNames.push(row.name.toLowerCase());
       this.#lines.push(summaryLine(row.description));
       append(this.#byLowerName, row.name.toLowerCase(), document);
-      for (const keyword of row.keywords) {
-        const phrase = terms(keyword);
+      for (const phrase of searchFields[document]!.keywords) {
         if (phrase.length < 2) continue;
         const key = phrase.join(PHRASE_SEPARATOR);
         // Once per listing: a phrase a row lists twice earns its bonus twice.
@@ -211,8 +276,7 @@ export class SearchIndex {
    * are; their documents are the first that many entries of #touched.
    */
   #score(query: string): { count: number; unique: string[]; rawWords: Set<string> } {
-    const queryTerms = terms(query);
-    const unique = [...new Set(queryTerms)];
+    const { ordered: queryTerms, unique, fuzzy } = queryTermsOf(query);
     const rawWords = new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
     if (unique.length === 0) return { count: 0, unique, rawWords };
     if (this.#generation === 0xffffffff) {
@@ -224,10 +288,8 @@ export class SearchIndex {
     const marks = this.#marks;
     const touched = this.#touched;
     let count = 0;
-    // Terms in query order, so each row's sum adds the same numbers in the same order as before.
-    for (const term of unique) {
-      const postings = this.#postings.get(term);
-      if (!postings) continue;
+    const matched: string[] = [];
+    const add = (postings: Postings, weight: number) => {
       const { documents, contributions } = postings;
       for (let i = 0; i < documents.length; i++) {
         const document = documents[i]!;
@@ -236,7 +298,22 @@ export class SearchIndex {
           scores[document] = 0;
           touched[count++] = document;
         }
-        scores[document] = scores[document]! + contributions[i]!;
+        scores[document] =
+          scores[document]! + (weight === 1 ? contributions[i]! : contributions[i]! * weight);
+      }
+    };
+    // Terms in query order, so each row's sum adds the same numbers in the same order as before.
+    for (const term of unique) {
+      const postings = this.#postings.get(term);
+      if (postings) {
+        matched.push(term);
+        add(postings, 1);
+        continue;
+      }
+      if (!fuzzy.has(term)) continue;
+      for (const near of this.#nearWords(term)) {
+        matched.push(near);
+        add(this.#postings.get(near)!, this.#parameters.fuzzyWeight);
       }
     }
     // A row whose words sum to zero is no match, and gets no bonus either.
@@ -276,11 +353,34 @@ export class SearchIndex {
       const twin = this.#twin[document]!;
       if (twin < 0 || marks[twin] !== generation || rawWords.has(this.#lowerNames[document]!)) continue;
       const own = this.#ownTerms[document];
-      if (unique.some((term) => own?.has(term))) continue;
+      if (matched.some((term) => own?.has(term))) continue;
       // Twins are never propose rows themselves, so the twin's score here is its uncapped one.
       scores[document] = Math.min(scores[document]!, scores[twin]! * twinShare);
     }
     return { count: live, unique, rawWords };
+  }
+
+  /** The indexed words one edit from `term` (which no row has), in sorted order. */
+  #nearWords(term: string): string[] {
+    const found = new Set<string>();
+    const consider = (candidate: string) => {
+      if (
+        candidate !== term &&
+        candidate.length >= FUZZY_VOCABULARY_LENGTH &&
+        this.#postings.has(candidate) &&
+        withinOneEdit(term, candidate)
+      )
+        found.add(candidate);
+    };
+    // A word that is the query word with one more letter.
+    for (const word of this.#deletions.get(term) ?? []) consider(word);
+    for (const deleted of deletions(term)) {
+      // A word that is the query word with one letter less.
+      consider(deleted);
+      // One letter changed, or two swapped: both lose a letter to the same word.
+      for (const word of this.#deletions.get(deleted) ?? []) consider(word);
+    }
+    return [...found].sort();
   }
 
   #match(document: number): ToolMatch {
@@ -318,7 +418,10 @@ export class SearchIndex {
   }
 }
 
-function append(map: Map<string, number[]>, key: string, value: number): void {
+/** Indexed words this long or longer take part in typo matching (a five-letter typo minus a letter). */
+export const FUZZY_VOCABULARY_LENGTH = 4;
+
+function append<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
@@ -389,7 +492,11 @@ export function searchCatalog(query: string, options?: SearchOptions): ToolMatch
   }
   let index = engineIndexes.get(engine);
   if (!index) {
-    index = new SearchIndex(CATALOG_ROWS.filter((row) => isServedBy(engine, row.name)));
+    index = new SearchIndex(
+      CATALOG_ROWS.filter((row) => isServedBy(engine, row.name)),
+      DEFAULT_SCORER_PARAMETERS,
+      engine,
+    );
     engineIndexes.set(engine, index);
   }
   return index.search(query, options);

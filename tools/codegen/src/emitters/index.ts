@@ -2,6 +2,7 @@ import { enginesEmitter, tiersEmitter, toolNamesEmitter } from './catalog.ts';
 import type { Emitter } from './emitter.ts';
 import { mcpScopesEmitter } from './mcp-scopes.ts';
 import { outputSchemasEmitter } from './output-schemas.ts';
+import { searchTermsEmitter } from './search-terms.ts';
 import { writeScopesEmitter } from './write-scopes.ts';
 
 export type { EmitInput, Emitter } from './emitter.ts';
@@ -14,4 +15,5 @@ export const EMITTERS: readonly Emitter[] = [
   mcpScopesEmitter,
   writeScopesEmitter,
   outputSchemasEmitter,
+  searchTermsEmitter,
 ];
