@@ -12,6 +12,7 @@ import {
   addConnection,
   type ConnectionHub,
   type ConnectionInfo,
+  engineOfUrl,
   PERMISSION_MODES,
   type Toolrow,
   UNNAMED_CONNECTION,
@@ -34,7 +35,7 @@ export interface ConnectionRoutesOptions {
 export function mountConnectionRoutes(app: Hono<ServerEnv>, options: ConnectionRoutesOptions): void {
   const { hub } = options;
 
-  async function list({ state, profile }: RequestConnection): Promise<ConnectionList> {
+  async function list({ source, state, profile }: RequestConnection): Promise<ConnectionList> {
     const [connections, profiles] = await Promise.all([state.connections.list(), state.profiles.list()]);
     const modeOf = (name: string): PermissionMode =>
       profiles.find((each) => each.name === name)?.mode ?? 'manual';
@@ -42,7 +43,14 @@ export function mountConnectionRoutes(app: Hono<ServerEnv>, options: ConnectionR
     if (!summaries.some((each) => each.name === UNNAMED_CONNECTION)) {
       summaries.unshift({
         name: UNNAMED_CONNECTION,
-        engine: options.env.DATABASE_URL?.trim() ? 'postgres' : 'pglite',
+        // The engine it is open on when it is the one serving this request; else the one
+        // DATABASE_URL names (a dynamodb:// URL is DynamoDB), else the embedded one.
+        engine:
+          profile === UNNAMED_CONNECTION
+            ? source.driver
+            : options.env.DATABASE_URL?.trim()
+              ? engineOfUrl(options.env.DATABASE_URL)
+              : 'pglite',
         description: options.env.DATABASE_URL?.trim()
           ? 'DATABASE_URL'
           : `the embedded sample shop in ${state.dataDir}`,
