@@ -277,7 +277,10 @@ describe.runIf(dynamoUrl)('the app on DynamoDB', () => {
     const status = await api<{ database: { languages: { name: string }[] } }>(app, '/api/status');
     expect(status.database.languages.map((language) => language.name)).toEqual(['SQL', 'PartiQL']);
     // The unnamed connection is labelled with the engine it is open on, not PostgreSQL's.
-    const connections = await api<{ connections: { name: string; engine: string }[] }>(app, '/api/connections');
+    const connections = await api<{ connections: { name: string; engine: string }[] }>(
+      app,
+      '/api/connections',
+    );
     expect(connections.connections.find((each) => each.name === 'default')?.engine).toBe('dynamodb');
     const read = await api<{
       rows: { id: string }[];

@@ -24,6 +24,7 @@ const STOPWORDS: ReadonlySet<string> = new Set(
 
 /** Splits camelCase and PascalCase identifiers into words: "getExportStatus" → "get Export Status". */
 export function splitCamel(text: string): string {
+  if (!UPPER.test(text)) return text;
   return text
     .replace(/\b([A-Z]{2,})s\b/g, '$1') // an acronym's plural is the acronym: GSIs, IDs, URLs
     .replace(/([a-z\d])([A-Z])/g, '$1 $2')
@@ -37,6 +38,19 @@ export function splitCamel(text: string): string {
  */
 export function stem(word: string): string {
   if (word.length <= 3) return word;
+  const known = STEMS.get(word);
+  if (known !== undefined) return known;
+  const stemmed = stemOnce(word);
+  // The words people search with repeat; a bounded memo spares the suffix rules.
+  if (STEMS.size >= 50_000) STEMS.clear();
+  STEMS.set(word, stemmed);
+  return stemmed;
+}
+
+const STEMS = new Map<string, string>();
+const UPPER = /[A-Z]/;
+
+function stemOnce(word: string): string {
   let stemmed = word;
   if (/(?:ies|ied)$/.test(stemmed)) stemmed = `${stemmed.slice(0, -3)}y`;
   else if (stemmed.endsWith('ing') && stemmed.length > 5) stemmed = undouble(stemmed.slice(0, -3));
@@ -56,6 +70,9 @@ function undouble(word: string): string {
 
 /** Nothing outside ASCII (no accent, full-width form or CJK): lowercasing is all it needs. */
 const ASCII = /^[ -~\t\n\r]*$/;
+const ASCII_RUNS = /[a-z0-9]+/g;
+const DIGIT = /\d/;
+const LETTERS = /^[a-z]+$/;
 
 /** Han, kana and Hangul: scripts written without spaces between words. */
 const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}ー々〆';
@@ -116,6 +133,16 @@ export function queryTerms(text: string): { ordered: string[]; unigrams: string[
   const ordered: string[] = [];
   const unigrams: string[] = [];
   const fuzzy = new Set<string>();
+  if (ASCII.test(text)) {
+    // Plain ASCII (most queries): no accent, no CJK, so the Latin rules alone, on a cheaper split.
+    for (const run of splitCamel(text).toLowerCase().match(ASCII_RUNS) ?? []) {
+      if (STOPWORDS.has(run) || (run.length === 1 && !DIGIT.test(run))) continue;
+      const term = stem(run);
+      ordered.push(term);
+      if (run.length >= FUZZY_MIN_LENGTH && LETTERS.test(term)) fuzzy.add(term);
+    }
+    return { ordered, unigrams, fuzzy };
+  }
   for (const run of foldText(splitCamel(text)).match(RUNS) ?? []) {
     if (CJK.test(run[0]!)) {
       const characters = [...run];

@@ -15,6 +15,7 @@ import {
   fieldsOfRow,
   keywordCounts,
   queryTermsOf,
+  rawWordsOf,
   type ScorerParameters,
   type SearchOptions,
   summaryLine,
@@ -120,7 +121,7 @@ export class NaiveSearchIndex {
   /** Every scored row, best first, ties in row order; rows that share no word with the query are left out. */
   rank(query: string): ToolMatch[] {
     const { ordered: queryTerms, unique, fuzzy } = queryTermsOf(query);
-    const rawWords = new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+    const rawWords = rawWordsOf(query);
     if (unique.length === 0) return [];
     const { weights, lengthNormalisation: b, saturation: k1, phraseBonus, fuzzyWeight } = this.#parameters;
     const n = this.#documents.length;

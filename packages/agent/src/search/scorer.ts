@@ -103,6 +103,14 @@ export function queryTermsOf(query: string): { ordered: string[]; unique: string
   };
 }
 
+const PLAIN = /^[ -~]*$/;
+
+/** The query's words as typed, lowercased (a tool's exact name among them earns its bonus). */
+export function rawWordsOf(query: string): Set<string> {
+  const lower = query.toLowerCase();
+  return new Set((PLAIN.test(lower) ? lower.match(/[a-z0-9_]+/g) : lower.match(/[\p{L}\p{N}_]+/gu)) ?? []);
+}
+
 /**
  * A field's term counts. A CJK keyword is one word however many bigrams it splits into: each of
  * its k bigrams counts 1/k, so a long keyword does not outweigh a short one by its length alone.
@@ -277,7 +285,7 @@ export class SearchIndex {
    */
   #score(query: string): { count: number; unique: string[]; rawWords: Set<string> } {
     const { ordered: queryTerms, unique, fuzzy } = queryTermsOf(query);
-    const rawWords = new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []);
+    const rawWords = rawWordsOf(query);
     if (unique.length === 0) return { count: 0, unique, rawWords };
     if (this.#generation === 0xffffffff) {
       this.#marks.fill(0);
