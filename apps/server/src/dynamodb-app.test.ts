@@ -9,8 +9,9 @@ import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-
 import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
 import { createEscapeHarness, SQL_ESCAPES } from '@toolrow/dynamodb/testing';
 import { openToolrow, type Toolrow } from '@toolrow/state';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   api,
   collectPageErrors,
@@ -21,11 +22,9 @@ import {
   type TestServer,
 } from './test-support.ts';
 
-const dynamoUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
-if (!dynamoUrl && process.env.CI === 'true')
-  throw new Error('CI must set TOOLROW_TEST_DYNAMODB_URL (scripts/ci-dynamodb.sh starts DynamoDB Local).');
+const dynamoUrl = serviceUrl('dynamodb');
 
-describe.runIf(dynamoUrl)('the app on DynamoDB', () => {
+describeWithService('dynamodb', 'the app on DynamoDB', () => {
   let dir: string;
   let toolrow: Toolrow;
   let app: TestServer;

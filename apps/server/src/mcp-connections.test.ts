@@ -18,13 +18,14 @@ import {
   secretsPath,
   type Toolrow,
 } from '@toolrow/state';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MountedMcp, mountMcp } from './mcp.ts';
 import { MemoryProvider } from './oauth-test-client.ts';
 import { SEED_NOW, startTestServer, type TestServer } from './test-support.ts';
 
-const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
-const dynamoUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
+const serverUrl = serviceUrl('postgres');
+const dynamoUrl = serviceUrl('dynamodb');
 // A login of its own whose password is a string that can appear nowhere by chance.
 const role = `toolrow_m_${randomBytes(4).toString('hex')}`;
 const password = `pw-${randomBytes(12).toString('hex')}`;
@@ -425,7 +426,7 @@ describe('a client connected already, stepping up', () => {
   });
 });
 
-describe.runIf(serverUrl)('a connection with a stored password', () => {
+describeWithService('postgres', 'a connection with a stored password', () => {
   it('serves its client, and the password is in no response, audit row, log line or file but its own', async () => {
     const client = await connect(await grantFor('team', 'tables:full'));
     try {

@@ -6,15 +6,15 @@ import { hardeningSql, isSqlSource, openDataSource, readerRoleSql, sqlDatabaseOf
 import { createTestDatabase, TEST_SEED_NOW } from '@toolrow/datasource/testing';
 import type { StagedChange, TableInfo } from '@toolrow/desktop/wire';
 import { openToolrow, type Toolrow } from '@toolrow/state';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import { invokeTool } from '@toolrow/tools';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, startTestServer, type TestServer } from './test-support.ts';
 
-const adminUrl = process.env.TOOLROW_TEST_DATABASE_URL;
-if (!adminUrl && process.env.CI === 'true') throw new Error('CI must set TOOLROW_TEST_DATABASE_URL.');
+const adminUrl = serviceUrl('postgres');
 
-describe.skipIf(!adminUrl)('the app over a SELECT-only PostgreSQL user', () => {
+describeWithService('postgres', 'the app over a SELECT-only PostgreSQL user', () => {
   const suffix = randomBytes(4).toString('hex');
   const reader = `ro_${suffix}`;
   const writer = `rw_${suffix}`;

@@ -2,12 +2,13 @@
 // never replies): every read returns within its limit with a message, never waits for ever.
 import { tmpdir } from 'node:os';
 import type { DataSource } from '@toolrow/datasource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoTestUrl, freshDynamoUrl } from '../test/dynamodb-local.ts';
+import { describeWithService } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshDynamoUrl } from '../test/dynamodb-local.ts';
 import { type StallingProxy, stallingProxy } from '../test/stalling-proxy.ts';
 import { openDynamoDataSource } from './source.ts';
 
-describe.runIf(dynamoTestUrl)('reads of a DynamoDB that stops answering', () => {
+describeWithService('dynamodb', 'reads of a DynamoDB that stops answering', () => {
   let proxy: StallingProxy;
   let ds: DataSource;
 

@@ -17,8 +17,9 @@ import {
   type QueryRunner,
   type Row,
 } from '@toolrow/datasource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoTestUrl, freshDynamoUrl } from '../test/dynamodb-local.ts';
+import { describeWithService } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshDynamoUrl } from '../test/dynamodb-local.ts';
 import { apiWrites, PARTIQL_WRITES } from '../test/write-corpus.ts';
 import { createClients, ReadOnlyViolation } from './clients.ts';
 import { openDynamoDataSource } from './source.ts';
@@ -58,7 +59,7 @@ async function fingerprint(url: string): Promise<string> {
   }
 }
 
-describe.runIf(dynamoTestUrl)('the DynamoDB engine on DynamoDB Local', () => {
+describeWithService('dynamodb', 'the DynamoDB engine on DynamoDB Local', () => {
   let dir: string;
   let url: string;
   let ds: DataSource;
@@ -176,7 +177,7 @@ describe.runIf(dynamoTestUrl)('the DynamoDB engine on DynamoDB Local', () => {
   });
 });
 
-describe.runIf(dynamoTestUrl)('write attempts against each read layer alone', () => {
+describeWithService('dynamodb', 'write attempts against each read layer alone', () => {
   let url: string;
   let before: string;
 
@@ -239,7 +240,7 @@ describe.runIf(dynamoTestUrl)('write attempts against each read layer alone', ()
   });
 });
 
-describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
+describeWithService('dynamodb', 'commits as conditional transactions', () => {
   let ds: DataSource;
   // Someone else, writing to the same tables outside Toolrow.
   let other: ReturnType<typeof createClients>;
@@ -527,7 +528,7 @@ describe.runIf(dynamoTestUrl)('commits as conditional transactions', () => {
   });
 });
 
-describe.runIf(dynamoTestUrl)('exports', () => {
+describeWithService('dynamodb', 'exports', () => {
   let ds: DataSource;
   let dir: string;
   let exports: ReturnType<DataSource['createExportEngine']>;

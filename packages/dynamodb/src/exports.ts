@@ -24,7 +24,6 @@ import {
   type ExportRequest,
   isActor,
   isDataSourceError,
-  type Row,
   resolveExportPath,
   type SchemaCache,
   type TableInfo,

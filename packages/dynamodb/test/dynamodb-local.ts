@@ -2,8 +2,10 @@
 // TOOLROW_TEST_DYNAMODB_URL. Each suite gets a region of its own, which DynamoDB Local keeps as a
 // database of its own, so suites running at once never see each other's tables.
 import { randomInt } from 'node:crypto';
+import { serviceUrl } from '@toolrow/test-services';
 
-export const dynamoTestUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
+/** The endpoint; in CI a missing one fails the run (see @toolrow/test-services). */
+export const dynamoTestUrl = serviceUrl('dynamodb');
 
 /** The test endpoint with a fresh region: an empty database of its own. */
 export function freshDynamoUrl(): string {

@@ -2,13 +2,14 @@
 // offering the parts; confirmed in parts, each part all or nothing, stopping at the first refused.
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithService } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dynamoTestStore } from './testing.ts';
 import type { Toolrow } from './toolrow.ts';
 
 const store = dynamoTestStore();
 
-describe.runIf(store)('a DynamoDB commit of more than 100 changes', () => {
+describeWithService('dynamodb', 'a DynamoDB commit of more than 100 changes', () => {
   let toolrow: Toolrow;
   const priced = async (ids: number[]) =>
     Promise.all(ids.map(async (id) => (await toolrow.source.rows.get('orders', { id }))?.status));

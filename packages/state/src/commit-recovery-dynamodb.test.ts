@@ -7,13 +7,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CommitPoint } from './staging-impl.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
 
-const dynamoUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
-if (!dynamoUrl && process.env.CI === 'true')
-  throw new Error('CI must set TOOLROW_TEST_DYNAMODB_URL (scripts/ci-dynamodb.sh starts DynamoDB Local).');
+const dynamoUrl = serviceUrl('dynamodb');
 const INDEX = fileURLToPath(new URL('./index.ts', import.meta.url));
 const POINTS: readonly CommitPoint[] = ['claimed', 'data-committed'];
 
@@ -46,7 +45,7 @@ function commitAndDie(env: Record<string, string>, point: CommitPoint): Promise<
   });
 }
 
-describe.runIf(dynamoUrl)('a commit to DynamoDB killed mid-way', () => {
+describeWithService('dynamodb', 'a commit to DynamoDB killed mid-way', () => {
   let dir: string;
   let env: Record<string, string>;
   const open = () => openToolrow({ env });

@@ -17,13 +17,12 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CommitPoint } from './staging-impl.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
 
-const dynamoUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
-if (!dynamoUrl && process.env.CI === 'true')
-  throw new Error('CI must set TOOLROW_TEST_DYNAMODB_URL (scripts/ci-dynamodb.sh starts DynamoDB Local).');
+const dynamoUrl = serviceUrl('dynamodb');
 const ROUNDS = 50;
 
 /** A pid that no process has now: a holder that died. */
@@ -32,7 +31,7 @@ function deadPid(): number {
   return Number(child.stdout.toString());
 }
 
-describe.runIf(dynamoUrl)('DynamoDB commits that record the truth and never jam', () => {
+describeWithService('dynamodb', 'DynamoDB commits that record the truth and never jam', () => {
   let dir: string;
   let url: string;
   let env: Record<string, string>;

@@ -6,6 +6,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isDataSourceError, sqlDatabaseOf } from '@toolrow/datasource';
+import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitPoint } from './staging-impl.ts';
 import type { CommitResult } from './staging-types.ts';
@@ -184,65 +185,62 @@ function startCommitter(environment: TestEnvironment): Promise<Committer> {
 
 // Two processes share one staging area only when it lives on a server (an embedded data dir
 // belongs to one process: the second is turned away, tested in the data-dir lock's suite).
-describe.runIf(Boolean(process.env.TOOLROW_TEST_DATABASE_URL))(
-  'two processes committing the same staging area',
-  () => {
-    let environment: TestEnvironment;
-    let committers: Committer[] = [];
-    let toolrow: Toolrow;
+describeWithService('postgres', 'two processes committing the same staging area', () => {
+  let environment: TestEnvironment;
+  let committers: Committer[] = [];
+  let toolrow: Toolrow;
 
-    beforeAll(async () => {
-      environment = await createTestEnvironment('postgres');
-      toolrow = await openToolrow({ env: environment.env, cwd: environment.cwd });
-      await sqlDatabaseOf(toolrow.source).exec(
-        'CREATE TABLE serial_rows (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text NOT NULL)',
-      );
-      await toolrow.source.schema.refresh();
-      committers = await Promise.all([startCommitter(environment), startCommitter(environment)]);
-    }, 120_000);
-    afterAll(async () => {
-      await Promise.all(
-        committers.map(
-          ({ child }) =>
-            new Promise((resolve) => {
-              child.once('exit', resolve);
-              child.disconnect();
-            }),
-        ),
-      );
-      await toolrow?.close();
-      await environment?.cleanup();
-    });
+  beforeAll(async () => {
+    environment = await createTestEnvironment('postgres');
+    toolrow = await openToolrow({ env: environment.env, cwd: environment.cwd });
+    await sqlDatabaseOf(toolrow.source).exec(
+      'CREATE TABLE serial_rows (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text NOT NULL)',
+    );
+    await toolrow.source.schema.refresh();
+    committers = await Promise.all([startCommitter(environment), startCommitter(environment)]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(
+      committers.map(
+        ({ child }) =>
+          new Promise((resolve) => {
+            child.once('exit', resolve);
+            child.disconnect();
+          }),
+      ),
+    );
+    await toolrow?.close();
+    await environment?.cleanup();
+  });
 
-    it(`${ROUNDS} rounds of the same staged insert committed by two processes while a third reads: applied once`, async () => {
-      const { staging } = toolrow.state;
-      for (let round = 0; round < ROUNDS; round++) {
-        const label = `two processes ${round}`;
-        await staging.stageInsert('serial_rows', [{ label }], { actor: 'agent' });
-        const [first, second] = await Promise.all([
-          committers[0]!.commit(),
-          committers[1]!.commit(),
-          staging.list(),
-          staging.list(),
-        ]);
-        const inserted = [first, second].map((outcome) =>
-          outcome === 'busy' || !outcome!.ok ? 0 : outcome!.applied.insert,
-        );
-        const rows = await sqlDatabaseOf(toolrow.source).query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM serial_rows WHERE label = $1',
-          [label],
-        );
-        // A commit may lose the race (busy) and the winner may still be settling: finish it here.
-        const rest = await commitOrBusy(staging.commit());
-        const extra = rest === 'busy' || !rest.ok ? 0 : rest.applied.insert;
-        const after = await sqlDatabaseOf(toolrow.source).query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM serial_rows WHERE label = $1',
-          [label],
-        );
-        expect(rows.rows[0]!.n).toBeLessThanOrEqual(1);
-        expect(after.rows[0]!.n).toBe(1);
-        expect(inserted[0]! + inserted[1]! + extra).toBe(1);
-      }
-    }, 300_000);
-  },
-);
+  it(`${ROUNDS} rounds of the same staged insert committed by two processes while a third reads: applied once`, async () => {
+    const { staging } = toolrow.state;
+    for (let round = 0; round < ROUNDS; round++) {
+      const label = `two processes ${round}`;
+      await staging.stageInsert('serial_rows', [{ label }], { actor: 'agent' });
+      const [first, second] = await Promise.all([
+        committers[0]!.commit(),
+        committers[1]!.commit(),
+        staging.list(),
+        staging.list(),
+      ]);
+      const inserted = [first, second].map((outcome) =>
+        outcome === 'busy' || !outcome!.ok ? 0 : outcome!.applied.insert,
+      );
+      const rows = await sqlDatabaseOf(toolrow.source).query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM serial_rows WHERE label = $1',
+        [label],
+      );
+      // A commit may lose the race (busy) and the winner may still be settling: finish it here.
+      const rest = await commitOrBusy(staging.commit());
+      const extra = rest === 'busy' || !rest.ok ? 0 : rest.applied.insert;
+      const after = await sqlDatabaseOf(toolrow.source).query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM serial_rows WHERE label = $1',
+        [label],
+      );
+      expect(rows.rows[0]!.n).toBeLessThanOrEqual(1);
+      expect(after.rows[0]!.n).toBe(1);
+      expect(inserted[0]! + inserted[1]! + extra).toBe(1);
+    }
+  }, 300_000);
+});

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { openDatabase } from '@toolrow/datasource';
 import { createTestDatabase, type TestDatabase } from '@toolrow/datasource/testing';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, TOOLROW_BIN } from '../testing.ts';
 
@@ -210,8 +211,8 @@ describe('toolrow connections over two embedded databases', () => {
   }, 240_000);
 });
 
-const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
-describe.runIf(serverUrl)('toolrow connections to PostgreSQL: the password stays in its file', () => {
+const serverUrl = serviceUrl('postgres');
+describeWithService('postgres', 'toolrow connections to PostgreSQL: the password stays in its file', () => {
   let dir: string;
   let env: Record<string, string | undefined>;
   let database: TestDatabase;

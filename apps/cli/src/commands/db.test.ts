@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MIGRATIONS } from '@toolrow/state';
 import { createTestEnvironment, type TestEnvironment } from '@toolrow/state/testing';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
@@ -103,113 +104,111 @@ describe('what a first command leaves on disk', () => {
   }, 180_000);
 });
 
-const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
-if (serverUrl) {
-  describe('toolrow db on PostgreSQL', () => {
-    let environment: TestEnvironment;
-    beforeAll(async () => {
-      environment = await createTestEnvironment('postgres');
-    });
-    afterAll(() => environment.cleanup());
-
-    it('seeds with --reset and shows the tables', async () => {
-      const empty = await runCli(['db', 'info'], environment.env, environment.cwd);
-      expect(empty.code).toBe(0);
-      expect(empty.stdout).toMatch(/your data: +PostgreSQL .*toolrow_t_/);
-      // Toolrow's own state lives in a database of its own, never in the user's.
-      expect(empty.stdout).toMatch(/toolrow state: +PostgreSQL .*toolrow_s_/);
-      expect(empty.stdout).toMatch(/No tables yet\. Run `toolrow db seed`/);
-      const seeded = await runCli(
-        ['db', 'seed', '--orders', '250', '--json'],
-        environment.env,
-        environment.cwd,
-      );
-      expect(seeded.code, seeded.stderr).toBe(0);
-      expect(JSON.parse(seeded.stdout)).toMatchObject({
-        alreadySeeded: false,
-        counts: { orders: 250, customers: 50 },
-      });
-      const other = await runCli(['db', 'seed', '--orders', '260'], environment.env, environment.cwd);
-      expect(other.code).toBe(1);
-      expect(other.stderr).toMatch(
-        /toolrow db: The database already has sample-shop tables: .*orders \(250 rows\).*--reset/,
-      );
-      const reset = await runCli(
-        ['db', 'seed', '--orders', '260', '--reset', '--json'],
-        environment.env,
-        environment.cwd,
-      );
-      expect(JSON.parse(reset.stdout).counts.orders).toBe(260);
-      const info = await runCli(['db', 'info'], environment.env, environment.cwd);
-      expect(info.stdout).toMatch(/public\.orders +table +260 /);
-      const json = JSON.parse(
-        (await runCli(['db', 'info', '--json'], environment.env, environment.cwd)).stdout,
-      );
-      expect(json).toMatchObject({
-        engine: 'postgres',
-        appStateVersion: MIGRATIONS.at(-1)!.version,
-        stagedChanges: 0,
-      });
-      expect(json.tables.map((table: { table: string }) => table.table)).toEqual([
-        'public.customers',
-        'public.order_items',
-        'public.orders',
-        'public.products',
-      ]);
-      expect(info.stdout).not.toMatch(/data dir:/);
-      expect(info.stdout).toMatch(
-        /\[off\] reader role: no role toolrow_reader on this server: `toolrow db setup-roles`/,
-      );
-      expect(info.stdout).toMatch(/\[off\] login user: a superuser/);
-    }, 60_000);
-
-    it('setup-roles prints the reader role SQL, applies it, and db info then shows the role in use', async () => {
-      // Roles are cluster-wide: one of this test's own, named through TOOLROW_READER_ROLE.
-      const role = `toolrow_reader_cli_${process.pid}`;
-      const env = { ...environment.env, TOOLROW_READER_ROLE: role };
-      try {
-        const printed = await runCli(['db', 'setup-roles'], env, environment.cwd);
-        expect(printed.code, printed.stderr).toBe(0);
-        expect(printed.stdout).toContain(`CREATE ROLE "${role}" NOLOGIN`);
-        expect(printed.stdout).toContain(`GRANT SELECT ON ALL TABLES IN SCHEMA "public" TO "${role}";`);
-        expect(printed.stdout).toContain(`GRANT "${role}" TO "toolrow";`);
-        expect(printed.stdout).toContain('REVOKE TEMPORARY ON DATABASE');
-        expect(printed.stderr).toMatch(/Run this as the owner of your tables/);
-        const unhardened = await runCli(['db', 'setup-roles', '--no-harden'], env, environment.cwd);
-        expect(unhardened.stdout).not.toContain('REVOKE');
-
-        // Named but missing: a clear refusal rather than reads without it.
-        const missing = await runCli(['db', 'info'], env, environment.cwd);
-        expect(missing.code).toBe(1);
-        expect(missing.stderr).toMatch(
-          new RegExp(`TOOLROW_READER_ROLE=${role}: no role ${role} on this server`),
-        );
-
-        const applied = await runCli(['db', 'setup-roles', '--apply'], env, environment.cwd);
-        expect(applied.code, applied.stderr).toBe(0);
-        expect(applied.stdout).toMatch(
-          new RegExp(`Set up ${role} on PostgreSQL .*SELECT on public, granted to toolrow, hardened`),
-        );
-        const info = await runCli(['db', 'info'], env, environment.cwd);
-        expect(info.code, info.stderr).toBe(0);
-        expect(info.stdout).toContain(`[on]  reader role: reads run as ${role} (SELECT only, hardened)`);
-        const json = JSON.parse((await runCli(['db', 'info', '--json'], env, environment.cwd)).stdout);
-        expect(
-          json.readLayers.map((layer: { layer: string; active: boolean }) => [layer.layer, layer.active]),
-        ).toEqual([
-          ['one statement', true],
-          ['read-only transaction', true],
-          ['reader role', true],
-          ['login user', false],
-        ]);
-      } finally {
-        await environment.cleanup();
-        environment = await createTestEnvironment('postgres');
-        const pg = (await import('pg')).default;
-        const admin = new pg.Client({ connectionString: serverUrl });
-        await admin.connect();
-        await admin.query(`DROP ROLE IF EXISTS "${role}"`).finally(() => admin.end());
-      }
-    }, 60_000);
+const serverUrl = serviceUrl('postgres');
+describeWithService('postgres', 'toolrow db on PostgreSQL', () => {
+  let environment: TestEnvironment;
+  beforeAll(async () => {
+    environment = await createTestEnvironment('postgres');
   });
-}
+  afterAll(() => environment.cleanup());
+
+  it('seeds with --reset and shows the tables', async () => {
+    const empty = await runCli(['db', 'info'], environment.env, environment.cwd);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toMatch(/your data: +PostgreSQL .*toolrow_t_/);
+    // Toolrow's own state lives in a database of its own, never in the user's.
+    expect(empty.stdout).toMatch(/toolrow state: +PostgreSQL .*toolrow_s_/);
+    expect(empty.stdout).toMatch(/No tables yet\. Run `toolrow db seed`/);
+    const seeded = await runCli(
+      ['db', 'seed', '--orders', '250', '--json'],
+      environment.env,
+      environment.cwd,
+    );
+    expect(seeded.code, seeded.stderr).toBe(0);
+    expect(JSON.parse(seeded.stdout)).toMatchObject({
+      alreadySeeded: false,
+      counts: { orders: 250, customers: 50 },
+    });
+    const other = await runCli(['db', 'seed', '--orders', '260'], environment.env, environment.cwd);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(
+      /toolrow db: The database already has sample-shop tables: .*orders \(250 rows\).*--reset/,
+    );
+    const reset = await runCli(
+      ['db', 'seed', '--orders', '260', '--reset', '--json'],
+      environment.env,
+      environment.cwd,
+    );
+    expect(JSON.parse(reset.stdout).counts.orders).toBe(260);
+    const info = await runCli(['db', 'info'], environment.env, environment.cwd);
+    expect(info.stdout).toMatch(/public\.orders +table +260 /);
+    const json = JSON.parse(
+      (await runCli(['db', 'info', '--json'], environment.env, environment.cwd)).stdout,
+    );
+    expect(json).toMatchObject({
+      engine: 'postgres',
+      appStateVersion: MIGRATIONS.at(-1)!.version,
+      stagedChanges: 0,
+    });
+    expect(json.tables.map((table: { table: string }) => table.table)).toEqual([
+      'public.customers',
+      'public.order_items',
+      'public.orders',
+      'public.products',
+    ]);
+    expect(info.stdout).not.toMatch(/data dir:/);
+    expect(info.stdout).toMatch(
+      /\[off\] reader role: no role toolrow_reader on this server: `toolrow db setup-roles`/,
+    );
+    expect(info.stdout).toMatch(/\[off\] login user: a superuser/);
+  }, 60_000);
+
+  it('setup-roles prints the reader role SQL, applies it, and db info then shows the role in use', async () => {
+    // Roles are cluster-wide: one of this test's own, named through TOOLROW_READER_ROLE.
+    const role = `toolrow_reader_cli_${process.pid}`;
+    const env = { ...environment.env, TOOLROW_READER_ROLE: role };
+    try {
+      const printed = await runCli(['db', 'setup-roles'], env, environment.cwd);
+      expect(printed.code, printed.stderr).toBe(0);
+      expect(printed.stdout).toContain(`CREATE ROLE "${role}" NOLOGIN`);
+      expect(printed.stdout).toContain(`GRANT SELECT ON ALL TABLES IN SCHEMA "public" TO "${role}";`);
+      expect(printed.stdout).toContain(`GRANT "${role}" TO "toolrow";`);
+      expect(printed.stdout).toContain('REVOKE TEMPORARY ON DATABASE');
+      expect(printed.stderr).toMatch(/Run this as the owner of your tables/);
+      const unhardened = await runCli(['db', 'setup-roles', '--no-harden'], env, environment.cwd);
+      expect(unhardened.stdout).not.toContain('REVOKE');
+
+      // Named but missing: a clear refusal rather than reads without it.
+      const missing = await runCli(['db', 'info'], env, environment.cwd);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(
+        new RegExp(`TOOLROW_READER_ROLE=${role}: no role ${role} on this server`),
+      );
+
+      const applied = await runCli(['db', 'setup-roles', '--apply'], env, environment.cwd);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stdout).toMatch(
+        new RegExp(`Set up ${role} on PostgreSQL .*SELECT on public, granted to toolrow, hardened`),
+      );
+      const info = await runCli(['db', 'info'], env, environment.cwd);
+      expect(info.code, info.stderr).toBe(0);
+      expect(info.stdout).toContain(`[on]  reader role: reads run as ${role} (SELECT only, hardened)`);
+      const json = JSON.parse((await runCli(['db', 'info', '--json'], env, environment.cwd)).stdout);
+      expect(
+        json.readLayers.map((layer: { layer: string; active: boolean }) => [layer.layer, layer.active]),
+      ).toEqual([
+        ['one statement', true],
+        ['read-only transaction', true],
+        ['reader role', true],
+        ['login user', false],
+      ]);
+    } finally {
+      await environment.cleanup();
+      environment = await createTestEnvironment('postgres');
+      const pg = (await import('pg')).default;
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      await admin.query(`DROP ROLE IF EXISTS "${role}"`).finally(() => admin.end());
+    }
+  }, 60_000);
+});

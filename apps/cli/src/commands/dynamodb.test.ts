@@ -14,14 +14,13 @@ import { createEscapeHarness, SQL_ESCAPES } from '@toolrow/dynamodb/testing';
 import type { EvalReport } from '@toolrow/eval';
 import { scriptedInput, searchingModel, startChatServer } from '@toolrow/eval/testing';
 import { toolsForScope } from '@toolrow/mcp-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
 
-const dynamoUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
-if (!dynamoUrl && process.env.CI === 'true')
-  throw new Error('CI must set TOOLROW_TEST_DYNAMODB_URL (scripts/ci-dynamodb.sh starts DynamoDB Local).');
+const dynamoUrl = serviceUrl('dynamodb');
 
-describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
+describeWithService('dynamodb', 'toolrow on a DynamoDB connection', () => {
   let dir: string;
   let env: Record<string, string | undefined>;
   let url: string;
@@ -306,127 +305,134 @@ describe.runIf(dynamoUrl)('toolrow on a DynamoDB connection', () => {
   }, 300_000);
 });
 
-describe.runIf(dynamoUrl)('a DynamoDB Local table made by another tool, with the environment’s key', () => {
-  let dir: string;
-  let url: string;
-  const key = `user${randomInt(1_000_000_000)}`;
-  /** The environment of a shell with the user's AWS key, and no credentials file to fall back on. */
-  let withKey: Record<string, string | undefined>;
-  let withoutKey: Record<string, string | undefined>;
+describeWithService(
+  'dynamodb',
+  'a DynamoDB Local table made by another tool, with the environment’s key',
+  () => {
+    let dir: string;
+    let url: string;
+    const key = `user${randomInt(1_000_000_000)}`;
+    /** The environment of a shell with the user's AWS key, and no credentials file to fall back on. */
+    let withKey: Record<string, string | undefined>;
+    let withoutKey: Record<string, string | undefined>;
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-key-'));
-    const region = `zz-key-${randomInt(1_000_000_000)}`;
-    const fresh = new URL(dynamoUrl!);
-    fresh.searchParams.set('region', region);
-    url = fresh.href;
-    const nowhere = join(dir, 'no-aws-files');
-    withoutKey = {
-      TOOLROW_DATA_DIR: join(dir, 'data'),
-      DATABASE_URL: undefined,
-      TOOLROW_CONNECTION: undefined,
-      AWS_ACCESS_KEY_ID: undefined,
-      AWS_SECRET_ACCESS_KEY: undefined,
-      AWS_SESSION_TOKEN: undefined,
-      AWS_PROFILE: undefined,
-      AWS_CONFIG_FILE: nowhere,
-      AWS_SHARED_CREDENTIALS_FILE: nowhere,
-    };
-    withKey = { ...withoutKey, AWS_ACCESS_KEY_ID: key, AWS_SECRET_ACCESS_KEY: 'anything' };
-    // Made as the AWS CLI or NoSQL Workbench would: with the user's own key, not Toolrow's.
-    const other = new DynamoDBClient({
-      region,
-      endpoint: `http://${fresh.host}`,
-      credentials: { accessKeyId: key, secretAccessKey: 'anything' },
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-key-'));
+      const region = `zz-key-${randomInt(1_000_000_000)}`;
+      const fresh = new URL(dynamoUrl!);
+      fresh.searchParams.set('region', region);
+      url = fresh.href;
+      const nowhere = join(dir, 'no-aws-files');
+      withoutKey = {
+        TOOLROW_DATA_DIR: join(dir, 'data'),
+        DATABASE_URL: undefined,
+        TOOLROW_CONNECTION: undefined,
+        AWS_ACCESS_KEY_ID: undefined,
+        AWS_SECRET_ACCESS_KEY: undefined,
+        AWS_SESSION_TOKEN: undefined,
+        AWS_PROFILE: undefined,
+        AWS_CONFIG_FILE: nowhere,
+        AWS_SHARED_CREDENTIALS_FILE: nowhere,
+      };
+      withKey = { ...withoutKey, AWS_ACCESS_KEY_ID: key, AWS_SECRET_ACCESS_KEY: 'anything' };
+      // Made as the AWS CLI or NoSQL Workbench would: with the user's own key, not Toolrow's.
+      const other = new DynamoDBClient({
+        region,
+        endpoint: `http://${fresh.host}`,
+        credentials: { accessKeyId: key, secretAccessKey: 'anything' },
+      });
+      try {
+        await other.send(
+          new CreateTableCommand({
+            TableName: 'made_elsewhere',
+            AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+            KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+            BillingMode: 'PAY_PER_REQUEST',
+          }),
+        );
+        await other.send(
+          new PutItemCommand({ TableName: 'made_elsewhere', Item: { pk: { S: 'a' }, note: { S: 'hello' } } }),
+        );
+      } finally {
+        other.destroy();
+      }
     });
-    try {
-      await other.send(
-        new CreateTableCommand({
-          TableName: 'made_elsewhere',
-          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-          BillingMode: 'PAY_PER_REQUEST',
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+
+    it('shows in the connection test, listTables, an MCP client and the app, with no setting', async () => {
+      const added = await spawnCli(['connections', 'add', 'mine', url], { env: withKey, cwd: dir });
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stdout).toMatch(/: 1 table\./);
+      expect(added.stdout).toContain(`Signs as the access key ${key.slice(0, 4)}…${key.slice(-4)}`);
+
+      const listed = await spawnCli(['--connection', 'mine', 'call', 'listTables'], {
+        env: withKey,
+        cwd: dir,
+      });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain('made_elsewhere');
+
+      await spawnCli(['connections', 'set', 'mine', '--mcp', 'readonly'], { env: withKey, cwd: dir });
+      const client = new Client({ name: 'key-test', version: '0' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [TOOLROW_BIN, '--connection', 'mine', 'mcp', '--stdio'],
+          env: Object.fromEntries(
+            Object.entries({ ...process.env, ...withKey }).filter(
+              (entry): entry is [string, string] => entry[1] !== undefined,
+            ),
+          ),
+          cwd: dir,
+          stderr: 'ignore',
         }),
       );
-      await other.send(
-        new PutItemCommand({ TableName: 'made_elsewhere', Item: { pk: { S: 'a' }, note: { S: 'hello' } } }),
+      try {
+        const tables = await client.callTool({ name: 'listTables', arguments: {} });
+        expect(JSON.stringify(tables.structuredContent)).toContain('made_elsewhere');
+      } finally {
+        await client.close();
+      }
+
+      // The app, as a real process of the user's shell.
+      const token = randomBytes(24).toString('hex');
+      const app = spawn(
+        process.execPath,
+        [TOOLROW_BIN, '--connection', 'mine', 'serve', '--port', '0', '--no-build'],
+        {
+          env: { ...process.env, ...withKey, TOOLROW_APP_TOKEN: token },
+          cwd: dir,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
       );
-    } finally {
-      other.destroy();
-    }
-  });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
-
-  it('shows in the connection test, listTables, an MCP client and the app, with no setting', async () => {
-    const added = await spawnCli(['connections', 'add', 'mine', url], { env: withKey, cwd: dir });
-    expect(added.code, added.stderr).toBe(0);
-    expect(added.stdout).toMatch(/: 1 table\./);
-    expect(added.stdout).toContain(`Signs as the access key ${key.slice(0, 4)}…${key.slice(-4)}`);
-
-    const listed = await spawnCli(['--connection', 'mine', 'call', 'listTables'], { env: withKey, cwd: dir });
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain('made_elsewhere');
-
-    await spawnCli(['connections', 'set', 'mine', '--mcp', 'readonly'], { env: withKey, cwd: dir });
-    const client = new Client({ name: 'key-test', version: '0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [TOOLROW_BIN, '--connection', 'mine', 'mcp', '--stdio'],
-        env: Object.fromEntries(
-          Object.entries({ ...process.env, ...withKey }).filter(
-            (entry): entry is [string, string] => entry[1] !== undefined,
-          ),
-        ),
-        cwd: dir,
-        stderr: 'ignore',
-      }),
-    );
-    try {
-      const tables = await client.callTool({ name: 'listTables', arguments: {} });
-      expect(JSON.stringify(tables.structuredContent)).toContain('made_elsewhere');
-    } finally {
-      await client.close();
-    }
-
-    // The app, as a real process of the user's shell.
-    const token = randomBytes(24).toString('hex');
-    const app = spawn(
-      process.execPath,
-      [TOOLROW_BIN, '--connection', 'mine', 'serve', '--port', '0', '--no-build'],
-      {
-        env: { ...process.env, ...withKey, TOOLROW_APP_TOKEN: token },
-        cwd: dir,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    try {
-      const base = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        app.stdout.on('data', (chunk) => {
-          out += String(chunk);
-          const found = /running at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-          if (found) resolve(found[1]!);
+      try {
+        const base = await new Promise<string>((resolve, reject) => {
+          let out = '';
+          app.stdout.on('data', (chunk) => {
+            out += String(chunk);
+            const found = /running at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+            if (found) resolve(found[1]!);
+          });
+          app.stderr.on('data', (chunk) => {
+            out += String(chunk);
+          });
+          app.once('exit', (code) =>
+            reject(new Error(`toolrow serve exited (${code}) before it listened: ${out}`)),
+          );
         });
-        app.stderr.on('data', (chunk) => {
-          out += String(chunk);
-        });
-        app.once('exit', (code) =>
-          reject(new Error(`toolrow serve exited (${code}) before it listened: ${out}`)),
-        );
-      });
-      const response = await fetch(`${base}/api/tables`, { headers: { authorization: `Bearer ${token}` } });
-      expect(JSON.stringify(await response.json())).toContain('made_elsewhere');
-    } finally {
-      app.kill('SIGTERM');
-    }
-  }, 180_000);
+        const response = await fetch(`${base}/api/tables`, { headers: { authorization: `Bearer ${token}` } });
+        expect(JSON.stringify(await response.json())).toContain('made_elsewhere');
+      } finally {
+        app.kill('SIGTERM');
+      }
+    }, 180_000);
 
-  it('without any key the stand-in key is used, and an empty DynamoDB Local says why', async () => {
-    const tested = await spawnCli(['connections', 'add', 'standin', url], { env: withoutKey, cwd: dir });
-    expect(tested.code, tested.stderr).toBe(0);
-    expect(tested.stdout).toMatch(/: 0 tables\./);
-    expect(tested.stdout).toContain("Signs as DynamoDB Local's stand-in key toolrowlocal");
-    expect(tested.stdout).toMatch(/keeps one database per access key unless it is started with -sharedDb/);
-  }, 60_000);
-});
+    it('without any key the stand-in key is used, and an empty DynamoDB Local says why', async () => {
+      const tested = await spawnCli(['connections', 'add', 'standin', url], { env: withoutKey, cwd: dir });
+      expect(tested.code, tested.stderr).toBe(0);
+      expect(tested.stdout).toMatch(/: 0 tables\./);
+      expect(tested.stdout).toContain("Signs as DynamoDB Local's stand-in key toolrowlocal");
+      expect(tested.stdout).toMatch(/keeps one database per access key unless it is started with -sharedDb/);
+    }, 60_000);
+  },
+);

@@ -7,12 +7,9 @@ import type { McpApprovalRequest } from '@toolrow/mcp-server';
 import { type StartedApp, startApp } from '@toolrow/server';
 import { openToolrow } from '@toolrow/state';
 import { createTestEnvironment, TEST_SEED_NOW, type TestEnvironment } from '@toolrow/state/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithService } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TOOLROW_BIN } from '../testing.ts';
-
-// The app and the stdio server share one database, so it must be a server: PGlite is one process's.
-const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
-if (!serverUrl && process.env.CI === 'true') throw new Error('CI must set TOOLROW_TEST_DATABASE_URL.');
 
 const textOf = (result: { content?: unknown }) =>
   ((result.content as { text?: string }[] | undefined) ?? []).map((part) => part.text).join('');
@@ -34,7 +31,7 @@ async function stdio(env: Record<string, string | undefined>, cwd: string) {
   return { client, stderr: () => stderr };
 }
 
-describe.runIf(serverUrl)('toolrow mcp --stdio and the profile mode (PostgreSQL)', () => {
+describeWithService('postgres', 'toolrow mcp --stdio and the profile mode (PostgreSQL)', () => {
   let environment: TestEnvironment;
   let app: StartedApp | undefined;
 

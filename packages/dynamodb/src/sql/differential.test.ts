@@ -6,8 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DataSource, openDataSource, type Row } from '@toolrow/datasource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoTestUrl, freshDynamoUrl } from '../../test/dynamodb-local.ts';
+import { describeWithService } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshDynamoUrl } from '../../test/dynamodb-local.ts';
 import { openDynamoDataSource } from '../source.ts';
 
 const NOW = new Date('2026-11-15T00:00:00Z');
@@ -106,7 +107,7 @@ function canonical(rows: Row[]): string[] {
     .sort();
 }
 
-describe.runIf(dynamoTestUrl)('SQL over DynamoDB answers as PostgreSQL does', () => {
+describeWithService('dynamodb', 'SQL over DynamoDB answers as PostgreSQL does', () => {
   let dir: string;
   let postgres: DataSource;
   let dynamo: DataSource;

@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createMemoryExportJobStore, type DataSource, isDataSourceError } from '@toolrow/datasource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithService } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dynamoTestUrl, freshDynamoUrl } from '../../test/dynamodb-local.ts';
 import { createClients } from '../clients.ts';
 import { openDynamoDataSource } from '../source.ts';
@@ -101,7 +102,7 @@ it(`the corpus holds at least 90 statements of every kind (${SQL_ESCAPES.length}
   expect(new Set(SQL_ESCAPES.map((entry) => entry.sql)).size).toBe(SQL_ESCAPES.length);
 });
 
-describe.runIf(dynamoTestUrl)('each layer alone', () => {
+describeWithService('dynamodb', 'each layer alone', () => {
   it.each([
     ['check', { sandbox: false }],
     ['sandbox', { statementCheck: false }],

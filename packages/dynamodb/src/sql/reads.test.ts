@@ -5,9 +5,10 @@
 // be what the proxy saw.
 import { tmpdir } from 'node:os';
 import { type DataSource, isDataSourceError, type TableRead } from '@toolrow/datasource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithService } from '@toolrow/test-services';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CountingProxy, countingProxy, type RecordedRequest } from '../../test/counting-proxy.ts';
-import { dynamoTestUrl, freshDynamoUrl } from '../../test/dynamodb-local.ts';
+import { freshDynamoUrl } from '../../test/dynamodb-local.ts';
 import { openDynamoDataSource } from '../source.ts';
 
 const NOW = new Date('2026-11-15T00:00:00Z');
@@ -95,7 +96,8 @@ function matches(actual: Record<string, string[]>, expected: Record<string, stri
   return true;
 }
 
-describe.runIf(dynamoTestUrl)(
+describeWithService(
+  'dynamodb',
   'SQL over DynamoDB reads by key where the WHERE pins one, counted at a proxy',
   () => {
     let proxy: CountingProxy;
