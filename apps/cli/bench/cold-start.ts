@@ -86,7 +86,7 @@ const adminUrl = process.env.TOOLROW_TEST_DATABASE_URL?.trim();
 if (!adminUrl) {
   console.log('\ntoolrow call listTables over PostgreSQL: SKIPPED (set TOOLROW_TEST_DATABASE_URL)');
 } else {
-  const { createTestDatabase } = await import('@toolrow/datasource/testing');
+  const { createTestDatabase } = await import('@toolrow/postgres/testing');
   const database = await createTestDatabase(adminUrl, 'toolrow_bench_');
   const dataDir = mkdtempSync(join(tmpdir(), 'toolrow-cold-data-'));
   const env = {

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 // The HTTP API over a real socket and a real database: the sample shop on PGlite, and on
 // PostgreSQL when TOOLROW_TEST_DATABASE_URL is set (CI sets it).
 import type { DataSource } from '@toolrow/datasource';
-import { sqlDatabaseOf } from '@toolrow/datasource';
 import type {
   AppStatus,
   ExportJob,
@@ -11,6 +10,7 @@ import type {
   TableInfo,
   UiState,
 } from '@toolrow/desktop/wire';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

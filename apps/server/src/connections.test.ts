@@ -4,8 +4,8 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sqlDatabaseOf } from '@toolrow/datasource';
 import type { ConnectionList } from '@toolrow/desktop/wire';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import {
   addConnection,
   type ConnectionHub,

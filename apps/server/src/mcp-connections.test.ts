@@ -7,9 +7,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import { openDatabase, sqlDatabaseOf } from '@toolrow/datasource';
-import { createTestDatabase, type TestDatabase } from '@toolrow/datasource/testing';
 import { toolsForScope } from '@toolrow/mcp-server';
+import { openDatabase, sqlDatabaseOf } from '@toolrow/postgres';
+import { createTestDatabase, type TestDatabase } from '@toolrow/postgres/testing';
 import {
   addConnection,
   type ConnectionHub,

@@ -2,9 +2,9 @@
 // user granted only SELECT, writes commits through a second user, keeps its own state in a
 // database of its own, and creates nothing in the user's database.
 import { randomBytes } from 'node:crypto';
-import { hardeningSql, isSqlSource, openDataSource, readerRoleSql, sqlDatabaseOf } from '@toolrow/datasource';
-import { createTestDatabase, TEST_SEED_NOW } from '@toolrow/datasource/testing';
 import type { StagedChange, TableInfo } from '@toolrow/desktop/wire';
+import { hardeningSql, isSqlSource, openDataSource, readerRoleSql, sqlDatabaseOf } from '@toolrow/postgres';
+import { createTestDatabase, TEST_SEED_NOW } from '@toolrow/postgres/testing';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import { invokeTool } from '@toolrow/tools';

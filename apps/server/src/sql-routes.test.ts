@@ -3,7 +3,7 @@
 // standard_conforming_strings = off. Every form is refused or runs without effect. (The layers
 // alone are proven in @toolrow/tools' read-layers.test.ts; these routes share them.)
 
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, type TestEnvironment } from '@toolrow/state/testing';
 import { ATTACKS, dataFingerprint, stateFingerprint } from '@toolrow/tools/testing';

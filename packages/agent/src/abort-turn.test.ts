@@ -3,7 +3,7 @@
 // server and on-disk PGlite (in-memory PGlite checks the signal between statements only). The
 // query never ends by itself, so a test that finishes was stopped by the abort.
 import type { DataSource } from '@toolrow/datasource';
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { pgliteOnDiskStores, testStores } from '@toolrow/state/testing';
 import type { ModelMessage } from 'ai';

@@ -9,14 +9,8 @@ import {
   toolsBackend,
 } from '@toolrow/agent';
 import { isServedBy, type ToolEngine } from '@toolrow/catalog';
-import {
-  type DataSource,
-  DataSourceError,
-  isDataSourceError,
-  openDataSource,
-  SAMPLE_TABLES,
-  sqlDatabaseOf,
-} from '@toolrow/datasource';
+import { type DataSource, DataSourceError, isDataSourceError, SAMPLE_TABLES } from '@toolrow/datasource';
+import { openDataSource, sqlDatabaseOf } from '@toolrow/postgres';
 import { openEngine, openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { type EvalRequest, LARGE_SHOP, type RequestContext } from './corpus.ts';

@@ -15,7 +15,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { createTestDatabase } from '@toolrow/datasource/testing';
+import { createTestDatabase } from '@toolrow/postgres/testing';
 import { openToolrow } from '@toolrow/state';
 import { createMcpHttpHandler, serveMcpHttp } from '../src/http.ts';
 import { createWidgets } from '../test/fixture.ts';

@@ -2,7 +2,7 @@
 // polls listStagedChanges over HTTP: 50 rounds, and every staged insert is applied exactly once
 // and leaves the staging area, whatever the poll saw in between. Real SDK client, both engines.
 import type { Client } from '@modelcontextprotocol/client';
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,8 @@
 
 import type { Client } from '@modelcontextprotocol/client';
 import { CATALOG_ROWS, isGated, type ToolName } from '@toolrow/catalog';
-import { type DataSource, DEFAULT_PROFILE, sqlDatabaseOf } from '@toolrow/datasource';
+import { type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,8 @@
 // for the real-database suites (toolrow.test.ts here, mcp.test.ts in apps/cli).
 import { existsSync } from 'node:fs';
 import type { ToolName } from '@toolrow/catalog';
-import { DEFAULT_PROFILE, sqlDatabaseOf } from '@toolrow/datasource';
+import { DEFAULT_PROFILE } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { expect } from 'vitest';
 import type { McpApprovals } from '../src/approvals.ts';

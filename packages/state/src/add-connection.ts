@@ -1,6 +1,7 @@
 // Adding a named connection, the same from the CLI and the app: check the name and the URL, test
 // the connection with exactly what will be saved, then save it (the password apart, 0600).
-import { type DataSource, DataSourceError, type OpenDataSourceOptions } from '@toolrow/datasource';
+import { type DataSource, DataSourceError } from '@toolrow/datasource';
+import type { OpenDataSourceOptions } from '@toolrow/postgres';
 import type { AppState } from './app-state.ts';
 import type { PermissionMode } from './app-types.ts';
 import { writeSecret } from './connection-secrets.ts';

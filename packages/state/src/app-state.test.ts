@@ -1,4 +1,4 @@
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestInput } from './app-state-impl.ts';
 import type { Tab } from './app-types.ts';

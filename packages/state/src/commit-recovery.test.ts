@@ -4,7 +4,7 @@
 // staging area recognises an applied commit by its write transaction's id (pg_xact_status).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitPoint } from './staging-impl.ts';
 import { createTestEnvironment, type TestEnvironment } from './testing.ts';

@@ -1,8 +1,9 @@
 // What a user types for a named connection, checked before anything is saved: the name, and the
 // URL split into where it points (kept in the state store) and its password (kept apart).
 import { isAbsolute, resolve } from 'node:path';
-import { DataSourceError, describePostgresUrl, parsePostgresUrl } from '@toolrow/datasource';
+import { DataSourceError } from '@toolrow/datasource';
 import { parseDynamoUrl } from '@toolrow/dynamodb/url';
+import { describePostgresUrl, parsePostgresUrl } from '@toolrow/postgres';
 
 /** The unnamed connection: DATABASE_URL when set, else the embedded sample in the data dir. */
 export const UNNAMED_CONNECTION = 'default';

@@ -1,6 +1,7 @@
 // Which engine a connection needs, decided on its URL: DynamoDB's loads only for a dynamodb:// URL,
 // PostgreSQL's (PGlite or pg) otherwise.
-import { type DataSource, type OpenDataSourceOptions, openDataSource } from '@toolrow/datasource';
+import type { DataSource } from '@toolrow/datasource';
+import { type OpenDataSourceOptions, openDataSource } from '@toolrow/postgres';
 import { resolveDataDir } from './state-impl.ts';
 
 const DYNAMODB = /^dynamodb:/i;

@@ -5,7 +5,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { isDataSourceError, sqlDatabaseOf } from '@toolrow/datasource';
+import { isDataSourceError } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitPoint } from './staging-impl.ts';

@@ -7,13 +7,13 @@ import {
   DataSourceError,
   DEFAULT_PROFILE,
   isActor,
-  normalizeKey,
   type Row,
   type RowKey,
   resolveColumnIn,
   type TableInfo,
   UnknownNameError,
 } from '@toolrow/datasource';
+import { normalizeKey } from '@toolrow/postgres';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Staging } from './staging.ts';
 import type {

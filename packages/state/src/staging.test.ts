@@ -1,5 +1,6 @@
 import type { DataSource } from '@toolrow/datasource';
-import { isDataSourceError, sqlDatabaseOf } from '@toolrow/datasource';
+import { isDataSourceError } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolrowState } from './state.ts';

@@ -1,11 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import {
-  DataSourceError,
-  type ExportEngineOptions,
-  ensurePrivateDir,
-  openDatabase,
-} from '@toolrow/datasource';
+import { DataSourceError, type ExportEngineOptions, ensurePrivateDir } from '@toolrow/datasource';
+import { openDatabase } from '@toolrow/postgres';
 import { createAppState } from './app-state-impl.ts';
 import { createExportJobStore } from './export-jobs.ts';
 import { createStaging } from './staging-impl.ts';

@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DataSource, openDatabase } from '@toolrow/datasource';
+import type { DataSource } from '@toolrow/datasource';
+import { openDatabase } from '@toolrow/postgres';
 import {
   createTestDatabase,
   DEFAULT_TEST_ORDERS,
@@ -11,7 +12,7 @@ import {
   pgliteSnapshot,
   TEST_SEED_NOW,
   testEngines,
-} from '@toolrow/datasource/testing';
+} from '@toolrow/postgres/testing';
 import type { OpenStateOptions } from './state.ts';
 import { openState } from './state-impl.ts';
 import type { OpenTestOptions, StoreEngine, TestEnvironment } from './testing-types.ts';

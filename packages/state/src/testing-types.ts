@@ -1,5 +1,5 @@
 // The test helpers' types, apart, so the helpers and their entry point do not import each other.
-import type { OpenTestOptions as DataTestOptions } from '@toolrow/datasource/testing';
+import type { OpenTestOptions as DataTestOptions } from '@toolrow/postgres/testing';
 import type { StagingOptions } from './staging-impl.ts';
 import type { Toolrow } from './toolrow.ts';
 

@@ -12,7 +12,7 @@
  *   });
  */
 
-export { TEST_SEED_NOW } from '@toolrow/datasource/testing';
+export { TEST_SEED_NOW } from '@toolrow/postgres/testing';
 export {
   createTestEnvironment,
   dynamoTestStore,

@@ -1,4 +1,5 @@
-import { type DataSource, DataSourceError, type OpenDataSourceOptions } from '@toolrow/datasource';
+import { type DataSource, DataSourceError } from '@toolrow/datasource';
+import type { OpenDataSourceOptions } from '@toolrow/postgres';
 import { connectionDataOptions } from './add-connection.ts';
 import type { AppState } from './app-state.ts';
 import { createAppState, unknownConnection } from './app-state-impl.ts';

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow } from '@toolrow/state';
 import { invokeTool } from '../src/registry.ts';
 import { checkReadOnlySql } from '../src/sql-guard.ts';

@@ -4,9 +4,9 @@ import {
   FILTER_OPS,
   type Filter,
   type FilterCondition,
-  sqlDatabaseOf,
   type TableInfo,
 } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import fc from 'fast-check';

@@ -7,7 +7,6 @@
 // the conditions (De Morgan, and every operator has an exact complement in SQL's three-valued
 // logic), so every data-source Filter has an equivalent input (fromFilter) and back (toFilter).
 import {
-  compileSort,
   FILTER_OPS,
   type Filter,
   type FilterCondition,
@@ -17,8 +16,8 @@ import {
   resolveColumnIn,
   type Sort,
   type TableInfo,
-  validateFilter,
 } from '@toolrow/datasource';
+import { compileSort, validateFilter } from '@toolrow/postgres';
 import { ToolError } from './errors.ts';
 
 /** The negated operators the input adds; each becomes {not: {…, op: base}} for the data source. */

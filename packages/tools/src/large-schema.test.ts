@@ -3,7 +3,7 @@
 // tokenizer, as `toolrow catalog --cost` counts), say what they left out, and following what they
 // say reaches every table and every column. The budget's estimate never undercounts them.
 
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';

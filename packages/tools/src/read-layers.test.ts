@@ -5,8 +5,9 @@
 //           pinned settings, the guard and the reader role switched off;
 //   role    the reader role (SELECT only), the guard switched off and the transaction committing.
 import { randomBytes } from 'node:crypto';
-import { type DataSource, hardeningSql, readerRoleSql, sqlDatabaseOf } from '@toolrow/datasource';
-import { type ReadLayerSwitches, withReadLayers } from '@toolrow/datasource/testing';
+import type { DataSource } from '@toolrow/datasource';
+import { hardeningSql, readerRoleSql, sqlDatabaseOf } from '@toolrow/postgres';
+import { type ReadLayerSwitches, withReadLayers } from '@toolrow/postgres/testing';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, testStores } from '@toolrow/state/testing';
 import pg from 'pg';

@@ -2,7 +2,7 @@
 import { lstat, mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DataSource } from '@toolrow/datasource';
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import fc from 'fast-check';

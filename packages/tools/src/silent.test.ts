@@ -3,7 +3,7 @@
 // parts throw; the data is reached only through capabilities, and a plan (queries.plan) is all a silent tool gets.
 import { SILENT_TOOLS, type SilentToolName } from '@toolrow/catalog';
 import type { DataSource } from '@toolrow/datasource';
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

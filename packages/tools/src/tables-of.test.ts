@@ -2,7 +2,7 @@
 // a table hides that table only where the CTE is in scope. Each form below reads `customers` (the
 // table) through a CTE named `customers`, in every position a query can hold one, on both engines.
 
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

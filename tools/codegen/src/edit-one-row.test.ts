@@ -33,6 +33,7 @@ const COPIED = [
   'packages/declarations',
   'packages/catalog',
   'packages/datasource',
+  'packages/postgres',
   'packages/dynamodb',
   'packages/state',
   'packages/tools',

@@ -3,16 +3,18 @@ import {
   APP_SCHEMA,
   type DataSource,
   DataSourceError,
+  type SeedProgress,
+  type SeedResult,
+  sampleCounts,
+} from '@toolrow/datasource';
+import {
   hardeningSql,
   isSqlSource,
   openDataSource,
   READER_ROLE,
   readerRoleSql,
-  type SeedProgress,
-  type SeedResult,
-  sampleCounts,
   userSchemas,
-} from '@toolrow/datasource';
+} from '@toolrow/postgres';
 import { openAppState, openConnectionData, UNNAMED_CONNECTION } from '@toolrow/state';
 import { openToolrowWaiting } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';

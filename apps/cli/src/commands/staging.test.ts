@@ -2,7 +2,7 @@
 // them (through @toolrow/datasource), then reviewed, committed and discarded through the CLI.
 // Runs on PostgreSQL when TOOLROW_TEST_DATABASE_URL is set (cheap to open per command), else on a PGlite data dir.
 
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, TEST_SEED_NOW, type TestEnvironment } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

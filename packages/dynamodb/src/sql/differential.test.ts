@@ -5,7 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DataSource, openDataSource, type Row } from '@toolrow/datasource';
+import type { DataSource, Row } from '@toolrow/datasource';
+import { openDataSource } from '@toolrow/postgres';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDynamoUrl } from '../../test/dynamodb-local.ts';

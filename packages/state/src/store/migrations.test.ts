@@ -2,13 +2,14 @@
 // state store made by Toolrow 0.1 (migrations 1–8, test/fixtures/state-v8-postgres.sql) is, to this
 // release, a store at version 8 that needs nothing.
 import { readFile } from 'node:fs/promises';
-import { APP_SCHEMA, type Database, openDatabase } from '@toolrow/datasource';
+import { APP_SCHEMA } from '@toolrow/datasource';
+import { type Database, openDatabase } from '@toolrow/postgres';
 import {
   createTestDatabase,
   missingPostgresError,
   type TestDatabase,
   testEngines,
-} from '@toolrow/datasource/testing';
+} from '@toolrow/postgres/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openState } from '../state-impl.ts';

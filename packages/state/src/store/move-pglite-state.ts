@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { APP_SCHEMA, DataSourceError, openDatabase } from '@toolrow/datasource';
+import { APP_SCHEMA, DataSourceError } from '@toolrow/datasource';
+import { openDatabase } from '@toolrow/postgres';
 import { sql } from 'kysely';
 import { migrate } from './migrations.ts';
 import { openSqliteStore } from './state-db.ts';

@@ -2,7 +2,7 @@
 // the state server gets the same URL checks, TLS handling and error wording as the user's data.
 // The Database runs a transaction around a callback; Kysely begins, commits and rolls back by
 // hand, so each Kysely transaction holds one callback open until it ends.
-import type { Database, Queryable } from '@toolrow/datasource';
+import type { Database, Queryable } from '@toolrow/postgres';
 import {
   type CompiledQuery,
   type DatabaseConnection,

@@ -3,7 +3,8 @@
 // where the two dialects must differ are the helpers at the bottom of this file.
 import { chmod } from 'node:fs/promises';
 import { DatabaseSync } from 'node:sqlite';
-import { APP_SCHEMA, type Database, DataSourceError } from '@toolrow/datasource';
+import { APP_SCHEMA, DataSourceError } from '@toolrow/datasource';
+import type { Database } from '@toolrow/postgres';
 import { type Expression, Kysely, type RawBuilder, sql, WithSchemaPlugin } from 'kysely';
 import { NodeSqliteDialect } from './node-sqlite-dialect.ts';
 import { DatabaseDialect } from './postgres-dialect.ts';

@@ -2,7 +2,7 @@
 // table read and fails with ToolError 'aborted', on the real engines. The runaway statement never
 // ends by itself: a test that finishes was stopped by the abort.
 import type { DataSource } from '@toolrow/datasource';
-import { sqlDatabaseOf } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow, ToolrowState } from '@toolrow/state';
 import { pgliteOnDiskStores, testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
