@@ -8,11 +8,11 @@ import type {
   ConnectionSummary,
   PermissionMode,
 } from '@toolrow/desktop/wire';
+import { installedEngines } from '@toolrow/engines';
 import {
   addConnection,
   type ConnectionHub,
   type ConnectionInfo,
-  engineOfUrl,
   PERMISSION_MODES,
   type Toolrow,
   UNNAMED_CONNECTION,
@@ -32,6 +32,19 @@ export interface ConnectionRoutesOptions {
   cwd?: string;
 }
 
+/** The driver the unnamed connection opens on: the one DATABASE_URL names, else the default engine's embedded one. */
+function unnamedDriver(url: string | undefined, cwd = process.cwd()): string {
+  if (url === undefined) {
+    const { drivers } = installedEngines.fallback;
+    return (drivers.find((driver) => driver.embedded) ?? drivers[0])!.id;
+  }
+  try {
+    return installedEngines.parseUrl(url, { cwd, field: 'DATABASE_URL' }).driver;
+  } catch {
+    return 'unknown';
+  }
+}
+
 export function mountConnectionRoutes(app: Hono<ServerEnv>, options: ConnectionRoutesOptions): void {
   const { hub } = options;
 
@@ -43,14 +56,12 @@ export function mountConnectionRoutes(app: Hono<ServerEnv>, options: ConnectionR
     if (!summaries.some((each) => each.name === UNNAMED_CONNECTION)) {
       summaries.unshift({
         name: UNNAMED_CONNECTION,
-        // The engine it is open on when it is the one serving this request; else the one
-        // DATABASE_URL names (a dynamodb:// URL is DynamoDB), else the embedded one.
+        // The driver it is open on when it is the one serving this request; else the one
+        // DATABASE_URL names, else the default engine's embedded one.
         engine:
           profile === UNNAMED_CONNECTION
             ? source.driver
-            : options.env.DATABASE_URL?.trim()
-              ? engineOfUrl(options.env.DATABASE_URL)
-              : 'pglite',
+            : unnamedDriver(options.env.DATABASE_URL?.trim() || undefined, options.cwd),
         description: options.env.DATABASE_URL?.trim()
           ? 'DATABASE_URL'
           : `the embedded sample shop in ${state.dataDir}`,

@@ -2,7 +2,7 @@
 // (behind the app's own login), and the connected clients (list, disconnect) for the app's UI and
 // `toolrow mcp clients`. The protocol endpoints are @toolrow/mcp-server's (oauth/).
 
-import type { ToolEngine } from '@toolrow/catalog';
+import { installedEngines } from '@toolrow/engines';
 import {
   type AuthorizationServer,
   CONSENT_LIFETIMES,
@@ -63,12 +63,10 @@ export interface ConsentConnection {
   name: string;
   description: string;
   /** Its engine family: which tools a client is served there. */
-  engine: ToolEngine;
+  engine: string;
   /** Its MCP exposure: the widest scope a client gets there (none: what the client is granted). */
   ceiling?: McpScope;
 }
-
-const ENGINE_WORDS: Record<ToolEngine, string> = { postgres: 'PostgreSQL', dynamodb: 'DynamoDB' };
 
 /** The tools a client granted `scope` is served on this connection: its engine's, at most its exposure. */
 function servedTools(scope: McpScope, connection: ConsentConnection | undefined): number {
@@ -98,7 +96,7 @@ function consentPage(
   const connectionOptions = connections
     .map((connection) => {
       const counts = scopes.map((scope) => servedTools(scope, connection)).join('/');
-      return `<option value="${escapeHtml(connection.name)}"${connection.name === defaultConnection ? ' selected' : ''}>${escapeHtml(connection.name)}: ${escapeHtml(connection.description)} (${ENGINE_WORDS[connection.engine]}${connection.ceiling ? `, at most ${escapeHtml(connection.ceiling)}` : ''}; ${counts} tools)</option>`;
+      return `<option value="${escapeHtml(connection.name)}"${connection.name === defaultConnection ? ' selected' : ''}>${escapeHtml(connection.name)}: ${escapeHtml(connection.description)} (${escapeHtml(installedEngines.find(connection.engine)?.label ?? connection.engine)}${connection.ceiling ? `, at most ${escapeHtml(connection.ceiling)}` : ''}; ${counts} tools)</option>`;
     })
     .join('');
   const replaces = current

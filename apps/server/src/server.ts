@@ -5,7 +5,7 @@ import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { MODEL_FORMS } from '@toolrow/agent';
-import { isPropose, PROPOSE_TWINS, type ProposeToolName, type ToolEngine } from '@toolrow/catalog';
+import { isPropose, PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
 import {
   APP_SCHEMA,
   type ChangeProtection,
@@ -16,11 +16,11 @@ import {
   type ExportSource,
   isDataSourceError,
   type QueryRunner,
-  toolEngineOf,
   unknownNameHint,
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
 import type { AppStatus, EvalLatest, Filter, UiState } from '@toolrow/desktop/wire';
+import { installedEngines } from '@toolrow/engines';
 import type { EvalReport } from '@toolrow/eval';
 import {
   APPROVALS_PATH,
@@ -113,7 +113,7 @@ export interface ChatHandler {
    */
   uiMessageStream(
     messages: UIMessage[],
-    options: { profileId: string; engine: ToolEngine; abortSignal: AbortSignal },
+    options: { profileId: string; engine: string; abortSignal: AbortSignal },
   ): Promise<ReadableStream<UIMessageChunk>>;
   /** Runs a clicked chip's tool as the user (audited as approved by the user). */
   acceptChip?(
@@ -270,12 +270,10 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   );
   await currentChat(connections.active());
 
-  /** The statement check of a connection's dialect: the SQL guard, or the engine's own. */
+  /** The statement check of a connection's dialect: the engine's own, else the PostgreSQL-grammar guard. */
   async function checkStatement(source: DataSource, text: string): Promise<{ statement: string }> {
-    if (source.queries.dialect === 'postgresql')
-      return checkReadOnlySql(text, { hiddenSchemas: [APP_SCHEMA], audience: 'user' });
-    if (!source.queries.check) throw badRequest(`${source.description} has no statement check; nothing ran.`);
-    return await source.queries.check(text);
+    if (source.queries.check) return await source.queries.check(text);
+    return checkReadOnlySql(text, { hiddenSchemas: [APP_SCHEMA], audience: 'user' });
   }
 
   const userContext = ({ source, state, profile }: RequestConnection, signal?: AbortSignal): ToolContext => ({
@@ -365,6 +363,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
       version: options.version ?? '0.1.0',
       database: {
         engine: active?.engine ?? source.driver,
+        typedValues: installedEngines.find(source.engine)?.capabilities.typedValues ?? false,
         location: active?.description ?? source.dataDir,
         language: { ...source.queries.language },
         languages: [source.queries, ...(source.queries.modes ?? [])].map((runner) => ({
@@ -940,7 +939,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
             .map((connection) => ({
               name: connection.name,
               description: connection.url ?? connection.description,
-              engine: toolEngineOf(connection.engine),
+              engine: installedEngines.driver(connection.engine)?.engine.id ?? connection.engine,
               ...exposure(connection.mcpScope),
             })),
         ];

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import type { DataSource, SeedProgress } from '@toolrow/datasource';
 import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
+import { installedEngines } from '@toolrow/engines';
 import { type ApprovalInbox, approvalTimeoutFromEnv, createApprovalInbox } from '@toolrow/mcp-server';
 import { type ConnectionHub, createConnectionHub, openToolrow, type Toolrow } from '@toolrow/state';
 import type { LanguageModel } from 'ai';
@@ -82,7 +83,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     const tables = (await source.schema.get()).tables;
     if (tables.length === 0) {
       // Only the embedded sample is filled unasked; a connection the user named is theirs.
-      if (source.driver === 'pglite' && !toolrow.connection.named) {
+      if (installedEngines.driver(source.driver)?.driver.embedded && !toolrow.connection.named) {
         await seedWithProgress(source, options.seedOrders ?? 50_000, err, options.tty ?? false);
       } else {
         err(

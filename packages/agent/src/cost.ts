@@ -1,12 +1,10 @@
 import {
   CATALOG_ROWS,
-  ENGINE_INLINE_TOOLS,
-  ENGINE_TOOLS,
-  INLINE_TOOLS,
+  inlineToolsOf,
   TOOL_NAMES,
-  type ToolEngine,
   type ToolName,
   type ToolVisibility,
+  toolsServedBy,
 } from '@toolrow/catalog';
 import { RESULT_TOKEN_BUDGET } from '@toolrow/tools';
 import { generateText } from 'ai';
@@ -124,11 +122,11 @@ function fieldCosts(tool: SentTool, total: number, countTokens: (text: string) =
  */
 export async function toolDefinitionCost(
   backend: Pick<ToolBackend, 'inputSchema'>,
-  engine?: ToolEngine,
+  engine?: string,
 ): Promise<ToolDefinitionCost> {
   // The encoder's tables are large; load them only when a cost is asked for, not with the agent.
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-  const all = await definitionsSent(backend, engine ? ENGINE_TOOLS[engine] : TOOL_NAMES);
+  const all = await definitionsSent(backend, toolsServedBy(engine));
   const visibility = new Map(CATALOG_ROWS.map((row) => [row.name as string, row.visibility]));
   const perTool: ToolCost[] = all.map((tool) => {
     const json = wireJson(tool);
@@ -141,7 +139,7 @@ export async function toolDefinitionCost(
       fields: fieldCosts(tool, tokens, countTokens),
     };
   });
-  const inlineSent = await definitionsSent(backend, engine ? ENGINE_INLINE_TOOLS[engine] : INLINE_TOOLS);
+  const inlineSent = await definitionsSent(backend, inlineToolsOf(engine));
   const measure = (tools: SentTool[]) => {
     const json = `[${tools.map(wireJson).join(',')}]`;
     return { tools: tools.length, tokens: countTokens(json), bytes: Buffer.byteLength(json) };
@@ -163,7 +161,7 @@ const thousands = (value: number) => value.toLocaleString('en-US');
  * The report `toolrow catalog --cost` prints: the inline core against all the rows, then each
  * tool's definition, most expensive first. With json, the ToolDefinitionCost as JSON.
  */
-export async function toolCostReport(options: { json?: boolean; engine?: ToolEngine } = {}): Promise<string> {
+export async function toolCostReport(options: { json?: boolean; engine?: string } = {}): Promise<string> {
   const { toolSchemas } = await import('./backends.ts');
   const cost = await toolDefinitionCost(toolSchemas, options.engine);
   if (options.json) return `${JSON.stringify(cost, null, 2)}\n`;

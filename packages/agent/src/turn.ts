@@ -10,7 +10,6 @@ import {
   TOOL_ACCESS,
   TOOL_NAMES,
   type ToolAccess,
-  type ToolEngine,
   type ToolName,
 } from '@toolrow/catalog';
 import {
@@ -75,7 +74,7 @@ export interface TurnOptions {
    * The engine of the connection the turn works on (default 'postgres'): its tools are the only
    * ones active, searchable or callable.
    */
-  engine?: ToolEngine;
+  engine?: string;
   abortSignal?: AbortSignal;
 }
 
@@ -146,7 +145,7 @@ export class Turn {
   readonly #options: TurnOptions;
   readonly #permissions: ProfilePermissions;
   readonly #active: Set<ToolName>;
-  readonly #engine: ToolEngine;
+  readonly #engine: string | undefined;
   #searches: number;
   /** Gated calls the ladder or the user cleared to run; the execute wrapper checks it. */
   readonly #cleared = new Set<string>();
@@ -164,7 +163,7 @@ export class Turn {
     this.#deps = deps;
     this.#options = options;
     this.#permissions = permissions;
-    this.#engine = options.engine ?? 'postgres';
+    this.#engine = options.engine;
     const served = (name: ToolName) => isServedBy(this.#engine, name);
     this.#active = new Set<ToolName>([
       ...inlineToolsOf(this.#engine),

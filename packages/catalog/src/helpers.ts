@@ -106,21 +106,39 @@ export const ENGINE_LABELS: Readonly<Record<ToolEngine, string>> = {
   dynamodb: 'DynamoDB',
 };
 
-const SERVED: ReadonlyMap<ToolEngine, ReadonlySet<string>> = new Map(
-  (Object.entries(ENGINE_TOOLS) as [ToolEngine, readonly ToolName[]][]).map(([engine, names]) => [
-    engine,
-    new Set(names),
-  ]),
-);
+/**
+ * The tools connections of `engine` serve (row order): the generated list of an engine the rows
+ * name; for any other installed engine, the tools every engine serves (the rows that name none);
+ * with no engine (a catalog listing, not a connection), every tool.
+ */
+export function toolsServedBy(engine: string | undefined): readonly ToolName[] {
+  if (engine === undefined) return TOOL_NAMES;
+  return (
+    (ENGINE_TOOLS as Readonly<Record<string, readonly ToolName[]>>)[engine] ??
+    CATALOG_ROWS.filter((row) => row.engines === undefined).map((row) => row.name)
+  );
+}
+
+const served = new Map<string, ReadonlySet<string>>();
 
 /** Whether connections of `engine` serve the tool (its row lists the engine, or lists none). */
-export function isServedBy(engine: ToolEngine, name: string): boolean {
-  return SERVED.get(engine)?.has(name) ?? false;
+export function isServedBy(engine: string | undefined, name: string): boolean {
+  if (engine === undefined) return NAMES.has(name);
+  let set = served.get(engine);
+  if (!set) {
+    set = new Set(toolsServedBy(engine));
+    served.set(engine, set);
+  }
+  return set.has(name);
 }
 
 /** The inline core of a connection of `engine`. */
-export function inlineToolsOf(engine: ToolEngine): readonly ToolName[] {
-  return ENGINE_INLINE_TOOLS[engine];
+export function inlineToolsOf(engine: string | undefined): readonly ToolName[] {
+  if (engine === undefined) return INLINE_TOOLS;
+  return (
+    (ENGINE_INLINE_TOOLS as Readonly<Record<string, readonly ToolName[]>>)[engine] ??
+    INLINE_TOOLS.filter((name) => isServedBy(engine, name))
+  );
 }
 
 function words(row: ToolRow): Set<string> {
@@ -145,9 +163,9 @@ function weightOf(word: string): number {
  * The tools `engine` serves that come closest to one it does not: the most telling words shared
  * with its row (name, keywords, description), then row order. What a refusal offers instead.
  */
-export function alternativesOn(engine: ToolEngine, name: ToolName, count = 3): ToolName[] {
+export function alternativesOn(engine: string | undefined, name: ToolName, count = 3): ToolName[] {
   const wanted = words(rowOf(name));
-  return ENGINE_TOOLS[engine]
+  return toolsServedBy(engine)
     .filter((candidate) => candidate !== name && !isLoop(candidate))
     .map((candidate, order) => ({
       candidate,
@@ -166,6 +184,7 @@ export function alternativesOn(engine: ToolEngine, name: ToolName, count = 3): T
  * The refusal for a tool the active connection's engine does not serve: it ran nothing, and names
  * what to use instead, in the shape of the not-in-active-set refusal.
  */
-export function notServedMessage(name: ToolName, engine: ToolEngine): string {
-  return `Tool '${name}' is not served on ${ENGINE_LABELS[engine]} connections (the active connection is ${ENGINE_LABELS[engine]}); nothing ran. Use one of: ${alternativesOn(engine, name).join(', ')}`;
+export function notServedMessage(name: ToolName, engine: string | undefined): string {
+  const label = (ENGINE_LABELS as Readonly<Record<string, string>>)[engine ?? ''] ?? engine ?? 'these';
+  return `Tool '${name}' is not served on ${label} connections (the active connection is ${label}); nothing ran. Use one of: ${alternativesOn(engine, name).join(', ')}`;
 }

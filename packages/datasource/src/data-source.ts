@@ -5,7 +5,6 @@ import type { ReaderRoleStatus, ReadLayer } from './read-layers.ts';
 import type { RowReader } from './rows.ts';
 import type { SchemaCache } from './schema-cache.ts';
 import type { SeedOptions, SeedResult } from './seed-types.ts';
-import type { Engine, EngineFamily } from './types.ts';
 
 /**
  * The user's data, behind one handle whatever the engine: the schema cache, the row reader, queries
@@ -14,10 +13,10 @@ import type { Engine, EngineFamily } from './types.ts';
  * state (app state, the staging area, export jobs) is not here: it lives in @toolrow/state.
  */
 export interface DataSource {
-  /** The engine family, which decides the tools the connection serves (the rows' `engines`). */
-  readonly engine: EngineFamily;
-  /** What it is connected to. */
-  readonly driver: Engine;
+  /** The engine's id (its descriptor's): it decides the tools the connection serves (the rows' `engines`). */
+  readonly engine: string;
+  /** The driver it is connected through (one of its engine's `drivers`). */
+  readonly driver: string;
   /** Where the data is, without secrets ("PostgreSQL u@h:5432/db", "PGlite /path"). */
   readonly description: string;
   readonly schema: SchemaCache;

@@ -1,8 +1,22 @@
-// What every engine's exporter shares: where an export file may go, and jobs kept in memory.
-import { lstat, realpath } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { DataSourceError } from './errors.ts';
-import type { ExportJob, ExportJobStore } from './exports.ts';
+// What every engine's exporter shares: where an export file may go, the job's life (progress,
+// cancel, the time limit, no partial file), and jobs kept in memory.
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { lstat, mkdir, realpath, unlink } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { abortedError, DataSourceError } from './errors.ts';
+import {
+  DEFAULT_EXPORT_TIME_LIMIT_MS,
+  EXPORT_FORMATS,
+  type ExportEngine,
+  type ExportEngineOptions,
+  type ExportFormat,
+  type ExportJob,
+  type ExportJobStore,
+  type ExportRequest,
+} from './exports.ts';
+import { DEFAULT_PROFILE, isActor, type Row } from './types.ts';
 
 function refuse(requested: string, why: string): DataSourceError {
   return new DataSourceError(
@@ -105,4 +119,276 @@ export function createMemoryExportJobStore(): ExportJobStore {
       return { ...job };
     },
   };
+}
+
+/** A piece of an export file: its bytes, and the records it completes. */
+export interface ExportPiece {
+  bytes: Uint8Array;
+  rows: number;
+}
+
+/** One export an engine has planned: what its job records, and the file's bytes once it runs. */
+export interface PlannedExport {
+  /** The default file name's first part: a table's name, or 'query'. */
+  label: string;
+  /** What the job records as its source (the names resolved, the statement checked). */
+  source: Record<string, unknown>;
+  /** Records expected, when the engine can tell before it starts (null: unknown). */
+  estimate?(signal?: AbortSignal): Promise<number | null>;
+  /**
+   * The file's bytes in order, header and footer included; reading stops when `signal` aborts.
+   * Called once the job runs: errors before the first piece (a bad column) fail the job.
+   */
+  write(format: ExportFormat, signal: AbortSignal): Promise<AsyncIterable<ExportPiece>>;
+  /** What the time-limit message counts ('rows', 'items'). */
+  unit?: string;
+  /** Its advice for an export that ran out of time ('Narrow the query (WHERE, fewer columns)'). */
+  narrow?: string;
+}
+
+/** The abort reason of an export stopped at its time limit (a cancel has none). */
+class ExportTimeLimit extends Error {
+  readonly ms: number;
+  constructor(ms: number) {
+    super(`the export's time limit of ${ms} ms passed`);
+    this.ms = ms;
+  }
+}
+
+const PROGRESS_EVERY_MS = 250;
+
+function describeDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
+  return `${Math.round(ms / 6000) / 10} min`;
+}
+
+function stamp(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * An export engine's job life, the same on every engine: the request checked, the path inside the
+ * exports folder and never over a file, the job recorded, the bytes written as the file takes them
+ * (0600) with progress that only rises, cancel, the time limit, and no partial file left when it
+ * stops. The engine plans each export and hands over its bytes; nothing else.
+ */
+export function createExportRunner(options: {
+  dir: string;
+  jobs: ExportJobStore;
+  engineOptions?: ExportEngineOptions;
+  plan(request: ExportRequest): Promise<PlannedExport>;
+}): ExportEngine {
+  const { jobs } = options;
+  const root = resolve(options.dir);
+  const defaultLimit = options.engineOptions?.timeLimitMs ?? DEFAULT_EXPORT_TIME_LIMIT_MS;
+  const limitSource = options.engineOptions?.timeLimitSource ?? 'the timeLimitMs option';
+  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+
+  async function prepare(request: ExportRequest): Promise<{ job: ExportJob; planned: PlannedExport }> {
+    if (request.signal?.aborted) throw abortedError();
+    if (!(EXPORT_FORMATS as readonly string[]).includes(request.format)) {
+      throw new DataSourceError(
+        'export',
+        `Export format must be one of ${EXPORT_FORMATS.join(', ')}, got '${request.format}'.`,
+      );
+    }
+    if (!isActor(request.actor)) {
+      throw new DataSourceError(
+        'misuse',
+        `An export needs an actor: 'user', 'agent' or 'mcp:<token name>', got '${request.actor}'.`,
+      );
+    }
+    if (typeof request.source !== 'object' || request.source === null) {
+      throw new DataSourceError(
+        'export',
+        'An export source is { table, filter?, sort?, columns? } or { sql }.',
+      );
+    }
+    const planned = await options.plan(request);
+    const id = `exp_${randomBytes(5).toString('hex')}`;
+    let requested = request.path ?? `${planned.label}-${stamp(new Date())}-${id.slice(4)}.${request.format}`;
+    if (extname(requested) === '') requested = `${requested}.${request.format}`;
+    const path = await resolveExportPath(root, requested);
+    if (!request.overwrite && (await exists(path))) {
+      // Name a free one: the tools that reach this cannot overwrite, so "overwrite" is no advice.
+      const extension = extname(requested);
+      const stem = requested.slice(0, requested.length - extension.length);
+      let free: string | undefined;
+      for (let n = 2; n < 100 && free === undefined; n++) {
+        const candidate = `${stem}-${n}${extension}`;
+        if (!(await exists(await resolveExportPath(root, candidate)))) free = candidate;
+      }
+      throw new DataSourceError(
+        'export-path',
+        `The file '${relative(root, path)}' exists already in the exports folder, and an export never replaces a file. Pick another name${free ? `, e.g. '${free}'` : ''}.`,
+      );
+    }
+    const rowsEstimate = (await planned.estimate?.(request.signal)) ?? null;
+    // An estimate may swallow its errors (an export runs without one): an abort must still stop here.
+    if (request.signal?.aborted) throw abortedError();
+    const job = await jobs.create({
+      id,
+      profile: request.profile ?? DEFAULT_PROFILE,
+      actor: request.actor,
+      format: request.format,
+      path,
+      source: planned.source,
+      rowsEstimate,
+    });
+    return { job, planned };
+  }
+
+  async function execute(
+    job: ExportJob,
+    planned: PlannedExport,
+    request: ExportRequest,
+    signal: AbortSignal,
+    limitMs: number,
+  ) {
+    // Also checked between pieces: an engine on this thread (in-memory PGlite) can hold the event
+    // loop so long that the timer fires only after the rows are all in.
+    const deadline = Date.now() + limitMs;
+    let stream: WriteStream | undefined;
+    let rowsDone = 0;
+    try {
+      await jobs.markRunning(job.id);
+      const pieces = await planned.write(job.format, signal);
+      await mkdir(dirname(job.path), { recursive: true, mode: 0o700 });
+      // The directories now exist: check again that none of them is a link out.
+      await resolveExportPath(root, relative(root, job.path));
+      if (request.overwrite) await unlink(job.path).catch(() => {});
+      // 0600: an export holds the user's rows, wherever the exports folder is.
+      stream = createWriteStream(job.path, { flags: 'wx', mode: 0o600, highWaterMark: 256 * 1024 });
+      await new Promise<void>((opened, failed) => {
+        stream!.once('open', () => opened());
+        stream!.once('error', failed);
+      });
+      const file = stream;
+      let lastReport = Date.now();
+      // The engine's bytes go to the file as the file takes them: pipeline pulls the next piece
+      // only when the write stream has room, and the engine's read waits meanwhile.
+      async function* body(): AsyncGenerator<Uint8Array> {
+        for await (const piece of pieces) {
+          if (Date.now() > deadline) throw new ExportTimeLimit(limitMs);
+          if (signal.aborted) throw signal.reason ?? abortedError();
+          rowsDone += piece.rows;
+          if (piece.bytes.length > 0) yield piece.bytes;
+          if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+            lastReport = Date.now();
+            await jobs.progress(job.id, rowsDone, file.bytesWritten + file.writableLength);
+          }
+        }
+      }
+      await pipeline(body, file);
+      await jobs.finish(job.id, { state: 'done', rowsDone, bytesWritten: stream.bytesWritten, error: null });
+    } catch (error) {
+      if (stream && !stream.closed)
+        await new Promise<void>((done) => stream!.destroy() && stream!.once('close', () => done()));
+      if (stream) await unlink(job.path).catch(() => {});
+      const timedOut =
+        error instanceof ExportTimeLimit || (signal.aborted && signal.reason instanceof ExportTimeLimit);
+      const cancelled = signal.aborted && !timedOut;
+      const message = timedOut
+        ? `stopped at its time limit of ${describeDuration(limitMs)} after ${rowsDone} ${planned.unit ?? 'rows'}; the partial file was removed. ${planned.narrow ?? 'Narrow the export'}, or raise the limit (${limitSource})`
+        : cancelled
+          ? 'cancelled; the partial file was removed'
+          : `${(error as Error).message}${stream ? '; the partial file was removed' : ''}`;
+      // The store may be closing with the process; the file is gone either way.
+      await jobs
+        .finish(job.id, { state: cancelled ? 'cancelled' : 'failed', rowsDone, error: message })
+        .catch(() => {});
+    }
+  }
+
+  function launch(
+    job: ExportJob,
+    planned: PlannedExport,
+    request: ExportRequest,
+    follow?: AbortSignal,
+  ): Promise<void> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    follow?.addEventListener('abort', abort, { once: true });
+    if (follow?.aborted) abort();
+    const limit = request.timeLimitMs ?? defaultLimit;
+    const timer = setTimeout(() => controller.abort(new ExportTimeLimit(limit)), limit);
+    timer.unref?.();
+    const done = execute(job, planned, request, controller.signal, limit).finally(() => {
+      clearTimeout(timer);
+      running.delete(job.id);
+      follow?.removeEventListener('abort', abort);
+    });
+    running.set(job.id, { controller, done });
+    return done;
+  }
+
+  return {
+    dir: root,
+    resolvePath: (requested) => resolveExportPath(root, requested),
+    async start(request) {
+      const { job, planned } = await prepare(request);
+      void launch(job, planned, request);
+      return job;
+    },
+    async run(request) {
+      const { job, planned } = await prepare(request);
+      await launch(job, planned, request, request.signal);
+      return jobs.get(job.id);
+    },
+    status: (id) => jobs.get(id),
+    async cancel(id) {
+      const entry = running.get(id);
+      if (entry) {
+        entry.controller.abort();
+        await entry.done;
+      }
+      return jobs.get(id);
+    },
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
+    },
+  };
+}
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text =
+    typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : JSON.stringify(value);
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * An engine that hands over plain rows gets the file's pieces from this: CSV (a header of
+ * `columns`), NDJSON or a JSON array, one piece per batch of rows.
+ */
+export async function* rowPieces(
+  format: ExportFormat,
+  columns: readonly string[],
+  batches: AsyncIterable<readonly Row[]>,
+): AsyncGenerator<ExportPiece> {
+  const encode = (text: string, rows: number): ExportPiece => ({ bytes: Buffer.from(text), rows });
+  const json = (row: Row) =>
+    JSON.stringify(Object.fromEntries(columns.map((name) => [name, row[name] ?? null])));
+  let first = true;
+  if (format === 'csv') yield encode(`${columns.map(csvCell).join(',')}\r\n`, 0);
+  if (format === 'json') yield encode('[', 0);
+  for await (const rows of batches) {
+    let text = '';
+    for (const row of rows) {
+      if (format === 'csv') text += `${columns.map((name) => csvCell(row[name])).join(',')}\r\n`;
+      else if (format === 'ndjson') text += `${json(row)}\n`;
+      else text += `${first ? '\n' : ',\n'}${json(row)}`;
+      first = false;
+    }
+    yield encode(text, rows.length);
+  }
+  if (format === 'json') yield encode(']\n', 0);
 }

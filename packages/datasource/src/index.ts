@@ -13,6 +13,17 @@ export type {
   WriterInfo,
 } from './changes.ts';
 export type { DataSource } from './data-source.ts';
+export type {
+  EngineCapabilities,
+  EngineDescriptor,
+  EngineDriver,
+  Env,
+  OpenEngineOptions,
+  ParsedConnectionUrl,
+  ReadLayerSetup,
+  ReadLayerSetupOptions,
+} from './engine.ts';
+export { createEngineRegistry, type EngineRegistry } from './engine-registry.ts';
 export {
   abortedError,
   DataDirHeldError,
@@ -22,7 +33,14 @@ export {
   isDataSourceError,
   UnknownNameError,
 } from './errors.ts';
-export { createMemoryExportJobStore, resolveExportPath } from './export-jobs.ts';
+export {
+  createExportRunner,
+  createMemoryExportJobStore,
+  type ExportPiece,
+  type PlannedExport,
+  resolveExportPath,
+  rowPieces,
+} from './export-jobs.ts';
 export type {
   ExportEngine,
   ExportEngineOptions,
@@ -68,11 +86,7 @@ export {
   type Actor,
   APP_SCHEMA,
   DEFAULT_PROFILE,
-  type Engine,
-  type EngineFamily,
   isActor,
   type Row,
   type RowKey,
-  type SqlEngine,
-  toolEngineOf,
 } from './types.ts';

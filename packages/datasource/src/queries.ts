@@ -1,7 +1,7 @@
 import type { ReadOnlyOptions, ReadQueryOptions, ReadQueryResult } from './reads.ts';
 
-/** The query language a connection speaks: what runQuery, validateQuery and explainQuery take. */
-export type QueryDialect = 'postgresql' | 'partiql' | 'sql';
+/** The query language a connection speaks ('postgresql', 'sql', 'partiql'): what runQuery, validateQuery and explainQuery take. */
+export type QueryDialect = string;
 
 /** An estimated plan: nothing ran. */
 export interface QueryPlan {
@@ -27,7 +27,8 @@ export interface QueryRunner {
   /**
    * The dialect's statement check (the first read layer), where the engine brings its own: one
    * read, nothing that writes. Returns the statement to send and the tables it reads; throws a
-   * DataSourceError saying what to write instead. PostgreSQL's check is the tools' parser guard.
+   * DataSourceError saying what to write instead. Absent: the statement is PostgreSQL's dialect,
+   * checked by the tools' guard (PostgreSQL's own grammar, libpg_query).
    */
   check?(
     text: string,

@@ -7,19 +7,6 @@ export type Actor = 'user' | 'agent' | `mcp:${string}`;
 /** A primary-key value: column name → value, e.g. `{ id: 42 }` or `{ order_id: 1, line: 3 }`. */
 export type RowKey = Record<string, unknown>;
 
-/** What a connection is connected to (its driver). */
-export type Engine = 'pglite' | 'postgres' | 'dynamodb';
-/** The drivers that speak the PostgreSQL dialect. */
-export type SqlEngine = Extract<Engine, 'pglite' | 'postgres'>;
-
-/** The engine families the rows' `engines` name (@toolrow/declarations' ToolEngine). */
-export type EngineFamily = 'postgres' | 'dynamodb';
-
-/** The engine family of a driver: what decides the tools a connection serves (the rows' `engines`). */
-export function toolEngineOf(engine: Engine): EngineFamily {
-  return engine === 'dynamodb' ? 'dynamodb' : 'postgres';
-}
-
 export function isActor(value: string): value is Actor {
   return value === 'user' || value === 'agent' || (value.startsWith('mcp:') && value.length > 4);
 }

@@ -1,11 +1,6 @@
 // Exports of a table (a Scan in parallel segments, or a Query) or a PartiQL SELECT to CSV, NDJSON or
 // JSON: pages go to the file as it takes them (memory flat in the item count), with progress,
 // cancel and a time limit; a stopped export leaves no partial file.
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { access, mkdir, unlink } from 'node:fs/promises';
-import { dirname, extname, relative, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import {
   type AttributeValue,
   type DynamoDBClient,
@@ -13,18 +8,15 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
+  createExportRunner,
   DataSourceError,
-  DEFAULT_EXPORT_TIME_LIMIT_MS,
-  DEFAULT_PROFILE,
   type ExportEngine,
   type ExportEngineOptions,
   type ExportFormat,
-  type ExportJob,
   type ExportJobStore,
+  type ExportPiece,
   type ExportRequest,
-  isActor,
   isDataSourceError,
-  resolveExportPath,
   type SchemaCache,
   type TableInfo,
 } from '@toolrow/datasource';
@@ -44,7 +36,6 @@ export const SCAN_SEGMENTS = 4;
  * page well under DynamoDB's 1 MB keeps the memory of four at once small, whatever the item count.
  */
 export const SCAN_PAGE_ITEMS = 1000;
-const PROGRESS_EVERY_MS = 250;
 
 interface Plan {
   label: string;
@@ -61,14 +52,6 @@ interface Plan {
 /** Items a SQL export may read from DynamoDB (its time limit bounds it too). */
 const EXPORT_MAX_ITEMS = 10_000_000;
 
-class ExportTimeLimit extends Error {}
-
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
 export function createDynamoExportEngine(
   client: DynamoDBClient,
   schema: SchemaCache,
@@ -78,10 +61,6 @@ export function createDynamoExportEngine(
   options: ExportEngineOptions = {},
   sql?: SqlRunner,
 ): ExportEngine {
-  const root = resolve(dir);
-  const defaultLimit = options.timeLimitMs ?? DEFAULT_EXPORT_TIME_LIMIT_MS;
-  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-
   async function plan(request: ExportRequest): Promise<Plan> {
     const source = request.source as Record<string, unknown> | null;
     if (source && typeof source.table === 'string') {
@@ -193,166 +172,63 @@ export function createDynamoExportEngine(
     } while (next);
   }
 
-  async function prepare(request: ExportRequest): Promise<{ job: ExportJob; plan: Plan }> {
-    if (request.signal?.aborted)
-      throw new DataSourceError('aborted', 'The export was cancelled before it started.');
-    if (!isActor(request.actor)) {
-      throw new DataSourceError(
-        'misuse',
-        `An export needs an actor: 'user', 'agent' or 'mcp:<token name>', got '${request.actor}'.`,
-      );
-    }
-    const planned = await plan(request);
-    const id = `exp_${randomBytes(5).toString('hex')}`;
-    let requested =
-      request.path ??
-      `${planned.label}-${new Date().toISOString().replace(/[:.]/g, '-')}-${id.slice(4)}.${request.format}`;
-    if (extname(requested) === '') requested = `${requested}.${request.format}`;
-    const path = await resolveExportPath(root, requested);
-    if (!request.overwrite && (await exists(path))) {
-      throw new DataSourceError(
-        'export-path',
-        `The file '${relative(root, path)}' exists already in the exports folder, and an export never replaces a file. Pick another name.`,
-      );
-    }
-    const job = await jobs.create({
-      id,
-      profile: request.profile ?? DEFAULT_PROFILE,
-      actor: request.actor,
-      format: request.format,
-      path,
-      source: planned.source,
-      rowsEstimate: planned.rowsEstimate,
-    });
-    return { job, plan: planned };
-  }
-
-  async function execute(
-    job: ExportJob,
-    planned: Plan,
-    request: ExportRequest,
-    signal: AbortSignal,
-    limitMs: number,
-  ) {
-    const deadline = Date.now() + limitMs;
-    let stream: WriteStream | undefined;
-    let rowsDone = 0;
-    try {
-      await jobs.markRunning(job.id);
-      await mkdir(dirname(job.path), { recursive: true, mode: 0o700 });
-      await resolveExportPath(root, relative(root, job.path));
-      if (request.overwrite) await unlink(job.path).catch(() => {});
-      stream = createWriteStream(job.path, { flags: 'wx', mode: 0o600, highWaterMark: 256 * 1024 });
-      await new Promise<void>((opened, failed) => {
-        stream!.once('open', () => opened());
-        stream!.once('error', failed);
-      });
-      const file = stream;
-      let lastReport = Date.now();
-      const report = async () => {
-        if (Date.now() > deadline) throw new ExportTimeLimit();
-        if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
-          lastReport = Date.now();
-          await jobs.progress(job.id, rowsDone, file.bytesWritten + file.writableLength);
-        }
+  return createExportRunner({
+    dir,
+    jobs,
+    engineOptions: options,
+    async plan(request) {
+      const planned = await plan(request);
+      return {
+        label: planned.label,
+        source: planned.source,
+        estimate: async () => planned.rowsEstimate,
+        unit: 'items',
+        narrow: 'Narrow the export (a key filter)',
+        write: async (format, signal) => pieces(planned, format, signal),
       };
-      // pipeline pulls the next page only when the file has room: reads wait for the disk.
-      async function* body(): AsyncGenerator<Buffer> {
-        if (planned.rows) {
-          const result = await planned.rows(signal);
-          try {
-            const format = rowFormatter(job.format, result.columns, result.numeric);
-            yield Buffer.from(format.head);
-            for await (const rows of result.batches) {
-              let text = '';
-              for (const row of rows) text += format.record(row, rowsDone++ === 0);
-              if (text !== '') yield Buffer.from(text);
-              await report();
-            }
-            yield Buffer.from(format.tail);
-          } finally {
-            result.close();
-          }
-          return;
+    },
+  });
+}
+
+const piece = (text: string, rows: number): ExportPiece => ({ bytes: Buffer.from(text), rows });
+
+/** The file's pieces: a page of items (or a batch of a SQL result's rows) at a time. */
+async function* pieces(
+  planned: Plan,
+  format: ExportFormat,
+  signal: AbortSignal,
+): AsyncGenerator<ExportPiece> {
+  let first = true;
+  if (planned.rows) {
+    const result = await planned.rows(signal);
+    try {
+      const formatted = rowFormatter(format, result.columns, result.numeric);
+      yield piece(formatted.head, 0);
+      for await (const rows of result.batches) {
+        let text = '';
+        for (const row of rows) {
+          text += formatted.record(row, first);
+          first = false;
         }
-        const format = formatter(job.format, planned.columns);
-        yield Buffer.from(format.head);
-        for await (const items of planned.pages!(signal)) {
-          let text = '';
-          for (const item of items) text += format.record(item, rowsDone++ === 0);
-          if (text !== '') yield Buffer.from(text);
-          await report();
-        }
-        yield Buffer.from(format.tail);
+        yield piece(text, rows.length);
       }
-      await pipeline(body, file, { signal });
-      await jobs.finish(job.id, { state: 'done', rowsDone, bytesWritten: stream.bytesWritten, error: null });
-    } catch (error) {
-      if (stream && !stream.closed)
-        await new Promise<void>((done) => stream!.destroy() && stream!.once('close', () => done()));
-      if (stream) await unlink(job.path).catch(() => {});
-      const timedOut =
-        error instanceof ExportTimeLimit || (signal.aborted && signal.reason instanceof ExportTimeLimit);
-      const cancelled = signal.aborted && !timedOut;
-      const message = timedOut
-        ? `stopped at its time limit after ${rowsDone} items; the partial file was removed. Narrow the export (a key filter), or raise the limit (${options.timeLimitSource ?? 'the timeLimitMs option'})`
-        : cancelled
-          ? 'cancelled; the partial file was removed'
-          : `${(error as Error).message}${stream ? '; the partial file was removed' : ''}`;
-      await jobs
-        .finish(job.id, { state: cancelled ? 'cancelled' : 'failed', rowsDone, error: message })
-        .catch(() => {});
+      yield piece(formatted.tail, 0);
+    } finally {
+      result.close();
     }
+    return;
   }
-
-  function launch(
-    job: ExportJob,
-    planned: Plan,
-    request: ExportRequest,
-    follow?: AbortSignal,
-  ): Promise<void> {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    follow?.addEventListener('abort', abort, { once: true });
-    if (follow?.aborted) abort();
-    const limit = request.timeLimitMs ?? defaultLimit;
-    const timer = setTimeout(() => controller.abort(new ExportTimeLimit()), limit);
-    timer.unref?.();
-    const done = execute(job, planned, request, controller.signal, limit).finally(() => {
-      clearTimeout(timer);
-      running.delete(job.id);
-      follow?.removeEventListener('abort', abort);
-    });
-    running.set(job.id, { controller, done });
-    return done;
+  const formatted = formatter(format, planned.columns);
+  yield piece(formatted.head, 0);
+  for await (const items of planned.pages!(signal)) {
+    let text = '';
+    for (const item of items) {
+      text += formatted.record(item, first);
+      first = false;
+    }
+    yield piece(text, items.length);
   }
-
-  return {
-    dir: root,
-    resolvePath: (requested) => resolveExportPath(root, requested),
-    async start(request) {
-      const { job, plan: planned } = await prepare(request);
-      void launch(job, planned, request);
-      return job;
-    },
-    async run(request) {
-      const { job, plan: planned } = await prepare(request);
-      await launch(job, planned, request, request.signal);
-      return jobs.get(job.id);
-    },
-    status: (id) => jobs.get(id),
-    async cancel(id) {
-      const entry = running.get(id);
-      if (entry) {
-        entry.controller.abort();
-        await entry.done;
-      }
-      return jobs.get(id);
-    },
-    async idle() {
-      while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
-    },
-  };
+  yield piece(formatted.tail, 0);
 }
 
 /** A SQL result row as JSON: a number column's values as JSON numbers with their exact digits. */

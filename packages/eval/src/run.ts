@@ -8,9 +8,10 @@ import {
   type PermissionMode,
   toolsBackend,
 } from '@toolrow/agent';
-import { isServedBy, type ToolEngine } from '@toolrow/catalog';
+import { isServedBy } from '@toolrow/catalog';
 import { type DataSource, DataSourceError, isDataSourceError, SAMPLE_TABLES } from '@toolrow/datasource';
-import { openDataSource, sqlDatabaseOf } from '@toolrow/postgres';
+import { installedEngines } from '@toolrow/engines';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openEngine, openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
 import { type EvalRequest, LARGE_SHOP, type RequestContext } from './corpus.ts';
@@ -104,7 +105,11 @@ class EvalShop {
       databaseUrl
         ? openEngine({ url: databaseUrl, urlSource: '--database-url', env: {} })
         : // A small shop in memory: 16 MB of shared buffers instead of 128 MB is about 100 MB less resident.
-          openDataSource({ memory: true, env: {}, embeddedSettings: ['shared_buffers = 16MB'] }),
+          installedEngines.fallback.open({
+            memory: true,
+            env: {},
+            embeddedSettings: ['shared_buffers = 16MB'],
+          }),
       mkdtemp(join(tmpdir(), 'toolrow-eval-exports-')),
     ]);
     try {
@@ -139,26 +144,19 @@ class EvalShop {
         description: 'Orders over 500',
         spec: { table: 'orders', filter: { column: 'total', op: 'gt', value: 500 } },
       });
-      const partiql = this.source.queries.dialect === 'partiql';
+      // SQL every engine's runQuery takes (DynamoDB's through its SQL runner).
       await state.specs.save({
         name: 'monthly revenue',
         kind: 'query',
         description: 'Revenue per month',
         spec: {
-          sql: partiql
-            ? `SELECT "ordered_at", "total" FROM "orders" WHERE "status" = 'delivered'`
-            : "select date_trunc('month', ordered_at) as month, sum(total) from orders group by 1 order by 1",
+          sql: "select date_trunc('month', ordered_at) as month, sum(total) from orders group by 1 order by 1",
         },
       });
-      for (const sql of partiql
-        ? [
-            `SELECT "ordered_at", "total" FROM "orders" WHERE "status" = 'paid'`,
-            `SELECT * FROM "customers" WHERE "country" = 'DE'`,
-          ]
-        : [
-            "select date_trunc('month', ordered_at), sum(total) as revenue from orders group by 1",
-            "select count(*) from customers where country = 'DE'",
-          ]) {
+      for (const sql of [
+        "select date_trunc('month', ordered_at), sum(total) as revenue from orders group by 1",
+        "select count(*) from customers where country = 'DE'",
+      ]) {
         await state.history.add({
           profile: PROFILE,
           actor: 'user',
@@ -338,12 +336,12 @@ async function attempt(
 
 /**
  * The requests a connection of `engine` can pass: each step names a tool it serves, and the large
- * sample (a thousand PostgreSQL tables) only on PostgreSQL. Derived from the rows' engines.
+ * sample (a thousand tables) only where the engine can hold it. Derived from the rows' engines.
  */
-export function requestsServedBy(requests: readonly EvalRequest[], engine: ToolEngine): EvalRequest[] {
+export function requestsServedBy(requests: readonly EvalRequest[], engine: string): EvalRequest[] {
   return requests.filter(
     (request) =>
-      (request.shop !== 'large' || engine === 'postgres') &&
+      (request.shop !== 'large' || installedEngines.find(engine)?.capabilities.largeShop) &&
       request.expect.every((step) =>
         (typeof step === 'string' ? [step] : step).some((name) => isServedBy(engine, name)),
       ),

@@ -1,10 +1,11 @@
 // Scope arithmetic over the generated scope table. Nothing here names a tool: which tool needs
 // which scope comes from MCP_REQUIRED_SCOPE, written by `npm run gen` from the rows.
-import { isServedBy, isToolName, notServedMessage, type ToolEngine, type ToolName } from '@toolrow/catalog';
+import { isServedBy, isToolName, notServedMessage, type ToolName } from '@toolrow/catalog';
 import {
   ENGINE_MCP_SCOPE_TOOLS,
   MCP_EXCLUDED_TOOLS,
   MCP_REQUIRED_SCOPE,
+  MCP_SCOPE_TOOLS,
   MCP_SCOPES,
   type McpScope,
   type McpToolName,
@@ -61,8 +62,16 @@ export function widestScope(granted: readonly string[]): McpScope | undefined {
 }
 
 /** Exactly the tools a holder of `scope` lists and may call on a connection of `engine`, in row order. */
-export function toolsForScope(scope: McpScope, engine: ToolEngine = 'postgres'): readonly McpToolName[] {
-  return ENGINE_MCP_SCOPE_TOOLS[engine][scope];
+export function toolsForScope(scope: McpScope, engine?: string): readonly McpToolName[] {
+  // An engine the rows do not name serves the tools every engine serves; no engine: every tool.
+  if (engine === undefined) return MCP_SCOPE_TOOLS[scope];
+  return (
+    (
+      ENGINE_MCP_SCOPE_TOOLS as Readonly<
+        Record<string, (typeof ENGINE_MCP_SCOPE_TOOLS)[keyof typeof ENGINE_MCP_SCOPE_TOOLS]>
+      >
+    )[engine]?.[scope] ?? MCP_SCOPE_TOOLS[scope].filter((name) => isServedBy(engine, name))
+  );
 }
 
 /** Why a call is refused before anything runs. */
@@ -70,7 +79,7 @@ export type McpRefusal =
   | { kind: 'unknown'; name: string; message: string }
   | { kind: 'excluded'; name: ToolName; message: string }
   | { kind: 'scope'; name: McpToolName; needed: McpScope; held: McpScope; message: string }
-  | { kind: 'not-served'; name: McpToolName; engine: ToolEngine; message: string };
+  | { kind: 'not-served'; name: McpToolName; engine: string | undefined; message: string };
 
 /**
  * The refusal for calling `name` while holding `held`, or undefined when the call may run.
@@ -79,7 +88,7 @@ export type McpRefusal =
 export function refusalFor(
   name: string,
   held: McpScope,
-  engine: ToolEngine = 'postgres',
+  engine?: string,
   /** The token's own scope when the connection's MCP exposure held it lower, and that connection. */
   capped?: { from: McpScope; connection: string },
 ): McpRefusal | undefined {

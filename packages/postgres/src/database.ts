@@ -1,13 +1,9 @@
-import type {
-  FieldInfo,
-  ReadOnlyOptions,
-  ReadQueryOptions,
-  ReadQueryResult,
-  Row,
-  SqlEngine,
-} from '@toolrow/datasource';
+import type { FieldInfo, ReadOnlyOptions, ReadQueryOptions, ReadQueryResult, Row } from '@toolrow/datasource';
 
 export type { FieldInfo, ReadOnlyOptions, ReadQueryOptions, ReadQueryResult };
+
+/** The drivers of the PostgreSQL engine. */
+export type SqlEngine = 'pglite' | 'postgres';
 
 export interface QueryResult<R = Row> {
   rows: R[];

@@ -14,6 +14,7 @@ export type {
 export { dumpEmbeddedDatabase } from './drivers/dump.ts';
 export { openDatabase, resolveConnectionConfig } from './drivers/open.ts';
 export { describeUrl as describePostgresUrl, parsePostgresUrl } from './drivers/postgres-url.ts';
+export { postgresEngine } from './engine.ts';
 export { createExportEngine } from './export-engine.ts';
 export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
 export { openDataSource } from './open-data-source.ts';

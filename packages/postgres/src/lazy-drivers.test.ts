@@ -20,8 +20,10 @@ async function packagesLoaded(body: string): Promise<string[]> {
     ${body}
     console.log(JSON.stringify([...seen].sort()));`;
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], (error, out, err) =>
-      error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out),
+    execFile(
+      process.execPath,
+      ['--conditions=@toolrow/source', '--input-type=module', '-e', script],
+      (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
     );
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];

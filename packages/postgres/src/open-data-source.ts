@@ -115,7 +115,11 @@ function sqlQueries(db: Database): QueryRunner {
       );
       const lines = result.rows.map((row) => row['QUERY PLAN']);
       const top = PLAN_COST.exec(lines[0] ?? '');
-      return { lines, ...(top ? { totalCost: Number(top[2]), estimatedRows: Number(top[3]) } : {}) };
+      return {
+        lines,
+        ...(top ? { totalCost: Number(top[2]), estimatedRows: Number(top[3]) } : {}),
+        note: 'Estimated plan only (no ANALYZE): nothing was run. "Seq Scan" on a large table under a selective WHERE suggests a missing index.',
+      };
     },
   };
 }

@@ -1,6 +1,6 @@
 // A connection in the PostgreSQL dialect, with its driver handle: for SQL-only work.
-import { type DataSource, DataSourceError, type SqlEngine } from '@toolrow/datasource';
-import type { Database, OpenDatabaseOptions } from './database.ts';
+import { type DataSource, DataSourceError } from '@toolrow/datasource';
+import type { Database, OpenDatabaseOptions, SqlEngine } from './database.ts';
 import type { ReaderRoleStatus } from './reader-role.ts';
 
 export interface OpenDataSourceOptions extends OpenDatabaseOptions {

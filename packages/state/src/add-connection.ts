@@ -1,16 +1,10 @@
 // Adding a named connection, the same from the CLI and the app: check the name and the URL, test
 // the connection with exactly what will be saved, then save it (the password apart, 0600).
-import { type DataSource, DataSourceError } from '@toolrow/datasource';
-import type { OpenDataSourceOptions } from '@toolrow/postgres';
+import { type DataSource, DataSourceError, type OpenEngineOptions } from '@toolrow/datasource';
 import type { AppState } from './app-state.ts';
 import type { PermissionMode } from './app-types.ts';
 import { writeSecret } from './connection-secrets.ts';
-import {
-  type ConnectionTarget,
-  checkConnectionName,
-  parseConnectionUrl,
-  withPassword,
-} from './named-connections.ts';
+import { type ConnectionTarget, checkConnectionName, parseConnectionUrl } from './named-connections.ts';
 import { openEngine } from './open-engine.ts';
 
 /** What a connection holds and which read-only layers hold on it (`connections test`, the app's form). */
@@ -66,13 +60,13 @@ export function connectionDataOptions(
   password: string | undefined,
   field: string,
   env: Readonly<Record<string, string | undefined>>,
-): OpenDataSourceOptions {
-  const own = { ...env, DATABASE_URL: undefined, TOOLROW_COMMIT_URL: undefined };
-  if (target.engine === 'pglite')
-    return { env: own, pgdata: target.path, pgdataSource: `${field} (${target.path})` };
-  // A DynamoDB URL holds no secret: its credentials are the AWS profile's.
-  if (target.engine === 'dynamodb') return { env: own, url: target.url, urlSource: field };
-  return { env: own, url: withPassword(target.url, password), urlSource: field };
+): OpenEngineOptions {
+  return {
+    env: { ...env, DATABASE_URL: undefined, TOOLROW_COMMIT_URL: undefined },
+    url: target.url,
+    urlSource: field,
+    ...(password !== undefined ? { password } : {}),
+  };
 }
 
 /**

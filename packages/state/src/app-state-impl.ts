@@ -39,6 +39,7 @@ import {
   flag,
   isUniqueViolation,
   jsonValue,
+  lockRows,
   nextValue,
   type StateDb,
 } from './store/state-db.ts';
@@ -467,7 +468,7 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
             .selectFrom('ui_state')
             .select(['tabs', 'focused_tab_id', 'selection'])
             .where('profile', '=', profile)
-            .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+            .$call(lockRows(dialect))
             .executeTakeFirst();
           const tabs = patch.tabs ?? (row ? jsonValue<UiState['tabs']>(row.tabs) : undefined) ?? [];
           if (!Array.isArray(tabs)) throw new DataSourceError('misuse', 'tabs must be an array of tabs.');

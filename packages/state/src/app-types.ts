@@ -1,4 +1,4 @@
-import type { Actor, Engine, Filter, RowKey, Sort } from '@toolrow/datasource';
+import type { Actor, Filter, RowKey, Sort } from '@toolrow/datasource';
 
 // ── Profiles and the ladder's memory ─────────────────────────────────────────────────────────
 
@@ -118,7 +118,8 @@ export interface AttachmentWithContent extends Attachment {
 
 export interface ConnectionInfo {
   name: string;
-  engine: Engine;
+  /** The driver it connects through ('pglite', 'postgres', 'dynamodb': an installed engine's). */
+  engine: string;
   /** Where it points, without secrets (no password). */
   description: string;
   /** The connection this process is using. */
@@ -136,7 +137,8 @@ export interface ConnectionInfo {
 /** A named connection to add: where it points (no password) and its MCP exposure. */
 export interface NewConnection {
   name: string;
-  engine: Engine;
+  /** The driver it connects through (an installed engine's). */
+  engine: string;
   url: string;
   description: string;
   /** The MCP scope ceiling; null or absent: not exposed (the default). */

@@ -36,7 +36,6 @@ export {
   parseConnectionUrl,
   targetOf,
   UNNAMED_CONNECTION,
-  withPassword,
 } from './named-connections.ts';
 export { OAUTH_PREFIX } from './oauth-store.ts';
 export { engineOfUrl, openEngine } from './open-engine.ts';
@@ -58,5 +57,11 @@ export {
 export type { StateTables } from './store/tables.ts';
 export { hashToken } from './token-hash.ts';
 export type { ActiveConnection, ConnectionHub, OpenToolrowOptions, Toolrow } from './toolrow.ts';
-export { createConnectionHub, openConnectionData, openToolrow, resolveConnectionName } from './toolrow.ts';
+export {
+  createConnectionHub,
+  openConnectionData,
+  openToolrow,
+  resolveConnectionName,
+  resolveConnectionOptions,
+} from './toolrow.ts';
 export { LAST_USE_FLUSH_MS, VERIFY_CACHE_TTL_MS } from './verify-cache.ts';

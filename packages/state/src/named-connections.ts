@@ -1,9 +1,7 @@
 // What a user types for a named connection, checked before anything is saved: the name, and the
 // URL split into where it points (kept in the state store) and its password (kept apart).
-import { isAbsolute, resolve } from 'node:path';
 import { DataSourceError } from '@toolrow/datasource';
-import { parseDynamoUrl } from '@toolrow/dynamodb/url';
-import { describePostgresUrl, parsePostgresUrl } from '@toolrow/postgres';
+import { installedEngines } from '@toolrow/engines';
 
 /** The unnamed connection: DATABASE_URL when set, else the embedded sample in the data dir. */
 export const UNNAMED_CONNECTION = 'default';
@@ -28,10 +26,13 @@ export function checkConnectionName(name: string): string {
 }
 
 /** Where a named connection points, without its password. */
-export type ConnectionTarget =
-  | { engine: 'postgres'; url: string; description: string }
-  | { engine: 'dynamodb'; url: string; description: string }
-  | { engine: 'pglite'; path: string; url: string; description: string };
+export interface ConnectionTarget {
+  /** The driver it connects through (an installed engine's): what the state stores as its engine. */
+  engine: string;
+  /** The URL as stored: absolute, without its password. */
+  url: string;
+  description: string;
+}
 
 /** A URL as typed, split: the target to store and the password to keep apart (if it had one). */
 export interface ParsedConnectionUrl {
@@ -39,48 +40,13 @@ export interface ParsedConnectionUrl {
   password?: string;
 }
 
-const SCHEMES =
-  'postgres://user@host:5432/database (or postgresql://), pglite:<directory> for an embedded database, or dynamodb://127.0.0.1:8000?region=us-east-1 / dynamodb://aws/<region>?profile=<aws profile>';
-
-/** Parses what the user typed for a connection; relative pglite paths resolve against `cwd`. */
+/** Parses what the user typed for a connection, by the engine that claims its scheme; relative paths resolve against `cwd`. */
 export function parseConnectionUrl(raw: string, cwd: string = process.cwd()): ParsedConnectionUrl {
-  const text = raw.trim();
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1]?.toLowerCase();
-  if (scheme === 'pglite') {
-    const rest = text.slice('pglite:'.length).replace(/^\/\//, '');
-    if (rest === '')
-      throw new DataSourceError('config', `url: pglite: needs a directory, as in pglite:./sample-db.`);
-    const path = isAbsolute(rest) ? rest : resolve(cwd, rest);
-    return { target: { engine: 'pglite', path, url: `pglite:${path}`, description: `PGlite ${path}` } };
-  }
-  if (scheme === 'dynamodb') {
-    const target = parseDynamoUrl(text, 'url');
-    return { target: { engine: 'dynamodb', url: target.url, description: target.description } };
-  }
-  if (scheme !== 'postgres' && scheme !== 'postgresql') {
-    throw new DataSourceError(
-      'config',
-      `url: ${scheme ? `the scheme '${scheme}:' is not one Toolrow connects to` : `'${text}' has no scheme`}. Use ${SCHEMES}.`,
-    );
-  }
-  const url = parsePostgresUrl(text, 'url');
-  const password = url.password ? decodeURIComponent(url.password) : undefined;
-  url.password = '';
-  return {
-    target: { engine: 'postgres', url: url.href, description: `PostgreSQL ${describePostgresUrl(url)}` },
-    ...(password !== undefined ? { password } : {}),
-  };
+  const { driver, url, description, password } = installedEngines.parseUrl(raw, { cwd, field: 'url' });
+  return { target: { engine: driver, url, description }, ...(password !== undefined ? { password } : {}) };
 }
 
 /** A stored URL (absolute, no password) read back as its target. */
 export function targetOf(url: string): ConnectionTarget {
   return parseConnectionUrl(url).target;
-}
-
-/** The URL to open: the stored one with its password put back (percent-encoded). */
-export function withPassword(url: string, password: string | undefined): string {
-  if (password === undefined) return url;
-  const parsed = new URL(url);
-  parsed.password = encodeURIComponent(password);
-  return parsed.href;
 }

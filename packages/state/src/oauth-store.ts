@@ -7,7 +7,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSourceError, type Row } from '@toolrow/datasource';
 import type { AppState } from './app-state.ts';
 import type { OAuthAccessCheck, OAuthClient, OAuthGrant, OAuthTokenPair } from './app-types.ts';
-import { date, dateOrNull, flag, jsonValue, type StateDb, type StateQueries } from './store/state-db.ts';
+import {
+  date,
+  dateOrNull,
+  flag,
+  jsonValue,
+  lockRows,
+  type StateDb,
+  type StateQueries,
+} from './store/state-db.ts';
 import { hashToken } from './token-hash.ts';
 import type { LastUse, VerifyCache } from './verify-cache.ts';
 
@@ -194,7 +202,7 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
           .selectFrom('oauth_codes')
           .selectAll()
           .where('code_hash', '=', hashToken(code))
-          .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+          .$call(lockRows(dialect))
           .executeTakeFirst();
         if (!row) return { ok: false as const, reason: 'unknown' as const };
         const grant = (await grantById(tx, row.grant_id))!;
@@ -238,7 +246,7 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppSta
           .selectAll()
           .where('token_hash', '=', hashToken(refreshToken))
           .where('kind', '=', 'refresh')
-          .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+          .$call(lockRows(dialect))
           .executeTakeFirst();
         if (!row) return { ok: false as const, reason: 'unknown' as const };
         const grant = (await grantById(tx, row.grant_id))!;

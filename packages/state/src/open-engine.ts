@@ -1,31 +1,31 @@
-// Which engine a connection needs, decided on its URL: DynamoDB's loads only for a dynamodb:// URL,
-// PostgreSQL's (PGlite or pg) otherwise.
-import type { DataSource } from '@toolrow/datasource';
-import { type OpenDataSourceOptions, openDataSource } from '@toolrow/postgres';
+// Which engine a connection needs, decided on its URL by the installed engines: each loads its
+// drivers only when a connection of its own opens.
+import type { DataSource, OpenEngineOptions } from '@toolrow/datasource';
+import { installedEngines } from '@toolrow/engines';
 import { resolveDataDir } from './state-impl.ts';
 
-const DYNAMODB = /^dynamodb:/i;
-
-/** The engine a connection URL names: DynamoDB for dynamodb://, PostgreSQL (or PGlite) otherwise. */
-export function engineOfUrl(url: string): DataSource['engine'] {
-  return DYNAMODB.test(url.trim()) ? 'dynamodb' : 'postgres';
+/** The id of the engine a connection URL names. */
+export function engineOfUrl(url: string): string {
+  return installedEngines.forUrl(url, 'DATABASE_URL').id;
 }
 
-/** Opens a connection on the engine its URL names (DATABASE_URL when `url` is not given). */
-export async function openEngine(options: OpenDataSourceOptions): Promise<DataSource> {
+/** Opens a connection on the engine its URL names (DATABASE_URL when `url` is not given; neither: the default engine). */
+export async function openEngine(options: OpenEngineOptions): Promise<DataSource> {
   const env = options.env ?? process.env;
   const url = options.url ?? (env.DATABASE_URL?.trim() || undefined);
-  if (url !== undefined && engineOfUrl(url) === 'dynamodb') {
-    const { openDynamoDataSource } = await import('@toolrow/dynamodb');
-    return openDynamoDataSource({
-      url,
-      urlSource: options.url !== undefined ? (options.urlSource ?? 'the url option') : 'DATABASE_URL',
-      dataDir: resolveDataDir({
-        env,
-        ...(options.cwd ? { cwd: options.cwd } : {}),
-        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-      }),
-    });
-  }
-  return openDataSource(options);
+  const engine =
+    url === undefined
+      ? installedEngines.fallback
+      : installedEngines.forUrl(
+          url,
+          options.url !== undefined ? (options.urlSource ?? 'url') : 'DATABASE_URL',
+        );
+  return engine.open({
+    ...options,
+    dataDir: resolveDataDir({
+      env,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    }),
+  });
 }

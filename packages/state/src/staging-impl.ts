@@ -26,7 +26,7 @@ import type {
   StageMeta,
   StagingFilter,
 } from './staging-types.ts';
-import { date, jsonText, jsonValue, type StateDb, type StateQueries } from './store/state-db.ts';
+import { date, jsonText, jsonValue, lockRows, type StateDb, type StateQueries } from './store/state-db.ts';
 import type { StateTables } from './store/tables.ts';
 
 const MAX_ROWS_PER_CALL = 1000;
@@ -399,7 +399,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         .selectFrom('commits')
         .select('state')
         .where('id', '=', id)
-        .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+        .$call(lockRows(dialect))
         .executeTakeFirst();
       if (current?.state !== 'applying') return;
       await tx
@@ -436,7 +436,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         .selectFrom('commits')
         .select('state')
         .where('id', '=', id)
-        .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+        .$call(lockRows(dialect))
         .executeTakeFirst();
       if (current?.state !== 'applying') return false;
       if (outcome === 'applied') {
@@ -470,7 +470,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         .where('id', 'in', [...ids])
         .where('commit_id', 'is', null)
         .orderBy('id')
-        .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+        .$call(lockRows(dialect))
         .execute();
       if (free.length !== ids.length) throw new ClaimLost();
       const { id } = await tx
@@ -814,7 +814,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
           .select('id')
           .where('id', '=', commitId)
           .where('uncertain', '=', true)
-          .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+          .$call(lockRows(dialect))
           .executeTakeFirst();
         if (!uncertain) return 0;
         const mine = (qb: ReturnType<typeof tx.updateTable<'staged_changes'>>) =>

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataSource } from '@toolrow/datasource';
+import { installedEngines } from '@toolrow/engines';
 import { openDatabase } from '@toolrow/postgres';
 import {
   createTestDatabase,
@@ -133,10 +134,9 @@ export function dynamoTestStore(
       url.searchParams.set('region', `zz-test-${randomInt(1_000_000_000)}`);
       const dataDir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-'));
       const removeDir = () => rm(dataDir, { recursive: true, force: true });
-      const { openDynamoDataSource } = await import('@toolrow/dynamodb');
       let source: DataSource;
       try {
-        source = await openDynamoDataSource({ url: url.href, dataDir });
+        source = await installedEngines.forUrl(url.href).open({ url: url.href, dataDir });
       } catch (error) {
         await removeDir();
         throw error;

@@ -1,5 +1,4 @@
-import { type DataSource, DataSourceError } from '@toolrow/datasource';
-import type { OpenDataSourceOptions } from '@toolrow/postgres';
+import { type DataSource, DataSourceError, type OpenEngineOptions } from '@toolrow/datasource';
 import { connectionDataOptions } from './add-connection.ts';
 import type { AppState } from './app-state.ts';
 import { createAppState, unknownConnection } from './app-state-impl.ts';
@@ -41,7 +40,7 @@ export interface OpenToolrowOptions {
   /** The Toolrow data directory (wins over TOOLROW_DATA_DIR). */
   dataDir?: string;
   /** Options for the user's data (url, poolSize, …). */
-  data?: Omit<OpenDataSourceOptions, 'env' | 'cwd' | 'dataDir'>;
+  data?: OpenEngineOptions;
   /** Options for the state store (url, exportsDir, …). */
   state?: Omit<OpenStateOptions, 'source' | 'env' | 'cwd' | 'dataDir' | 'connectionName'>;
   /**
@@ -113,7 +112,7 @@ export async function namedDataOptions(
   dataDir: string,
   name: string,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<OpenDataSourceOptions> {
+): Promise<OpenEngineOptions> {
   const found = await connections.get(name);
   if (!found?.url) {
     throw unknownConnection(
@@ -156,12 +155,12 @@ export async function resolveConnectionName(
 }
 
 /**
- * The data of one connection alone (no state handle kept): what `toolrow db` opens. The state
- * store is read only to look a named connection up.
+ * Which connection a command is on and how to open it, without opening it: a named one's own URL
+ * and password, or the unnamed one's (DATABASE_URL in the environment, else the embedded sample).
  */
-export async function openConnectionData(
-  options: Pick<OpenToolrowOptions, 'env' | 'cwd' | 'dataDir' | 'connection' | 'data'> = {},
-): Promise<{ source: DataSource; connection: ActiveConnection }> {
+export async function resolveConnectionOptions(
+  options: Pick<OpenToolrowOptions, 'env' | 'cwd' | 'dataDir' | 'connection'> = {},
+): Promise<{ connection: ActiveConnection; data: OpenEngineOptions }> {
   const env = options.env ?? process.env;
   const common = {
     ...(options.env ? { env: options.env } : {}),
@@ -170,7 +169,7 @@ export async function openConnectionData(
   };
   const asked = options.connection ?? (env.TOOLROW_CONNECTION?.trim() || undefined);
   let name = asked ?? UNNAMED_CONNECTION;
-  let where: OpenDataSourceOptions = {};
+  let where: OpenEngineOptions = {};
   if (asked !== UNNAMED_CONNECTION && !(asked === undefined && env.DATABASE_URL?.trim())) {
     const app = await openAppState(common);
     try {
@@ -181,8 +180,22 @@ export async function openConnectionData(
       await app.close();
     }
   }
-  const source = await openEngine({ ...options.data, ...common, ...where });
-  return { source, connection: { name, named: name !== UNNAMED_CONNECTION, profile: name } };
+  return {
+    connection: { name, named: name !== UNNAMED_CONNECTION, profile: name },
+    data: { ...common, ...where },
+  };
+}
+
+/**
+ * The data of one connection alone (no state handle kept): what `toolrow db` opens. The state
+ * store is read only to look a named connection up.
+ */
+export async function openConnectionData(
+  options: Pick<OpenToolrowOptions, 'env' | 'cwd' | 'dataDir' | 'connection' | 'data'> = {},
+): Promise<{ source: DataSource; connection: ActiveConnection }> {
+  const { connection, data } = await resolveConnectionOptions(options);
+  const source = await openEngine({ ...options.data, ...data });
+  return { source, connection };
 }
 
 type Common = Pick<OpenStateOptions, 'env' | 'cwd' | 'dataDir'>;
@@ -281,7 +294,7 @@ async function openBeside(
   name: string,
 ): Promise<Toolrow> {
   const env = options.env ?? process.env;
-  let data: OpenDataSourceOptions;
+  let data: OpenEngineOptions;
   if (name === UNNAMED_CONNECTION) data = { ...options.data, ...common };
   else {
     const { connections } = createAppState(store.db);

@@ -19,7 +19,7 @@ export async function tablesOfCall(input: unknown, ctx?: ToolContext): Promise<s
       // The engine's own parser names the tables where it brings one (DynamoDB: DuckDB's), so a
       // grant is keyed by the table it reads, in that engine's spelling.
       const queries = ctx?.source.queries;
-      if (queries && queries.dialect !== 'postgresql' && queries.check) {
+      if (queries?.check) {
         names.push(...(await queries.check(fields.sql)).tables);
       } else {
         const statement = await checkReadOnlySql(fields.sql, { hiddenSchemas: [APP_SCHEMA] });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isDataSourceError } from '@toolrow/datasource';
+import { installedEngines } from '@toolrow/engines';
 import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server/scopes';
 import {
   type AddedConnection,
@@ -171,7 +172,9 @@ async function list(io: CommandIo, json: boolean): Promise<number> {
               row.name,
               row.engine,
               row.url,
-              row.passwordStored ? 'stored' : row.engine === 'postgres' ? 'env/.pgpass' : '-',
+              row.passwordStored
+                ? 'stored'
+                : (installedEngines.driver(row.engine)?.driver.credentials ?? '-'),
               row.mode,
               row.mcp,
             ]),

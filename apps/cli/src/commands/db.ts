@@ -2,20 +2,13 @@ import { parseArgs } from 'node:util';
 import {
   APP_SCHEMA,
   type DataSource,
-  DataSourceError,
   type SeedProgress,
   type SeedResult,
   sampleCounts,
 } from '@toolrow/datasource';
-import {
-  hardeningSql,
-  isSqlSource,
-  openDataSource,
-  READER_ROLE,
-  readerRoleSql,
-  userSchemas,
-} from '@toolrow/postgres';
-import { openAppState, openConnectionData, UNNAMED_CONNECTION } from '@toolrow/state';
+import { installedEngines } from '@toolrow/engines';
+import { isSqlSource } from '@toolrow/postgres';
+import { openConnectionData, resolveConnectionOptions } from '@toolrow/state';
 import { openToolrowWaiting } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
@@ -214,7 +207,7 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       `commits:       ${report.commits}${report.commitsThrough === 'TOOLROW_COMMIT_URL' ? ' (TOOLROW_COMMIT_URL)' : ''}`,
       `toolrow state: ${report.state} (version ${report.appStateVersion})`,
       // The data dir matters when something embedded lives there; the exports line says the rest.
-      ...(source.driver === 'pglite' || state.db.dialect === 'sqlite'
+      ...(installedEngines.driver(source.driver)?.driver.embedded || state.db.dialect === 'sqlite'
         ? [`data dir:      ${report.dataDir}`]
         : []),
       `exports:       ${report.exportsDir}`,
@@ -250,22 +243,6 @@ async function info(args: string[], io: CommandIo): Promise<number> {
   }
 }
 
-/** The DynamoDB URL of the connection this command is on, if it is DynamoDB's. */
-async function dynamoUrlOf(io: CommandIo): Promise<string | undefined> {
-  const named = io.env.TOOLROW_CONNECTION?.trim();
-  if (named && named !== UNNAMED_CONNECTION) {
-    const app = await openAppState({ env: io.env, cwd: io.cwd });
-    try {
-      const url = (await app.connections.get(named))?.url;
-      return url && /^dynamodb:/i.test(url) ? url : undefined;
-    } finally {
-      await app.close();
-    }
-  }
-  const url = io.env.DATABASE_URL?.trim();
-  return url && /^dynamodb:/i.test(url) ? url : undefined;
-}
-
 async function setupRoles(args: string[], io: CommandIo): Promise<number> {
   const values = parse(args, {
     role: { type: 'string' },
@@ -273,73 +250,20 @@ async function setupRoles(args: string[], io: CommandIo): Promise<number> {
     'no-harden': { type: 'boolean' },
     apply: { type: 'boolean' },
   });
-  const databaseUrl = io.env.DATABASE_URL?.trim();
-  const dynamo = await dynamoUrlOf(io);
-  if (dynamo) {
-    const { iamPolicies, parseDynamoUrl } = await import('@toolrow/dynamodb');
-    const target = parseDynamoUrl(dynamo);
-    const policies = iamPolicies(target);
+  // The read layer a user sets up outside Toolrow is the engine's to describe: a reader role, IAM policies.
+  const { data } = await resolveConnectionOptions({ env: io.env, cwd: io.cwd });
+  const url = data.url ?? (io.env.DATABASE_URL?.trim() || undefined);
+  const engine = url === undefined ? installedEngines.fallback : installedEngines.forUrl(url, 'DATABASE_URL');
+  if (!engine.readLayerSetup) {
     io.stdout(
-      `# Read profile${target.profile ? ` (${target.profile})` : ''}: reads only. Attach to the IAM user or role of that profile.\n${JSON.stringify(policies.read, null, 2)}\n\n# Commit profile${target.commitProfile ? ` (${target.commitProfile})` : ' (name it with commitProfile= in the URL)'}: the conditional writes of a commit.\n${JSON.stringify(policies.commit, null, 2)}\n`,
-    );
-    io.stderr(
-      'Narrow Resource to your tables. Toolrow cannot see IAM: `toolrow connections test` reports this layer on once the URL names both profiles.\n',
+      `A ${engine.label} connection has no read-only layer to set up outside Toolrow. Nothing to do.\n`,
     );
     return 0;
   }
-  if (!databaseUrl) {
-    io.stdout(
-      `Your data is embedded PGlite: Toolrow sets up the reader role (${READER_ROLE}, SELECT only, hardened) itself. Nothing to do.
-`,
-    );
-    return 0;
-  }
-  const role = (values.role as string | undefined) ?? (io.env.TOOLROW_READER_ROLE?.trim() || READER_ROLE);
-  let grantee = values.grantee as string | undefined;
-  if (grantee === undefined) {
-    try {
-      grantee = decodeURIComponent(new URL(databaseUrl).username) || undefined;
-    } catch {
-      grantee = undefined;
-    }
-  }
-  const commitUrl = io.env.TOOLROW_COMMIT_URL?.trim();
-  // The role may not exist yet: open without asking for it.
-  const ds = await openDataSource({
-    env: { ...io.env, TOOLROW_READER_ROLE: '' },
-    cwd: io.cwd,
-    ...(commitUrl ? { url: commitUrl, urlSource: 'TOOLROW_COMMIT_URL' } : {}),
-  });
-  try {
-    const schemas = await userSchemas(ds.db);
-    const sql =
-      readerRoleSql({ role, schemas, ...(grantee ? { grantee } : {}) }) +
-      (values['no-harden'] ? '' : hardeningSql());
-    if (!values.apply) {
-      io.stdout(sql);
-      io.stderr(
-        `Run this as the owner of your tables (psql "$DATABASE_URL" -f …), or again with --apply. Then \`toolrow db info\` shows the reader role in use.
-`,
-      );
-      return 0;
-    }
-    try {
-      await ds.db.exec(sql);
-    } catch (error) {
-      throw new DataSourceError(
-        'permission',
-        `Could not set up the reader role through ${ds.description}: ${(error as Error).message}. Run the SQL (toolrow db setup-roles, without --apply) as a user that may create roles and grant on your tables, or point TOOLROW_COMMIT_URL at one.`,
-        { cause: error },
-      );
-    }
-    io.stdout(
-      `Set up ${role} on ${ds.description}: SELECT on ${schemas.join(', ') || 'no schema yet'}${grantee ? `, granted to ${grantee}` : ''}${values['no-harden'] ? '' : ', hardened'}.
-`,
-    );
-    return 0;
-  } finally {
-    await ds.close();
-  }
+  const setup = await engine.readLayerSetup({ ...data, env: data.env ?? io.env, cwd: io.cwd, flags: values });
+  io.stdout(setup.text);
+  if (setup.advice) io.stderr(`${setup.advice}\n`);
+  return 0;
 }
 
 export const dbCommand: Command = {

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode, resolveModel } from '@toolrow/agent';
 import { ensurePrivateDir } from '@toolrow/datasource';
+import { installedEngines } from '@toolrow/engines';
 import {
   buildReport,
   CORPUS,
@@ -156,7 +157,7 @@ export const evalCommand: Command = {
     }
     const databaseUrl = values['database-url'];
     // On another engine only the requests whose tools it serves (the rows' engines decide).
-    const engine = databaseUrl ? engineOfUrl(databaseUrl) : 'postgres';
+    const engine = databaseUrl ? engineOfUrl(databaseUrl) : installedEngines.fallback.id;
     const requests = selectRequests(requestsServedBy(CORPUS, engine), values.only, limit);
     if (requests.length === 0) {
       throw new UsageError(

@@ -22,7 +22,10 @@ export const PERMISSION_MODES: readonly { mode: PermissionMode; label: string; h
 export interface AppStatus {
   version: string;
   database: {
+    /** The driver the connection is open on ('pglite', 'postgres', 'dynamodb'). */
     engine: string;
+    /** Values are shown and edited in the engine's typed form (DynamoDB's numbers, sets, maps, binary). */
+    typedValues: boolean;
     location: string;
     /** The workbench's language on this connection and a first statement to try. */
     language: { name: string; example: string };

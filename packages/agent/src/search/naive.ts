@@ -1,12 +1,4 @@
-import {
-  CATALOG_ROWS,
-  type CatalogRow,
-  isLoop,
-  isPropose,
-  type ToolEngine,
-  type ToolName,
-  twinOf,
-} from '@toolrow/catalog';
+import { CATALOG_ROWS, type CatalogRow, isLoop, isPropose, type ToolName, twinOf } from '@toolrow/catalog';
 import { withinOneEdit } from '@toolrow/catalog/search';
 import {
   DEFAULT_SCORER_PARAMETERS,
@@ -65,7 +57,7 @@ export class NaiveSearchIndex {
   constructor(
     rows: readonly CatalogRow[] = CATALOG_ROWS,
     parameters: ScorerParameters = DEFAULT_SCORER_PARAMETERS,
-    engine?: ToolEngine,
+    engine?: string,
   ) {
     this.#parameters = parameters;
     // The loop tool is how you search; finding it again would only spend the budget.

@@ -4,7 +4,6 @@ import {
   isLoop,
   isPropose,
   isServedBy,
-  type ToolEngine,
   type ToolName,
   twinOf,
 } from '@toolrow/catalog';
@@ -32,7 +31,7 @@ export interface SearchOptions {
   /** Drop matches scoring below this fraction of the best one (default 0.25), so noise does not get activated. */
   minRelativeScore?: number;
   /** Search only the tools this engine serves (default: every row). */
-  engine?: ToolEngine;
+  engine?: string;
 }
 
 export type Field = 'name' | 'keywords' | 'description';
@@ -83,7 +82,7 @@ export const DEFAULT_SCORER_PARAMETERS: ScorerParameters = {
  * A row's search fields for one engine: the generator's terms for a catalog row (tokenized once,
  * at generation time), tokenized here for any other row (tests, the benchmark's synthetic rows).
  */
-export function fieldsOfRow(row: CatalogRow, engine?: ToolEngine): SearchFields {
+export function fieldsOfRow(row: CatalogRow, engine?: string): SearchFields {
   const generated = (SEARCH_TERMS as Partial<Record<string, (typeof SEARCH_TERMS)[ToolName]>>)[row.name];
   return generated && CATALOG_ROWS.includes(row)
     ? fieldsFromTerms(generated, engine)
@@ -183,7 +182,7 @@ export class SearchIndex {
   constructor(
     rows: readonly CatalogRow[] = CATALOG_ROWS,
     parameters: ScorerParameters = DEFAULT_SCORER_PARAMETERS,
-    engine?: ToolEngine,
+    engine?: string,
   ) {
     this.#parameters = parameters;
     // The loop tool is how you search; finding it again would only spend the budget.
@@ -485,7 +484,7 @@ function topDocuments(documents: Int32Array, count: number, scores: Float64Array
 }
 
 let defaultIndex: SearchIndex | undefined;
-const engineIndexes = new Map<ToolEngine, SearchIndex>();
+const engineIndexes = new Map<string, SearchIndex>();
 
 /**
  * Searches the catalog's rows with the default parameters (each index is built once). With an

@@ -6,7 +6,6 @@ import {
   isDataSourceError,
   type ReadPriority,
   type Row,
-  type SqlEngine,
 } from '@toolrow/datasource';
 import type {
   CursorOptions,
@@ -17,6 +16,7 @@ import type {
   ReadOnlyOptions,
   ReadQueryOptions,
   ReadQueryResult,
+  SqlEngine,
   TextLines,
   TextLinesOptions,
   TransactionOptions,

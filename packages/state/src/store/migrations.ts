@@ -326,6 +326,26 @@ ALTER TABLE ${t.s}commits ADD COLUMN uncertain ${t.boolean} NOT NULL DEFAULT ${t
 ALTER TABLE ${t.s}staged_changes ADD COLUMN uncertain_commit bigint;
 `,
   },
+  {
+    version: 14,
+    name: 'connections of any installed engine',
+    // The driver is an installed engine's id, checked by the engine registry when a connection is
+    // added, so a new engine needs no migration: the last copy of the table drops the CHECK list.
+    sql: (t) => `
+CREATE TABLE ${t.s}connections_v14 (
+  name text PRIMARY KEY,
+  engine text NOT NULL,
+  description text NOT NULL,
+  updated_at ${t.timestamp} NOT NULL DEFAULT ${t.now},
+  url text,
+  mcp_scope text CHECK (mcp_scope IN ('tables:readonly', 'tables:staged', 'tables:full'))
+);
+INSERT INTO ${t.s}connections_v14 (name, engine, description, updated_at, url, mcp_scope)
+  SELECT name, engine, description, updated_at, url, mcp_scope FROM ${t.s}connections;
+DROP TABLE ${t.s}connections;
+ALTER TABLE ${t.s}connections_v14 RENAME TO connections;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

@@ -123,6 +123,11 @@ function wrap(q: StateQueries, dialect: StateDialect, { description }: { descrip
 
 // ── Where the dialects differ ───────────────────────────────────────────────────────────────
 
+/** Row locks where the store has them (PostgreSQL's FOR UPDATE); SQLite's one writer needs none. Use with `$call`. */
+export function lockRows(dialect: StateDialect) {
+  return <QB extends { forUpdate(): QB }>(qb: QB): QB => (dialect === 'postgres' ? qb.forUpdate() : qb);
+}
+
 /** A JSON column as its text: PostgreSQL's jsonb output, SQLite's stored text (exact numbers both). */
 export function jsonText(dialect: StateDialect, column: string): RawBuilder<string | null> {
   return dialect === 'postgres'

@@ -20,11 +20,7 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
               "type": "string"
             },
             "engine": {
-              "enum": [
-                "pglite",
-                "postgres",
-                "dynamodb"
-              ]
+              "type": "string"
             },
             "description": {
               "type": "string"

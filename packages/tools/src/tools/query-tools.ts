@@ -34,8 +34,8 @@ function readBytesOf(limits: { maxOutputChars: number }): number {
 
 /** Runs the guard with the app-state schema hidden; a refusal becomes a ToolError for `tool`. */
 /**
- * The statement check of the connection's dialect (the first read layer): PostgreSQL's is the
- * parser guard; another engine brings its own (QueryRunner.check). Returns what to send.
+ * The statement check of the connection's dialect (the first read layer): the engine's own where
+ * it brings one (QueryRunner.check), else the PostgreSQL-grammar guard. Returns what to send.
  */
 export async function guardStatement(
   tool: string,
@@ -43,14 +43,7 @@ export async function guardStatement(
   ctx: ToolContext,
 ): Promise<{ statement: string; tables?: string[] }> {
   const { queries } = ctx.source;
-  if (queries.dialect === 'postgresql') return guardSql(tool, text);
-  if (!queries.check) {
-    throw new ToolError(
-      'refused',
-      tool,
-      `This connection (${ctx.source.description}) has no statement check; nothing ran.`,
-    );
-  }
+  if (!queries.check) return guardSql(tool, text);
   try {
     return await queries.check(text);
   } catch (error) {
@@ -214,7 +207,7 @@ async function validateOtherDialect(text: string, ctx: ToolContext) {
 export const validateQuery = defineTool({
   inputSchema: z.strictObject({ sql: sqlText }),
   async execute(input, ctx) {
-    if (ctx.source.queries.dialect !== 'postgresql') return validateOtherDialect(input.sql, ctx);
+    if (ctx.source.queries.check) return validateOtherDialect(input.sql, ctx);
     let statement: ReadOnlyStatement;
     try {
       statement = await checkReadOnlySql(input.sql, { hiddenSchemas: [APP_SCHEMA] });
@@ -231,7 +224,10 @@ export const validateQuery = defineTool({
     } catch (error) {
       const aborted = abortedRead('validateQuery', error);
       if (aborted) throw aborted;
-      return { ok: false as const, problems: [`PostgreSQL rejects it: ${databaseMessage(error)}`] };
+      return {
+        ok: false as const,
+        problems: [`${ctx.source.description} rejects it: ${databaseMessage(error)}`],
+      };
     }
     return { ok: true as const, tables: tables.map((table) => table.qualifiedName) };
   },
@@ -263,9 +259,7 @@ export const explainQuery = defineTool({
       ...(plan.totalCost !== undefined ? { totalCost: plan.totalCost } : {}),
       ...(plan.estimatedRows !== undefined ? { estimatedRows: plan.estimatedRows } : {}),
       truncated: lines.length > maxLines,
-      note:
-        plan.note ??
-        'Estimated plan only (no ANALYZE): nothing was run. "Seq Scan" on a large table under a selective WHERE suggests a missing index.',
+      note: plan.note ?? 'Estimated plan only: nothing was run.',
     };
   },
 });

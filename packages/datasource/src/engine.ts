@@ -1,0 +1,92 @@
+// What an engine package exports: one descriptor saying what it is, which URLs it claims, how it
+// opens one and what it can do. Nothing outside an engine's package asks which engine it is on: it
+// asks the descriptor (through the apps' registry, @toolrow/engines).
+import type { DataSource } from './data-source.ts';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** One way an engine connects (PostgreSQL: the embedded PGlite, or a server through pg). */
+export interface EngineDriver {
+  /** What `DataSource.driver` says, and what the state stores as a connection's engine. */
+  readonly id: string;
+  /** How a person names it ('PGlite', 'PostgreSQL'). */
+  readonly label: string;
+  /** Its data lives in Toolrow's data directory: the unnamed connection's sample is filled unasked, `db info` shows the directory. */
+  readonly embedded?: boolean;
+  /** Where a connection's password comes from when none is stored ('env/.pgpass'); absent: it has none. */
+  readonly credentials?: string;
+}
+
+/** A URL as a user typed it, read by the engine that claims it. */
+export interface ParsedConnectionUrl {
+  /** The driver it connects through (one of the engine's `drivers`). */
+  driver: string;
+  /** The URL to store: absolute, without its password. */
+  url: string;
+  /** Where it points, without secrets ("PostgreSQL u@h:5432/db", "PGlite /path"). */
+  description: string;
+  /** The password the URL held, to keep apart from it (absent when none). */
+  password?: string;
+}
+
+/**
+ * What every engine's open takes. An engine reads the options it knows and ignores the rest, so
+ * engine-specific ones (PostgreSQL's poolSize, memory, pgdata …) pass through the apps unread.
+ */
+export interface OpenEngineOptions {
+  /** The connection's URL; absent: DATABASE_URL, else the engine's own default (the embedded sample). */
+  url?: string;
+  /** Where the URL came from, for messages ('DATABASE_URL', "the connection 'staging'"). */
+  urlSource?: string;
+  /** A named connection's password, kept apart from its stored URL. */
+  password?: string;
+  env?: Env;
+  cwd?: string;
+  /** Toolrow's data directory (absolute). */
+  dataDir?: string;
+  /** 'later': the caller sets the reader role up once interrupted commits are settled (engines that have one). */
+  readerRoleSetup?: 'on-open' | 'later';
+  readonly [option: string]: unknown;
+}
+
+/** What an engine can do, which decides what the apps offer on its connections. */
+export interface EngineCapabilities {
+  /** Values are shown and edited in the engine's typed form (DynamoDB's numbers, sets, maps, binary). */
+  readonly typedValues: boolean;
+  /** The evaluation's large sample shop (1,000 tables) can be made on it. */
+  readonly largeShop: boolean;
+}
+
+/** What `toolrow db setup-roles` prints for a connection: the read layer the user sets up, and how. */
+export interface ReadLayerSetup {
+  /** What to run or attach (SQL, IAM policies), or what was done: standard output. */
+  text: string;
+  /** What to do with it, for a person (standard error). */
+  advice?: string;
+}
+
+export interface ReadLayerSetupOptions extends OpenEngineOptions {
+  /** The command's flags, as given (PostgreSQL: role, grantee, no-harden, apply). */
+  flags: Readonly<Record<string, unknown>>;
+}
+
+export interface EngineDescriptor {
+  /** What `DataSource.engine` says, and the rows' `engines` name ('postgres', 'dynamodb'). */
+  readonly id: string;
+  /** How a person names it ('PostgreSQL', 'DynamoDB'). */
+  readonly label: string;
+  readonly drivers: readonly EngineDriver[];
+  /** The URL schemes it claims, lower case, without the colon. */
+  readonly schemes: readonly string[];
+  /** How its URLs are written, for the message that lists every engine's. */
+  readonly urlForms: string;
+  /** It opens with no URL at all (the embedded sample): the default engine. */
+  readonly opensWithoutUrl?: boolean;
+  readonly capabilities: EngineCapabilities;
+  /** Reads a URL it claims; relative paths resolve against `cwd`. Throws a DataSourceError naming `field`. */
+  parseUrl(url: string, options: { cwd: string; field: string }): ParsedConnectionUrl;
+  /** Opens a connection (loading its drivers only now). */
+  open(options: OpenEngineOptions): Promise<DataSource>;
+  /** The read-only layer a user sets up outside Toolrow (a reader role, an IAM policy), for `db setup-roles`. */
+  readLayerSetup?(options: ReadLayerSetupOptions): Promise<ReadLayerSetup>;
+}
