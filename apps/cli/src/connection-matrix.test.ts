@@ -17,15 +17,13 @@ import { type Database, openDatabase, sqlDatabaseOf } from '@toolrow/postgres';
 import { createTestDatabase, type TestDatabase } from '@toolrow/postgres/testing';
 import { CONNECTION_HEADER, type StartedApp, startApp } from '@toolrow/server';
 import { type AppStateHandle, openAppState } from '@toolrow/state';
+import { serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, TOOLROW_BIN } from './testing.ts';
 
-const dynamoUrl = process.env.TOOLROW_TEST_DYNAMODB_URL;
-const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
-if (process.env.CI === 'true' && (!dynamoUrl || !serverUrl))
-  throw new Error(
-    'CI must set TOOLROW_TEST_DYNAMODB_URL and TOOLROW_TEST_DATABASE_URL (scripts/ci-dynamodb.sh, ci-postgres.sh).',
-  );
+// Both services: in CI a missing one fails the run; elsewhere the tests show as skipped.
+const dynamoUrl = serviceUrl('dynamodb');
+const serverUrl = serviceUrl('postgres');
 
 // The AWS credentials of this "machine": Toolrow signs with them (the SDK's chain), and so do the
 // fingerprints. DynamoDB Local keeps one database per key, so both must see the same one.

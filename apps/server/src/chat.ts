@@ -6,8 +6,38 @@ import {
   resolveModel,
   toolsBackend,
 } from '@toolrow/agent';
-import type { LanguageModel } from 'ai';
-import type { ChatContext, ChatHandler } from './server.ts';
+import type { DataSource } from '@toolrow/datasource';
+import type { ToolrowState } from '@toolrow/state';
+import type { LanguageModel, UIMessage, UIMessageChunk } from 'ai';
+
+/** Runs one chat turn; createAgentChat below builds one from @toolrow/agent. */
+export interface ChatHandler {
+  /** The model's id for the status bar. */
+  modelId: string;
+  /**
+   * The turn as a stream of UI message chunks (what useChat reads). The server streams it to the
+   * browser and saves the conversation when it ends. Throwing before the stream starts (a bad
+   * history) answers the request with a JSON error.
+   */
+  uiMessageStream(
+    messages: UIMessage[],
+    options: { profileId: string; engine: string; abortSignal: AbortSignal },
+  ): Promise<ReadableStream<UIMessageChunk>>;
+  /** Runs a clicked chip's tool as the user (audited as approved by the user). */
+  acceptChip?(
+    chip: { tool: string; input: unknown; label: string },
+    options: { profileId: string },
+  ): Promise<unknown>;
+}
+
+export interface ChatContext {
+  source: DataSource;
+  state: ToolrowState;
+  profile: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** How the model reads in the status bar (as TOOLROW_MODEL spells it). */
+  modelId?: string;
+}
 
 /** The model TOOLROW_MODEL names (throws a ModelConfigError naming what to set). */
 export async function resolveModelFromEnv(

@@ -16,7 +16,7 @@ import {
 } from '@toolrow/mcp-server';
 import type { ConnectionHub, ToolrowState } from '@toolrow/state';
 import { CONSENT_PATH } from './oauth.ts';
-import type { McpMount } from './server.ts';
+import type { McpMount } from './server-types.ts';
 
 export interface McpOptions {
   source: DataSource;

@@ -8,7 +8,7 @@ const SRC = import.meta.dirname;
 
 function definedRoutes(): string[] {
   const routes = new Set<string>();
-  for (const file of readdirSync(SRC)) {
+  for (const file of readdirSync(SRC, { recursive: true, encoding: 'utf8' })) {
     if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
     // Catch-alls are the static files and middleware, not API routes.
     for (const match of readFileSync(join(SRC, file), 'utf8').matchAll(

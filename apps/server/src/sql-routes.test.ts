@@ -6,11 +6,12 @@
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, type TestEnvironment } from '@toolrow/state/testing';
+import { serviceUrl } from '@toolrow/test-services';
 import { ATTACKS, dataFingerprint, stateFingerprint } from '@toolrow/tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, openSeededSource, startTestServer, type TestServer } from './test-support.ts';
 
-const adminUrl = process.env.TOOLROW_TEST_DATABASE_URL;
+const adminUrl = serviceUrl('postgres');
 
 interface Setup {
   name: string;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createMemoryExportJobStore, DataSourceError } from '@toolrow/datasource';
+import { serviceUrl } from '@toolrow/test-services';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './drivers/open.ts';
@@ -251,7 +252,7 @@ describe.each(testEngines().filter((engine) => engine.name === 'postgres'))(
   'an aborted read on $name when every pool client is busy',
   () => {
     it('is cancelled from a connection of its own', async () => {
-      const database = await createTestDatabase(process.env.TOOLROW_TEST_DATABASE_URL!);
+      const database = await createTestDatabase(serviceUrl('postgres')!);
       const url = database.url;
       const db = await openDatabase({ url, poolSize: 1 });
       const watcher = new pg.Client({ connectionString: url });

@@ -2,7 +2,7 @@
 // offering the parts; confirmed in parts, each part all or nothing, stopping at the first refused.
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
-import { describeWithService } from '@toolrow/test-services';
+import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dynamoTestStore } from './testing.ts';
 import type { Toolrow } from './toolrow.ts';
@@ -47,7 +47,7 @@ describeWithService('dynamodb', 'a DynamoDB commit of more than 100 changes', ()
       { actor: 'agent' },
     );
     // Another writer changes order 120 (in the second part) after it was staged.
-    const url = new URL(process.env.TOOLROW_TEST_DYNAMODB_URL!);
+    const url = new URL(serviceUrl('dynamodb')!);
     url.searchParams.set('region', /\(([^)]+)\)$/.exec(toolrow.source.description)![1]!);
     const other = createClients(parseDynamoUrl(url.href));
     try {

@@ -5,17 +5,15 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sqlDatabaseOf } from '@toolrow/postgres';
+import { serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitPoint } from './staging-impl.ts';
 import { createTestEnvironment, type TestEnvironment } from './testing.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
 
 const POINTS: readonly CommitPoint[] = ['claimed', 'data-committed'];
-const ENGINES = process.env.TOOLROW_TEST_DATABASE_URL
-  ? (['pglite', 'postgres'] as const)
-  : (['pglite'] as const);
-if (!process.env.TOOLROW_TEST_DATABASE_URL && process.env.CI === 'true')
-  throw new Error('CI must set TOOLROW_TEST_DATABASE_URL (the PostgreSQL half of these tests).');
+// PostgreSQL when there is a server (in CI a missing one fails the run, test-services).
+const ENGINES = serviceUrl('postgres') ? (['pglite', 'postgres'] as const) : (['pglite'] as const);
 
 const INDEX = fileURLToPath(new URL('./index.ts', import.meta.url));
 

@@ -29,16 +29,11 @@ import { DECLARATIONS_PATH } from './header.ts';
 const run = promisify(execFile);
 const REPO = join(import.meta.dirname, '../../..');
 const GEN = join(REPO, 'tools/codegen/src/cli.ts');
+// Every library package (the generator writes into several, and they import each other), and the generator.
 const COPIED = [
-  'packages/declarations',
-  'packages/catalog',
-  'packages/datasource',
-  'packages/postgres',
-  'packages/dynamodb',
-  'packages/state',
-  'packages/tools',
-  'packages/agent',
-  'packages/mcp-server',
+  ...readdirSync(join(REPO, 'packages'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `packages/${entry.name}`),
   'tools/codegen',
 ];
 

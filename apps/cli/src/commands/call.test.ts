@@ -9,13 +9,13 @@ import { LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, TEST_SEED_NOW } from '@toolrow/state/testing';
+import { serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
 const SEED = { orders: 150, now: TEST_SEED_NOW };
-const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
-if (!serverUrl && process.env.CI === 'true')
-  throw new Error('CI must set TOOLROW_TEST_DATABASE_URL (the PostgreSQL half of these tests).');
+// In CI a missing server fails the run (test-services).
+const serverUrl = serviceUrl('postgres');
 
 let env: Record<string, string>;
 let dataDir: string;

@@ -12,6 +12,7 @@ import { MCP_SCOPES, type McpScope } from '@toolrow/mcp-server';
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment } from '@toolrow/state/testing';
+import { serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsListedAt } from '../../../../packages/mcp-server/test/expected.ts';
 import { createWidgets, validInputs, WIDGETS } from '../../../../packages/mcp-server/test/fixture.ts';
@@ -22,8 +23,7 @@ import { runCli, spawnCli, TOOLROW_BIN } from '../testing.ts';
 // when TOOLROW_TEST_DATABASE_URL is set (opening PGlite from disk costs seconds per command on a
 // loaded machine, and this file runs dozens), else a PGlite data directory. The
 // staging walk-through below always uses a PGlite data directory, the desktop set-up.
-const serverUrl = process.env.TOOLROW_TEST_DATABASE_URL;
-if (!serverUrl && process.env.CI === 'true') throw new Error('CI must set TOOLROW_TEST_DATABASE_URL.');
+const serverUrl = serviceUrl('postgres');
 const dataDir = mkdtempSync(join(tmpdir(), 'toolrow-cli-mcp-'));
 const env: Record<string, string> = { TOOLROW_DATA_DIR: dataDir, DATABASE_URL: '' };
 let dropDatabase: (() => Promise<void>) | undefined;

@@ -5,10 +5,11 @@
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, TEST_SEED_NOW, type TestEnvironment } from '@toolrow/state/testing';
+import { serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
-const engine = process.env.TOOLROW_TEST_DATABASE_URL ? 'postgres' : 'pglite';
+const engine = serviceUrl('postgres') ? 'postgres' : 'pglite';
 
 describe(`toolrow staging on ${engine}`, () => {
   let environment: TestEnvironment;

@@ -1,0 +1,193 @@
+// Staging review: the user's own edits, commit, discard, resolve; and the staging area as the CLI reads it.
+import type { ChangeProtection, DataSource } from '@toolrow/datasource';
+import type { StagingFilter } from '@toolrow/state';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { changeIds, nonEmpty, readBody, rowKey } from '../body.ts';
+import { badRequest, HttpError } from '../errors.ts';
+import type { ServerEnv } from '../request-connection.ts';
+import { columnTypesOf, toWireChange, toWireConflict } from '../wire.ts';
+import type { RouteContext } from './context.ts';
+import { primaryKey } from './shared.ts';
+
+export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+
+  app.get('/api/staging', async (c) => {
+    const { source, state, profile } = c.var.connection;
+    const [diffs, snapshot] = await Promise.all([state.staging.diff({ profile }), source.schema.get()]);
+    const typeOf = columnTypesOf(snapshot.tables);
+    const max = source.changes.maxChangesPerTransaction;
+    return c.json({
+      changes: diffs.map((diff) => toWireChange(diff, typeOf)),
+      // What protects each table's items between the last check and the write (the review says it).
+      protection: await protectionOf(source, diffs),
+      // The most one transaction takes (DynamoDB: 100): more is committed in parts, when confirmed.
+      ...(max !== undefined ? { maxPerTransaction: max } : {}),
+    });
+  });
+
+  // Read-only: which staged changes a commit would refuse now, so the review shows them first.
+  app.post('/api/staging/check', async (c) => {
+    const { state, profile } = c.var.connection;
+    const body = await readBody(c, idsBody);
+    const conflicts = await state.staging.check({ profile, ...(body.ids ? { ids: body.ids } : {}) });
+    return c.json({ conflicts: conflicts.map(toWireConflict) });
+  });
+
+  app.post('/api/staging/update', async (c) => {
+    const { state, profile } = c.var.connection;
+    const body = await readBody(
+      c,
+      z.strictObject({
+        table: nonEmpty(),
+        key: primaryKey,
+        values: rowKey.refine((values) => Object.keys(values).length > 0, 'expected at least one column'),
+      }),
+    );
+    const { table } = body;
+    const changes = await state.staging.stageUpdate(table, [{ key: body.key, values: body.values }], {
+      actor: 'user',
+      profile,
+    });
+    return c.json({ ids: changes.map((change) => String(change.id)) });
+  });
+
+  app.post('/api/staging/delete', async (c) => {
+    const { state, profile } = c.var.connection;
+    const body = await readBody(c, z.strictObject({ table: nonEmpty(), keys: z.array(primaryKey).min(1) }));
+    const { table } = body;
+    const changes = await state.staging.stageDelete(table, body.keys, { actor: 'user', profile });
+    return c.json({ ids: changes.map((change) => String(change.id)) });
+  });
+
+  app.post('/api/staging/insert', async (c) => {
+    const { state, profile } = c.var.connection;
+    const body = await readBody(c, z.strictObject({ table: nonEmpty(), rows: z.array(rowKey).min(1) }));
+    const { table } = body;
+    const changes = await state.staging.stageInsert(table, body.rows, { actor: 'user', profile });
+    return c.json({ ids: changes.map((change) => String(change.id)) });
+  });
+
+  app.post('/api/staging/commit', async (c) => {
+    const { state, profile } = c.var.connection;
+    const body = await readBody(
+      c,
+      z.strictObject({ ids: changeIds.nullish(), inParts: z.boolean().optional() }),
+    );
+    const result = await state.staging.commit(
+      { profile, ...(body.ids ? { ids: body.ids } : {}) },
+      { inParts: body.inParts === true },
+    );
+    const count = (applied: { insert: number; update: number; delete: number }) =>
+      applied.insert + applied.update + applied.delete;
+    if (result.ok) {
+      return c.json({
+        committed: count(result.applied),
+        conflicts: [],
+        ...(result.parts ? { parts: result.parts } : {}),
+      });
+    }
+    return c.json({
+      committed: result.appliedBefore ? count(result.appliedBefore.applied) : 0,
+      conflicts: result.conflicts.map(toWireConflict),
+      ...(result.appliedBefore ? { parts: result.appliedBefore.parts } : {}),
+    });
+  });
+
+  // A commit whose outcome could not be told: the user records what they found.
+  app.post('/api/staging/resolve', async (c) => {
+    const { state } = c.var.connection;
+    const body = await readBody(
+      c,
+      z.strictObject({ commit: z.number().int().positive(), outcome: z.enum(['applied', 'staged']) }),
+    );
+    const resolved = await state.staging.resolve(body.commit, body.outcome);
+    if (resolved === 0)
+      throw new HttpError(
+        404,
+        'not-found',
+        `No commit ${body.commit} waits to be resolved.`,
+        'Reload the staging view.',
+      );
+    return c.json({ resolved });
+  });
+
+  app.post('/api/staging/discard', async (c) => {
+    const { state, profile } = c.var.connection;
+    const body = await readBody(c, idsBody);
+    const discarded = await state.staging.discard({ profile, ...(body.ids ? { ids: body.ids } : {}) });
+    return c.json({ discarded });
+  });
+
+  // Every profile unless the filter names one, and the state's own objects, so the CLI prints
+  // the same through the app as over the database itself.
+  // The staging area as @toolrow/state has it: what `toolrow staging` uses while the app runs.
+  app.post('/api/state/staging/:action', async (c) => {
+    const { source, state } = c.var.connection;
+    const body = await readBody(c, stagingFilterBody);
+    const filter: StagingFilter = {
+      ...(body.ids ? { ids: body.ids } : {}),
+      ...(body.table === undefined ? {} : { table: body.table }),
+      ...(body.profile === undefined ? {} : { profile: body.profile }),
+    };
+    switch (c.req.param('action')) {
+      case 'list':
+        return c.json({ changes: await state.staging.list(filter) });
+      case 'diff': {
+        const diffs = await state.staging.diff(filter);
+        return c.json({ diffs, protection: await protectionOf(source, diffs) });
+      }
+      case 'commit':
+        return c.json({
+          result: await state.staging.commit(filter, { inParts: body.inParts === true }),
+          writer: source.changes.writer.description,
+        });
+      case 'check':
+        return c.json({ conflicts: await state.staging.check(filter) });
+      case 'discard':
+        return c.json({ discarded: await state.staging.discard(filter) });
+      case 'resolve': {
+        if (body.commit === undefined || body.outcome === undefined)
+          throw badRequest('resolve needs { commit, outcome: "applied" | "staged" }.');
+        return c.json({ resolved: await state.staging.resolve(body.commit, body.outcome) });
+      }
+      default:
+        throw new HttpError(
+          404,
+          'not-found',
+          `No staging action '${c.req.param('action')}'.`,
+          'Use list, diff, check, commit or discard.',
+        );
+    }
+  });
+  return app;
+}
+
+const idsBody = z.strictObject({ ids: changeIds.nullish() });
+
+/** `{ ids?, table?, profile? }` of the state routes: the CLI's filter. */
+const stagingFilterBody = z.object({
+  ids: changeIds.nullish(),
+  table: nonEmpty().optional(),
+  profile: nonEmpty().optional(),
+  inParts: z.boolean().optional(),
+  commit: z.number().int().positive().optional(),
+  outcome: z.enum(['applied', 'staged']).optional(),
+});
+
+/** What protects each staged table's items between the last check and the write (null: a row lock). */
+async function protectionOf(
+  source: DataSource,
+  diffs: readonly { change: { table: string } }[],
+): Promise<Record<string, ChangeProtection | null>> {
+  const names = [...new Set(diffs.map((diff) => diff.change.table))];
+  return Object.fromEntries(
+    await Promise.all(
+      names.map(async (name) => {
+        const table = await source.schema.resolveTable(name).catch(() => undefined);
+        return [name, (table && source.changes.protectionOf?.(table)) || null] as const;
+      }),
+    ),
+  );
+}
