@@ -1,7 +1,7 @@
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestInput } from './app-state-impl.ts';
 import type { Tab } from './app-types.ts';
+import { digestInput } from './repositories/audit.ts';
 import type { ToolrowState } from './state.ts';
 import { MIGRATIONS, migrate } from './store/migrations.ts';
 import { testStores } from './testing.ts';

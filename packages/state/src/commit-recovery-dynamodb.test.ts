@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CommitPoint } from './staging-impl.ts';
+import type { CommitPoint } from './staging.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
 
 const dynamoUrl = serviceUrl('dynamodb');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import { serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommitPoint } from './staging-impl.ts';
+import type { CommitPoint } from './staging.ts';
 import { createTestEnvironment, type TestEnvironment } from './testing.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
 

@@ -19,7 +19,7 @@ import {
 import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
 import { describeWithService, serviceUrl } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CommitPoint } from './staging-impl.ts';
+import type { CommitPoint } from './staging.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
 
 const dynamoUrl = serviceUrl('dynamodb');

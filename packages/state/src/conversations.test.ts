@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONVERSATION_ID_PATTERN, conversationTitle } from './app-state-impl.ts';
 import type { ConversationMessage } from './app-types.ts';
+import { CONVERSATION_ID_PATTERN, conversationTitle } from './repositories/conversations.ts';
 import type { ToolrowState } from './state.ts';
 import { testStores } from './testing.ts';
 import type { Toolrow } from './toolrow.ts';

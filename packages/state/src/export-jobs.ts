@@ -1,5 +1,5 @@
 import type { ExportJobStore } from '@toolrow/datasource';
-import { toExportJob } from './app-state-impl.ts';
+import { toExportJob } from './repositories/export-jobs.ts';
 import { nextValue, type StateDb } from './store/state-db.ts';
 
 /** The export engine's job records, in Toolrow's own store. */

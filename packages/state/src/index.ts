@@ -11,15 +11,7 @@ export {
   connectionDataOptions,
   inspectConnection,
 } from './add-connection.ts';
-export type { AppState, ListOptions } from './app-state.ts';
-export type { AppStateOptions } from './app-state-impl.ts';
-export {
-  CONVERSATION_ID_PATTERN,
-  conversationTitle,
-  createAppState,
-  digestInput,
-  unknownConnection,
-} from './app-state-impl.ts';
+export { type AppState, type AppStateOptions, createAppState, type ListOptions } from './app-state.ts';
 export * from './app-types.ts';
 export { readSecrets, SECRETS_FILE, secretsPath, writeSecret } from './connection-secrets.ts';
 export {
@@ -39,12 +31,13 @@ export {
 } from './named-connections.ts';
 export { OAUTH_PREFIX } from './oauth-store.ts';
 export { engineOfUrl, openEngine } from './open-engine.ts';
-export type { Staging } from './staging.ts';
-export type { CommitPoint, StagingOptions } from './staging-impl.ts';
-export { createStaging } from './staging-impl.ts';
-export type * from './staging-types.ts';
+export { digestInput } from './repositories/audit.ts';
+export { unknownConnection } from './repositories/connections.ts';
+export { CONVERSATION_ID_PATTERN, conversationTitle } from './repositories/conversations.ts';
+export type * from './staging.ts';
+export { createStaging } from './staging.ts';
 export type { AppStateHandle, OpenStateOptions, ToolrowState } from './state.ts';
-export { openAppState, openState, resolveDataDir } from './state-impl.ts';
+export { openAppState, openState, resolveDataDir } from './state.ts';
 export { type DialectTypes, MIGRATIONS, type Migration, migrate } from './store/migrations.ts';
 export {
   openSqliteStore,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSecrets, secretsPath, writeSecret } from './connection-secrets.ts';
 import { checkConnectionName, parseConnectionUrl } from './named-connections.ts';
 import type { AppStateHandle } from './state.ts';
-import { openAppState } from './state-impl.ts';
+import { openAppState } from './state.ts';
 
 describe('what a user types for a connection', () => {
   it.each([

@@ -1,12 +1,19 @@
 // The storage of Toolrow's OAuth authorization server: clients, grants (one consent each, and the
+
 // family of its refresh tokens), codes and tokens. Codes and tokens are random, shown once and
 // kept as sha-256 only. The protocol (PKCE, redirect URIs, scopes, resources) is checked by
 // @toolrow/mcp-server's authorization server; what must be atomic lives here: a code redeems once
 // (a second use revokes the grant), and a refresh token rotates once (reuse revokes the family).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSourceError, type Row } from '@toolrow/datasource';
-import type { AppState } from './app-state.ts';
-import type { OAuthAccessCheck, OAuthClient, OAuthGrant, OAuthTokenPair } from './app-types.ts';
+import type {
+  OAuthAccessCheck,
+  OAuthClient,
+  OAuthCodeRedemption,
+  OAuthGrant,
+  OAuthRefresh,
+  OAuthTokenPair,
+} from './app-types.ts';
 import {
   date,
   dateOrNull,
@@ -18,6 +25,54 @@ import {
 } from './store/state-db.ts';
 import { hashToken } from './token-hash.ts';
 import type { LastUse, VerifyCache } from './verify-cache.ts';
+
+/**
+ * The OAuth authorization server's records (see oauth-store.ts). Verification is cached and
+ * last use is written in batches, like the tokens'; every revocation takes effect at once here.
+ */
+export interface OAuthRepository {
+  /** Creates or updates a client by id. */
+  saveClient(client: Omit<OAuthClient, 'createdAt'>): Promise<OAuthClient>;
+  getClient(id: string): Promise<OAuthClient | null>;
+  /** Registered clients no user ever approved (no grant), for the registration cap. */
+  countUnapprovedClients(): Promise<number>;
+  /** Deletes registered clients registered before `before` that no user ever approved. */
+  pruneUnapprovedClients(before: Date): Promise<number>;
+  /** Records a consent. */
+  createGrant(grant: {
+    clientId: string;
+    scope: string;
+    profile: string;
+    resource: string;
+    actorName: string;
+    expiresAt: Date | null;
+    askViaClient?: boolean;
+  }): Promise<OAuthGrant>;
+  /** A one-time authorization code for a grant; returned once, stored as sha-256. */
+  issueCode(code: {
+    grantId: string;
+    redirectUri: string;
+    codeChallenge: string;
+    expiresAt: Date;
+  }): Promise<string>;
+  /** Uses a code up. A second use revokes the grant it was issued for. */
+  redeemCode(code: string): Promise<OAuthCodeRedemption>;
+  /** An access token (expiring at accessExpiresAt, or the grant's end if sooner) and a refresh token. */
+  issueTokens(grantId: string, options: { accessExpiresAt: Date }): Promise<OAuthTokenPair>;
+  /** Rotates a refresh token: the old one is spent; reusing a spent one revokes the grant. */
+  refresh(refreshToken: string, options: { clientId: string; accessExpiresAt: Date }): Promise<OAuthRefresh>;
+  /** Checks a presented access token (cached briefly; last use recorded without a write per call). */
+  verifyAccess(token: string): Promise<OAuthAccessCheck>;
+  /** RFC 7009: an access token alone, or a refresh token with its whole grant. False when nothing was live. */
+  revokeToken(token: string, clientId?: string): Promise<boolean>;
+  /** Connected clients (live grants), oldest first; `all` includes revoked and expired ones. */
+  listGrants(options?: { all?: boolean }): Promise<OAuthGrant[]>;
+  getGrant(id: string): Promise<OAuthGrant | null>;
+  /** The grant a token or refresh token belongs to (whatever its state), or null. */
+  grantOfToken(token: string): Promise<OAuthGrant | null>;
+  /** Disconnects: every token of the grant stops working at once. */
+  revokeGrant(id: string, reason?: string): Promise<boolean>;
+}
 
 /** Prefixes tell the kinds apart at a glance (and in secret scanners); the CLI's tokens are trw_. */
 export const OAUTH_PREFIX = { access: 'trwa_', refresh: 'trwr_', code: 'trwc_' } as const;
@@ -97,7 +152,7 @@ export interface OAuthStoreDeps {
   lastUse: LastUse<string>;
 }
 
-export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): AppState['oauth'] {
+export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): OAuthRepository {
   const { q, dialect } = db;
 
   async function issue(tx: StateQueries, grant: OAuthGrant, accessExpiresAt: Date): Promise<OAuthTokenPair> {

@@ -2,7 +2,7 @@
 // drivers only when a connection of its own opens.
 import type { DataSource, OpenEngineOptions } from '@toolrow/datasource';
 import { installedEngines } from '@toolrow/engines';
-import { resolveDataDir } from './state-impl.ts';
+import { resolveDataDir } from './state.ts';
 
 /** The id of the engine a connection URL names. */
 export function engineOfUrl(url: string): string {

@@ -9,8 +9,7 @@ import { isDataSourceError } from '@toolrow/datasource';
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommitPoint } from './staging-impl.ts';
-import type { CommitResult } from './staging-types.ts';
+import type { CommitPoint, CommitResult } from './staging.ts';
 import { createTestEnvironment, type TestEnvironment, testStores } from './testing.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
 

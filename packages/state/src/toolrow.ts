@@ -1,10 +1,11 @@
 import { type DataSource, DataSourceError, type OpenEngineOptions } from '@toolrow/datasource';
 import { connectionDataOptions } from './add-connection.ts';
 import type { AppState } from './app-state.ts';
-import { createAppState, unknownConnection } from './app-state-impl.ts';
+import { createAppState } from './app-state.ts';
 import { readSecrets } from './connection-secrets.ts';
 import { targetOf, UNNAMED_CONNECTION } from './named-connections.ts';
 import { openEngine } from './open-engine.ts';
+import { unknownConnection } from './repositories/connections.ts';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
 import {
   checkStateSettings,
@@ -13,7 +14,7 @@ import {
   type StateStore,
   settled,
   wireState,
-} from './state-impl.ts';
+} from './state.ts';
 
 /** Which connection a Toolrow handle works on. */
 export interface ActiveConnection {

@@ -1,24 +1,15 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import {
-  type AppStatus,
-  api,
-  type ChangeProtection,
-  type Chip,
-  type ExportJob,
-  type Filter,
-  type PermissionMode,
-  type Row,
-  type RowKey,
-  type SortKey,
-  type StagedChange,
-  type TableInfo,
-  type TableSummary,
-  type UiState,
-  type UiTab,
-} from './api.ts';
+// The app: the table bar, the open tabs and the chat beside them. What it holds lives in hooks/
+// (the connection's data, the tabs kept on the server, table descriptions, toasts, shortcuts).
+import { useCallback, useRef, useState } from 'react';
+import { api, type Chip, type PermissionMode, type Row, type RowKey } from './api.ts';
 import { ChatPanel } from './ChatPanel.tsx';
 import { ConnectionSwitcher } from './Connections.tsx';
-import { describeFilter, describeKey, displayTable, formatCount, keyString } from './format.ts';
+import { describeFilter, describeKey, displayTable, formatCount } from './format.ts';
+import { useAppData } from './hooks/useAppData.ts';
+import { type Overlay, useShortcuts } from './hooks/useShortcuts.ts';
+import { useTableInfos } from './hooks/useTableInfos.ts';
+import { PANEL_TITLES, type PanelKind, type Tab, useTabs } from './hooks/useTabs.ts';
+import { useToasts } from './hooks/useToasts.ts';
 import { McpClientsPanel } from './McpClients.tsx';
 import { McpInbox } from './McpInbox.tsx';
 import { ModelSettingsDialog } from './ModelSettings.tsx';
@@ -27,280 +18,63 @@ import { AuditPanel, ExportsPanel, StagingPanel, ToolsPanel } from './panels.tsx
 import { RecordView } from './RecordView.tsx';
 import { TableView } from './TableView.tsx';
 import { Workbench } from './Workbench.tsx';
-import { ErrorBox, ProgressBar, type Toast, Toasts } from './widgets.tsx';
-
-type PanelKind = 'staging' | 'exports' | 'audit' | 'tools' | 'clients';
-type PanelTab = { id: PanelKind; kind: PanelKind };
-type Tab = UiTab | PanelTab;
-
-const PANEL_TITLES: Record<PanelKind, string> = {
-  staging: 'Staging',
-  exports: 'Exports',
-  audit: 'Audit log',
-  tools: 'Agent tools',
-  clients: 'MCP clients',
-};
-
-const EMPTY_FILTER: Filter = { combine: 'and', conditions: [] };
-const isPanel = (tab: Tab): tab is PanelTab => tab.kind in PANEL_TITLES;
-let tabCounter = 0;
-const newTabId = () => `t${Date.now().toString(36)}${(tabCounter++).toString(36)}`;
+import { ErrorBox, ProgressBar, Toasts } from './widgets.tsx';
 
 export function App() {
-  const [status, setStatus] = useState<AppStatus | null>(null);
-  const [statusError, setStatusError] = useState<unknown>(null);
-  const [tables, setTables] = useState<TableSummary[] | null>(null);
-  const [tablesError, setTablesError] = useState<unknown>(null);
-  const [infos, setInfos] = useState<Record<string, TableInfo | Error>>({});
-  const [tabs, setTabs] = useState<Tab[]>([]);
-  const [focusedId, setFocusedId] = useState<string | null>(null);
-  const [selection, setSelection] = useState<RowKey[]>([]);
-  const [staging, setStaging] = useState<StagedChange[]>([]);
-  const [maxPerTransaction, setMaxPerTransaction] = useState<number | undefined>(undefined);
-  const [protection, setProtection] = useState<Record<string, ChangeProtection>>({});
-  const [stagingError, setStagingError] = useState<unknown>(null);
-  const [jobs, setJobs] = useState<ExportJob[]>([]);
-  const [jobsError, setJobsError] = useState<unknown>(null);
+  const { toasts, toast, toastError } = useToasts();
+  const {
+    status,
+    setStatus,
+    statusError,
+    loadStatus,
+    tables,
+    tablesError,
+    loadTables,
+    staging,
+    maxPerTransaction,
+    protection,
+    stagingError,
+    loadStaging,
+    jobs,
+    setJobs,
+    jobsError,
+    loadJobs,
+  } = useAppData();
   const [dataVersion, setDataVersion] = useState(0);
   const [auditKey, setAuditKey] = useState(0);
-  const [toasts, setToasts] = useState<Toast[]>([]);
   const [chatHidden, setChatHidden] = useState(false);
-  const [overlay, setOverlay] = useState<'palette' | 'help' | 'model' | null>(null);
+  const [overlay, setOverlay] = useState<Overlay>(null);
   const chatInput = useRef<HTMLTextAreaElement>(null);
-  const tabStrip = useRef<HTMLDivElement>(null);
-  // The saved layout has arrived (or failed to): from then on, changes are saved back.
-  const [restored, setRestored] = useState(false);
-  // The UI state last read from or written to the server: only a change from it is saved.
-  const lastSynced = useRef<string | null>(null);
 
-  const toast = useCallback((text: string, kind: Toast['kind'] = 'info') => {
-    const id = Date.now() + Math.random();
-    setToasts((current) => [...current.slice(-3), { id, text, kind }]);
-    setTimeout(
-      () => setToasts((current) => current.filter((t) => t.id !== id)),
-      kind === 'error' ? 8000 : 4000,
-    );
-  }, []);
-  const toastError = useCallback(
-    (error: unknown) => toast(error instanceof Error ? error.message : String(error), 'error'),
-    [toast],
-  );
-
-  // ── Loading ───────────────────────────────────────────────────────────────────────────
-  const loadStaging = useCallback(() => {
-    api
-      .staging()
-      .then((result) => {
-        setStaging(result.changes);
-        setMaxPerTransaction(result.maxPerTransaction);
-        setProtection(result.protection ?? {});
-        setStagingError(null);
-      })
-      .catch(setStagingError);
-  }, []);
-  const loadJobs = useCallback(() => {
-    api
-      .exports()
-      .then((result) => {
-        setJobs(result.jobs);
-        setJobsError(null);
-      })
-      .catch(setJobsError);
-  }, []);
-  const loadTables = useCallback(() => {
-    api
-      .tables()
-      .then((result) => {
-        setTables(result.tables);
-        setTablesError(null);
-      })
-      .catch(setTablesError);
-  }, []);
-
-  /**
-   * Shows the saved tabs. On first load (`keepOpened`) the tabs the user opened while they were
-   * still loading stay, after the saved ones and in focus: a quick "New query" is not lost.
-   */
-  const applyServerState = useCallback((state: UiState, keepOpened = false) => {
-    lastSynced.current = JSON.stringify({
-      tabs: state.tabs,
-      focusedTabId: state.focusedTabId,
-      selection: state.selection,
-    });
-    const saved = new Set(state.tabs.map((tab) => tab.id));
-    setTabs((current) => [
-      ...state.tabs,
-      ...current.filter((tab) => isPanel(tab) || (keepOpened && !saved.has(tab.id))),
-    ]);
-    setFocusedId((current) => (keepOpened && current ? current : (state.focusedTabId ?? current)));
-    setSelection(state.selection);
-  }, []);
-
-  useEffect(() => {
-    api.status().then(setStatus).catch(setStatusError);
-    loadTables();
-    loadStaging();
-    loadJobs();
-    api
-      .uiState()
-      .then((state) => {
-        applyServerState(state, true);
-        setRestored(true);
-      })
-      .catch((error: unknown) => {
-        setRestored(true);
-        toastError(error);
-      });
-  }, [loadTables, loadStaging, loadJobs, applyServerState, toastError]);
-
-  const ensureInfo = useCallback((table: string) => {
-    setInfos((current) => {
-      if (current[table]) return current;
-      api
-        .describe(table)
-        .then((info) => setInfos((latest) => ({ ...latest, [table]: info })))
-        .catch((error: unknown) =>
-          setInfos((latest) => ({
-            ...latest,
-            [table]: error instanceof Error ? error : new Error(String(error)),
-          })),
-        );
-      return current;
-    });
-  }, []);
-
-  useEffect(() => {
-    for (const tab of tabs) if (tab.kind === 'table' || tab.kind === 'row') ensureInfo(tab.table);
-  }, [tabs, ensureInfo]);
-
-  // Poll export progress while a job runs.
-  const running = jobs.some((job) => job.state === 'queued' || job.state === 'running');
-  useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(loadJobs, 600);
-    return () => clearInterval(timer);
-  }, [running, loadJobs]);
-
-  // ── The server keeps the UI state (the agent reads the active view and selection from it) ──
-  const uiState: UiState = useMemo(
-    () => ({
-      tabs: tabs.filter((tab): tab is UiTab => !isPanel(tab)),
-      focusedTabId: focusedId && tabs.some((tab) => tab.id === focusedId && !isPanel(tab)) ? focusedId : null,
-      selection,
-    }),
-    [tabs, focusedId, selection],
-  );
-  const uiStateKey = JSON.stringify(uiState);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: uiStateKey stands for uiState.
-  useEffect(() => {
-    if (!restored || uiStateKey === lastSynced.current) return;
-    const timer = setTimeout(() => {
-      lastSynced.current = uiStateKey;
-      api.saveUiState(uiState).catch(toastError);
-    }, 250);
-    return () => clearTimeout(timer);
-  }, [uiStateKey, restored]);
-
-  // ── Tabs ─────────────────────────────────────────────────────────────────────────────────
-  // The tab in focus is always whole in view, however many are open (the strip scrolls sideways).
-  // A tab's title grows with its query, so this runs when any tab changes, not only the focus.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the focus or the tabs change.
-  useEffect(() => {
-    tabStrip.current
-      ?.querySelector('[role="tab"][aria-selected="true"]')
-      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  }, [focusedId, tabs]);
-
-  const focus = useCallback((id: string) => {
-    setFocusedId(id);
-    setSelection([]);
-  }, []);
-
-  const openTable = useCallback(
-    (table: string, filter?: Filter, sort?: SortKey[]) => {
-      const existing = tabs.find((tab) => tab.kind === 'table' && tab.table === table);
-      if (existing && existing.kind === 'table') {
-        if (filter || sort) {
-          setTabs((current) =>
-            current.map((tab) =>
-              tab.id === existing.id && tab.kind === 'table'
-                ? { ...tab, filter: filter ?? tab.filter, sort: sort ?? tab.sort }
-                : tab,
-            ),
-          );
-        }
-        focus(existing.id);
-        return;
-      }
-      const tab: UiTab = {
-        id: newTabId(),
-        kind: 'table',
-        table,
-        filter: filter ?? EMPTY_FILTER,
-        sort: sort ?? [],
-      };
-      setTabs((current) => [...current, tab]);
-      focus(tab.id);
-    },
-    [tabs, focus],
-  );
-
-  const openRow = useCallback(
-    (table: string, key: RowKey) => {
-      const existing = tabs.find(
-        (tab) => tab.kind === 'row' && tab.table === table && keyString(tab.key) === keyString(key),
-      );
-      if (existing) return focus(existing.id);
-      const tab: UiTab = { id: newTabId(), kind: 'row', table, key };
-      setTabs((current) => [...current, tab]);
-      focus(tab.id);
-    },
-    [tabs, focus],
-  );
-
-  const openWorkbench = useCallback(
-    (sql = '') => {
-      const tab: UiTab = { id: newTabId(), kind: 'workbench', sql };
-      setTabs((current) => [...current, tab]);
-      focus(tab.id);
-    },
-    [focus],
-  );
-
-  const openPanel = useCallback(
+  const onPanelOpened = useCallback(
     (kind: PanelKind) => {
-      setTabs((current) =>
-        current.some((tab) => tab.id === kind) ? current : [...current, { id: kind, kind }],
-      );
-      focus(kind);
       if (kind === 'audit') setAuditKey((k) => k + 1);
       if (kind === 'staging') loadStaging();
       if (kind === 'exports') loadJobs();
     },
-    [focus, loadStaging, loadJobs],
+    [loadStaging, loadJobs],
   );
-
-  const closeTab = useCallback(
-    (id: string) => {
-      setTabs((current) => {
-        const index = current.findIndex((tab) => tab.id === id);
-        const next = current.filter((tab) => tab.id !== id);
-        if (focusedId === id) {
-          const neighbour = next[Math.min(index, next.length - 1)];
-          setFocusedId(neighbour ? neighbour.id : null);
-          setSelection([]);
-        }
-        return next;
-      });
-    },
-    [focusedId],
+  const {
+    tabs,
+    focusedId,
+    focused,
+    selection,
+    setSelection,
+    tabStrip,
+    applyServerState,
+    focus,
+    openTable,
+    openRow,
+    openWorkbench,
+    openPanel,
+    closeTab,
+    updateTab,
+  } = useTabs({ toastError, onPanelOpened });
+  const infos = useTableInfos(
+    tabs.flatMap((tab) => (tab.kind === 'table' || tab.kind === 'row' ? [tab.table] : [])),
   );
-
-  const updateTab = useCallback((id: string, patch: Partial<UiTab>) => {
-    setTabs((current) => current.map((tab) => (tab.id === id ? ({ ...tab, ...patch } as Tab) : tab)));
-  }, []);
-
-  const focused = tabs.find((tab) => tab.id === focusedId) ?? null;
+  const toggleChat = useCallback((hidden?: boolean) => setChatHidden((current) => hidden ?? !current), []);
+  useShortcuts({ tabs, focusedId, overlay, setOverlay, toggleChat, chatInput, focus, closeTab });
 
   // ── Actions ──────────────────────────────────────────────────────────────────────────────
   const afterWrite = useCallback(() => {
@@ -333,7 +107,7 @@ export function App() {
         })
         .catch(toastError);
     },
-    [afterWrite, toast, toastError],
+    [afterWrite, toast, toastError, setSelection],
   );
 
   const commit = useCallback(
@@ -388,7 +162,7 @@ export function App() {
         })
         .catch(toastError);
     },
-    [toast, toastError],
+    [toast, toastError, setJobs],
   );
 
   const acceptChip = useCallback(
@@ -408,7 +182,7 @@ export function App() {
         .then((result) => setStatus((current) => (current ? { ...current, mode: result.mode } : current)))
         .catch(toastError);
     },
-    [toastError],
+    [toastError, setStatus],
   );
 
   const onTurnSettled = useCallback(() => {
@@ -416,44 +190,6 @@ export function App() {
     afterWrite();
     loadJobs();
   }, [applyServerState, afterWrite, loadJobs, toastError]);
-
-  // ── Keyboard ─────────────────────────────────────────────────────────────────────────────
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      const mod = event.ctrlKey || event.metaKey;
-      const target = event.target as HTMLElement | null;
-      const typing =
-        !!target &&
-        (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT');
-      if (mod && event.key.toLowerCase() === 'k') {
-        event.preventDefault();
-        setChatHidden(false);
-        setTimeout(() => chatInput.current?.focus(), 0);
-      } else if (mod && event.key.toLowerCase() === 'p') {
-        event.preventDefault();
-        setOverlay('palette');
-      } else if (mod && event.key === '.') {
-        event.preventDefault();
-        setChatHidden((hidden) => !hidden);
-      } else if (event.altKey && /^[1-9]$/.test(event.key)) {
-        const tab = tabs[Number(event.key) - 1];
-        if (tab) {
-          event.preventDefault();
-          focus(tab.id);
-        }
-      } else if (event.altKey && event.key.toLowerCase() === 'w' && focusedId) {
-        event.preventDefault();
-        closeTab(focusedId);
-      } else if (event.key === '?' && !typing) {
-        event.preventDefault();
-        setOverlay('help');
-      } else if (event.key === 'Escape' && overlay) {
-        setOverlay(null);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [tabs, focusedId, overlay, focus, closeTab]);
 
   // ── Render ───────────────────────────────────────────────────────────────────────────────
   const runningJob = jobs.find((job) => job.state === 'queued' || job.state === 'running');
@@ -807,10 +543,7 @@ export function App() {
       ) : null}
       {overlay === 'help' ? <ShortcutHelp onClose={() => setOverlay(null)} /> : null}
       {overlay === 'model' ? (
-        <ModelSettingsDialog
-          onClose={() => setOverlay(null)}
-          onSaved={() => api.status().then(setStatus).catch(setStatusError)}
-        />
+        <ModelSettingsDialog onClose={() => setOverlay(null)} onSaved={loadStatus} />
       ) : null}
       <Toasts toasts={toasts} />
     </div>

@@ -12,7 +12,7 @@ import {
 } from '@toolrow/postgres/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openState } from '../state-impl.ts';
+import { openState } from '../state.ts';
 import { MIGRATIONS, migrate } from './migrations.ts';
 import { openSqliteStore, postgresStore, type StateDb } from './state-db.ts';
 

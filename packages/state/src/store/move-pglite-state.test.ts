@@ -12,7 +12,7 @@ import { openDatabase } from '@toolrow/postgres';
 import { testEngines } from '@toolrow/postgres/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolrowState } from '../state.ts';
-import { openState } from '../state-impl.ts';
+import { openState } from '../state.ts';
 
 const FIXTURE = new URL('../../test/fixtures/state-v8-pglite.tar.br', import.meta.url);
 
