@@ -7,6 +7,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import type { EngineView } from '@toolrow/catalog';
+import { installedEngines } from '@toolrow/engines';
 import { toolsForScope } from '@toolrow/mcp-server';
 import { openDatabase, sqlDatabaseOf } from '@toolrow/postgres';
 import { createTestDatabase, type TestDatabase } from '@toolrow/postgres/testing';
@@ -23,6 +25,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MountedMcp, mountMcp } from './mcp.ts';
 import { MemoryProvider } from './oauth-test-client.ts';
 import { SEED_NOW, startTestServer, type TestServer } from './test-support.ts';
+
+/** An installed engine as the catalog sees it. */
+const viewOf = (id: string): EngineView => {
+  const engine = installedEngines.byId(id);
+  return { engine: engine.id, features: engine.features };
+};
 
 const serverUrl = serviceUrl('postgres');
 const dynamoUrl = serviceUrl('dynamodb');
@@ -372,7 +380,7 @@ describe('a client connected already, stepping up', () => {
     expect(second.page).toContain('data-testid="consent-current"');
     // Counted for warehouse (PostgreSQL's tools, capped at its exposure, tables:staged).
     expect(/data-testid="consent-tools-tables:staged">(\d+)</.exec(second.page)?.[1]).toBe(
-      String(toolsForScope('tables:staged', 'postgres').length),
+      String(toolsForScope('tables:staged', viewOf('postgres')).length),
     );
     const params = await approve({
       request: second.request,
@@ -413,16 +421,16 @@ describe('a client connected already, stepping up', () => {
     const { page } = await consentOf(asked);
     const option = (name: string) =>
       new RegExp(`<option value="${name}"[^>]*>([^<]*)</option>`).exec(page)?.[1];
-    const counts = (engine: 'postgres' | 'dynamodb', ceiling?: 'tables:staged') =>
+    const counts = (engine: EngineView, ceiling?: 'tables:staged') =>
       (['tables:readonly', 'tables:staged', 'tables:full'] as const)
         .map((scope) => toolsForScope(ceiling && scope === 'tables:full' ? ceiling : scope, engine).length)
         .join('/');
     expect(option('ddb')).toContain(
-      `(DynamoDB, at most tables:staged; ${counts('dynamodb', 'tables:staged')} tools)`,
+      `(DynamoDB, at most tables:staged; ${counts(viewOf('dynamodb'), 'tables:staged')} tools)`,
     );
-    expect(option('default')).toContain(`(PostgreSQL; ${counts('postgres')} tools)`);
+    expect(option('default')).toContain(`(PostgreSQL; ${counts(viewOf('postgres'))} tools)`);
     // DynamoDB serves fewer tools than PostgreSQL (no foreign-key relations).
-    expect(counts('dynamodb')).not.toBe(counts('postgres'));
+    expect(counts(viewOf('dynamodb'))).not.toBe(counts(viewOf('postgres')));
   });
 });
 

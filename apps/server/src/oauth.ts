@@ -2,6 +2,7 @@
 // (behind the app's own login), and the connected clients (list, disconnect) for the app's UI and
 // `toolrow mcp clients`. The protocol endpoints are @toolrow/mcp-server's (oauth/).
 
+import type { EngineView } from '@toolrow/catalog';
 import { installedEngines } from '@toolrow/engines';
 import {
   type AuthorizationServer,
@@ -62,8 +63,8 @@ button.approve{background:#2457d6;color:#fff;border-color:#2457d6}label{display:
 export interface ConsentConnection {
   name: string;
   description: string;
-  /** Its engine family: which tools a client is served there. */
-  engine: string;
+  /** Its engine (id and features): which tools a client is served there. */
+  engine: EngineView;
   /** Its MCP exposure: the widest scope a client gets there (none: what the client is granted). */
   ceiling?: McpScope;
 }
@@ -96,7 +97,7 @@ function consentPage(
   const connectionOptions = connections
     .map((connection) => {
       const counts = scopes.map((scope) => servedTools(scope, connection)).join('/');
-      return `<option value="${escapeHtml(connection.name)}"${connection.name === defaultConnection ? ' selected' : ''}>${escapeHtml(connection.name)}: ${escapeHtml(connection.description)} (${escapeHtml(installedEngines.find(connection.engine)?.label ?? connection.engine)}${connection.ceiling ? `, at most ${escapeHtml(connection.ceiling)}` : ''}; ${counts} tools)</option>`;
+      return `<option value="${escapeHtml(connection.name)}"${connection.name === defaultConnection ? ' selected' : ''}>${escapeHtml(connection.name)}: ${escapeHtml(connection.description)} (${escapeHtml(installedEngines.find(connection.engine.engine)?.label ?? connection.engine.engine)}${connection.ceiling ? `, at most ${escapeHtml(connection.ceiling)}` : ''}; ${counts} tools)</option>`;
     })
     .join('');
   const replaces = current

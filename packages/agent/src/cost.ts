@@ -1,5 +1,6 @@
 import {
   CATALOG_ROWS,
+  type EngineView,
   inlineToolsOf,
   TOOL_NAMES,
   type ToolName,
@@ -122,7 +123,7 @@ function fieldCosts(tool: SentTool, total: number, countTokens: (text: string) =
  */
 export async function toolDefinitionCost(
   backend: Pick<ToolBackend, 'inputSchema'>,
-  engine?: string,
+  engine?: EngineView,
 ): Promise<ToolDefinitionCost> {
   // The encoder's tables are large; load them only when a cost is asked for, not with the agent.
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
@@ -161,7 +162,7 @@ const thousands = (value: number) => value.toLocaleString('en-US');
  * The report `toolrow catalog --cost` prints: the inline core against all the rows, then each
  * tool's definition, most expensive first. With json, the ToolDefinitionCost as JSON.
  */
-export async function toolCostReport(options: { json?: boolean; engine?: string } = {}): Promise<string> {
+export async function toolCostReport(options: { json?: boolean; engine?: EngineView } = {}): Promise<string> {
   const { toolSchemas } = await import('./backends.ts');
   const cost = await toolDefinitionCost(toolSchemas, options.engine);
   if (options.json) return `${JSON.stringify(cost, null, 2)}\n`;

@@ -2,14 +2,13 @@ import type { LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/
 import {
   alternativesOn,
   DISCOVERABLE_TOOLS,
-  ENGINE_INLINE_TOOLS,
-  ENGINE_UNSERVED_TOOLS,
   INLINE_TOOLS,
+  inlineToolsOf,
   isServedBy,
   isToolName,
   notServedMessage,
   rowOf,
-  TOOL_ENGINES,
+  TOOL_NAMES,
 } from '@toolrow/catalog';
 import type { ModelMessage, UIMessage } from 'ai';
 import fc from 'fast-check';
@@ -445,9 +444,9 @@ describe('discovery persists for the conversation', () => {
 });
 
 describe('the connection engine decides the sets', () => {
-  // Which tools an engine lacks comes from the rows; the tests pick them from the generated lists.
-  const engine = TOOL_ENGINES.find((candidate) => ENGINE_UNSERVED_TOOLS[candidate].length > 0)!;
-  const unserved = ENGINE_UNSERVED_TOOLS[engine][0]!;
+  // An engine with none of the features rows need; which tools it lacks comes from the rows.
+  const engine = { engine: 'bare', features: [] };
+  const unserved = TOOL_NAMES.find((name) => !isServedBy(engine, name))!;
   const open = (history: ModelMessage[]) =>
     Turn.open(
       { backend: recordingBackend(), store: memoryGateStore('full-auto'), now: () => new Date() },
@@ -466,7 +465,7 @@ describe('the connection engine decides the sets', () => {
     ]);
     const agent = createAgent({ model, backend: recordingBackend(), store: memoryGateStore('full-auto') });
     const result = await agent.runTurn([user('how do my tables relate?')], { profileId: 'p', engine });
-    expect(sentTools(model.doGenerateCalls[0]!)).toEqual([...ENGINE_INLINE_TOOLS[engine]]);
+    expect(sentTools(model.doGenerateCalls[0]!)).toEqual([...inlineToolsOf(engine)]);
     const found = namesInSearchOutput(resultsIn(model.doGenerateCalls[1]!.prompt).get('s1')?.output.value);
     expect(found.length).toBeGreaterThan(0);
     for (const name of found) expect(isServedBy(engine, name)).toBe(true);

@@ -1,4 +1,4 @@
-import { inlineToolsOf, isServedBy, isToolName, notServedMessage } from '@toolrow/catalog';
+import { type EngineView, inlineToolsOf, isServedBy, isToolName, notServedMessage } from '@toolrow/catalog';
 import { stem, terms } from '@toolrow/catalog/search';
 import { SearchIndex } from './search/scorer.ts';
 
@@ -30,7 +30,7 @@ function quoted(name: string): string {
  * recovery call and the inline tools (row order, joined with ", "), so a refusal costs one step
  * and not the whole turn.
  */
-export function notActiveMessage(name: string, engine?: string): string {
+export function notActiveMessage(name: string, engine?: EngineView): string {
   return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${inlineToolsOf(engine).join(', ')}`;
 }
 
@@ -57,7 +57,7 @@ export function unknownToolMessage(name: string, active: Iterable<string>, count
  * The refusal for any name: a tool the connection's engine does not serve, a known but inactive
  * tool, or a name that is in no row.
  */
-export function refusalMessage(name: string, active: Iterable<string>, engine?: string): string {
+export function refusalMessage(name: string, active: Iterable<string>, engine?: EngineView): string {
   if (!isToolName(name)) return unknownToolMessage(name, active);
   return isServedBy(engine, name) ? notActiveMessage(name, engine) : notServedMessage(name, engine);
 }

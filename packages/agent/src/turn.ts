@@ -1,5 +1,6 @@
 import {
   CATALOG_ROWS,
+  type EngineView,
   inlineToolsOf,
   isGated,
   isLoop,
@@ -71,10 +72,10 @@ export interface TurnOptions {
   /** The profile whose permission mode and grants gate this turn, and whose audit log records it. */
   profileId: string;
   /**
-   * The engine of the connection the turn works on (default 'postgres'): its tools are the only
-   * ones active, searchable or callable.
+   * The engine of the connection the turn works on (its id and features: a DataSource is one): its
+   * tools are the only ones active, searchable or callable. None: every tool.
    */
-  engine?: string;
+  engine?: EngineView;
   abortSignal?: AbortSignal;
 }
 
@@ -145,7 +146,7 @@ export class Turn {
   readonly #options: TurnOptions;
   readonly #permissions: ProfilePermissions;
   readonly #active: Set<ToolName>;
-  readonly #engine: string | undefined;
+  readonly #engine: EngineView | undefined;
   #searches: number;
   /** Gated calls the ladder or the user cleared to run; the execute wrapper checks it. */
   readonly #cleared = new Set<string>();

@@ -1,19 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ENGINE_INLINE_TOOLS,
-  ENGINE_TOOLS,
-  ENGINE_UNSERVED_TOOLS,
-  TOOL_ENGINES,
-} from './generated/engines.ts';
+import { TOOL_NEEDS } from './generated/needs.ts';
 import { INLINE_TOOLS } from './generated/tiers.ts';
 import { TOOL_NAMES } from './generated/tool-names.ts';
 import {
   alternativesOn,
   CATALOG_ROWS,
-  ENGINE_LABELS,
+  inlineToolsOf,
   isServedBy,
   nearestNames,
   notServedMessage,
+  toolsServedBy,
 } from './helpers.ts';
 
 describe('nearestNames', () => {
@@ -32,42 +28,50 @@ describe('nearestNames', () => {
   });
 });
 
-describe('engines', () => {
-  const narrowed = CATALOG_ROWS.filter((row) => row.engines !== undefined);
+describe('what a tool needs of an engine', () => {
+  const needing = CATALOG_ROWS.filter((row) => row.needs !== undefined);
+  // Engines as the rows see them: none of the features, every one, and each alone.
+  const FEATURES = [...new Set(needing.flatMap((row) => row.needs ?? []))];
+  const views = [
+    { engine: 'bare', features: [] },
+    { engine: 'full', features: FEATURES },
+    ...FEATURES.map((feature) => ({ engine: `only-${feature}`, features: [feature] })),
+  ];
 
-  it.each(TOOL_ENGINES)('%s serves exactly the rows that list it or list no engine', (engine) => {
-    expect(ENGINE_TOOLS[engine]).toEqual(
-      CATALOG_ROWS.filter((row) => !row.engines || row.engines.includes(engine)).map((row) => row.name),
+  it.each(views)('$engine serves exactly the rows whose needs it has', (view) => {
+    expect(toolsServedBy(view)).toEqual(
+      CATALOG_ROWS.filter((row) => (row.needs ?? []).every((need) => view.features.includes(need))).map(
+        (row) => row.name,
+      ),
     );
     for (const row of CATALOG_ROWS)
-      expect(isServedBy(engine, row.name)).toBe(
-        (ENGINE_TOOLS[engine] as readonly string[]).includes(row.name),
+      expect(isServedBy(view, row.name)).toBe(toolsServedBy(view).includes(row.name));
+    expect(inlineToolsOf(view)).toEqual(INLINE_TOOLS.filter((name) => isServedBy(view, name)));
+  });
+
+  it('an engine with every feature serves every row, and so does no engine at all', () => {
+    expect(toolsServedBy({ engine: 'full', features: FEATURES })).toEqual(TOOL_NAMES);
+    expect(toolsServedBy(undefined)).toEqual(TOOL_NAMES);
+    expect(inlineToolsOf(undefined)).toEqual(INLINE_TOOLS);
+    expect(TOOL_NEEDS).toEqual(Object.fromEntries(needing.map((row) => [row.name, row.needs])));
+  });
+
+  it('the refusal for an unserved tool names what is missing and only tools the engine serves', () => {
+    expect(needing.length).toBeGreaterThan(0);
+    const bare = { engine: 'dynamodb', features: [] };
+    for (const row of needing) {
+      const message = notServedMessage(row.name, bare);
+      expect(message).toMatch(
+        new RegExp(
+          `^Tool '${row.name}' is not served on this connection: it needs ${row.needs!.join(', ')}, which the dynamodb engine does not have`,
+        ),
       );
-    expect(ENGINE_UNSERVED_TOOLS[engine]).toEqual(
-      CATALOG_ROWS.filter((row) => !isServedBy(engine, row.name)).map((row) => row.name),
-    );
-  });
-
-  it('postgres serves every row (the catalog before engines existed)', () => {
-    expect(ENGINE_TOOLS.postgres).toEqual(TOOL_NAMES);
-    expect(ENGINE_INLINE_TOOLS.postgres).toEqual(INLINE_TOOLS);
-  });
-
-  it('the refusal for an unserved tool names only tools the engine serves', () => {
-    expect(narrowed.length).toBeGreaterThan(0);
-    for (const row of narrowed) {
-      for (const engine of TOOL_ENGINES.filter((candidate) => !isServedBy(candidate, row.name))) {
-        const message = notServedMessage(row.name, engine);
-        expect(message).toMatch(
-          new RegExp(`^Tool '${row.name}' is not served on ${ENGINE_LABELS[engine]} connections`),
-        );
-        expect(message).toContain('nothing ran');
-        const offered = message.slice(message.indexOf('Use one of: ') + 'Use one of: '.length).split(', ');
-        expect(offered).toHaveLength(3);
-        for (const name of offered) expect(isServedBy(engine, name)).toBe(true);
-      }
+      expect(message).toContain('nothing ran');
+      const offered = message.slice(message.indexOf('Use one of: ') + 'Use one of: '.length).split(', ');
+      expect(offered).toHaveLength(3);
+      for (const name of offered) expect(isServedBy(bare, name)).toBe(true);
     }
     // Foreign keys are in describeTable's output too: it is one way on where relations are not served.
-    expect(alternativesOn('dynamodb', 'describeRelations')).toContain('describeTable');
+    expect(alternativesOn(bare, 'describeRelations')).toContain('describeTable');
   });
 });

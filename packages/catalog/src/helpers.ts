@@ -1,5 +1,5 @@
-import { TOOL_ROWS, type ToolAccess, type ToolEngine, type ToolRow } from '@toolrow/declarations';
-import { ENGINE_INLINE_TOOLS, ENGINE_TOOLS } from './generated/engines.ts';
+import { type EngineFeature, TOOL_ROWS, type ToolAccess, type ToolRow } from '@toolrow/declarations';
+import { TOOL_NEEDS } from './generated/needs.ts';
 import {
   DISCOVERABLE_TOOLS,
   type DiscoverableToolName,
@@ -100,45 +100,48 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-/** How each engine is named to a person (and in refusals). */
-export const ENGINE_LABELS: Readonly<Record<ToolEngine, string>> = {
-  postgres: 'PostgreSQL',
-  dynamodb: 'DynamoDB',
-};
+/**
+ * A connection's engine as the catalog sees it: its id (whose users' words search matches) and
+ * the features it has (which decide the tools it serves). A DataSource is one.
+ */
+export interface EngineView {
+  readonly engine: string;
+  readonly features: readonly string[];
+}
+
+/** What the tool needs of an engine that `on` does not have (none: it is served there). */
+export function missingNeeds(on: EngineView | undefined, name: ToolName): readonly EngineFeature[] {
+  const needs: readonly EngineFeature[] =
+    (TOOL_NEEDS as Partial<Record<string, readonly EngineFeature[]>>)[name] ?? [];
+  return on === undefined ? [] : needs.filter((feature) => !on.features.includes(feature));
+}
+
+const served = new Map<string, readonly ToolName[]>();
 
 /**
- * The tools connections of `engine` serve (row order): the generated list of an engine the rows
- * name; for any other installed engine, the tools every engine serves (the rows that name none);
- * with no engine (a catalog listing, not a connection), every tool.
+ * The tools a connection of `on` serves (row order): every row whose needs its engine has. With
+ * no engine (a catalog listing, not a connection), every tool.
  */
-export function toolsServedBy(engine: string | undefined): readonly ToolName[] {
-  if (engine === undefined) return TOOL_NAMES;
-  return (
-    (ENGINE_TOOLS as Readonly<Record<string, readonly ToolName[]>>)[engine] ??
-    CATALOG_ROWS.filter((row) => row.engines === undefined).map((row) => row.name)
-  );
-}
-
-const served = new Map<string, ReadonlySet<string>>();
-
-/** Whether connections of `engine` serve the tool (its row lists the engine, or lists none). */
-export function isServedBy(engine: string | undefined, name: string): boolean {
-  if (engine === undefined) return NAMES.has(name);
-  let set = served.get(engine);
-  if (!set) {
-    set = new Set(toolsServedBy(engine));
-    served.set(engine, set);
+export function toolsServedBy(on: EngineView | undefined): readonly ToolName[] {
+  if (on === undefined) return TOOL_NAMES;
+  const key = [...on.features].sort().join(',');
+  let names = served.get(key);
+  if (!names) {
+    names = TOOL_NAMES.filter((name) => missingNeeds(on, name).length === 0);
+    served.set(key, names);
   }
-  return set.has(name);
+  return names;
 }
 
-/** The inline core of a connection of `engine`. */
-export function inlineToolsOf(engine: string | undefined): readonly ToolName[] {
-  if (engine === undefined) return INLINE_TOOLS;
-  return (
-    (ENGINE_INLINE_TOOLS as Readonly<Record<string, readonly ToolName[]>>)[engine] ??
-    INLINE_TOOLS.filter((name) => isServedBy(engine, name))
-  );
+/** Whether a connection of `on` serves the tool (its engine has everything the row needs). */
+export function isServedBy(on: EngineView | undefined, name: string): boolean {
+  if (!NAMES.has(name)) return false;
+  return missingNeeds(on, name as ToolName).length === 0;
+}
+
+/** The inline core of a connection of `on`. */
+export function inlineToolsOf(on: EngineView | undefined): readonly ToolName[] {
+  return INLINE_TOOLS.filter((name) => isServedBy(on, name));
 }
 
 function words(row: ToolRow): Set<string> {
@@ -163,9 +166,9 @@ function weightOf(word: string): number {
  * The tools `engine` serves that come closest to one it does not: the most telling words shared
  * with its row (name, keywords, description), then row order. What a refusal offers instead.
  */
-export function alternativesOn(engine: string | undefined, name: ToolName, count = 3): ToolName[] {
+export function alternativesOn(on: EngineView | undefined, name: ToolName, count = 3): ToolName[] {
   const wanted = words(rowOf(name));
-  return toolsServedBy(engine)
+  return toolsServedBy(on)
     .filter((candidate) => candidate !== name && !isLoop(candidate))
     .map((candidate, order) => ({
       candidate,
@@ -184,7 +187,6 @@ export function alternativesOn(engine: string | undefined, name: ToolName, count
  * The refusal for a tool the active connection's engine does not serve: it ran nothing, and names
  * what to use instead, in the shape of the not-in-active-set refusal.
  */
-export function notServedMessage(name: ToolName, engine: string | undefined): string {
-  const label = (ENGINE_LABELS as Readonly<Record<string, string>>)[engine ?? ''] ?? engine ?? 'these';
-  return `Tool '${name}' is not served on ${label} connections (the active connection is ${label}); nothing ran. Use one of: ${alternativesOn(engine, name).join(', ')}`;
+export function notServedMessage(name: ToolName, on: EngineView | undefined): string {
+  return `Tool '${name}' is not served on this connection: it needs ${missingNeeds(on, name).join(', ')}, which the ${on?.engine} engine does not have; nothing ran. Use one of: ${alternativesOn(on, name).join(', ')}`;
 }

@@ -17,6 +17,8 @@ export interface DataSource {
   readonly engine: string;
   /** The driver it is connected through (one of its engine's `drivers`). */
   readonly driver: string;
+  /** What the engine can do that some tools need ('foreignKeys'): the rows' `needs` name them. */
+  readonly features: readonly string[];
   /** Where the data is, without secrets ("PostgreSQL u@h:5432/db", "PGlite /path"). */
   readonly description: string;
   readonly schema: SchemaCache;

@@ -11,6 +11,7 @@ function engine(id: string, schemes: string[], drivers: string[], opensWithoutUr
     urlForms: `${schemes[0]}://…`,
     ...(opensWithoutUrl ? { opensWithoutUrl } : {}),
     capabilities: { typedValues: false, largeShop: false },
+    features: [],
     parseUrl: (url) => ({ driver: drivers[0]!, url, description: `${id} ${url}` }),
     open: () => Promise.reject(new Error('not opened in this test')),
   };

@@ -1,6 +1,10 @@
 // The engines an app has installed, looked up by id, driver or URL. The apps hold one
-// (@toolrow/engines); a test registers an engine of its own in it.
+// (@toolrow/engines); a test registers an engine of its own in it. Also `@toolrow/datasource/engine`:
+// listing the engines loads only this, their descriptors and the errors.
 import type { EngineDescriptor, EngineDriver, ParsedConnectionUrl } from './engine.ts';
+
+export type * from './engine.ts';
+
 import { DataSourceError } from './errors.ts';
 
 export interface EngineRegistry {

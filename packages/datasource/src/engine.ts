@@ -83,6 +83,8 @@ export interface EngineDescriptor {
   /** It opens with no URL at all (the embedded sample): the default engine. */
   readonly opensWithoutUrl?: boolean;
   readonly capabilities: EngineCapabilities;
+  /** What it can do that some tools need ('foreignKeys'), as its connections' `features` say. */
+  readonly features: readonly string[];
   /** Reads a URL it claims; relative paths resolve against `cwd`. Throws a DataSourceError naming `field`. */
   parseUrl(url: string, options: { cwd: string; field: string }): ParsedConnectionUrl;
   /** Opens a connection (loading its drivers only now). */

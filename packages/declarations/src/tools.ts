@@ -33,10 +33,10 @@ export type ToolWrites = 'none' | 'ui' | 'staging' | 'files';
 export type StagedOperation = 'insert' | 'update' | 'delete';
 
 /**
- * The engines a connection can run on. postgres: PostgreSQL servers and the embedded PGlite (SQL).
- * dynamodb: Amazon DynamoDB (SQL read per table by key, Query or Scan; PartiQL; the item API).
+ * What a connection's engine can do that some tools need; an engine declares the ones it has.
+ * foreignKeys: tables related by declared foreign keys (PostgreSQL has them, DynamoDB has none).
  */
-export type ToolEngine = 'postgres' | 'dynamodb';
+export type EngineFeature = 'foreignKeys';
 
 /** The languages a row's `words` are given in besides English (its keywords), as BCP 47 tags. */
 export type WordLanguage = 'zh-Hans' | 'zh-Hant' | 'ja' | 'ko' | 'es' | 'pt' | 'fr' | 'de';
@@ -59,10 +59,11 @@ export interface ToolRow {
   readonly mcp: McpExposure;
   readonly writes: ToolWrites;
   /**
-   * The engines that serve the tool; leave it out when every engine does. On a connection whose
-   * engine is not listed the tool is in no set (inline, search, MCP) and a call is refused.
+   * What the connection's engine must have for the tool; leave it out when any engine serves it.
+   * On a connection whose engine lacks one the tool is in no set (inline, search, MCP) and a call
+   * is refused.
    */
-  readonly engines?: readonly ToolEngine[];
+  readonly needs?: readonly EngineFeature[];
   /**
    * What users call the tool in other languages (Chinese simplified and traditional, Japanese,
    * Korean, Spanish, Portuguese, French, German): searchTools matches them as it matches keywords.
@@ -70,10 +71,10 @@ export interface ToolRow {
    */
   readonly words?: Readonly<Partial<Record<WordLanguage, readonly string[]>>>;
   /**
-   * Words of one engine's users (DynamoDB's: item, partition key, GSI …), in any language:
-   * searchTools matches them only on a connection of that engine.
+   * Words of one engine's users (DynamoDB's: item, partition key, GSI …), in any language, keyed
+   * by the engine's id: searchTools matches them only on a connection of that engine.
    */
-  readonly engineWords?: Readonly<Partial<Record<ToolEngine, readonly string[]>>>;
+  readonly engineWords?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const TOOL_ROWS = [
@@ -544,7 +545,7 @@ export const TOOL_ROWS = [
     tier: 'silent',
     mcp: 'readonly',
     writes: 'none',
-    engines: ['postgres'],
+    needs: ['foreignKeys'],
   },
   {
     name: 'listSavedSpecs',

@@ -1,7 +1,8 @@
 // The DynamoDB engine as the apps see it: dynamodb:// URLs, a local endpoint or AWS in a region.
 // The AWS SDK loads when a connection opens, not when the apps list the engines.
 import { isAbsolute, resolve } from 'node:path';
-import type { EngineDescriptor } from '@toolrow/datasource';
+import type { EngineDescriptor } from '@toolrow/datasource/engine';
+import { DYNAMODB_FEATURES } from './features.ts';
 import { parseDynamoUrl } from './url.ts';
 
 export const dynamodbEngine: EngineDescriptor = {
@@ -11,6 +12,7 @@ export const dynamodbEngine: EngineDescriptor = {
   schemes: ['dynamodb'],
   urlForms: 'dynamodb://127.0.0.1:8000?region=us-east-1 / dynamodb://aws/<region>?profile=<aws profile>',
   capabilities: { typedValues: true, largeShop: false },
+  features: DYNAMODB_FEATURES,
   parseUrl(url, { field }) {
     // A DynamoDB URL holds no secret: its credentials are the AWS profile's.
     const target = parseDynamoUrl(url, field);

@@ -1,5 +1,6 @@
 // A DynamoDB connection behind the engine-neutral DataSource: the schema from DescribeTable and a
 // bounded sample, reads as Query or Scan, PartiQL SELECTs, staging's commits as transactions.
+
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
   createSnapshotCache,
@@ -11,6 +12,7 @@ import {
 import { createDynamoChangeWriter } from './changes.ts';
 import { type ClientLayerSwitches, createClients, signingKeyOf } from './clients.ts';
 import { createDynamoExportEngine } from './exports.ts';
+import { DYNAMODB_FEATURES } from './features.ts';
 import { createPartiqlRunner } from './queries.ts';
 import { createDynamoRowReader } from './rows.ts';
 import { type KeyMap, loadDynamoSchema } from './schema.ts';
@@ -76,6 +78,7 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
   let closed = false;
   const source: DataSource = {
     engine: 'dynamodb',
+    features: DYNAMODB_FEATURES,
     driver: 'dynamodb',
     description: target.description,
     schema,

@@ -1,6 +1,6 @@
 // dynamodb:// URLs: a local endpoint (DynamoDB Local, over http) or AWS in a region, with the AWS
 // profile reads use and, apart, the one commits use.
-import { DataSourceError } from '@toolrow/datasource';
+import { DataSourceError } from '@toolrow/datasource/errors';
 
 export interface DynamoTarget {
   /** 'local': an endpoint of its own (DynamoDB Local); 'aws': the region's AWS endpoint. */

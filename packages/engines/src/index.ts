@@ -1,6 +1,6 @@
 // @toolrow/engines: the one registry of the engines the apps have installed. An engine is one
 // package and one line here; nothing else in the apps names an engine. See README.md.
-import { createEngineRegistry } from '@toolrow/datasource';
+import { createEngineRegistry } from '@toolrow/datasource/engine';
 import { dynamodbEngine } from '@toolrow/dynamodb/engine';
 import { postgresEngine } from '@toolrow/postgres/engine';
 

@@ -8,7 +8,7 @@ import {
   type PermissionMode,
   toolsBackend,
 } from '@toolrow/agent';
-import { isServedBy } from '@toolrow/catalog';
+import { type EngineView, isServedBy } from '@toolrow/catalog';
 import { type DataSource, DataSourceError, isDataSourceError, SAMPLE_TABLES } from '@toolrow/datasource';
 import { installedEngines } from '@toolrow/engines';
 import { sqlDatabaseOf } from '@toolrow/postgres';
@@ -278,7 +278,7 @@ async function attempt(
     for (let round = 0; round < rounds; round++) {
       const result = await agent.runTurn(history, {
         profileId: PROFILE,
-        engine: shop.source.engine,
+        engine: shop.source,
         ...(options.signal ? { abortSignal: options.signal } : {}),
       });
       history.push(...result.messages);
@@ -338,10 +338,10 @@ async function attempt(
  * The requests a connection of `engine` can pass: each step names a tool it serves, and the large
  * sample (a thousand tables) only where the engine can hold it. Derived from the rows' engines.
  */
-export function requestsServedBy(requests: readonly EvalRequest[], engine: string): EvalRequest[] {
+export function requestsServedBy(requests: readonly EvalRequest[], engine: EngineView): EvalRequest[] {
   return requests.filter(
     (request) =>
-      (request.shop !== 'large' || installedEngines.find(engine)?.capabilities.largeShop) &&
+      (request.shop !== 'large' || installedEngines.find(engine.engine)?.capabilities.largeShop) &&
       request.expect.every((step) =>
         (typeof step === 'string' ? [step] : step).some((name) => isServedBy(engine, name)),
       ),

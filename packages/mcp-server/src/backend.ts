@@ -3,7 +3,7 @@
 // @toolrow/datasource and @toolrow/state; tests can pass any object of this shape.
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { AuditDecision, Grant, ProfilePermissions } from '@toolrow/agent';
-import type { ToolName } from '@toolrow/catalog';
+import type { EngineView, ToolName } from '@toolrow/catalog';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
 
 /** 'mcp:<token name>': who acted, as the audit log and the tools record it. */
@@ -50,8 +50,8 @@ export interface McpBackend {
   audit(record: McpAuditRecord): Promise<void>;
   /** The profile the tools act for (its mode decides what is asked). */
   readonly profile: string;
-  /** The engine of the connection: only the tools it serves are listed or run (default 'postgres'). */
-  readonly engine?: string;
+  /** The connection's engine (its id and features: a DataSource is one): only the tools it serves are listed or run. None: every tool. */
+  readonly engine?: EngineView;
   /** The widest scope a client gets on this connection (its MCP exposure); none: what the token holds. */
   readonly scopeCeiling?: McpScope;
   /** The profile's rung on the permission ladder and this client's remembered grants, read per call. */

@@ -1,20 +1,20 @@
 // The connection's engine decides what an MCP client sees, with the real tools and state and a real
-// SDK client over HTTP. The engine here is PostgreSQL data dressed as an engine that serves fewer
-// rows (which ones comes from the generated lists, never from this file): the listing shrinks, and
+// SDK client over HTTP. The engine here is PostgreSQL data dressed as an engine with none of the
+// features rows need (which rows need one comes from the generated TOOL_NEEDS, never from this file): the listing shrinks, and
 // a call to a catalog tool it lacks is a tool result naming what to use, with nothing run.
 import type { Client } from '@modelcontextprotocol/client';
-import { ENGINE_UNSERVED_TOOLS, notServedMessage, TOOL_ENGINES } from '@toolrow/catalog';
+import { isServedBy, notServedMessage, TOOL_NAMES } from '@toolrow/catalog';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditOf, createWidgets, serveToolrowMcp, stateOf, validInputs } from '../test/fixture.ts';
 import { connectHttp, listedNames } from '../test/helpers.ts';
-import { ENGINE_MCP_SCOPE_TOOLS, MCP_SCOPES } from './generated/mcp-scopes.ts';
+import { MCP_SCOPE_TOOLS, MCP_SCOPES } from './generated/mcp-scopes.ts';
 import type { RunningMcpHttp } from './http.ts';
 import { createToken } from './tokens.ts';
 
-const engine = TOOL_ENGINES.find((candidate) => ENGINE_UNSERVED_TOOLS[candidate].length > 0)!;
-const unserved = ENGINE_UNSERVED_TOOLS[engine];
+const engine = { engine: 'bare', features: [] };
+const unserved = TOOL_NAMES.filter((name) => !isServedBy(engine, name));
 
 describe.each(testStores())(
   '$name: an MCP client on a connection whose engine serves fewer tools',
@@ -26,7 +26,7 @@ describe.each(testStores())(
     beforeAll(async () => {
       const real = await open();
       await createWidgets(real);
-      toolrow = { ...real, source: { ...real.source, engine } };
+      toolrow = { ...real, source: { ...real.source, ...engine } };
       server = await serveToolrowMcp(toolrow);
       const { token } = await createToken(toolrow.state.tokens, {
         scope: 'tables:full',
@@ -43,7 +43,7 @@ describe.each(testStores())(
     it("tools/list shows exactly the engine's set for the scope, and none of the tools it lacks", async () => {
       expect(unserved.length).toBeGreaterThan(0);
       const listed = await listedNames(client);
-      expect(listed).toEqual([...ENGINE_MCP_SCOPE_TOOLS[engine][MCP_SCOPES.at(-1)!]]);
+      expect(listed).toEqual(MCP_SCOPE_TOOLS[MCP_SCOPES.at(-1)!].filter((name) => isServedBy(engine, name)));
       for (const name of unserved) expect(listed).not.toContain(name);
     });
 

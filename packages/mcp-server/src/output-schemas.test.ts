@@ -128,7 +128,7 @@ describe.each(ENGINES)('$name: every tool returns what its output schema says', 
   beforeAll(async () => {
     const opened = await serveExporters(() => open({ seed: { orders: 30 } }), ['typed'] as const);
     ({ toolrow, server, close } = opened);
-    served = EXPOSED.filter((tool) => isServedBy(toolrow.source.engine, tool));
+    served = EXPOSED.filter((tool) => isServedBy(toolrow.source, tool));
     const { state } = toolrow;
     await state.specs.save({ name: 'paid-orders', kind: 'view', spec: { table: 'orders' } });
     for (const [name, mediaType, content] of ATTACHMENTS)
@@ -191,7 +191,7 @@ describe.each(ENGINES)('$name: every tool returns what its output schema says', 
 
   it('the tools MCP never lists return what their schemas say too (in-process; each attachment format)', async () => {
     const unlisted = IMPLEMENTED_TOOLS.filter(
-      (tool) => !EXPOSED.includes(tool as McpToolName) && isServedBy(toolrow.source.engine, tool),
+      (tool) => !EXPOSED.includes(tool as McpToolName) && isServedBy(toolrow.source, tool),
     );
     expect(unlisted.length).toBeGreaterThan(0);
     const context = {

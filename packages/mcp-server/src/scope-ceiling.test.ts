@@ -6,14 +6,9 @@ import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWidgets, serveToolrowMcp, stateOf } from '../test/fixture.ts';
 import { connectHttp, listedNames, rawToolCall } from '../test/helpers.ts';
-import {
-  ENGINE_MCP_SCOPE_TOOLS,
-  MCP_REQUIRED_SCOPE,
-  MCP_SCOPES,
-  type McpScope,
-} from './generated/mcp-scopes.ts';
+import { MCP_REQUIRED_SCOPE, MCP_SCOPES, type McpScope } from './generated/mcp-scopes.ts';
 import type { RunningMcpHttp } from './http.ts';
-import { capScope, scopeCovers } from './scopes.ts';
+import { capScope, scopeCovers, toolsForScope } from './scopes.ts';
 import { createToken } from './tokens.ts';
 
 const [store] = testStores();
@@ -43,7 +38,7 @@ describe.each(MCP_SCOPES)('a connection exposed at %s', (ceiling) => {
   it.each(MCP_SCOPES)('a token for %s lists exactly what the narrower scope lists', async (held) => {
     const client = await connectHttp(server.url, tokens.get(held));
     clients.push(client);
-    expect(await listedNames(client)).toEqual([...ENGINE_MCP_SCOPE_TOOLS.postgres[capScope(held, ceiling)]]);
+    expect(await listedNames(client)).toEqual([...toolsForScope(capScope(held, ceiling), toolrow.source)]);
   });
 
   it('a call above the ceiling is refused before anything runs, even with a full token', async () => {

@@ -1,8 +1,7 @@
 // Scope arithmetic over the generated scope table. Nothing here names a tool: which tool needs
 // which scope comes from MCP_REQUIRED_SCOPE, written by `npm run gen` from the rows.
-import { isServedBy, isToolName, notServedMessage, type ToolName } from '@toolrow/catalog';
+import { type EngineView, isServedBy, isToolName, notServedMessage, type ToolName } from '@toolrow/catalog';
 import {
-  ENGINE_MCP_SCOPE_TOOLS,
   MCP_EXCLUDED_TOOLS,
   MCP_REQUIRED_SCOPE,
   MCP_SCOPE_TOOLS,
@@ -61,17 +60,12 @@ export function widestScope(granted: readonly string[]): McpScope | undefined {
   return widest;
 }
 
-/** Exactly the tools a holder of `scope` lists and may call on a connection of `engine`, in row order. */
-export function toolsForScope(scope: McpScope, engine?: string): readonly McpToolName[] {
-  // An engine the rows do not name serves the tools every engine serves; no engine: every tool.
-  if (engine === undefined) return MCP_SCOPE_TOOLS[scope];
-  return (
-    (
-      ENGINE_MCP_SCOPE_TOOLS as Readonly<
-        Record<string, (typeof ENGINE_MCP_SCOPE_TOOLS)[keyof typeof ENGINE_MCP_SCOPE_TOOLS]>
-      >
-    )[engine]?.[scope] ?? MCP_SCOPE_TOOLS[scope].filter((name) => isServedBy(engine, name))
-  );
+/**
+ * Exactly the tools a holder of `scope` lists and may call on a connection of `engine`, in row
+ * order: the scope's, less those whose needs the engine lacks (no engine: every one of them).
+ */
+export function toolsForScope(scope: McpScope, engine?: EngineView): readonly McpToolName[] {
+  return MCP_SCOPE_TOOLS[scope].filter((name) => isServedBy(engine, name));
 }
 
 /** Why a call is refused before anything runs. */
@@ -88,12 +82,12 @@ export type McpRefusal =
 export function refusalFor(
   name: string,
   held: McpScope,
-  engine?: string,
+  engine?: EngineView,
   /** The token's own scope when the connection's MCP exposure held it lower, and that connection. */
   capped?: { from: McpScope; connection: string },
 ): McpRefusal | undefined {
   if (isMcpToolName(name) && !isServedBy(engine, name))
-    return { kind: 'not-served', name, engine, message: notServedMessage(name, engine) };
+    return { kind: 'not-served', name, engine: engine?.engine, message: notServedMessage(name, engine) };
   if (isMcpToolName(name)) {
     const needed = MCP_REQUIRED_SCOPE[name];
     if (scopeCovers(held, needed)) return undefined;

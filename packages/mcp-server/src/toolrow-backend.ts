@@ -45,7 +45,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
   let ensured: Promise<unknown> | undefined;
   return {
     profile,
-    engine: source.engine,
+    engine: source,
     ...(options.scopeCeiling ? { scopeCeiling: options.scopeCeiling } : {}),
     // profiles.ensure is an upsert (a write): once per backend, then the mode is a plain read, and
     // grants only matter (and are read) in Auto mode.

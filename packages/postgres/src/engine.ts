@@ -1,14 +1,9 @@
 // The PostgreSQL engine as the apps see it: postgres:// servers and pglite:<directory> databases.
 import { isAbsolute, resolve } from 'node:path';
-import {
-  DataSourceError,
-  type EngineDescriptor,
-  type OpenEngineOptions,
-  type ParsedConnectionUrl,
-} from '@toolrow/datasource';
+import type { EngineDescriptor, OpenEngineOptions, ParsedConnectionUrl } from '@toolrow/datasource/engine';
+import { DataSourceError } from '@toolrow/datasource/errors';
 import { describeUrl, parsePostgresUrl } from './drivers/postgres-url.ts';
-import { openDataSource } from './open-data-source.ts';
-import { hardeningSql, READER_ROLE, readerRoleSql, userSchemas } from './reader-role.ts';
+import { POSTGRES_FEATURES } from './features.ts';
 import type { OpenDataSourceOptions } from './sql-source.ts';
 
 const PGLITE = /^pglite:(?:\/\/)?/i;
@@ -68,10 +63,14 @@ export const postgresEngine: EngineDescriptor = {
     'postgres://user@host:5432/database (or postgresql://), pglite:<directory> for an embedded database',
   opensWithoutUrl: true,
   capabilities: { typedValues: false, largeShop: true },
+  features: POSTGRES_FEATURES,
   parseUrl,
-  open: (options) => openDataSource(dataSourceOptions(options)),
+  // The engine's code loads when a connection opens: listing the engines stays cheap.
+  open: async (options) => (await import('./open-data-source.ts')).openDataSource(dataSourceOptions(options)),
   async readLayerSetup(options) {
     const { flags } = options;
+    const { openDataSource } = await import('./open-data-source.ts');
+    const { hardeningSql, READER_ROLE, readerRoleSql, userSchemas } = await import('./reader-role.ts');
     const open = dataSourceOptions(options);
     const named = options.url !== undefined;
     if (open.url === undefined && !named) {

@@ -4,6 +4,7 @@ import type { Database } from './database.ts';
 import { openDatabase, resolveConnectionConfig } from './drivers/open.ts';
 import { describeUrl, parsePostgresUrl } from './drivers/postgres-url.ts';
 import { createExportEngine } from './export-engine.ts';
+import { POSTGRES_FEATURES } from './features.ts';
 import { describeReadLayers, prepareReaderRole, READER_ROLE, type ReaderRoleStatus } from './reader-role.ts';
 import { createRowReader } from './row-reader.ts';
 import { createSchemaCache } from './schema-load.ts';
@@ -56,6 +57,7 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
     const ds: SqlDataSource = {
       // PGlite is PostgreSQL compiled to wasm: the same dialect, the same tools.
       engine: 'postgres',
+      features: POSTGRES_FEATURES,
       driver: db.engine,
       description: db.description,
       db,

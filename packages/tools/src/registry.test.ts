@@ -1,13 +1,13 @@
 import {
-  ENGINE_UNSERVED_TOOLS,
   GATED_TOOLS,
+  isServedBy,
   LOOP_TOOLS,
   notServedMessage,
   PROPOSE_TWINS,
   type ProposeToolName,
   SILENT_TOOLS,
-  TOOL_ENGINES,
   TOOL_NAMES,
+  TOOL_NEEDS,
 } from '@toolrow/catalog';
 import { FILTER_OPS } from '@toolrow/datasource';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,9 @@ import {
   TOOL_IMPLEMENTATIONS,
 } from './registry.ts';
 
+/** An engine with none of the features rows need. */
+const BARE = { engine: 'bare', features: [] as string[] };
+
 // A context whose data source must never be reached: these tests stop at validation. Its engine
 // (what the handle is, not the user's data) is read first, to refuse a tool the engine lacks.
 const unreachable = new Proxy(
@@ -29,6 +32,8 @@ const unreachable = new Proxy(
   {
     get(_target, property) {
       if (property === 'engine') return 'postgres';
+      // Every feature a row needs: nothing is refused for its engine here.
+      if (property === 'features') return [...new Set(Object.values(TOOL_NEEDS).flat())];
       throw new Error(
         `the data source was touched (${String(property)}) by a call that should have stopped earlier`,
       );
@@ -258,20 +263,25 @@ describe('input validation', () => {
   });
 
   it.each(
-    TOOL_ENGINES.flatMap((engine) => ENGINE_UNSERVED_TOOLS[engine].map((name) => [engine, name] as const)),
-  )('on a %s connection, %s is refused before anything is read, naming what to use', async (engine, name) => {
-    const onEngine = new Proxy(
-      {},
-      {
-        get(_target, property) {
-          if (property === 'engine') return engine;
-          throw new Error(`the data source was touched (${String(property)})`);
+    // An engine with none of the features rows need: every row that needs one is refused.
+    TOOL_NAMES.filter((name) => !isServedBy(BARE, name)).map((name) => ['bare', name] as const),
+  )(
+    'on a %s connection, %s is refused before anything is read, naming what to use',
+    async (_engine, name) => {
+      const onEngine = new Proxy(
+        {},
+        {
+          get(_target, property) {
+            if (property === 'engine') return BARE.engine;
+            if (property === 'features') return BARE.features;
+            throw new Error(`the data source was touched (${String(property)})`);
+          },
         },
-      },
-    );
-    const call = invokeTool(name, {}, { ...ctx, source: onEngine } as unknown as ToolContext);
-    await expect(call).rejects.toMatchObject({ code: 'refused', message: notServedMessage(name, engine) });
-  });
+      );
+      const call = invokeTool(name, {}, { ...ctx, source: onEngine } as unknown as ToolContext);
+      await expect(call).rejects.toMatchObject({ code: 'refused', message: notServedMessage(name, BARE) });
+    },
+  );
 
   it('keeps every input schema a zod 4 schema the MCP SDK can take', () => {
     for (const name of IMPLEMENTED_TOOLS)

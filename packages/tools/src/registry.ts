@@ -263,8 +263,7 @@ export async function invokeTool(name: string, rawInput: unknown, ctx: ToolConte
 export async function invokeTool(name: string, rawInput: unknown, ctx: ToolContext): Promise<unknown> {
   assertImplementedTool(name);
   // Before the input is read: a tool the connection's engine does not serve runs nothing at all.
-  if (!isServedBy(ctx.source.engine, name))
-    throw new ToolError('refused', name, notServedMessage(name, ctx.source.engine));
+  if (!isServedBy(ctx.source, name)) throw new ToolError('refused', name, notServedMessage(name, ctx.source));
   if (ctx.signal?.aborted) throw new ToolError('aborted', name, `${name} was cancelled before it started.`);
   const input = parseToolInput(name, rawInput);
   const implementation = TOOL_IMPLEMENTATIONS[name] as ToolImplementation;

@@ -1,5 +1,5 @@
-import { type Access, type Engine, type Row, TOOL_ENGINES, type Writes } from './row-model.ts';
-import { enginesOf, MCP_LEVEL } from './validate.ts';
+import type { Access, EngineFeature, Row, Writes } from './row-model.ts';
+import { MCP_LEVEL, needsOf } from './validate.ts';
 
 /** The MCP scopes a client can hold, narrowest first; each covers the exposure levels up to its own. */
 export const MCP_SCOPES = [
@@ -27,17 +27,8 @@ export interface DerivedCatalog {
   };
   writeScopes: [writes: Exclude<Writes, 'none'>, names: string[]][];
   readOnly: string[];
-  /** For each engine, the sets a connection of that engine uses: only the rows it serves. */
-  engines: [engine: Engine, sets: EngineSets][];
-}
-
-export interface EngineSets {
-  names: string[];
-  inline: string[];
-  discoverable: string[];
-  /** Rows other engines serve and this one does not. */
-  unserved: string[];
-  mcpScopeTable: [scope: string, names: string[]][];
+  /** The rows that need something of a connection's engine, and what. */
+  needs: [name: string, features: EngineFeature[]][];
 }
 
 function scopeTable(rows: readonly Row[]): [string, string[]][] {
@@ -75,19 +66,8 @@ export function deriveCatalog(rows: readonly Row[]): DerivedCatalog {
       names((row) => row.writes === writes),
     ]),
     readOnly: names((row) => row.writes === 'none'),
-    engines: TOOL_ENGINES.map((engine) => {
-      const served = rows.filter((row) => enginesOf(row).includes(engine));
-      const of = (predicate: (row: Row) => boolean) => served.filter(predicate).map((row) => row.name);
-      return [
-        engine,
-        {
-          names: of(() => true),
-          inline: of((row) => row.visibility === 'inline'),
-          discoverable: of((row) => row.visibility === 'discoverable'),
-          unserved: names((row) => !enginesOf(row).includes(engine)),
-          mcpScopeTable: scopeTable(served),
-        },
-      ];
-    }),
+    needs: rows.flatMap((row) =>
+      needsOf(row).length > 0 ? [[row.name, needsOf(row)] as [string, EngineFeature[]]] : [],
+    ),
   };
 }

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { TOOL_ROWS } from '@toolrow/declarations';
 import { Project } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
-import { EMITTERS } from './emitters/index.ts';
 import { generate, renderFiles } from './generate.ts';
 import { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
 import { RowErrors } from './row-model.ts';
@@ -233,24 +232,29 @@ describe('validating the rows', () => {
       want: /a discoverable row needs keywords.* \[discoverable-has-keywords\]/,
     },
     {
-      rule: 'known engines',
-      rows: [row({ engines: "['postgres', 'mysql']" })],
-      want: /row 'listTables': 'engines' lists 'mysql'; each entry must be one of 'postgres', 'dynamodb'/,
+      rule: 'known features',
+      rows: [row({ needs: "['foreignKeys', 'joins']" })],
+      want: /row 'listTables': 'needs' lists 'joins'; each entry must be one of 'foreignKeys'/,
     },
     {
-      rule: 'engines is a list',
-      rows: [row({ engines: "'postgres'" })],
-      want: /'engines' must be an array of strings/,
+      rule: 'needs is a list',
+      rows: [row({ needs: "'foreignKeys'" })],
+      want: /'needs' must be an array of strings/,
     },
     {
-      rule: 'engines not empty',
-      rows: [row({ engines: '[]' })],
-      want: /engines is empty, so no connection could use the tool.* \[engines-clean\]/,
+      rule: 'needs not empty',
+      rows: [row({ needs: '[]' })],
+      want: /needs is empty: leave it out when every engine serves the tool \[needs-clean\]/,
     },
     {
-      rule: 'engine listed once',
-      rows: [row({ engines: "['dynamodb', 'dynamodb']" })],
-      want: /engine 'dynamodb' is listed twice/,
+      rule: 'a need listed once',
+      rows: [row({ needs: "['foreignKeys', 'foreignKeys']" })],
+      want: /need 'foreignKeys' is listed twice/,
+    },
+    {
+      rule: 'engine words keyed by an engine id',
+      rows: [row({ engineWords: "{ 'Dynamo DB': ['item'] }" })],
+      want: /'engineWords' has the key 'Dynamo DB'; each key must be an engine's id/,
     },
     { rule: 'no empty keyword', rows: [row({ keywords: "['a', '']" })], want: /keywords has an empty entry/ },
     {
@@ -465,9 +469,8 @@ describe('emitting and checking', () => {
       'packages/mcp-server/src/generated/mcp-scopes.ts',
     ]);
     const after = fs.readFileSync(`${ROOT}/packages/mcp-server/src/generated/mcp-scopes.ts`);
-    // Before: listed by three scopes, on each of the two engines too, and given a required scope;
-    // after: only in the excluded list.
-    expect(before.match(/'getTableStats'/g)).toHaveLength(9);
+    // Before: listed by three scopes and given a required scope; after: only in the excluded list.
+    expect(before.match(/'getTableStats'/g)).toHaveLength(3);
     expect(before).toMatch(/getTableStats: 'tables:readonly'/);
     expect(after.match(/'getTableStats'/g)).toHaveLength(1);
     expect(after).not.toMatch(/getTableStats:/);
@@ -475,12 +478,12 @@ describe('emitting and checking', () => {
   });
 });
 
-describe('the engine dimension', () => {
+describe('what rows need of an engine', () => {
   const propose = gatedRow('proposeOpenTable', 'propose', { twin: "'openTable'" });
   const rows = [
     row({ name: "'searchTools'", tier: "'loop'", mcp: "'excluded'" }),
     row({ name: "'listTables'" }),
-    row({ name: "'describeRelations'", visibility: "'discoverable'", engines: "['postgres']" }),
+    row({ name: "'describeRelations'", visibility: "'discoverable'", needs: "['foreignKeys']" }),
     gatedRow('openTable', 'open'),
     propose,
   ];
@@ -489,54 +492,35 @@ describe('the engine dimension', () => {
     generate({ root: ROOT, project });
     const read = (path: string) => project.getFileSystem().readFileSync(`${ROOT}/${path}`);
     return {
-      engines: read('packages/catalog/src/generated/engines.ts'),
+      needs: read('packages/catalog/src/generated/needs.ts'),
       scopes: read('packages/mcp-server/src/generated/mcp-scopes.ts'),
     };
   };
-  /** The entries of one engine in a generated per-engine record. */
-  const section = (text: string, constName: string, engine: string) => {
-    const start = text.indexOf(`export const ${constName} = {`);
-    const block = text.slice(start, text.indexOf('\n}', start));
-    return block.split(/\n(?= {2}\w+: )/).find((part) => part.startsWith(`  ${engine}: `)) ?? '';
-  };
 
-  it("a row narrowed to one engine is in that engine's sets and in no other engine's", () => {
-    const { engines, scopes } = rendered();
-    for (const constName of ['ENGINE_TOOLS', 'ENGINE_DISCOVERABLE_TOOLS']) {
-      expect(section(engines, constName, 'postgres')).toContain("'describeRelations'");
-      expect(section(engines, constName, 'dynamodb')).not.toContain("'describeRelations'");
-    }
-    expect(section(engines, 'ENGINE_UNSERVED_TOOLS', 'dynamodb')).toContain("'describeRelations'");
-    expect(section(engines, 'ENGINE_UNSERVED_TOOLS', 'postgres')).not.toContain("'describeRelations'");
-    const dynamodbScopes = scopes.slice(
-      scopes.indexOf('  dynamodb: {'),
-      scopes.indexOf('\n  },', scopes.indexOf('  dynamodb: {')),
+  it('TOOL_NEEDS holds exactly the rows that need something, and the scopes name no engine', () => {
+    const { needs, scopes } = rendered();
+    expect(needs).toMatch(
+      /export const TOOL_NEEDS = \{\n {2}describeRelations: \[\n {4}'foreignKeys',\n {2}\],\n\}/,
     );
-    expect(dynamodbScopes).toContain("'listTables'");
-    expect(dynamodbScopes).not.toContain("'describeRelations'");
+    expect(needs).not.toContain('listTables');
+    // Which engine serves what is decided at run time from the features each engine declares.
+    expect(scopes).not.toMatch(/postgres|dynamodb/);
+    expect(scopes).toContain("'describeRelations'");
   });
 
-  it('a row without engines is served by every engine', () => {
-    const { engines } = rendered();
-    for (const engine of ['postgres', 'dynamodb']) {
-      expect(section(engines, 'ENGINE_TOOLS', engine)).toContain("'listTables'");
-      expect(section(engines, 'ENGINE_INLINE_TOOLS', engine)).toContain("'searchTools'");
-    }
-  });
-
-  it('a loop row may not be narrowed, and a propose pair serves the same engines', () => {
+  it('a loop row may not need anything, and a propose pair needs the same', () => {
     expect(
       errorsOf(
-        rowsFile(row({ name: "'searchTools'", tier: "'loop'", mcp: "'excluded'", engines: "['postgres']" })),
+        rowsFile(row({ name: "'searchTools'", tier: "'loop'", mcp: "'excluded'", needs: "['foreignKeys']" })),
       ),
-    ).toEqual([expect.stringMatching(/a loop row serves every engine: leave engines out \[engines-clean\]/)]);
+    ).toEqual([expect.stringMatching(/a loop row serves every engine: leave needs out \[needs-clean\]/)]);
     const narrowed = gatedRow('proposeOpenTable', 'propose', {
       twin: "'openTable'",
-      engines: "['dynamodb']",
+      needs: "['foreignKeys']",
     });
     expect(errorsOf(rowsFile(gatedRow('openTable', 'open'), narrowed))).toEqual([
       expect.stringMatching(
-        /twin 'openTable' is served by postgres, dynamodb but this propose row by dynamodb; a pair serves the same engines/,
+        /twin 'openTable' needs nothing but this propose row foreignKeys; a pair is served on the same engines/,
       ),
     ]);
   });

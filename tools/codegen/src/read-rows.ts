@@ -1,5 +1,6 @@
 import { type Expression, Node, type ObjectLiteralExpression, type SourceFile, SyntaxKind } from 'ts-morph';
 import {
+  ENGINE_FEATURES,
   type LocatedRow,
   MCP_EXPOSURES,
   type Row,
@@ -7,7 +8,6 @@ import {
   RowErrors,
   STAGED_OPERATIONS,
   TOOL_ACCESSES,
-  TOOL_ENGINES,
   TOOL_TIERS,
   TOOL_VISIBILITIES,
   TOOL_WRITES,
@@ -39,15 +39,16 @@ const STRING_FIELDS = [
   'writes',
 ] as const;
 const REQUIRED_FIELDS = ['name', 'description', 'keywords', 'visibility', 'tier', 'mcp', 'writes'] as const;
-const ARRAY_FIELDS = ['keywords', 'engines'] as const;
-/** Fields whose value is an object of string arrays, keyed by one of a fixed set. */
-const RECORD_FIELDS: Partial<Record<keyof Row, readonly string[]>> = {
+const ARRAY_FIELDS = ['keywords', 'needs'] as const;
+/** Fields whose value is an object of string arrays, keyed by one of a fixed set (or by an engine id). */
+const RECORD_FIELDS: Partial<Record<keyof Row, readonly string[] | 'engine id'>> = {
   words: WORD_LANGUAGES,
-  engineWords: TOOL_ENGINES,
+  engineWords: 'engine id',
 };
+const ENGINE_ID = /^[a-z][a-z0-9-]{0,39}$/;
 const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, ...ARRAY_FIELDS, ...Object.keys(RECORD_FIELDS)]);
 /** Array fields whose every entry must be one of a fixed set. */
-const ARRAY_ENUMS: Partial<Record<keyof Row, readonly string[]>> = { engines: TOOL_ENGINES };
+const ARRAY_ENUMS: Partial<Record<keyof Row, readonly string[]>> = { needs: ENGINE_FEATURES };
 
 /**
  * Reads the rows from the declaration file's syntax tree. Nothing is imported or evaluated: every
@@ -148,11 +149,21 @@ function readRow(
     }
     const recordKeys = RECORD_FIELDS[key as keyof Row];
     if (recordKeys) {
+      const keyOk = (entry: string) =>
+        recordKeys === 'engine id' ? ENGINE_ID.test(entry) : recordKeys.includes(entry);
+      const expected =
+        recordKeys === 'engine id'
+          ? "an engine's id (lower case, as its package names it: 'dynamodb')"
+          : `one of ${recordKeys.map((v) => `'${v}'`).join(', ')}`;
+      const badKey =
+        typeof value === 'object' && !Array.isArray(value)
+          ? Object.keys(value).find((entry) => !keyOk(entry))
+          : undefined;
       const wrong =
         typeof value !== 'object' || Array.isArray(value)
-          ? `'${key}' must be an object of string arrays, keyed by ${recordKeys.map((v) => `'${v}'`).join(', ')}`
-          : Object.keys(value).find((entry) => !recordKeys.includes(entry)) !== undefined
-            ? `'${key}' has the key '${Object.keys(value).find((entry) => !recordKeys.includes(entry))}'; each key must be one of ${recordKeys.map((v) => `'${v}'`).join(', ')}`
+          ? `'${key}' must be an object of string arrays, keyed by ${expected}`
+          : badKey !== undefined
+            ? `'${key}' has the key '${badKey}'; each key must be ${expected}`
             : undefined;
       if (wrong) {
         at(property, `${rowLabel}: ${wrong}`);

@@ -7,8 +7,8 @@ export const TOOL_ACCESSES = ['read', 'propose', 'open', 'stage', 'export'] as c
 export const MCP_EXPOSURES = ['readonly', 'staged', 'full', 'excluded'] as const;
 export const TOOL_WRITES = ['none', 'ui', 'staging', 'files'] as const;
 export const STAGED_OPERATIONS = ['insert', 'update', 'delete'] as const;
-/** The engines a row can be served by; a row without `engines` is served by every one. */
-export const TOOL_ENGINES = ['postgres', 'dynamodb'] as const;
+/** What an engine can do that a row may need (the declarations' EngineFeature); a row without `needs` is served by every engine. */
+export const ENGINE_FEATURES = ['foreignKeys'] as const;
 
 export type Visibility = (typeof TOOL_VISIBILITIES)[number];
 export type Tier = (typeof TOOL_TIERS)[number];
@@ -16,7 +16,7 @@ export type Access = (typeof TOOL_ACCESSES)[number];
 export type McpExposure = (typeof MCP_EXPOSURES)[number];
 export type Writes = (typeof TOOL_WRITES)[number];
 export type StagedOperation = (typeof STAGED_OPERATIONS)[number];
-export type Engine = (typeof TOOL_ENGINES)[number];
+export type EngineFeature = (typeof ENGINE_FEATURES)[number];
 /** The languages a row's `words` are given in besides English (its keywords), as BCP 47 tags. */
 export const WORD_LANGUAGES = ['zh-Hans', 'zh-Hant', 'ja', 'ko', 'es', 'pt', 'fr', 'de'] as const;
 export type WordLanguage = (typeof WORD_LANGUAGES)[number];
@@ -32,9 +32,10 @@ export interface Row {
   stages?: StagedOperation;
   mcp: McpExposure;
   writes: Writes;
-  engines?: Engine[];
+  needs?: EngineFeature[];
   words?: Partial<Record<WordLanguage, string[]>>;
-  engineWords?: Partial<Record<Engine, string[]>>;
+  /** Keyed by an engine's id (any engine; one the apps do not install is simply never matched). */
+  engineWords?: Record<string, string[]>;
 }
 
 /** Where a row and each of its properties sit in the declaration file, for error messages. */

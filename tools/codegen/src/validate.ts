@@ -1,18 +1,18 @@
 import {
   type Access,
-  type Engine,
+  ENGINE_FEATURES,
+  type EngineFeature,
   type LocatedRow,
   type McpExposure,
   type Row,
   RowError,
   RowErrors,
-  TOOL_ENGINES,
   type Writes,
 } from './row-model.ts';
 
-/** The engines that serve a row, in TOOL_ENGINES order; a row without `engines` is served by all. */
-export function enginesOf(row: Row): Engine[] {
-  return TOOL_ENGINES.filter((engine) => !row.engines || row.engines.includes(engine));
+/** What a row needs of an engine, in ENGINE_FEATURES order (none: every engine serves it). */
+export function needsOf(row: Row): EngineFeature[] {
+  return ENGINE_FEATURES.filter((feature) => row.needs?.includes(feature));
 }
 
 /** Each access class writes exactly one kind of thing; a mismatch is a misdeclared row. */
@@ -195,15 +195,14 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     },
   },
   {
-    id: 'engines-clean',
-    field: 'engines',
+    id: 'needs-clean',
+    field: 'needs',
     check: (row) => {
-      if (!row.engines) return undefined;
-      if (row.engines.length === 0)
-        return 'engines is empty, so no connection could use the tool; list the engines that serve it, or leave engines out for every engine';
-      const twice = row.engines.find((engine, index) => row.engines!.indexOf(engine) !== index);
-      if (twice) return `engine '${twice}' is listed twice`;
-      if (row.tier === 'loop') return 'a loop row serves every engine: leave engines out';
+      if (!row.needs) return undefined;
+      if (row.needs.length === 0) return 'needs is empty: leave it out when every engine serves the tool';
+      const twice = row.needs.find((feature, index) => row.needs!.indexOf(feature) !== index);
+      if (twice) return `need '${twice}' is listed twice`;
+      if (row.tier === 'loop') return 'a loop row serves every engine: leave needs out';
       return undefined;
     },
   },
@@ -219,8 +218,8 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
         return `twin '${row.twin}' is itself a propose row; name the immediate tool`;
       if (twin.visibility !== row.visibility)
         return `twin '${row.twin}' is ${twin.visibility} but this propose row is ${row.visibility}; a pair must be visible together so the model can pick the safe one`;
-      if (enginesOf(twin).join() !== enginesOf(row).join())
-        return `twin '${row.twin}' is served by ${enginesOf(twin).join(', ')} but this propose row by ${enginesOf(row).join(', ')}; a pair serves the same engines`;
+      if (needsOf(twin).join() !== needsOf(row).join())
+        return `twin '${row.twin}' needs ${needsOf(twin).join(', ') || 'nothing'} but this propose row ${needsOf(row).join(', ') || 'nothing'}; a pair is served on the same engines`;
       return undefined;
     },
   },

@@ -4,19 +4,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   DISCOVERABLE_TOOLS,
-  ENGINE_DISCOVERABLE_TOOLS,
-  ENGINE_INLINE_TOOLS,
-  ENGINE_TOOLS,
-  ENGINE_UNSERVED_TOOLS,
   GATED_TOOLS,
   INLINE_TOOLS,
+  inlineToolsOf,
+  isServedBy,
   LOOP_TOOLS,
   PROPOSE_TWINS,
   SILENT_TOOLS,
-  TOOL_ENGINES,
   TOOL_NAMES,
+  toolsServedBy,
 } from '@toolrow/catalog';
 import { TOOL_ROWS } from '@toolrow/declarations';
+import { installedEngines } from '@toolrow/engines';
 import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES } from '@toolrow/mcp-server';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
@@ -93,16 +92,18 @@ describe('toolrow catalog', () => {
     expect(JSON.parse(postgres.stdout)).toEqual(JSON.parse(all.stdout));
     const table = await runCli(['catalog', '--engine', 'postgres']);
     expect(table.stdout.split('\n\n')[0]).toBe((await runCli(['catalog'])).stdout.split('\n\n')[0]);
-    for (const engine of TOOL_ENGINES) {
-      const result = await runCli(['catalog', '--engine', engine, '--json']);
+    // Every installed engine, as its descriptor declares its features.
+    for (const { id, features } of installedEngines.engines) {
+      const view = { engine: id, features };
+      const result = await runCli(['catalog', '--engine', id, '--json']);
       expect((JSON.parse(result.stdout) as JsonRow[]).map((row) => row.name)).toEqual([
-        ...ENGINE_TOOLS[engine],
+        ...toolsServedBy(view),
       ]);
-      const summary = (await runCli(['catalog', '--engine', engine])).stdout;
+      const summary = (await runCli(['catalog', '--engine', id])).stdout;
       expect(summary).toContain(
-        `On ${engine}: ${ENGINE_TOOLS[engine].length} rows: ${ENGINE_INLINE_TOOLS[engine].length} inline, ${ENGINE_DISCOVERABLE_TOOLS[engine].length} discoverable;`,
+        `On ${id}: ${toolsServedBy(view).length} rows: ${inlineToolsOf(view).length} inline, ${DISCOVERABLE_TOOLS.filter((name) => isServedBy(view, name)).length} discoverable;`,
       );
-      for (const name of ENGINE_UNSERVED_TOOLS[engine])
+      for (const name of TOOL_NAMES.filter((each) => !isServedBy(view, each)))
         expect(summary).not.toMatch(new RegExp(`\\b${name}\\b`));
     }
   });
@@ -111,7 +112,7 @@ describe('toolrow catalog', () => {
     const result = await runCli(['catalog', '--engine', 'mysql']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      `Unknown engine 'mysql' for --engine. Use one of: ${TOOL_ENGINES.join(', ')}.`,
+      `Unknown engine 'mysql' for --engine. Use one of: ${installedEngines.engines.map((engine) => engine.id).join(', ')}.`,
     );
   });
 

@@ -4,35 +4,36 @@ import { parseArgs } from 'node:util';
 import {
   CATALOG_ROWS,
   type CatalogRow,
-  ENGINE_DISCOVERABLE_TOOLS,
-  ENGINE_INLINE_TOOLS,
-  ENGINE_TOOLS,
+  DISCOVERABLE_TOOLS,
+  type EngineView,
   GATED_TOOLS,
+  inlineToolsOf,
   isServedBy,
   LOOP_TOOLS,
   PROPOSE_TWINS,
   SILENT_TOOLS,
-  TOOL_ENGINES,
-  type ToolEngine,
+  toolsServedBy,
 } from '@toolrow/catalog';
+import { installedEngines } from '@toolrow/engines';
 // The narrow entry points: the package indexes would load the MCP SDK, zod, the AI SDK and the
 // data layer, which listing the rows never touches (apps/cli/bench/cold-start.ts measures it).
-import {
-  ENGINE_MCP_SCOPE_TOOLS,
-  MCP_EXCLUDED_TOOLS,
-  MCP_SCOPE_TOOLS,
-  MCP_SCOPES,
-  type McpScope,
-} from '@toolrow/mcp-server/scopes';
+import { MCP_EXCLUDED_TOOLS, MCP_SCOPE_TOOLS, MCP_SCOPES, type McpScope } from '@toolrow/mcp-server/scopes';
 import { READ_ONLY_TOOLS, WRITE_SCOPE_TOOLS, type WriteScope } from '@toolrow/tools/write-scopes';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
 
-function scopesListing(name: string, engine: ToolEngine | undefined): string {
-  const scopes = MCP_SCOPES.filter((scope: McpScope) =>
-    ((engine ? ENGINE_MCP_SCOPE_TOOLS[engine][scope] : MCP_SCOPE_TOOLS[scope]) as readonly string[]).includes(
-      name,
-    ),
+/** An installed engine as the catalog sees it: its id and the features the rows' needs name. */
+interface Installed extends EngineView {
+  readonly label: string;
+}
+
+const installed = (): Installed[] =>
+  installedEngines.engines.map((each) => ({ engine: each.id, features: each.features, label: each.label }));
+
+function scopesListing(name: string, engine: EngineView | undefined): string {
+  const scopes = MCP_SCOPES.filter(
+    (scope: McpScope) =>
+      (MCP_SCOPE_TOOLS[scope] as readonly string[]).includes(name) && isServedBy(engine, name),
   );
   return scopes.length === 0 ? '-' : scopes.map((scope) => scope.replace('tables:', '')).join(',');
 }
@@ -49,30 +50,32 @@ function rowJson(row: CatalogRow): Record<string, unknown> {
   return { ...row, keywords: [...row.keywords] };
 }
 
-/** The engines that serve a row, for the table ('all' when every engine does). */
+/** The installed engines that serve a row, for the table ('all' when every one does). */
 function enginesListing(row: CatalogRow): string {
-  const engines = TOOL_ENGINES.filter((engine) => isServedBy(engine, row.name));
-  return engines.length === TOOL_ENGINES.length ? 'all' : engines.join(',');
+  const engines = installed().filter((engine) => isServedBy(engine, row.name));
+  return engines.length === installed().length ? 'all' : engines.map((engine) => engine.engine).join(',');
 }
 
-/** The counts of one engine's sets; every engine serves the same rows when no row narrows it. */
-function summary(engine: ToolEngine): string {
+/** The counts of one engine's sets; every engine serves the same rows when it has what they need. */
+function summary(engine: EngineView): string {
   const served = (list: readonly string[]) => list.filter((name) => isServedBy(engine, name)).length;
-  const scopeCounts = MCP_SCOPES.map(
-    (scope) => `${ENGINE_MCP_SCOPE_TOOLS[engine][scope].length} ${scope}`,
-  ).join(', ');
+  const scopeCounts = MCP_SCOPES.map((scope) => `${served(MCP_SCOPE_TOOLS[scope])} ${scope}`).join(', ');
   return [
-    `${ENGINE_TOOLS[engine].length} rows: ${ENGINE_INLINE_TOOLS[engine].length} inline, ${ENGINE_DISCOVERABLE_TOOLS[engine].length} discoverable;`,
+    `${toolsServedBy(engine).length} rows: ${inlineToolsOf(engine).length} inline, ${served(DISCOVERABLE_TOOLS)} discoverable;`,
     `${served(SILENT_TOOLS)} silent, ${served(GATED_TOOLS)} gated, ${served(LOOP_TOOLS)} loop;`,
     `${Object.keys(PROPOSE_TWINS).filter((name) => isServedBy(engine, name)).length} immediate/propose pairs;`,
     `MCP lists ${scopeCounts}; ${MCP_EXCLUDED_TOOLS.length} excluded.`,
   ].join(' ');
 }
 
-function parseEngine(text: string): ToolEngine {
-  const engine = TOOL_ENGINES.find((candidate) => candidate === text.trim().toLowerCase());
+function parseEngine(text: string): Installed {
+  const engine = installed().find((candidate) => candidate.engine === text.trim().toLowerCase());
   if (!engine)
-    throw new UsageError(`Unknown engine '${text}' for --engine. Use one of: ${TOOL_ENGINES.join(', ')}.`);
+    throw new UsageError(
+      `Unknown engine '${text}' for --engine. Use one of: ${installed()
+        .map((each) => each.engine)
+        .join(', ')}.`,
+    );
   return engine;
 }
 
@@ -161,7 +164,12 @@ export const catalogCommand: Command = {
     if (values.cost) {
       // The cost report builds the real tool set (AI SDK, zod, every tool): loaded only when asked.
       const { toolCostReport } = await import('@toolrow/agent');
-      io.stdout(await toolCostReport({ json: values.json ?? false, ...(engine ? { engine } : {}) }));
+      io.stdout(
+        await toolCostReport({
+          json: values.json ?? false,
+          ...(engine ? { engine: { engine: engine.engine, features: engine.features } } : {}),
+        }),
+      );
       return 0;
     }
     if (values.json) {
@@ -184,8 +192,10 @@ export const catalogCommand: Command = {
     );
     const summaries =
       engine !== undefined
-        ? `On ${engine}: ${summary(engine)}`
-        : TOOL_ENGINES.map((each) => `On ${each}: ${summary(each)}`).join('\n');
+        ? `On ${engine.engine}: ${summary(engine)}`
+        : installed()
+            .map((each) => `On ${each.engine}: ${summary(each)}`)
+            .join('\n');
     io.stdout(`${table}\n\n${summaries}\n`);
     return 0;
   },

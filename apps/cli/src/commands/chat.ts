@@ -15,7 +15,7 @@ import {
   type TurnUsage,
   toolsBackend,
 } from '@toolrow/agent';
-import { describeCall } from '@toolrow/catalog';
+import { describeCall, type EngineView } from '@toolrow/catalog';
 import { DEFAULT_PROFILE } from '@toolrow/state';
 import type { ModelMessage } from 'ai';
 import { openToolrowWaiting } from '../app-client.ts';
@@ -38,7 +38,7 @@ export interface ChatSession {
   agent: Agent;
   profileId: string;
   /** The engine of the connection the chat works on: its tools are the ones the agent gets. */
-  engine?: string;
+  engine?: EngineView;
   /** Input lines (the answers to approval prompts come from here too). */
   lines: AsyncIterator<string>;
   write: (text: string) => void;
@@ -192,7 +192,7 @@ export const chatCommand: Command = {
       await runChat({
         agent,
         profileId,
-        engine: toolrow.source.engine,
+        engine: toolrow.source,
         lines: lineReader(process.stdin),
         write: io.stdout,
         mode,

@@ -17,7 +17,7 @@ import {
   runEval,
   selectRequests,
 } from '@toolrow/eval';
-import { engineOfUrl, resolveDataDir } from '@toolrow/state';
+import { resolveDataDir } from '@toolrow/state';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { toJson } from '../format.ts';
 import { modelForCommand } from '../model.ts';
@@ -157,7 +157,10 @@ export const evalCommand: Command = {
     }
     const databaseUrl = values['database-url'];
     // On another engine only the requests whose tools it serves (the rows' engines decide).
-    const engine = databaseUrl ? engineOfUrl(databaseUrl) : installedEngines.fallback.id;
+    const descriptor = databaseUrl
+      ? installedEngines.forUrl(databaseUrl, '--database-url')
+      : installedEngines.fallback;
+    const engine = { engine: descriptor.id, features: descriptor.features };
     const requests = selectRequests(requestsServedBy(CORPUS, engine), values.only, limit);
     if (requests.length === 0) {
       throw new UsageError(

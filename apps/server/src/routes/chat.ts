@@ -31,7 +31,7 @@ export function chatRoutes(ctx: RouteContext): Hono<ServerEnv> {
     const messages = withoutFailedTurns(body.messages as UIMessage[]);
     const turn = await chat.uiMessageStream(messages, {
       profileId: profile,
-      engine: source.engine,
+      engine: source,
       abortSignal: c.req.raw.signal,
     });
     return createUIMessageStreamResponse({

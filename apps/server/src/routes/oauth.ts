@@ -1,4 +1,6 @@
 // MCP clients as the app lists them, and the OAuth consent the app's MCP endpoint asks for.
+
+import type { EngineView } from '@toolrow/catalog';
 import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import { installedEngines } from '@toolrow/engines';
 import { isMcpScope } from '@toolrow/mcp-server';
@@ -7,6 +9,12 @@ import { mountMcpClientRoutes, mountOAuthRoutes } from '../oauth.ts';
 import type { ServerEnv } from '../request-connection.ts';
 
 import type { RouteContext } from './context.ts';
+
+/** A stored connection's engine as the catalog sees it (an engine no longer installed: none of the features). */
+function engineViewOf(driver: string): EngineView {
+  const engine = installedEngines.driver(driver)?.engine;
+  return { engine: engine?.id ?? driver, features: engine?.features ?? [] };
+}
 
 export function oauthRoutes(ctx: RouteContext): Hono<ServerEnv> {
   const { options, server } = ctx;
@@ -34,7 +42,7 @@ export function oauthRoutes(ctx: RouteContext): Hono<ServerEnv> {
                 {
                   name: startProfile,
                   description: own?.url ?? own?.description ?? 'the connection the app started on',
-                  engine: options.source.engine,
+                  engine: options.source,
                   ...(own?.named ? exposure(own.mcpScope) : {}),
                 },
               ]),
@@ -45,7 +53,7 @@ export function oauthRoutes(ctx: RouteContext): Hono<ServerEnv> {
             .map((connection) => ({
               name: connection.name,
               description: connection.url ?? connection.description,
-              engine: installedEngines.driver(connection.engine)?.engine.id ?? connection.engine,
+              engine: engineViewOf(connection.engine),
               ...exposure(connection.mcpScope),
             })),
         ];

@@ -18,6 +18,9 @@ import { HELD_OUT_REQUESTS, type HeldOutLanguage } from './held-out-requests.ts'
 import { SearchIndex, searchCatalog } from './scorer.ts';
 
 const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
+// Connections as the catalog sees them: an engine's id (its users' words) and its features.
+const DYNAMODB = { engine: 'dynamodb', features: [] };
+const POSTGRES = { engine: 'postgres', features: ['foreignKeys'] };
 
 function recall(requests: readonly (typeof HELD_OUT_REQUESTS)[number][]) {
   let at1 = 0;
@@ -156,15 +159,13 @@ describe('honest ranking', () => {
     '%s matches no tool, so none is returned',
     (query) => {
       expect(searchCatalog(query)).toEqual([]);
-      expect(searchCatalog(query, { engine: 'dynamodb' })).toEqual([]);
+      expect(searchCatalog(query, { engine: DYNAMODB })).toEqual([]);
     },
   );
 
   it("an engine's words find its tools only on that engine", () => {
-    expect(searchCatalog('which GSIs does orders have', { engine: 'dynamodb' })[0]?.name).toBe(
-      'describeTable',
-    );
-    expect(searchCatalog('GSIs and LSIs', { engine: 'dynamodb' })[0]?.name).toBe('describeTable');
-    expect(searchCatalog('GSIs and LSIs', { engine: 'postgres' })).toEqual([]);
+    expect(searchCatalog('which GSIs does orders have', { engine: DYNAMODB })[0]?.name).toBe('describeTable');
+    expect(searchCatalog('GSIs and LSIs', { engine: DYNAMODB })[0]?.name).toBe('describeTable');
+    expect(searchCatalog('GSIs and LSIs', { engine: POSTGRES })).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import {
   CATALOG_ROWS,
   type CatalogRow,
+  type EngineView,
   isLoop,
   isPropose,
   isServedBy,
@@ -30,8 +31,8 @@ export interface SearchOptions {
   limit?: number;
   /** Drop matches scoring below this fraction of the best one (default 0.25), so noise does not get activated. */
   minRelativeScore?: number;
-  /** Search only the tools this engine serves (default: every row). */
-  engine?: string;
+  /** Search only the tools this connection's engine serves, with its users' words (default: every row). */
+  engine?: EngineView;
 }
 
 export type Field = 'name' | 'keywords' | 'description';
@@ -497,14 +498,15 @@ export function searchCatalog(query: string, options?: SearchOptions): ToolMatch
     defaultIndex ??= new SearchIndex();
     return defaultIndex.search(query, options);
   }
-  let index = engineIndexes.get(engine);
+  const key = `${engine.engine}|${[...engine.features].sort().join(',')}`;
+  let index = engineIndexes.get(key);
   if (!index) {
     index = new SearchIndex(
       CATALOG_ROWS.filter((row) => isServedBy(engine, row.name)),
       DEFAULT_SCORER_PARAMETERS,
-      engine,
+      engine.engine,
     );
-    engineIndexes.set(engine, index);
+    engineIndexes.set(key, index);
   }
   return index.search(query, options);
 }

@@ -1,5 +1,5 @@
 // postgres:// URLs, checked and described without loading the driver (pg loads only to connect).
-import { DataSourceError } from '@toolrow/datasource';
+import { DataSourceError } from '@toolrow/datasource/errors';
 
 /** host:port/database as user, never the password. */
 export function describeUrl(url: URL): string {

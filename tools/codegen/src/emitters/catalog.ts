@@ -69,42 +69,18 @@ export const tiersEmitter: Emitter = {
   },
 };
 
-export const enginesEmitter: Emitter = {
-  id: 'engines',
-  path: 'packages/catalog/src/generated/engines.ts',
-  emit: ({ catalog, header }) => {
-    const perEngine = (
-      constName: string,
-      doc: string,
-      pick: (sets: (typeof catalog.engines)[number][1]) => string[],
-    ) =>
-      [
-        docComment(doc),
-        `export const ${constName} = ${arrayRecord(catalog.engines.map(([engine, sets]) => [engine, pick(sets)]))} as const satisfies Readonly<Record<ToolEngine, readonly ToolName[]>>;`,
-      ].join('\n');
-    return file(
+export const needsEmitter: Emitter = {
+  id: 'needs',
+  path: 'packages/catalog/src/generated/needs.ts',
+  emit: ({ catalog, header }) =>
+    file(
       header,
-      "import type { ToolEngine } from '@toolrow/declarations';\nimport type { ToolName } from './tool-names.ts';",
+      "import type { EngineFeature } from '@toolrow/declarations';\nimport type { ToolName } from './tool-names.ts';",
       [
-        docComment(`Every engine a connection can run on (${catalog.engines.length}).`),
-        `export const TOOL_ENGINES = ${stringArray(catalog.engines.map(([engine]) => engine))} as const satisfies readonly ToolEngine[];`,
+        docComment(
+          `What each tool needs of a connection's engine (${catalog.needs.length} of the rows need something; the rest are served on every engine). An engine declares the features it has.`,
+        ),
+        `export const TOOL_NEEDS = ${arrayRecord(catalog.needs)} as const satisfies Readonly<Partial<Record<ToolName, readonly EngineFeature[]>>>;`,
       ].join('\n'),
-      perEngine('ENGINE_TOOLS', 'For each engine, every tool it serves (row order).', (sets) => sets.names),
-      perEngine(
-        'ENGINE_INLINE_TOOLS',
-        'For each engine, the tools active from the first step of a turn on its connections.',
-        (sets) => sets.inline,
-      ),
-      perEngine(
-        'ENGINE_DISCOVERABLE_TOOLS',
-        'For each engine, the tools searchTools can find on its connections.',
-        (sets) => sets.discoverable,
-      ),
-      perEngine(
-        'ENGINE_UNSERVED_TOOLS',
-        'For each engine, the rows it does not serve: a call to one is refused, naming what to use instead.',
-        (sets) => sets.unserved,
-      ),
-    );
-  },
+    ),
 };

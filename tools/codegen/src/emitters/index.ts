@@ -1,4 +1,4 @@
-import { enginesEmitter, tiersEmitter, toolNamesEmitter } from './catalog.ts';
+import { needsEmitter, tiersEmitter, toolNamesEmitter } from './catalog.ts';
 import type { Emitter } from './emitter.ts';
 import { mcpScopesEmitter } from './mcp-scopes.ts';
 import { outputSchemasEmitter } from './output-schemas.ts';
@@ -11,7 +11,7 @@ export type { EmitInput, Emitter } from './emitter.ts';
 export const EMITTERS: readonly Emitter[] = [
   toolNamesEmitter,
   tiersEmitter,
-  enginesEmitter,
+  needsEmitter,
   mcpScopesEmitter,
   writeScopesEmitter,
   outputSchemasEmitter,

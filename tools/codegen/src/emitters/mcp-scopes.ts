@@ -1,5 +1,5 @@
 import type { Emitter } from './emitter.ts';
-import { arrayRecord, docComment, file, nestedArrayRecord, stringArray, stringRecord } from './format.ts';
+import { arrayRecord, docComment, file, stringArray, stringRecord } from './format.ts';
 
 export const mcpScopesEmitter: Emitter = {
   id: 'mcp-scopes',
@@ -7,7 +7,7 @@ export const mcpScopesEmitter: Emitter = {
   emit: ({ catalog, header }) =>
     file(
       header,
-      "import type { ToolEngine, ToolName } from '@toolrow/catalog';",
+      "import type { ToolName } from '@toolrow/catalog';",
       [
         docComment(
           'The scopes an MCP client can hold, narrowest first. Each covers everything the narrower ones do.',
@@ -19,12 +19,6 @@ export const mcpScopesEmitter: Emitter = {
       [
         docComment('For each scope, exactly the tools a client holding it may list and call.'),
         `export const MCP_SCOPE_TOOLS = ${arrayRecord(catalog.mcp.scopeTable)} as const satisfies Readonly<Record<McpScope, readonly ToolName[]>>;`,
-      ].join('\n'),
-      [
-        docComment(
-          'For each engine and scope, the tools a client holding the scope may list and call on a connection of that engine.',
-        ),
-        `export const ENGINE_MCP_SCOPE_TOOLS = ${nestedArrayRecord(catalog.engines.map(([engine, sets]) => [engine, sets.mcpScopeTable]))} as const satisfies Readonly<Record<ToolEngine, Readonly<Record<McpScope, readonly ToolName[]>>>>;`,
       ].join('\n'),
       [
         docComment('For each exposed tool, the narrowest scope that may call it.'),
