@@ -52,8 +52,20 @@ export type {
   ExportState,
 } from './exports.ts';
 export { DEFAULT_EXPORT_TIME_LIMIT_MS, EXPORT_FORMATS } from './exports.ts';
+export {
+  describeValue,
+  filterColumns,
+  MAX_FILTER_CONDITIONS,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_LIST,
+  normalizeKey,
+  type ValueCheck,
+  validateFilter,
+  validateSort,
+} from './filter-check.ts';
 export * from './filter-types.ts';
 export { didYouMean, nearestNames, unknownNameHint } from './names.ts';
+export { isNumberText, NUMBER_TEXT } from './numbers.ts';
 export { ensurePrivateDir, ownerOnlyTree } from './private-dir.ts';
 export type { QueryDialect, QueryPlan, QueryRunner } from './queries.ts';
 export type { ReaderRoleState, ReaderRoleStatus, ReadLayer } from './read-layers.ts';

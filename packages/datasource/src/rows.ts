@@ -1,3 +1,4 @@
+import type { ValueCheck } from './filter-check.ts';
 import type { Filter, FilterOp, Sort } from './filter-types.ts';
 import type { ReadPriority } from './reads.ts';
 import type { ColumnInfo, TableInfo } from './schema-types.ts';
@@ -64,6 +65,11 @@ export interface RowPage {
 export interface RowReader {
   /** The filter operators this engine serves (absent: every one of FILTER_OPS). */
   readonly filterOps?: readonly FilterOp[];
+  /**
+   * The engine's own check of a value for a column, beyond the filter language's (PostgreSQL: a
+   * value's type against the column's); validateFilter and normalizeKey take it.
+   */
+  readonly checkValue?: ValueCheck;
   /** A page of rows (the server's table grid). Sorts by primary key when no sort is given, so pages are stable. */
   select(table: string, options?: SelectRowsOptions): Promise<RowPage>;
   /** Exact count of the rows matching the filter. */

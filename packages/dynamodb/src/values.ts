@@ -2,7 +2,7 @@
 // double), a set is { SS | NS | BS: [...] }, binary is { B: base64 }, maps and lists nest. Going
 // back, a value is written as the type the attribute holds.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DataSourceError, type Row } from '@toolrow/datasource';
+import { DataSourceError, NUMBER_TEXT, type Row } from '@toolrow/datasource';
 
 /** The DynamoDB type names, as the schema lists them per attribute. */
 export type DynamoType = 'S' | 'N' | 'B' | 'BOOL' | 'NULL' | 'M' | 'L' | 'SS' | 'NS' | 'BS';
@@ -55,14 +55,12 @@ export function itemToRow(
     Object.entries(item).map(([key, value]) => {
       const types = typesOf(key);
       if (value.N !== undefined && (!types || types.includes('S'))) return [key, { N: value.N }];
-      if (value.S !== undefined && types?.includes('N') && NUMBER.test(value.S.trim()))
+      if (value.S !== undefined && types?.includes('N') && NUMBER_TEXT.test(value.S.trim()))
         return [key, { S: value.S }];
       return [key, fromAttribute(value)];
     }),
   );
 }
-
-const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 /**
  * Why DynamoDB cannot hold this number, or null when it can: at most 38 significant digits, and a
@@ -105,7 +103,7 @@ export function toAttribute(
   if (typeof value === 'string') {
     const wantsNumber = types.includes('N') && !types.includes('S');
     if (wantsNumber) {
-      if (!NUMBER.test(value.trim()))
+      if (!NUMBER_TEXT.test(value.trim()))
         throw new DataSourceError(
           'invalid-change',
           `${attribute}: holds numbers, and '${value}' is not one (write it as digits, e.g. "12.50").`,
@@ -121,7 +119,7 @@ export function toAttribute(
     const [only] = entries;
     if (entries.length === 1 && only) {
       const [tag, inner] = only;
-      if (tag === 'N' && typeof inner === 'string' && NUMBER.test(inner))
+      if (tag === 'N' && typeof inner === 'string' && NUMBER_TEXT.test(inner))
         return { N: checkedNumber(inner, attribute) };
       if (tag === 'B' && typeof inner === 'string') return { B: Buffer.from(inner, 'base64') };
       if (

@@ -16,7 +16,13 @@ export { openDatabase, resolveConnectionConfig } from './drivers/open.ts';
 export { describeUrl as describePostgresUrl, parsePostgresUrl } from './drivers/postgres-url.ts';
 export { postgresEngine } from './engine.ts';
 export { createExportEngine } from './export-engine.ts';
-export { compileFilter, compileSort, filterColumns, validateFilter } from './filters.ts';
+export {
+  checkValue as checkPostgresValue,
+  compileFilter,
+  compileSort,
+  filterColumns,
+  validateFilter,
+} from './filters.ts';
 export { openDataSource } from './open-data-source.ts';
 export {
   describeReadLayers,

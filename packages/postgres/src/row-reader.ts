@@ -1,5 +1,6 @@
 import {
   DataSourceError,
+  normalizeKey as normalizeKeyOf,
   type Row,
   type RowKey,
   type RowPage,
@@ -11,63 +12,15 @@ import {
   type TableInfo,
 } from '@toolrow/datasource';
 import type { Database, QueryResult } from './database.ts';
-import { compileFilter, compileSort } from './filters.ts';
-import { checkIntegerValue } from './integer-range.ts';
+import { checkValue, compileFilter, compileSort } from './filters.ts';
 import { quoteIdent, quoteQualified } from './sql.ts';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 10_000;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
-
-/** Turns `5` or `{ id: 5 }` into a full primary-key object for the table; throws 'invalid-key' naming what is missing. */
+/** Turns `5` or `{ id: 5 }` into a full primary-key object for the table (PostgreSQL's integer ranges checked). */
 export function normalizeKey(table: TableInfo, key: unknown): RowKey {
-  if (table.primaryKey.length === 0) {
-    throw new DataSourceError(
-      'invalid-key',
-      `Table '${table.qualifiedName}' has no primary key, so its rows cannot be addressed one by one. Use a filter instead.`,
-    );
-  }
-  const shape = `{ ${table.primaryKey.map((column) => `${column}: …`).join(', ')} }`;
-  if (!isPlainObject(key)) {
-    if (table.primaryKey.length === 1 && (typeof key === 'string' || typeof key === 'number')) {
-      const column = resolveColumnIn(table, table.primaryKey[0]!);
-      checkIntegerValue(column, key, `The key of '${table.qualifiedName}'`, 'invalid-key');
-      return { [column.name]: key };
-    }
-    throw new DataSourceError(
-      'invalid-key',
-      `A key for '${table.qualifiedName}' must be ${shape}${table.primaryKey.length === 1 ? ' or the bare value' : ''}, got ${JSON.stringify(key) ?? String(key)}.`,
-    );
-  }
-  const result: RowKey = {};
-  for (const [name, value] of Object.entries(key)) {
-    const column = resolveColumnIn(table, name);
-    if (!column.primaryKey) {
-      throw new DataSourceError(
-        'invalid-key',
-        `'${column.name}' is not part of the primary key of '${table.qualifiedName}'; a key is ${shape}.`,
-      );
-    }
-    if (value === null || value === undefined || (typeof value === 'object' && !(value instanceof Date))) {
-      throw new DataSourceError(
-        'invalid-key',
-        `Key column '${column.name}' needs a string or number value, got ${JSON.stringify(value) ?? 'undefined'}.`,
-      );
-    }
-    checkIntegerValue(column, value, `The key of '${table.qualifiedName}'`, 'invalid-key');
-    result[column.name] = value;
-  }
-  const missing = table.primaryKey.filter((column) => !(column in result));
-  if (missing.length > 0) {
-    throw new DataSourceError(
-      'invalid-key',
-      `The key for '${table.qualifiedName}' lacks ${missing.join(', ')}; a key is ${shape}.`,
-    );
-  }
-  return result;
+  return normalizeKeyOf(table, key, checkValue);
 }
 
 /** WHERE "a" = $n AND "b" = $n+1 for a normalised key. */
@@ -106,6 +59,7 @@ export function createRowReader(db: Database, schema: SchemaCache): RowReader {
     });
   };
   return {
+    checkValue,
     async select(tableName, options: SelectRowsOptions = {}): Promise<RowPage> {
       const table = await schema.resolveTable(tableName);
       const limit = options.limit ?? DEFAULT_LIMIT;

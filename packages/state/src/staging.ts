@@ -10,6 +10,7 @@ import {
   DataSourceError,
   DEFAULT_PROFILE,
   isActor,
+  normalizeKey,
   type Row,
   type RowKey,
   resolveColumnIn,
@@ -17,7 +18,6 @@ import {
   type TableInfo,
   UnknownNameError,
 } from '@toolrow/datasource';
-import { normalizeKey } from '@toolrow/postgres';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { date, jsonText, jsonValue, lockRows, type StateDb, type StateQueries } from './store/state-db.ts';
 import type { StateTables } from './store/tables.ts';
@@ -773,7 +773,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
           throw new DataSourceError('invalid-change', `${where}: expected { key, values }.`);
         }
         return {
-          key: normalizeKey(table, update.key),
+          key: normalizeKey(table, update.key, source.rows.checkValue),
           values: normalizeValues(table, update.values, `${where}.values`, true),
           where,
         };
@@ -809,7 +809,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       const { actor, profile } = checkMeta(meta);
       const table = await tableFor(tableName);
       checkCount(keys, 'key');
-      const normalized = keys.map((key) => normalizeKey(table, key));
+      const normalized = keys.map((key) => normalizeKey(table, key, source.rows.checkValue));
       const images: string[] = [];
       for (const [index, key] of normalized.entries())
         images.push(await imageOf(table, key, `keys[${index}]`));

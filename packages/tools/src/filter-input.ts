@@ -16,8 +16,10 @@ import {
   resolveColumnIn,
   type Sort,
   type TableInfo,
+  type ValueCheck,
+  validateFilter,
+  validateSort,
 } from '@toolrow/datasource';
-import { compileSort, validateFilter } from '@toolrow/postgres';
 import { ToolError } from './errors.ts';
 
 /** The negated operators the input adds; each becomes {not: {…, op: base}} for the data source. */
@@ -234,11 +236,13 @@ export function checkFilter(
   table: TableInfo,
   input: FilterInput | null | undefined,
   field = 'filter',
+  /** The engine's own value check (its RowReader's), beyond the filter language's. */
+  checkValue?: ValueCheck,
 ): Filter | undefined {
   for (const [path, condition] of conditionsOf(input, field)) {
     const base = isNegated(condition.op) ? NEGATED_OPS[condition.op] : condition.op;
     try {
-      validateFilter(table, { ...condition, op: base } as FilterCondition);
+      validateFilter(table, { ...condition, op: base } as FilterCondition, checkValue);
     } catch (error) {
       throw located(tool, error, path, (message) =>
         message.replace(/^filter(?=[ :])/, path).replace(/^(\S+ \([^)]* )[a-z_]+\)/, `$1${condition.op})`),
@@ -248,7 +252,7 @@ export function checkFilter(
   const filter = toFilter(input);
   try {
     // What a condition alone cannot show: the whole filter's size and depth.
-    validateFilter(table, filter);
+    validateFilter(table, filter, checkValue);
   } catch (error) {
     throw located(tool, error, field, (message) => message.replace(/^filter[^\s:]*/, field));
   }
@@ -270,7 +274,7 @@ export function checkSort(
     }
   }
   try {
-    compileSort(table, sort);
+    validateSort(table, sort);
   } catch (error) {
     throw located(tool, error, field, (message) => message.replace(/^sort\b/, field));
   }

@@ -1,3 +1,4 @@
+import { isNumberText } from '@toolrow/datasource/numbers';
 import { useMemo, useRef, useState } from 'react';
 import { api, type ExportJob, type QueryPlanResult, type QueryResult, type TableRead } from './api.ts';
 import { formatCount } from './format.ts';
@@ -16,12 +17,7 @@ export interface WorkbenchProps {
 
 function looksNumeric(values: unknown[]): boolean {
   const present = values.filter((value) => value !== null && value !== undefined);
-  return (
-    present.length > 0 &&
-    present.every(
-      (value) => typeof value === 'number' || (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)),
-    )
-  );
+  return present.length > 0 && present.every((value) => typeof value === 'number' || isNumberText(value));
 }
 
 interface Language {

@@ -1,4 +1,5 @@
 // Pure helpers for showing and editing values; tested in format.test.ts.
+import { isNumberText } from '@toolrow/datasource/numbers';
 import type { ColumnInfo, Filter, FilterCondition, Row, RowKey } from './api.ts';
 
 const NUMERIC =
@@ -327,7 +328,7 @@ function parseDynamoEdit(
     return column.nullable ? { value: null } : { error: `${column.name} is a key: it needs a value.` };
   }
   if (types.length === 1 && types[0] === 'N') {
-    if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(trimmed))
+    if (!isNumberText(trimmed))
       return { error: `${column.name} holds numbers: '${text}' is not one (type digits, e.g. 12.50).` };
     return { value: trimmed };
   }

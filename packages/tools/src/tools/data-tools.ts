@@ -20,7 +20,7 @@ import {
   within,
 } from '../schemas.ts';
 import { exportSummary } from './app-tools.ts';
-import { guardSql } from './query-tools.ts';
+import { guardStatement } from './query-tools.ts';
 import { filterText } from './ui-tools.ts';
 
 // Named in advice; typed so a renamed row breaks the build here.
@@ -58,7 +58,7 @@ export const countRows = defineTool({
   }),
   async execute(input, ctx) {
     const table = await ctx.source.schema.resolveTable(input.table);
-    const filter = checkFilter('countRows', table, input.filter);
+    const filter = checkFilter('countRows', table, input.filter, 'filter', ctx.source.rows.checkValue);
     const count = await ctx.source.rows.count(table.qualifiedName, filter, readOptions(ctx));
     return {
       table: table.qualifiedName,
@@ -181,13 +181,14 @@ async function prepareExport(input: z.output<typeof exportInput>, ctx: ToolConte
         },
       );
     }
-    const statement = await guardSql('startExport', input.sql);
+    // The connection's own statement check, as runQuery's: the export engine checks again.
+    const statement = await guardStatement('startExport', input.sql, ctx);
     if (input.path !== undefined) await ctx.state.exports.resolvePath(input.path);
     return { ...input, sql: statement.statement };
   }
   const table = await ctx.source.schema.resolveTable(input.table!);
   // Same checks the export engine makes, before anything starts.
-  checkFilter('startExport', table, input.filter);
+  checkFilter('startExport', table, input.filter, 'filter', ctx.source.rows.checkValue);
   checkSort('startExport', table, input.sort);
   for (const column of input.columns ?? []) ctx.source.schema.resolveColumn(table, column);
   if (input.path !== undefined) await ctx.state.exports.resolvePath(input.path);

@@ -1,8 +1,7 @@
 // UI state: the silent readers and the open tools (which change tabs now). Propose twins reuse
 // each open tool's `prepare` and `label` (see propose.ts) and change nothing.
 import { randomUUID } from 'node:crypto';
-import type { Filter, RowKey, Sort } from '@toolrow/datasource';
-import { normalizeKey } from '@toolrow/postgres';
+import { type Filter, normalizeKey, type RowKey, type Sort } from '@toolrow/datasource';
 import type { Tab, UiState } from '@toolrow/state';
 import { z } from 'zod';
 import { capList, clipText, modelValue } from '../bounds.ts';
@@ -192,7 +191,7 @@ const tableViewInput = z.strictObject({
 
 async function prepareTableView(input: z.output<typeof tableViewInput>, ctx: ToolContext) {
   const table = await ctx.source.schema.resolveTable(input.table);
-  checkFilter('openTable', table, input.filter);
+  checkFilter('openTable', table, input.filter, 'filter', ctx.source.rows.checkValue);
   checkSort('openTable', table, input.sort);
   return { ...input, table: table.qualifiedName };
 }
@@ -302,7 +301,7 @@ async function prepareSetFilter(input: z.output<typeof setFilterInput>, ctx: Too
     name = tab.table;
   }
   const table = await ctx.source.schema.resolveTable(name);
-  checkFilter('setFilter', table, input.filter);
+  checkFilter('setFilter', table, input.filter, 'filter', ctx.source.rows.checkValue);
   checkSort('setFilter', table, input.sort);
   return { ...input, table: table.qualifiedName };
 }
@@ -353,7 +352,10 @@ async function prepareOpenRow(input: z.output<typeof openRowInput>, ctx: ToolCon
   const table = await ctx.source.schema.resolveTable(input.table);
   return {
     table: table.qualifiedName,
-    key: normalizeKey(table, input.key) as Record<string, string | number | boolean | null>,
+    key: normalizeKey(table, input.key, ctx.source.rows.checkValue) as Record<
+      string,
+      string | number | boolean | null
+    >,
   };
 }
 
