@@ -17,7 +17,7 @@ import {
   type FilterCondition,
   type Row,
   type RowKey,
-  rowPieces,
+  rowBody,
   type StagingConflict,
   type TableInfo,
 } from '@toolrow/datasource';
@@ -272,7 +272,7 @@ function openMemory(name: string): DataSource {
               async function* batches() {
                 yield store.get(info.name)!;
               }
-              return rowPieces(
+              return rowBody(
                 format,
                 info.columns.map((column) => column.name),
                 batches(),

@@ -127,6 +127,23 @@ export interface ExportPiece {
   rows: number;
 }
 
+/**
+ * An export file's body as an engine hands it over: its chunks as it reads them (COPY's bytes, a
+ * page of items, a batch of rows), each turned into bytes by `take` as the file takes them — no
+ * copy or extra step per chunk, which at a chunk per row would be most of an export's time.
+ */
+export interface ExportBody<Chunk = unknown> {
+  /** Written first (a CSV header, '['). */
+  head?: string;
+  chunks: AsyncIterable<Chunk>;
+  /** One chunk as the file's bytes and the records it completes. */
+  take(chunk: Chunk): ExportPiece;
+  /** Written once every chunk is ('\n]'). */
+  tail?(): string;
+  /** Called when the body ends, is stopped or fails (a result to close). */
+  close?(): void;
+}
+
 /** One export an engine has planned: what its job records, and the file's bytes once it runs. */
 export interface PlannedExport {
   /** The default file name's first part: a table's name, or 'query'. */
@@ -136,10 +153,10 @@ export interface PlannedExport {
   /** Records expected, when the engine can tell before it starts (null: unknown). */
   estimate?(signal?: AbortSignal): Promise<number | null>;
   /**
-   * The file's bytes in order, header and footer included; reading stops when `signal` aborts.
-   * Called once the job runs: errors before the first piece (a bad column) fail the job.
+   * The file's body: what the engine reads and how each chunk becomes bytes; reading stops when
+   * `signal` aborts. Called once the job runs: an error here (a bad column) fails the job.
    */
-  write(format: ExportFormat, signal: AbortSignal): Promise<AsyncIterable<ExportPiece>>;
+  write(format: ExportFormat, signal: AbortSignal): Promise<ExportBody>;
   /** What the time-limit message counts ('rows', 'items'). */
   unit?: string;
   /** Its advice for an export that ran out of time ('Narrow the query (WHERE, fewer columns)'). */
@@ -258,9 +275,18 @@ export function createExportRunner(options: {
     const deadline = Date.now() + limitMs;
     let stream: WriteStream | undefined;
     let rowsDone = 0;
+    let written: ExportBody | undefined;
+    let closed = false;
+    // Once, whether the body ran to its end, failed, or never started (the file could not be made).
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      written?.close?.();
+    };
     try {
       await jobs.markRunning(job.id);
-      const pieces = await planned.write(job.format, signal);
+      written = await planned.write(job.format, signal);
+      const handed = written;
       await mkdir(dirname(job.path), { recursive: true, mode: 0o700 });
       // The directories now exist: check again that none of them is a link out.
       await resolveExportPath(root, relative(root, job.path));
@@ -276,20 +302,29 @@ export function createExportRunner(options: {
       // The engine's bytes go to the file as the file takes them: pipeline pulls the next piece
       // only when the write stream has room, and the engine's read waits meanwhile.
       async function* body(): AsyncGenerator<Uint8Array> {
-        for await (const piece of pieces) {
-          if (Date.now() > deadline) throw new ExportTimeLimit(limitMs);
-          if (signal.aborted) throw signal.reason ?? abortedError();
-          rowsDone += piece.rows;
-          if (piece.bytes.length > 0) yield piece.bytes;
-          if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
-            lastReport = Date.now();
-            await jobs.progress(job.id, rowsDone, file.bytesWritten + file.writableLength);
+        try {
+          if (handed.head) yield Buffer.from(handed.head);
+          for await (const chunk of handed.chunks) {
+            if (Date.now() > deadline) throw new ExportTimeLimit(limitMs);
+            if (signal.aborted) throw signal.reason ?? abortedError();
+            const piece = handed.take(chunk);
+            rowsDone += piece.rows;
+            if (piece.bytes.length > 0) yield piece.bytes;
+            if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
+              lastReport = Date.now();
+              await jobs.progress(job.id, rowsDone, file.bytesWritten + file.writableLength);
+            }
           }
+          const tail = handed.tail?.();
+          if (tail) yield Buffer.from(tail);
+        } finally {
+          close();
         }
       }
       await pipeline(body, file);
       await jobs.finish(job.id, { state: 'done', rowsDone, bytesWritten: stream.bytesWritten, error: null });
     } catch (error) {
+      close();
       if (stream && !stream.closed)
         await new Promise<void>((done) => stream!.destroy() && stream!.once('close', () => done()));
       if (stream) await unlink(job.path).catch(() => {});
@@ -366,29 +401,30 @@ function csvCell(value: unknown): string {
 }
 
 /**
- * An engine that hands over plain rows gets the file's pieces from this: CSV (a header of
- * `columns`), NDJSON or a JSON array, one piece per batch of rows.
+ * An engine that hands over plain rows gets its export body from this: CSV (a header of `columns`),
+ * NDJSON or a JSON array, a piece per batch of rows.
  */
-export async function* rowPieces(
+export function rowBody(
   format: ExportFormat,
   columns: readonly string[],
   batches: AsyncIterable<readonly Row[]>,
-): AsyncGenerator<ExportPiece> {
-  const encode = (text: string, rows: number): ExportPiece => ({ bytes: Buffer.from(text), rows });
+): ExportBody<readonly Row[]> {
   const json = (row: Row) =>
     JSON.stringify(Object.fromEntries(columns.map((name) => [name, row[name] ?? null])));
   let first = true;
-  if (format === 'csv') yield encode(`${columns.map(csvCell).join(',')}\r\n`, 0);
-  if (format === 'json') yield encode('[', 0);
-  for await (const rows of batches) {
-    let text = '';
-    for (const row of rows) {
-      if (format === 'csv') text += `${columns.map((name) => csvCell(row[name])).join(',')}\r\n`;
-      else if (format === 'ndjson') text += `${json(row)}\n`;
-      else text += `${first ? '\n' : ',\n'}${json(row)}`;
-      first = false;
-    }
-    yield encode(text, rows.length);
-  }
-  if (format === 'json') yield encode(']\n', 0);
+  return {
+    head: format === 'csv' ? `${columns.map(csvCell).join(',')}\r\n` : format === 'json' ? '[' : '',
+    chunks: batches,
+    take(rows) {
+      let text = '';
+      for (const row of rows) {
+        if (format === 'csv') text += `${columns.map((name) => csvCell(row[name])).join(',')}\r\n`;
+        else if (format === 'ndjson') text += `${json(row)}\n`;
+        else text += `${first ? '\n' : ',\n'}${json(row)}`;
+        first = false;
+      }
+      return { bytes: Buffer.from(text), rows: rows.length };
+    },
+    tail: () => (format === 'json' ? ']\n' : ''),
+  };
 }

@@ -36,10 +36,11 @@ export {
 export {
   createExportRunner,
   createMemoryExportJobStore,
+  type ExportBody,
   type ExportPiece,
   type PlannedExport,
   resolveExportPath,
-  rowPieces,
+  rowBody,
 } from './export-jobs.ts';
 export type {
   ExportEngine,

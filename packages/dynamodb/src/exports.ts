@@ -10,11 +10,11 @@ import {
 import {
   createExportRunner,
   DataSourceError,
+  type ExportBody,
   type ExportEngine,
   type ExportEngineOptions,
   type ExportFormat,
   type ExportJobStore,
-  type ExportPiece,
   type ExportRequest,
   isDataSourceError,
   type SchemaCache,
@@ -184,51 +184,47 @@ export function createDynamoExportEngine(
         estimate: async () => planned.rowsEstimate,
         unit: 'items',
         narrow: 'Narrow the export (a key filter)',
-        write: async (format, signal) => pieces(planned, format, signal),
+        write: (format, signal) => bodyOf(planned, format, signal),
       };
     },
   });
 }
 
-const piece = (text: string, rows: number): ExportPiece => ({ bytes: Buffer.from(text), rows });
-
-/** The file's pieces: a page of items (or a batch of a SQL result's rows) at a time. */
-async function* pieces(
-  planned: Plan,
-  format: ExportFormat,
-  signal: AbortSignal,
-): AsyncGenerator<ExportPiece> {
+/** The file's body: a page of items (or a batch of a SQL result's rows) at a time. */
+async function bodyOf(planned: Plan, format: ExportFormat, signal: AbortSignal): Promise<ExportBody> {
   let first = true;
   if (planned.rows) {
     const result = await planned.rows(signal);
-    try {
-      const formatted = rowFormatter(format, result.columns, result.numeric);
-      yield piece(formatted.head, 0);
-      for await (const rows of result.batches) {
+    const formatted = rowFormatter(format, result.columns, result.numeric);
+    return {
+      head: formatted.head,
+      chunks: result.batches,
+      take(rows: unknown[][]) {
         let text = '';
         for (const row of rows) {
           text += formatted.record(row, first);
           first = false;
         }
-        yield piece(text, rows.length);
-      }
-      yield piece(formatted.tail, 0);
-    } finally {
-      result.close();
-    }
-    return;
+        return { bytes: Buffer.from(text), rows: rows.length };
+      },
+      tail: () => formatted.tail,
+      close: () => result.close(),
+    } satisfies ExportBody<unknown[][]>;
   }
   const formatted = formatter(format, planned.columns);
-  yield piece(formatted.head, 0);
-  for await (const items of planned.pages!(signal)) {
-    let text = '';
-    for (const item of items) {
-      text += formatted.record(item, first);
-      first = false;
-    }
-    yield piece(text, items.length);
-  }
-  yield piece(formatted.tail, 0);
+  return {
+    head: formatted.head,
+    chunks: planned.pages!(signal),
+    take(items: Record<string, AttributeValue>[]) {
+      let text = '';
+      for (const item of items) {
+        text += formatted.record(item, first);
+        first = false;
+      }
+      return { bytes: Buffer.from(text), rows: items.length };
+    },
+    tail: () => formatted.tail,
+  } satisfies ExportBody<Record<string, AttributeValue>[]>;
 }
 
 /** A SQL result row as JSON: a number column's values as JSON numbers with their exact digits. */

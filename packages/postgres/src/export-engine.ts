@@ -208,17 +208,10 @@ export function createExportEngine(
         unit: 'rows',
         narrow: 'Narrow the query (WHERE, fewer columns)',
         async write(format, signal) {
-          return pieces(await layOut(planned, format, request, signal));
+          const layout = await layOut(planned, format, request, signal);
+          return { head: layout.header, chunks: layout.source, take: layout.take, tail: layout.footer };
         },
       };
     },
   });
-}
-
-/** The file's pieces: the header, each chunk of the database's bytes as records, the footer. */
-async function* pieces(layout: Layout): AsyncGenerator<Piece> {
-  if (layout.header !== '') yield { bytes: Buffer.from(layout.header), rows: 0 };
-  for await (const chunk of layout.source) yield layout.take(chunk);
-  const footer = layout.footer();
-  if (footer !== '') yield { bytes: Buffer.from(footer), rows: 0 };
 }

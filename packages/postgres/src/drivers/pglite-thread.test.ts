@@ -231,7 +231,7 @@ describe('on-disk PGlite stops a runaway read at its timeout', () => {
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
-        ['--input-type=module', '-e', script],
+        ['--conditions=@toolrow/source', '--input-type=module', '-e', script],
         { timeout: 60_000 },
         (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
       );
