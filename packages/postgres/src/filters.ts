@@ -5,6 +5,7 @@ import {
   type ColumnInfo,
   type CompiledSql,
   DataSourceError,
+  describeValue,
   type Filter,
   type FilterOp,
   filterColumns as filterColumnsOf,
@@ -29,12 +30,6 @@ const COMPARISON: Partial<Record<FilterOp, string>> = {
 const NUMERIC_TYPE_IDS = new Set([20, 21, 23, 26, 700, 701, 1700]);
 const BOOLEAN_TYPE_ID = 16;
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? `the string ${JSON.stringify(value).slice(0, 60)}` : typeof value;
-}
-
 /**
  * PostgreSQL's check of a value for a column: integer ranges (keys and filters), and in filters
  * numbers and booleans, caught with a clear message before Postgres says it more vaguely.
@@ -49,14 +44,14 @@ export const checkValue: ValueCheck = (column: ColumnInfo, value, where, code) =
     if (!ok)
       throw new DataSourceError(
         'invalid-filter',
-        `${where}: column '${column.name}' is ${column.type}, so the value must be a number, got ${describe(value)}.`,
+        `${where}: column '${column.name}' is ${column.type}, so the value must be a number, got ${describeValue(value)}.`,
       );
   } else if (column.typeId === BOOLEAN_TYPE_ID) {
     const ok = typeof value === 'boolean' || value === 'true' || value === 'false';
     if (!ok)
       throw new DataSourceError(
         'invalid-filter',
-        `${where}: column '${column.name}' is boolean, so the value must be true or false, got ${describe(value)}.`,
+        `${where}: column '${column.name}' is boolean, so the value must be true or false, got ${describeValue(value)}.`,
       );
   }
 };
