@@ -2,6 +2,7 @@
 // The AWS SDK loads when a connection opens, not when the apps list the engines.
 import { isAbsolute, resolve } from 'node:path';
 import type { EngineDescriptor } from '@toolrow/datasource/engine';
+import { DataSourceError } from '@toolrow/datasource/errors';
 import { DYNAMODB_FEATURES } from './features.ts';
 import { parseDynamoUrl } from './url.ts';
 
@@ -21,7 +22,8 @@ export const dynamodbEngine: EngineDescriptor = {
   async open(options) {
     const env = options.env ?? process.env;
     const url = options.url ?? env.DATABASE_URL?.trim();
-    if (!url) throw new Error('A DynamoDB connection needs its dynamodb:// URL.');
+    if (!url)
+      throw new DataSourceError('config', `A DynamoDB connection needs its URL: ${dynamodbEngine.urlForms}.`);
     const dir = options.dataDir ?? (env.TOOLROW_DATA_DIR?.trim() || '.toolrow');
     const { openDynamoDataSource } = await import('./source.ts');
     return openDynamoDataSource({

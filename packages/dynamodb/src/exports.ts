@@ -1,12 +1,7 @@
 // Exports of a table (a Scan in parallel segments, or a Query) or a PartiQL SELECT to CSV, NDJSON or
 // JSON: pages go to the file as it takes them (memory flat in the item count), with progress,
 // cancel and a time limit; a stopped export leaves no partial file.
-import {
-  type AttributeValue,
-  type DynamoDBClient,
-  ExecuteStatementCommand,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, ExecuteStatementCommand } from '@aws-sdk/client-dynamodb';
 import {
   createExportRunner,
   DataSourceError,
@@ -21,21 +16,13 @@ import {
   type TableInfo,
 } from '@toolrow/datasource';
 import { planRead, type ReadPlan } from './expressions.ts';
-import { merge, type Pages } from './pages.ts';
+import { type Pages, parallelScan } from './pages.ts';
 import { checkReadOnlyPartiql } from './partiql-guard.ts';
 import { projectionOrder } from './queries.ts';
 import { keysFor, readItems } from './rows.ts';
 import type { KeyMap } from './schema.ts';
 import type { SqlRows, SqlRunner } from './sql/runner.ts';
 import { attributeJson, itemJson } from './values.ts';
-
-/** Segments a whole-table Scan is read in at once (DynamoDB's parallel scan). */
-export const SCAN_SEGMENTS = 4;
-/**
- * Items a segment reads per request: a page in flight per segment is what the export holds, so a
- * page well under DynamoDB's 1 MB keeps the memory of four at once small, whatever the item count.
- */
-export const SCAN_PAGE_ITEMS = 1000;
 
 interface Plan {
   label: string;
@@ -134,30 +121,16 @@ export function createDynamoExportEngine(
       for await (const page of readItems(client, table, read, { signal })) yield page.items;
       return;
     }
-    yield* merge(
-      Array.from({ length: SCAN_SEGMENTS }, (_, segment) => scanSegment(table, read, segment, signal)),
+    yield* parallelScan(
+      client,
+      {
+        TableName: table.name,
+        ...(read.filter ? { FilterExpression: read.filter } : {}),
+        ...(Object.keys(read.names).length > 0 ? { ExpressionAttributeNames: read.names } : {}),
+        ...(Object.keys(read.values).length > 0 ? { ExpressionAttributeValues: read.values } : {}),
+      },
+      { signal },
     );
-  }
-
-  async function* scanSegment(table: TableInfo, read: ReadPlan, segment: number, signal: AbortSignal): Pages {
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await client.send(
-        new ScanCommand({
-          TableName: table.name,
-          Segment: segment,
-          TotalSegments: SCAN_SEGMENTS,
-          Limit: SCAN_PAGE_ITEMS,
-          ...(read.filter ? { FilterExpression: read.filter } : {}),
-          ...(Object.keys(read.names).length > 0 ? { ExpressionAttributeNames: read.names } : {}),
-          ...(Object.keys(read.values).length > 0 ? { ExpressionAttributeValues: read.values } : {}),
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-        { abortSignal: signal },
-      );
-      yield page.Items ?? [];
-      start = page.LastEvaluatedKey;
-    } while (start);
   }
 
   async function* statementPages(statement: string, signal: AbortSignal): Pages {

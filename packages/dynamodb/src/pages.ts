@@ -1,8 +1,52 @@
 // Pages of items read in parallel (DynamoDB's segmented Scan, several Queries at once), merged as
 // they arrive with at most one page of each in flight: what exports and SQL reads hold in memory.
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
+} from '@aws-sdk/client-dynamodb';
 
 export type Pages = AsyncIterable<Record<string, AttributeValue>[]>;
+
+/** Segments a whole-table Scan is read in at once (DynamoDB's parallel scan). */
+export const SCAN_SEGMENTS = 4;
+/**
+ * Items a segment reads per request: a page in flight per segment is what a reader holds, so a
+ * page well under DynamoDB's 1 MB keeps the memory of four at once small, whatever the item count.
+ */
+export const SCAN_PAGE_ITEMS = 1000;
+
+/**
+ * A whole table as a parallel Scan of SCAN_SEGMENTS segments, SCAN_PAGE_ITEMS a request, pages
+ * merged as they arrive; `onPage` sees each response (its scanned count, its capacity).
+ */
+export function parallelScan(
+  client: DynamoDBClient,
+  input: Omit<ScanCommandInput, 'Segment' | 'TotalSegments' | 'Limit' | 'ExclusiveStartKey'>,
+  options: { signal?: AbortSignal; onPage?: (page: ScanCommandOutput) => void } = {},
+): Pages {
+  async function* segment(index: number): Pages {
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await client.send(
+        new ScanCommand({
+          ...input,
+          Segment: index,
+          TotalSegments: SCAN_SEGMENTS,
+          Limit: SCAN_PAGE_ITEMS,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+        options.signal ? { abortSignal: options.signal } : {},
+      );
+      options.onPage?.(page);
+      yield page.Items ?? [];
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return merge(Array.from({ length: SCAN_SEGMENTS }, (_, index) => segment(index)));
+}
 
 /**
  * Pages of several sources as they arrive, at most one page of each in memory, and at most

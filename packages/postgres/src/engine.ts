@@ -73,14 +73,12 @@ export const postgresEngine: EngineDescriptor = {
     const { hardeningSql, READER_ROLE, readerRoleSql, userSchemas } = await import('./reader-role.ts');
     const open = dataSourceOptions(options);
     const named = options.url !== undefined;
-    if (open.url === undefined && !named) {
-      return {
-        text: `Your data is embedded PGlite: Toolrow sets up the reader role (${READER_ROLE}, SELECT only, hardened) itself. Nothing to do.\n`,
-      };
-    }
     if (open.url === undefined) {
+      const where = named
+        ? `This connection is embedded PGlite (${open.pgdata})`
+        : 'Your data is embedded PGlite';
       return {
-        text: `This connection is embedded PGlite (${open.pgdata}): Toolrow sets up the reader role (${READER_ROLE}, SELECT only, hardened) itself. Nothing to do.\n`,
+        text: `${where}: Toolrow sets up the reader role (${READER_ROLE}, SELECT only, hardened) itself. Nothing to do.\n`,
       };
     }
     const env = options.env ?? process.env;

@@ -1,6 +1,7 @@
 // The server's HTTP API as the desktop sees it: wire types and one small fetch client.
 // The server (apps/server) maps the data layer onto these shapes; the end-to-end tests hold both ends together.
 
+import type { TableRead } from '@toolrow/datasource';
 import type { UIMessage } from 'ai';
 
 export type PermissionMode = 'manual' | 'auto' | 'full-auto';
@@ -271,6 +272,9 @@ export interface RowsPage {
   sortDropped?: string;
 }
 
+/** How each table was read for a statement (the engine's own words: the contract's type). */
+export type { TableRead };
+
 export interface QueryResult {
   columns: string[];
   rows: Row[];
@@ -279,15 +283,6 @@ export interface QueryResult {
   elapsedMs: number;
   /** How each table was read, where the engine says (DynamoDB). */
   reads?: TableRead[];
-}
-
-export interface TableRead {
-  table: string;
-  operation: 'GetItem' | 'BatchGetItem' | 'Query' | 'Scan';
-  index?: string;
-  items: number;
-  capacity?: number;
-  note?: string;
 }
 
 export interface QueryPlanResult {

@@ -11,11 +11,10 @@ import {
   type DynamoDBClient,
   GetItemCommand,
   QueryCommand,
-  ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type ColumnInfo, DataSourceError, type TableInfo } from '@toolrow/datasource';
-import { merge, type Pages } from '../pages.ts';
+import { merge, type Pages, parallelScan } from '../pages.ts';
 import type { DynamoKeys } from '../schema.ts';
 import { attributeJson, toAttribute } from '../values.ts';
 import type { Constant, Pin } from './analyze.ts';
@@ -40,10 +39,8 @@ export interface LoadOptions {
   maxItemsRead: number;
 }
 
-const SEGMENTS = 4;
 /** Queries of one lookup in flight at once. */
 const LOOKUP_CONCURRENCY = 8;
-const PAGE_ITEMS = 1000;
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}(:?\d{2})?)$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -269,33 +266,22 @@ export async function loadTables(
     };
 
     const scan = (): Pages =>
-      merge(
-        Array.from({ length: SEGMENTS }, (_, segment) =>
-          (async function* () {
-            let start: Record<string, AttributeValue> | undefined;
-            do {
-              const page = await client.send(
-                new ScanCommand({
-                  TableName: table.name,
-                  Segment: segment,
-                  TotalSegments: SEGMENTS,
-                  Limit: PAGE_ITEMS,
-                  ReturnConsumedCapacity: 'TOTAL',
-                  ProjectionExpression: projection.ProjectionExpression,
-                  ExpressionAttributeNames: { ...projection.ExpressionAttributeNames, ...filter?.names },
-                  ...(filter
-                    ? { FilterExpression: filter.expression, ExpressionAttributeValues: filter.values }
-                    : {}),
-                  ...(start ? { ExclusiveStartKey: start } : {}),
-                }),
-                { abortSignal },
-              );
-              counted(access, read, page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits);
-              yield page.Items ?? [];
-              start = page.LastEvaluatedKey;
-            } while (start);
-          })(),
-        ),
+      parallelScan(
+        client,
+        {
+          TableName: table.name,
+          ReturnConsumedCapacity: 'TOTAL',
+          ProjectionExpression: projection.ProjectionExpression,
+          ExpressionAttributeNames: { ...projection.ExpressionAttributeNames, ...filter?.names },
+          ...(filter
+            ? { FilterExpression: filter.expression, ExpressionAttributeValues: filter.values }
+            : {}),
+        },
+        {
+          signal: abortSignal,
+          onPage: (page) =>
+            counted(access, read, page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits),
+        },
       );
 
     const query = (values: AttributeValue[]): Pages =>
