@@ -131,6 +131,56 @@ describe('the same step is too early', () => {
   });
 });
 
+describe('a way back from no match', () => {
+  /** What a model reads in a search result's note and acts on: the first searchTools call it names. */
+  const retryNamedIn = (call: LanguageModelV4CallOptions, id: string): ScriptedPart[] => {
+    const output = resultsIn(call.prompt).get(id)?.output.value as { note?: string } | undefined;
+    const query = /searchTools\(query='([^']+)'\)/.exec(output?.note ?? '')?.[1];
+    return query ? [{ tool: 'searchTools', input: { query }, id: `${id}-retry` }] : [{ text: 'stuck' }];
+  };
+
+  it.each([
+    ['Greek, which no row carries', 'εξαγωγή του πίνακα σε αρχείο csv', 'weak'],
+    ['Swahili, matching only "csv"', 'hamisha jedwali hili kama faili la csv', 'weak'],
+    ['Hebrew, matching nothing', 'ייצא את הטבלה לקובץ', 'none'],
+  ])(
+    'a request in %s gets a note the model acts on: the retry it names finds the tool',
+    async (_, query, kind) => {
+      const backend = recordingBackend();
+      const model = scriptedModel([
+        [{ tool: 'searchTools', input: { query }, id: 's1' }],
+        (call) => retryNamedIn(call, 's1'),
+        callIfOffered('startExport', { table: 'orders', format: 'csv' }, 'x1'),
+        [{ text: 'Export started.' }],
+      ]);
+      const agent = createAgent({ model, backend, store: memoryGateStore('full-auto') });
+      const result = await agent.runTurn([user(query)], { profileId: 'p' });
+      const first = resultsIn(model.doGenerateCalls[1]!.prompt).get('s1')!.output.value as {
+        results: unknown[];
+        note: string;
+      };
+      if (kind === 'none') {
+        expect(first.results).toEqual([]);
+        expect(first.note).toMatch(/^No tool matched\. .*English/);
+      } else expect(first.note).toMatch(/^Only "csv" of your \d+ words matched/);
+      expect(first.note).toContain("searchTools(query='export csv')");
+      expect(backend.calls.map((call) => call.name)).toEqual(['startExport']);
+      expect(result.text).toBe('Export started.');
+    },
+  );
+
+  it('a request the catalog understands gets no warning', async () => {
+    const model = scriptedModel([
+      [{ tool: 'searchTools', input: { query: 'export csv' }, id: 's1' }],
+      [{ text: 'ok' }],
+    ]);
+    const agent = createAgent({ model, backend: recordingBackend(), store: memoryGateStore() });
+    await agent.runTurn([user('export csv')], { profileId: 'p' });
+    const output = resultsIn(model.doGenerateCalls[1]!.prompt).get('s1')!.output.value as { note: string };
+    expect(output.note).toBe('These tools are active now: call them directly from your next step.');
+  });
+});
+
 describe('search budget', () => {
   it('the 4th search returns exactly the budget error without running the scorer', async () => {
     let scored = 0;

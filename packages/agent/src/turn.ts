@@ -45,7 +45,8 @@ import {
 import type { ExecutableToolName, GateStore, ProfilePermissions, ToolBackend } from './ports.ts';
 import { refusalMessage, ToolFailure, ToolRefusal } from './refusal.ts';
 import { searchToolsInputSchema } from './search/input-schema.ts';
-import { searchCatalog, type ToolMatch } from './search/scorer.ts';
+import { searchNote } from './search/recovery.ts';
+import { catalogIndex, type ToolMatch } from './search/scorer.ts';
 
 /** searchTools calls allowed per agent turn. */
 export const SEARCH_BUDGET = 3;
@@ -289,9 +290,10 @@ export class Turn {
     }
     this.#searches++;
     const engine = this.#engine;
-    const matches: ToolMatch[] = (
-      this.#deps.search ? this.#deps.search(query) : searchCatalog(query, { engine })
-    ).filter((match) => isServedBy(engine, match.name));
+    const index = catalogIndex(engine);
+    const matches: ToolMatch[] = (this.#deps.search ? this.#deps.search(query) : index.search(query)).filter(
+      (match) => isServedBy(engine, match.name),
+    );
     // The next step's prepareStep reads this set; changing it here, not in a step hook, is what
     // makes the found tools callable in the very next step.
     for (const match of matches) this.#active.add(match.name);
@@ -300,10 +302,12 @@ export class Turn {
       query,
       results: matches.map((match) => ({ name: match.name, summary: match.line })),
       searchesLeft,
-      note:
-        matches.length > 0
-          ? 'These tools are active now: call them directly from your next step.'
-          : `No tool matched. ${searchesLeft > 0 ? 'Try other words, or carry' : 'Carry'} on with the tools you have, or ask the user.`,
+      note: searchNote({
+        results: matches.map((match) => match.name),
+        coverage: index.coverage(query),
+        searchesLeft,
+        ...(engine ? { engine } : {}),
+      }),
     };
   }
 

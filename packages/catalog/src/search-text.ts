@@ -1,8 +1,10 @@
 // Tokenizing for tool search, the same at generation time (the catalog's search terms) and at query
-// time (searchTools): every script the rows carry words in. Latin-script words are lowercased,
-// accent-folded and lightly stemmed; Chinese, Japanese and Korean, written without spaces between
-// words, become character bigrams (a one-character run stays a unigram), so "把结果导出为JSON"
-// meets the keyword "导出". Full-width forms fold to their ASCII letters first (ＣＳＶ → csv).
+// time (searchTools): every script the rows carry words in. Words of scripts written with spaces
+// (Latin, Cyrillic, Arabic, Devanagari …) are lowercased, folded (accents, Arabic letter forms) and
+// lightly stemmed; scripts written without spaces between words (Chinese, Japanese, Korean, Thai,
+// Lao, Khmer, Myanmar) become character bigrams (a one-character run stays a unigram), so
+// "把结果导出为JSON" meets the keyword "导出". Full-width forms fold to their ASCII letters first
+// (ＣＳＶ → csv).
 
 /** Words that carry no meaning about which tool is wanted, in the languages the rows carry. */
 const STOPWORDS: ReadonlySet<string> = new Set(
@@ -17,6 +19,18 @@ const STOPWORDS: ReadonlySet<string> = new Set(
     'o os as um uma uns umas do da dos das no na nos nas em e ou que por para com como meu minha meus minhas',
     'le les une des du au aux et ou que qui pour par avec comme mon ma mes son sa ses est sont ce cette ces',
     'der die das den dem des ein eine einen einem einer und oder von zu mit fur im ist sind mein meine wie',
+    // Italian, Dutch, Polish, Turkish, Indonesian, Vietnamese (folded, as the tokenizer sees them)
+    'il lo gli di da con su tra questo questa questi queste mio mia miei mie nel nella negli delle dei della',
+    'het een van op voor en dat deze dit mijn naar zijn er bij ook',
+    'w z do od dla te ten ta moje moj jest sa ze',
+    'bu su ve icin bir mi ne',
+    'di ke dari yang dan ini itu untuk dengan saya semua',
+    'cac nay trong cua cho va la toi nhung voi mot',
+    // Russian, Ukrainian, Arabic, Hindi (folded: е for ё, bare alef, ي for ى, ه for ة)
+    'в во на и с со по из к у о об эти этот эта это все мои мой мне для как что же ли',
+    'ці цей ця це всі мої мій мені для як що та і й',
+    'في من على الى هذا هذه هذي ذلك و او مع عن كل',
+    'का की के में से को है हैं और यह ये मेरे मेरी मेरा इस इन',
   ]
     .join(' ')
     .split(' '),
@@ -33,8 +47,8 @@ export function splitCamel(text: string): string {
 
 /**
  * A light suffix stripper so that inflections meet: export/exports/exporting/exported → export,
- * index/indexes → index, query/queries → query. Applied to both the query and the catalog, so it
- * only has to be consistent, not linguistically right.
+ * index/indexes → index, query/queries → query, строки/строка → строк. Applied to both the query
+ * and the catalog, so it only has to be consistent, not linguistically right.
  */
 export function stem(word: string): string {
   if (word.length <= 3) return word;
@@ -49,8 +63,138 @@ export function stem(word: string): string {
 
 const STEMS = new Map<string, string>();
 const UPPER = /[A-Z]/;
+const CYRILLIC = /^[\u0400-\u04ff]+$/;
+const ARABIC = /^[\u0600-\u06ff]+$/;
+const DEVANAGARI = /^[\u0900-\u097f]+$/;
+
+/** Longest first: one of these goes, leaving a stem of three letters or more. */
+const CYRILLIC_ENDINGS = [
+  'ировать',
+  'ируйте',
+  'ирует',
+  'овать',
+  'уйте',
+  'ения',
+  'ение',
+  'ання',
+  'ення',
+  'иями',
+  'ями',
+  'ами',
+  'ого',
+  'его',
+  'ому',
+  'ему',
+  'ыми',
+  'ими',
+  'ать',
+  'ять',
+  'ить',
+  'еть',
+  'ати',
+  'ити',
+  'яти',
+  'ьте',
+  'йте',
+  'ите',
+  'ете',
+  'ешь',
+  'ишь',
+  'ют',
+  'ут',
+  'ят',
+  'ат',
+  'ет',
+  'ит',
+  'ов',
+  'ев',
+  'ів',
+  'ей',
+  'ой',
+  'ий',
+  'ый',
+  'ая',
+  'яя',
+  'ое',
+  'ее',
+  'ые',
+  'ие',
+  'ых',
+  'их',
+  'ым',
+  'им',
+  'ом',
+  'ем',
+  'ам',
+  'ям',
+  'ах',
+  'ях',
+  'ую',
+  'юю',
+  'ою',
+  'ею',
+  'ть',
+  'ти',
+  'а',
+  'я',
+  'о',
+  'е',
+  'ы',
+  'и',
+  'у',
+  'ю',
+  'ь',
+  'й',
+  'і',
+  'ї',
+  'є',
+];
+const ARABIC_PREFIXES = ['وال', 'بال', 'كال', 'فال', 'لل', 'ال'];
+const ARABIC_SUFFIXES = ['ها', 'ان', 'ات', 'ون', 'ين', 'يه', 'ه', 'ي'];
+const DEVANAGARI_ENDINGS = [
+  'ियाँ',
+  'ियां',
+  'ियों',
+  'ाएँ',
+  'ाएं',
+  'ाओं',
+  'ाना',
+  'ाने',
+  'ाओ',
+  'ों',
+  'ें',
+  'ाँ',
+  'ां',
+  'ी',
+  'ा',
+  'े',
+  'ि',
+  'ो',
+  'ु',
+  'ू',
+];
+
+function stripEnding(word: string, endings: readonly string[], keep: number): string {
+  for (const ending of endings)
+    if (word.endsWith(ending) && word.length - ending.length >= keep) return word.slice(0, -ending.length);
+  return word;
+}
 
 function stemOnce(word: string): string {
+  if (CYRILLIC.test(word)) {
+    const stemmed = stripEnding(word.replace(/(?:ся|сь)$/, ''), CYRILLIC_ENDINGS, 3);
+    return stemmed.replace(/[ьй]$/, '');
+  }
+  if (ARABIC.test(word)) {
+    let stemmed = word;
+    for (const prefix of ARABIC_PREFIXES)
+      if (stemmed.startsWith(prefix) && stemmed.length - prefix.length >= 3) {
+        stemmed = stemmed.slice(prefix.length);
+        break;
+      }
+    return stripEnding(stemmed, ARABIC_SUFFIXES, 3);
+  }
+  if (DEVANAGARI.test(word)) return stripEnding(word, DEVANAGARI_ENDINGS, 2);
   let stemmed = word;
   if (/(?:ies|ied)$/.test(stemmed)) stemmed = `${stemmed.slice(0, -3)}y`;
   else if (stemmed.endsWith('ing') && stemmed.length > 5) stemmed = undouble(stemmed.slice(0, -3));
@@ -61,6 +205,9 @@ function stemOnce(word: string): string {
   else if (stemmed.length >= 8 && stemmed.endsWith('en')) stemmed = stemmed.slice(0, -1);
   // A silent final e: stage/staged/staging and delete/deleted all meet.
   if (stemmed.length >= 4 && stemmed.endsWith('e')) stemmed = stemmed.slice(0, -1);
+  // Other final vowels of longer words, where Italian, Polish and Portuguese inflect:
+  // tabella/tabelle, wiersze/wierszy, linha/linhas.
+  else if (stemmed.length >= 5 && /[aiouy]$/.test(stemmed)) stemmed = stemmed.slice(0, -1);
   return stemmed;
 }
 
@@ -74,11 +221,18 @@ const ASCII_RUNS = /[a-z0-9]+/g;
 const DIGIT = /\d/;
 const LETTERS = /^[a-z]+$/;
 
-/** Han, kana and Hangul: scripts written without spaces between words. */
-const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}ー々〆';
+/**
+ * Han, kana, Hangul, Thai, Lao, Khmer and Myanmar: scripts tokenized as character bigrams (all but
+ * Hangul are written without spaces between words; Hangul's words inflect inside the word).
+ */
+const CJK_CLASS =
+  '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}ー々〆';
 const CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
-/** A run of CJK characters, or a run of other letters and digits ("csvでエクスポート" is two runs). */
-const RUNS = new RegExp(`[${CJK_CLASS}]+|(?:(?![${CJK_CLASS}])[\\p{L}\\p{N}])+`, 'gu');
+/**
+ * A run of CJK characters, or a run of other letters, their marks (Devanagari's vowel signs) and
+ * digits ("csvでエクスポート" is two runs).
+ */
+const RUNS = new RegExp(`[${CJK_CLASS}]+|(?:(?![${CJK_CLASS}])[\\p{L}\\p{M}\\p{N}])+`, 'gu');
 
 /**
  * Full-width forms to ASCII (NFKC), lowercase, and the accents of Latin letters folded: "Exportación"
@@ -92,10 +246,33 @@ export function foldText(text: string): string {
     .normalize('NFKC')
     .toLowerCase()
     .replace(/[\u00c0-\u024f\u1e00-\u1eff]/g, (letter) => letter.normalize('NFD').replace(/\p{M}/gu, ''))
-    .replace(/ß/g, 'ss')
-    .replace(/[æ]/g, 'ae')
-    .replace(/[œ]/g, 'oe');
+    .replace(/[ßæœıłøё]/g, (letter) => LETTER_FOLDS[letter] ?? '')
+    .replace(/\u0307/g, '')
+    .replace(ARABIC_FORMS, (letter) => LETTER_FOLDS[letter] ?? '');
 }
+
+/**
+ * Letters that keep their own form under NFD, folded as people type them without the mark (a
+ * Turkish ı, a Polish ł), and the dot İ leaves after lowercasing (U+0307). Vietnamese đ stays:
+ * folded, đếm (count) would be the German article "dem", a stopword.
+ * Arabic: the hamza forms of alef, alef maqsura and ta marbuta as their bare letters; diacritics
+ * and tatweel dropped.
+ */
+const LETTER_FOLDS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ı: 'i',
+  ł: 'l',
+  ø: 'o',
+  ё: 'е',
+  أ: 'ا',
+  إ: 'ا',
+  آ: 'ا',
+  ى: 'ي',
+  ة: 'ه',
+};
+const ARABIC_FORMS = /[أإآىة\u0640\u064b-\u0652\u0670]/g;
 
 /** Whether a term is a CJK bigram or unigram (not fuzzy-matched, not stemmed). */
 export function isCjkTerm(term: string): boolean {
@@ -126,11 +303,26 @@ export function termsWithWords(text: string): [term: string, word: string][] {
 }
 
 /**
- * A search query in one pass: its terms in order (for phrases), the CJK unigrams of its longer
- * runs (for one-character keywords), and the terms of words long enough to match at one edit.
+ * A verb's terms: as `terms`, but each word as typed (folded, not stemmed), so the verb "change"
+ * meets "change the price" and not the noun in "what changes are staged".
  */
-export function queryTerms(text: string): { ordered: string[]; unigrams: string[]; fuzzy: Set<string> } {
+export function verbTerms(text: string): string[] {
+  return termsWithWords(text).map(([term, word]) => (CJK.test(word[0]!) ? term : word));
+}
+
+/**
+ * A search query in one pass: its terms in order (for phrases), the same unstemmed (for verbs),
+ * the CJK unigrams of its longer runs (for one-character keywords), and the terms of words long
+ * enough to match at one edit.
+ */
+export function queryTerms(text: string): {
+  ordered: string[];
+  plain: string[];
+  unigrams: string[];
+  fuzzy: Set<string>;
+} {
   const ordered: string[] = [];
+  const plain: string[] = [];
   const unigrams: string[] = [];
   const fuzzy = new Set<string>();
   if (ASCII.test(text)) {
@@ -139,26 +331,33 @@ export function queryTerms(text: string): { ordered: string[]; unigrams: string[
       if (STOPWORDS.has(run) || (run.length === 1 && !DIGIT.test(run))) continue;
       const term = stem(run);
       ordered.push(term);
+      plain.push(run);
       if (run.length >= FUZZY_MIN_LENGTH && LETTERS.test(term)) fuzzy.add(term);
     }
-    return { ordered, unigrams, fuzzy };
+    return { ordered, plain, unigrams, fuzzy };
   }
   for (const run of foldText(splitCamel(text)).match(RUNS) ?? []) {
     if (CJK.test(run[0]!)) {
       const characters = [...run];
-      if (characters.length === 1) ordered.push(run);
-      else {
-        for (let at = 0; at + 1 < characters.length; at++)
-          ordered.push(characters[at]! + characters[at + 1]!);
+      if (characters.length === 1) {
+        ordered.push(run);
+        plain.push(run);
+      } else {
+        for (let at = 0; at + 1 < characters.length; at++) {
+          const bigram = characters[at]! + characters[at + 1]!;
+          ordered.push(bigram);
+          plain.push(bigram);
+        }
         unigrams.push(...characters);
       }
     } else if (!STOPWORDS.has(run) && (run.length > 1 || /\d/.test(run))) {
       const term = stem(run);
       ordered.push(term);
-      if (isFuzzyCandidate(run) && /^[a-z]+$/.test(term)) fuzzy.add(term);
+      plain.push(run);
+      if (isFuzzyCandidate(run) && isWordTerm(term)) fuzzy.add(term);
     }
   }
-  return { ordered, unigrams, fuzzy };
+  return { ordered, plain, unigrams, fuzzy };
 }
 
 /**
@@ -207,9 +406,16 @@ export function deletions(word: string): string[] {
 /** Typos are matched only on words this long or longer: short words are too close to each other. */
 export const FUZZY_MIN_LENGTH = 5;
 
-/** Whether a query word may match a row's at one edit: a Latin word of five letters or more as typed. */
+/** A word of a script written with spaces, letters only (no digit, no CJK): typos and inflections apply. */
+export function isWordTerm(term: string): boolean {
+  return WORD_LETTERS.test(term) && !CJK.test(term);
+}
+
+const WORD_LETTERS = /^[\p{L}\p{M}]+$/u;
+
+/** Whether a query word may match a row's at one edit: a word of five letters or more as typed. */
 export function isFuzzyCandidate(word: string): boolean {
-  return word.length >= FUZZY_MIN_LENGTH && /^[a-z]+$/.test(word);
+  return word.length >= FUZZY_MIN_LENGTH && isWordTerm(word);
 }
 
 /** What search reads of a row: the declaration's fields, whichever package holds the row. */
@@ -219,13 +425,17 @@ export interface SearchableRow {
   readonly keywords: readonly string[];
   readonly words?: Readonly<Record<string, readonly string[] | undefined>>;
   readonly engineWords?: Readonly<Record<string, readonly string[] | undefined>>;
+  readonly verbs?: readonly string[];
 }
 
 /** A row's search fields as terms: each keyword (and word) its own list, so phrases stay whole. */
 export interface SearchFields {
   name: string[];
+  /** Keywords, words and verbs: every one the row is found by. */
   keywords: string[][];
   description: string[];
+  /** The row's verbs, each as terms: a request that says one weighs this row above its nouns. */
+  verbs: string[][];
 }
 
 /**
@@ -239,12 +449,14 @@ export function searchFieldsOf(row: SearchableRow, engine?: string): SearchField
   const keywords = [
     ...row.keywords,
     ...Object.values(row.words ?? {}).flatMap((words) => words ?? []),
+    ...(row.verbs ?? []),
     ...engineWords,
   ];
   return {
     name: terms(row.name),
     keywords: keywords.map((keyword) => terms(keyword)).filter((list) => list.length > 0),
     description: terms(row.description),
+    verbs: (row.verbs ?? []).map((verb) => verbTerms(verb)).filter((list) => list.length > 0),
   };
 }
 
@@ -254,6 +466,8 @@ export interface RowSearchTerms {
   /** Its keywords and its words in every language, each as terms. */
   readonly keywords: readonly (readonly string[])[];
   readonly description: readonly string[];
+  /** Its verbs, as terms (also among its keywords). */
+  readonly verbs: readonly (readonly string[])[];
   /** Each engine's words, as terms: searched on a connection of that engine only. */
   readonly engineKeywords: Readonly<Record<string, readonly (readonly string[])[]>>;
 }
@@ -267,6 +481,7 @@ export function fieldsFromTerms(generated: RowSearchTerms, engine?: string): Sea
     name: [...generated.name],
     keywords: [...generated.keywords, ...engineKeywords].map((list) => [...list]),
     description: [...generated.description],
+    verbs: generated.verbs.map((list) => [...list]),
   };
 }
 
@@ -275,6 +490,10 @@ export function rowSearchTerms(row: SearchableRow): RowSearchTerms {
   const base = searchFieldsOf({ ...row, engineWords: {} });
   const engineKeywords: Record<string, string[][]> = {};
   for (const [engine, words] of Object.entries(row.engineWords ?? {}))
-    engineKeywords[engine] = (words ?? []).map((word) => terms(word)).filter((list) => list.length > 0);
+    engineKeywords[engine] = termLists(words ?? []);
   return { ...base, engineKeywords };
+}
+
+function termLists(words: readonly string[]): string[][] {
+  return words.map((word) => terms(word)).filter((list) => list.length > 0);
 }

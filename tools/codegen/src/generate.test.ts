@@ -263,6 +263,21 @@ describe('validating the rows', () => {
       want: /keyword 'CSV' is listed twice/,
     },
     {
+      rule: 'a verb listed once',
+      rows: [row({ verbs: "['change', 'Change']" })],
+      want: /verbs lists 'Change' twice .*\[verbs-clean\]/,
+    },
+    {
+      rule: 'a verb is not also a keyword',
+      rows: [row({ keywords: "['tables', 'change']", verbs: "['change']" })],
+      want: /'change' is in verbs and in keywords or words; keep it in verbs alone/,
+    },
+    {
+      rule: 'verbs are strings',
+      rows: [row({ verbs: '[1]' })],
+      want: /'verbs' must be a literal/,
+    },
+    {
       rule: 'silent rows write nothing',
       rows: [row({ writes: "'files'" })],
       want: /a silent row runs without asking anyone, so it must write nothing .* \[silent-writes-nothing\]/,

@@ -18,7 +18,27 @@ export type Writes = (typeof TOOL_WRITES)[number];
 export type StagedOperation = (typeof STAGED_OPERATIONS)[number];
 export type EngineFeature = (typeof ENGINE_FEATURES)[number];
 /** The languages a row's `words` are given in besides English (its keywords), as BCP 47 tags. */
-export const WORD_LANGUAGES = ['zh-Hans', 'zh-Hant', 'ja', 'ko', 'es', 'pt', 'fr', 'de'] as const;
+export const WORD_LANGUAGES = [
+  'zh-Hans',
+  'zh-Hant',
+  'ja',
+  'ko',
+  'es',
+  'pt',
+  'fr',
+  'de',
+  'ru',
+  'uk',
+  'it',
+  'nl',
+  'pl',
+  'tr',
+  'id',
+  'vi',
+  'ar',
+  'hi',
+  'th',
+] as const;
 export type WordLanguage = (typeof WORD_LANGUAGES)[number];
 
 export interface Row {
@@ -36,6 +56,8 @@ export interface Row {
   words?: Partial<Record<WordLanguage, string[]>>;
   /** Keyed by an engine's id (any engine; one the apps do not install is simply never matched). */
   engineWords?: Record<string, string[]>;
+  /** The act itself in any language (change, ändern, изменить, 更新 …): weighs more than nouns. */
+  verbs?: string[];
 }
 
 /** Where a row and each of its properties sit in the declaration file, for error messages. */

@@ -105,6 +105,26 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     },
   },
   {
+    id: 'verbs-clean',
+    field: 'verbs',
+    check: (row) => {
+      // A verb is also searched as a keyword: listed in both, it would count twice.
+      const elsewhere = new Set(
+        [...row.keywords, ...Object.values(row.words ?? {}).flat()].map((word) => word.toLowerCase()),
+      );
+      const seen = new Set<string>();
+      for (const verb of row.verbs ?? []) {
+        const key = verb.toLowerCase();
+        if (key.trim() === '') return 'verbs has an empty entry';
+        if (seen.has(key)) return `verbs lists '${verb}' twice`;
+        if (elsewhere.has(key))
+          return `'${verb}' is in verbs and in keywords or words; keep it in verbs alone`;
+        seen.add(key);
+      }
+      return undefined;
+    },
+  },
+  {
     id: 'discoverable-has-keywords',
     field: 'keywords',
     check: (row) =>

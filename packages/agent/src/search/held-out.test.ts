@@ -21,6 +21,28 @@ const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 // Connections as the catalog sees them: an engine's id (its users' words) and its features.
 const DYNAMODB = { engine: 'dynamodb', features: [] };
 const POSTGRES = { engine: 'postgres', features: ['foreignKeys'] };
+const LANGUAGES: HeldOutLanguage[] = [
+  'en',
+  'zh-Hans',
+  'zh-Hant',
+  'ja',
+  'ko',
+  'es',
+  'pt',
+  'fr',
+  'de',
+  'ru',
+  'uk',
+  'it',
+  'nl',
+  'pl',
+  'tr',
+  'id',
+  'vi',
+  'ar',
+  'hi',
+  'th',
+];
 
 function recall(requests: readonly (typeof HELD_OUT_REQUESTS)[number][]) {
   let at1 = 0;
@@ -39,13 +61,11 @@ function recall(requests: readonly (typeof HELD_OUT_REQUESTS)[number][]) {
 }
 
 describe('held-out requests, never used to tune the rows or the scorer', () => {
-  it('hold at least 150 requests in nine languages, with typos, synonyms and DynamoDB words', () => {
-    expect(HELD_OUT_REQUESTS.length).toBeGreaterThanOrEqual(150);
-    expect(new Set(HELD_OUT_REQUESTS.map((request) => request.language))).toEqual(
-      new Set(['en', 'zh-Hans', 'zh-Hant', 'ja', 'ko', 'es', 'pt', 'fr', 'de']),
-    );
+  it('hold at least 300 requests in twenty languages, with typos, synonyms, DynamoDB words and paraphrases', () => {
+    expect(HELD_OUT_REQUESTS.length).toBeGreaterThanOrEqual(300);
+    expect(new Set(HELD_OUT_REQUESTS.map((request) => request.language))).toEqual(new Set(LANGUAGES));
     expect(new Set(HELD_OUT_REQUESTS.map((request) => request.kind))).toEqual(
-      new Set(['typo', 'synonym', 'language', 'engine']),
+      new Set(['typo', 'synonym', 'language', 'engine', 'paraphrase']),
     );
   });
 
@@ -64,19 +84,22 @@ describe('held-out requests, never used to tune the rows or the scorer', () => {
     expect(readers.sort()).toEqual(['bench/search.ts', 'src/search/held-out.test.ts']);
   });
 
-  it('recall@3 ≥ 95% and recall@1 ≥ 85% over all of them', () => {
+  it('recall@3 ≥ 95% and recall@1 ≥ 90% over all of them', () => {
     const { at1, at3, misses } = recall(HELD_OUT_REQUESTS);
     expect(at3, misses.join('\n')).toBeGreaterThanOrEqual(0.95);
-    expect(at1).toBeGreaterThanOrEqual(0.85);
+    expect(at1).toBeGreaterThanOrEqual(0.9);
   });
 
-  it.each(['en', 'zh-Hans', 'zh-Hant', 'ja', 'ko', 'es', 'pt', 'fr', 'de'] satisfies HeldOutLanguage[])(
-    'recall@3 ≥ 90% in %s',
-    (language) => {
-      const { at3, misses } = recall(HELD_OUT_REQUESTS.filter((request) => request.language === language));
-      expect(at3, misses.join('\n')).toBeGreaterThanOrEqual(0.9);
-    },
-  );
+  it('requests led by a verb (change, add, remove, export, count, explain) find the act: recall@1 ≥ 75%, @3 ≥ 90%', () => {
+    const { at1, at3, misses } = recall(HELD_OUT_REQUESTS.filter((request) => request.kind === 'paraphrase'));
+    expect(at3, misses.join('\n')).toBeGreaterThanOrEqual(0.9);
+    expect(at1).toBeGreaterThanOrEqual(0.75);
+  });
+
+  it.each(LANGUAGES)('recall@3 ≥ 90% in %s', (language) => {
+    const { at3, misses } = recall(HELD_OUT_REQUESTS.filter((request) => request.language === language));
+    expect(at3, misses.join('\n')).toBeGreaterThanOrEqual(0.9);
+  });
 });
 
 describe('tokenizing every script the rows carry', () => {

@@ -1,5 +1,5 @@
 import { CATALOG_ROWS, type CatalogRow, isLoop, isPropose, type ToolName, twinOf } from '@toolrow/catalog';
-import { withinOneEdit } from '@toolrow/catalog/search';
+import { isWordTerm, withinOneEdit } from '@toolrow/catalog/search';
 import {
   DEFAULT_SCORER_PARAMETERS,
   type Field,
@@ -19,6 +19,7 @@ interface Document {
   fields: Record<Field, Map<string, number>>;
   lengths: Record<Field, number>;
   phrases: string[][];
+  verbs: string[][];
   /** Propose rows only: words of this row that its twin lacks. */
   ownTerms?: ReadonlySet<string>;
   twin?: ToolName;
@@ -83,6 +84,7 @@ export class NaiveSearchIndex {
             description: words.description.length,
           },
           phrases: searchFields.keywords.filter((phrase) => phrase.length > 1),
+          verbs: searchFields.verbs,
           line: summaryLine(row.description),
         };
       });
@@ -112,7 +114,7 @@ export class NaiveSearchIndex {
 
   /** Every scored row, best first, ties in row order; rows that share no word with the query are left out. */
   rank(query: string): ToolMatch[] {
-    const { ordered: queryTerms, unique, fuzzy } = queryTermsOf(query);
+    const { ordered: queryTerms, plain, unique, fuzzy } = queryTermsOf(query);
     const rawWords = rawWordsOf(query);
     if (unique.length === 0) return [];
     const { weights, lengthNormalisation: b, saturation: k1, phraseBonus, fuzzyWeight } = this.#parameters;
@@ -133,7 +135,7 @@ export class NaiveSearchIndex {
       if (present.has(term)) weightedTerms.push([term, 1]);
       else if (fuzzy.has(term))
         for (const word of vocabulary)
-          if (word.length >= FUZZY_VOCABULARY_LENGTH && /^[a-z]+$/.test(word) && withinOneEdit(term, word))
+          if (word.length >= FUZZY_VOCABULARY_LENGTH && isWordTerm(word) && withinOneEdit(term, word))
             weightedTerms.push([word, fuzzyWeight]);
     }
     const matched = weightedTerms.map(([term]) => term);
@@ -155,6 +157,7 @@ export class NaiveSearchIndex {
       }
       if (score === 0) continue;
       for (const phrase of doc.phrases) if (containsSequence(queryTerms, phrase)) score += phraseBonus;
+      if (doc.verbs.some((verb) => containsSequence(plain, verb))) score += this.#parameters.verbBonus;
       if (rawWords.has(doc.row.name.toLowerCase())) score += this.#parameters.exactNameBonus;
       const match = { name: doc.row.name, score, line: doc.line };
       matches.push(match);

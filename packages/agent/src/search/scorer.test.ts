@@ -132,6 +132,7 @@ describe('SearchIndex (inverted) against NaiveSearchIndex (every row per query)'
       CATALOG_ROWS.flatMap((row) => [
         ...row.keywords,
         ...Object.values(row.words ?? {}).flat(),
+        ...(row.verbs ?? []),
         ...row.description.split(/\s+/),
         row.name,
       ]),
@@ -139,7 +140,11 @@ describe('SearchIndex (inverted) against NaiveSearchIndex (every row per query)'
   ];
   // A word as users mistype it: two neighbouring letters swapped, one dropped, or one doubled.
   const typo = fc
-    .tuple(fc.constantFrom(...vocabulary.filter((each) => /^[a-z]{5,}$/.test(each))), fc.nat(), fc.nat(2))
+    .tuple(
+      fc.constantFrom(...vocabulary.filter((each) => /^(?:[a-z]{5,}|[\u0400-\u04ff]{5,})$/.test(each))),
+      fc.nat(),
+      fc.nat(2),
+    )
     .map(([each, at, kind]) => {
       const i = at % (each.length - 1);
       if (kind === 0) return each.slice(0, i) + each[i + 1] + each[i] + each.slice(i + 2);
@@ -156,9 +161,12 @@ describe('SearchIndex (inverted) against NaiveSearchIndex (every row per query)'
           .record({
             keep: fc.boolean(),
             keywords: fc.array(fc.oneof(word, text), { maxLength: 6 }),
+            verbs: fc.array(fc.oneof(word, text), { maxLength: 3 }),
             description: text,
           })
-          .map(({ keep, keywords, description }) => (keep ? row : { ...row, keywords, description })),
+          .map(({ keep, keywords, verbs, description }) =>
+            keep ? row : { ...row, keywords, verbs, description },
+          ),
       ),
     ),
   ) as fc.Arbitrary<typeof CATALOG_ROWS>;
@@ -177,6 +185,7 @@ describe('SearchIndex (inverted) against NaiveSearchIndex (every row per query)'
       twinShare: fc.double({ min: 0, max: 1, noNaN: true }),
       exactNameBonus: fc.double({ min: 0, max: 20, noNaN: true }),
       fuzzyWeight: fc.double({ min: 0, max: 1, noNaN: true }),
+      verbBonus: fc.double({ min: 0, max: 5, noNaN: true }),
     }),
   );
   const query = fc.oneof(

@@ -12,10 +12,13 @@ import {
   deletions,
   fieldsFromTerms,
   isCjkTerm,
+  isFuzzyCandidate,
+  isWordTerm,
   queryTerms,
   SEARCH_TERMS,
   type SearchFields,
   searchFieldsOf,
+  termsWithWords,
   withinOneEdit,
 } from '@toolrow/catalog/search';
 
@@ -36,6 +39,12 @@ export interface SearchOptions {
 }
 
 export type Field = 'name' | 'keywords' | 'description';
+
+/** A query's words as the tokenizer reads them, and those the catalog knows. */
+export interface SearchCoverage {
+  words: string[];
+  matched: string[];
+}
 
 /**
  * Field weights and BM25 parameters. Keywords are curated synonyms and names are short, so both
@@ -64,9 +73,14 @@ export interface ScorerParameters {
   exactNameBonus: number;
   /**
    * A query word of five letters or more that no row has matches the rows' words one edit away
-   * ("expalin" → explain, "auidt" → audit) at this fraction of an exact match.
+   * ("expalin" → explain, "auidt" → audit, "таблицу" → таблиц) at this fraction of an exact match.
    */
   fuzzyWeight: number;
+  /**
+   * Added once to a row when the query says one of its verbs: the act a request names weighs more
+   * than the nouns around it, so "change the price" is stageUpdateRows, not listStagedChanges.
+   */
+  verbBonus: number;
 }
 
 export const DEFAULT_SCORER_PARAMETERS: ScorerParameters = {
@@ -77,6 +91,7 @@ export const DEFAULT_SCORER_PARAMETERS: ScorerParameters = {
   twinShare: 0.9,
   exactNameBonus: 10,
   fuzzyWeight: 0.7,
+  verbBonus: 2,
 };
 
 /**
@@ -94,10 +109,16 @@ export function fieldsOfRow(row: CatalogRow, engine?: string): SearchFields {
  * A query's terms: its words and bigrams in order (phrases), plus CJK unigrams for one-character
  * words; `fuzzy`: the terms of words long enough to match a row's word at one edit.
  */
-export function queryTermsOf(query: string): { ordered: string[]; unique: string[]; fuzzy: Set<string> } {
-  const { ordered, unigrams, fuzzy } = queryTerms(query);
+export function queryTermsOf(query: string): {
+  ordered: string[];
+  plain: string[];
+  unique: string[];
+  fuzzy: Set<string>;
+} {
+  const { ordered, plain, unigrams, fuzzy } = queryTerms(query);
   return {
     ordered,
+    plain,
     unique: unigrams.length > 0 ? [...new Set([...ordered, ...unigrams])] : [...new Set(ordered)],
     fuzzy,
   };
@@ -167,6 +188,9 @@ export class SearchIndex {
   readonly #postings = new Map<string, Postings>();
   readonly #phrases = new Map<string, number[]>();
   #longestPhrase = 0;
+  /** A verb's terms joined → the rows that have it (each row once). */
+  readonly #verbs = new Map<string, number[]>();
+  #longestVerb = 0;
   readonly #byLowerName = new Map<string, number[]>();
   /** A one-letter deletion of indexed words → those words (typo lookup). */
   readonly #deletions = new Map<string, string[]>();
@@ -249,7 +273,7 @@ export class SearchIndex {
     // Typos: each word that may be one edit from a query word, under each of its one-letter
     // deletions (a typo and its word share one unless they differ in length by one).
     for (const term of this.#postings.keys()) {
-      if (term.length < FUZZY_VOCABULARY_LENGTH || !/^[a-z]+$/.test(term)) continue;
+      if (term.length < FUZZY_VOCABULARY_LENGTH || !isWordTerm(term)) continue;
       for (const deleted of deletions(term)) append(this.#deletions, deleted, term);
     }
 
@@ -264,6 +288,13 @@ export class SearchIndex {
         // Once per listing: a phrase a row lists twice earns its bonus twice.
         append(this.#phrases, key, document);
         this.#longestPhrase = Math.max(this.#longestPhrase, phrase.length);
+      }
+      for (const verb of searchFields[document]!.verbs) {
+        const key = verb.join(PHRASE_SEPARATOR);
+        const documents = this.#verbs.get(key);
+        if (documents?.at(-1) === document) continue;
+        append(this.#verbs, key, document);
+        this.#longestVerb = Math.max(this.#longestVerb, verb.length);
       }
     });
 
@@ -284,7 +315,7 @@ export class SearchIndex {
    * are; their documents are the first that many entries of #touched.
    */
   #score(query: string): { count: number; unique: string[]; rawWords: Set<string> } {
-    const { ordered: queryTerms, unique, fuzzy } = queryTermsOf(query);
+    const { ordered: queryTerms, plain, unique, fuzzy } = queryTermsOf(query);
     const rawWords = rawWordsOf(query);
     if (unique.length === 0) return { count: 0, unique, rawWords };
     if (this.#generation === 0xffffffff) {
@@ -333,7 +364,7 @@ export class SearchIndex {
     }
     if (live === 0) return { count: 0, unique, rawWords };
 
-    const { phraseBonus, exactNameBonus, twinShare } = this.#parameters;
+    const { phraseBonus, exactNameBonus, twinShare, verbBonus } = this.#parameters;
     if (this.#longestPhrase > 1 && queryTerms.length > 1) {
       const seen = new Set<string>();
       for (let start = 0; start < queryTerms.length - 1; start++) {
@@ -347,6 +378,25 @@ export class SearchIndex {
           if (!documents) continue;
           for (const document of documents)
             if (marks[document] === generation) scores[document] = scores[document]! + phraseBonus;
+        }
+      }
+    }
+    if (this.#longestVerb > 0) {
+      // Once per row, whichever of its verbs the query says and however often.
+      const seen = new Set<string>();
+      const said = new Set<number>();
+      for (let start = 0; start < plain.length; start++) {
+        let key = '';
+        const end = Math.min(plain.length, start + this.#longestVerb);
+        for (let next = start; next < end; next++) {
+          key = next === start ? plain[next]! : key + PHRASE_SEPARATOR + plain[next]!;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          for (const document of this.#verbs.get(key) ?? [])
+            if (marks[document] === generation && !said.has(document)) {
+              said.add(document);
+              scores[document] = scores[document]! + verbBonus;
+            }
         }
       }
     }
@@ -393,6 +443,28 @@ export class SearchIndex {
 
   #match(document: number): ToolMatch {
     return { name: this.#names[document]!, score: this.#scores[document]!, line: this.#lines[document]! };
+  }
+
+  /**
+   * The query's words (stopwords aside) and those some row has, exactly or one typo away: how much
+   * of a request the catalog understood. A CJK run counts as one word, understood when any of its
+   * bigrams (or characters) is a row's.
+   */
+  coverage(query: string): SearchCoverage {
+    const words = new Map<string, boolean>();
+    for (const [term, word] of termsWithWords(query)) {
+      if (words.get(word)) continue;
+      const known =
+        this.#postings.has(term) ||
+        (isCjkTerm(term)
+          ? [...word].some((character) => this.#postings.has(character))
+          : isFuzzyCandidate(word) && isWordTerm(term) && this.#nearWords(term).length > 0);
+      words.set(word, known);
+    }
+    return {
+      words: [...words.keys()],
+      matched: [...words].filter(([, known]) => known).map(([word]) => word),
+    };
   }
 
   /** Every scored row, best first, ties in row order; rows that share no word with the query are left out. */
@@ -488,15 +560,13 @@ let defaultIndex: SearchIndex | undefined;
 const engineIndexes = new Map<string, SearchIndex>();
 
 /**
- * Searches the catalog's rows with the default parameters (each index is built once). With an
- * engine, only the rows that engine serves are in the index, so a search never returns a tool the
- * connection lacks.
+ * The catalog's index (each built once). With an engine, only the rows that engine serves are in
+ * it, with that engine's words, so a search never returns a tool the connection lacks.
  */
-export function searchCatalog(query: string, options?: SearchOptions): ToolMatch[] {
-  const engine = options?.engine;
+export function catalogIndex(engine?: EngineView): SearchIndex {
   if (engine === undefined) {
     defaultIndex ??= new SearchIndex();
-    return defaultIndex.search(query, options);
+    return defaultIndex;
   }
   const key = `${engine.engine}|${[...engine.features].sort().join(',')}`;
   let index = engineIndexes.get(key);
@@ -508,5 +578,10 @@ export function searchCatalog(query: string, options?: SearchOptions): ToolMatch
     );
     engineIndexes.set(key, index);
   }
-  return index.search(query, options);
+  return index;
+}
+
+/** Searches the catalog's rows with the default parameters (on the engine's index, given one). */
+export function searchCatalog(query: string, options?: SearchOptions): ToolMatch[] {
+  return catalogIndex(options?.engine).search(query, options);
 }

@@ -12,7 +12,7 @@ const lists = (values: readonly (readonly string[])[], indent: string) =>
 
 /**
  * The search index's input, tokenized here once from the rows (names, keywords, the words in every
- * language, descriptions, each engine's words), so searchTools never tokenizes the catalog.
+ * language, verbs, descriptions, each engine's words), so searchTools never tokenizes the catalog.
  */
 export const searchTermsEmitter: Emitter = {
   id: 'search-terms',
@@ -32,6 +32,7 @@ export const searchTermsEmitter: Emitter = {
             `    name: ${list(terms.name)},`,
             `    keywords: ${lists(terms.keywords, '    ')},`,
             `    description: ${list(terms.description)},`,
+            `    verbs: ${lists(terms.verbs, '    ')},`,
             `    engineKeywords: {${engines ? `\n${engines}\n    ` : ''}},`,
             '  },',
           ].join('\n');
