@@ -242,21 +242,27 @@ const RUNS = new RegExp(`[${CJK_CLASS}]+|(?:(?![${CJK_CLASS}])[\\p{L}\\p{M}\\p{N
 export function foldText(text: string): string {
   // Most queries are plain ASCII: lowercasing is all they need.
   if (ASCII.test(text)) return text.toLowerCase();
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\u00c0-\u024f\u1e00-\u1eff]/g, (letter) => letter.normalize('NFD').replace(/\p{M}/gu, ''))
-    .replace(/[ßæœıłøё]/g, (letter) => LETTER_FOLDS[letter] ?? '')
-    .replace(/\u0307/g, '')
-    .replace(ARABIC_FORMS, (letter) => LETTER_FOLDS[letter] ?? '');
+  return text.normalize('NFKC').toLowerCase().replace(FOLDED, foldLetter);
 }
+
+/** Every character foldText changes, in one class so a text is scanned once. */
+const FOLDED = /[\u0307\u064b-\u0652\u0670\u0640\u00c0-\u024f\u1e00-\u1effёأإآىة]/g;
+
+function foldLetter(letter: string): string {
+  const folded = LETTER_FOLDS[letter];
+  if (folded !== undefined) return folded;
+  // A Latin letter (U+00C0–U+024F, U+1E00–U+1EFF) loses its marks (é → e); a mark of its own
+  // (İ's dot, Arabic vowels) and the tatweel are dropped.
+  return letter <= '\u024f' || letter >= '\u1e00' ? letter.normalize('NFD').replace(MARKS, '') : '';
+}
+
+const MARKS = /\p{M}/gu;
 
 /**
  * Letters that keep their own form under NFD, folded as people type them without the mark (a
- * Turkish ı, a Polish ł), and the dot İ leaves after lowercasing (U+0307). Vietnamese đ stays:
- * folded, đếm (count) would be the German article "dem", a stopword.
- * Arabic: the hamza forms of alef, alef maqsura and ta marbuta as their bare letters; diacritics
- * and tatweel dropped.
+ * Turkish ı, a Polish ł). Vietnamese đ stays: folded, đếm (count) would be the German article
+ * "dem", a stopword. Arabic: the hamza forms of alef, alef maqsura and ta marbuta as their bare
+ * letters.
  */
 const LETTER_FOLDS: Readonly<Record<string, string>> = {
   ß: 'ss',
@@ -272,7 +278,6 @@ const LETTER_FOLDS: Readonly<Record<string, string>> = {
   ى: 'ي',
   ة: 'ه',
 };
-const ARABIC_FORMS = /[أإآىة\u0640\u064b-\u0652\u0670]/g;
 
 /** Whether a term is a CJK bigram or unigram (not fuzzy-matched, not stemmed). */
 export function isCjkTerm(term: string): boolean {

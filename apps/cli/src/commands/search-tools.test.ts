@@ -28,7 +28,7 @@ describe('toolrow search-tools', () => {
     const json = JSON.parse(result.stdout) as SearchJson;
     expect(json.query).toBe('export this as CSV');
     expect(json.results[0]).toEqual({ name: 'startExport', score: expect.any(Number) });
-    expect(Object.keys(json)).toEqual(['query', 'results']);
+    expect(Object.keys(json)).toEqual(['query', 'results', 'words', 'matched']);
     for (const entry of json.results) expect(Object.keys(entry)).toEqual(['name', 'score']);
   });
 
@@ -63,11 +63,22 @@ describe('toolrow search-tools', () => {
   it('says so when nothing matches', async () => {
     const result = await runCli(['search-tools', 'zebra']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('No tool matches "zebra"');
+    expect(result.stdout).toContain('No tool matches "zebra". Try English words');
+    expect(result.stdout).toContain('export, audit');
     expect(JSON.parse((await runCli(['search-tools', 'zebra', '--json'])).stdout)).toEqual({
       query: 'zebra',
       results: [],
+      words: ['zebra'],
+      matched: [],
     });
+  });
+
+  it('finds a request in Russian, and warns when only a word of a request in another language matched', async () => {
+    const russian = await runCli(['search-tools', 'удалить эти строки']);
+    expect(russian.stdout.split('\n')[2]).toMatch(/^1\s+stageDeleteRows\s/);
+    expect(russian.stdout).not.toContain('Only');
+    const swahili = await runCli(['search-tools', 'hamisha jedwali kama faili ya csv']);
+    expect(swahili.stdout).toContain('Only "csv" of 6 words matched: these may not be what you want.');
   });
 
   it.each([

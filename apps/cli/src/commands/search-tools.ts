@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { searchCatalog } from '@toolrow/agent/search';
+import { catalogIndex, isWeakMatch, searchableWords } from '@toolrow/agent/search';
 import { rowOf } from '@toolrow/catalog';
 import { type Command, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
@@ -10,7 +10,8 @@ Ranks the tool catalog for a query with the scorer behind the agent's searchTool
 the tool's name, keywords and description, with light stemming). Nothing is activated: this only
 shows what a search in a chat would find.
 
-  --json      print {"query": "...", "results": [{"name": "...", "score": 1.23}, ...]}, best first
+  --json      print {"query": "...", "results": [{"name": "...", "score": 1.23}, ...], "words": [...],
+              "matched": [...]}: results best first, the query's words and those the catalog knows
   --limit N   at most N results (default 5)
 
 Example: toolrow search-tools "export this as CSV"`;
@@ -34,15 +35,23 @@ export const searchToolsCommand: Command = {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new UsageError(`--limit must be a whole number of at least 1, not '${limitText}'.`);
     }
-    const matches = searchCatalog(query, { limit });
+    const index = catalogIndex();
+    const matches = index.search(query, { limit });
+    const coverage = index.coverage(query);
     if (parsed.values.json) {
       io.stdout(
-        toJson({ query, results: matches.map((match) => ({ name: match.name, score: round(match.score) })) }),
+        toJson({
+          query,
+          results: matches.map((match) => ({ name: match.name, score: round(match.score) })),
+          ...coverage,
+        }),
       );
       return 0;
     }
     if (matches.length === 0) {
-      io.stdout(`No tool matches "${query}". Try other words: what you want done, or what it acts on.\n`);
+      io.stdout(
+        `No tool matches "${query}". Try English words for what you want done and what it acts on (for example "export csv"); tools found only by search: ${searchableWords().join(', ')}.\n`,
+      );
       return 0;
     }
     const table = formatTable(
@@ -56,6 +65,10 @@ export const searchToolsCommand: Command = {
       ]),
     );
     io.stdout(`${table}\n`);
+    if (isWeakMatch({ results: matches.map((match) => match.name), coverage }))
+      io.stdout(
+        `Only ${coverage.matched.map((word) => `"${word}"`).join(', ')} of ${coverage.words.length} words matched: these may not be what you want. Try English words for it.\n`,
+      );
     return 0;
   },
 };

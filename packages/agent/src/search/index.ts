@@ -2,8 +2,11 @@
 // (`toolrow search-tools`): it loads @toolrow/catalog and nothing of the AI SDK or the data layer.
 
 export { splitCamel, stem, terms } from '@toolrow/catalog/search';
+export { isWeakMatch, searchableWords, searchNote } from './recovery.ts';
 export {
+  catalogIndex,
   DEFAULT_SCORER_PARAMETERS,
+  type SearchCoverage,
   type ScorerParameters,
   SearchIndex,
   type SearchOptions,

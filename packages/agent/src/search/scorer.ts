@@ -186,11 +186,12 @@ export class SearchIndex {
   readonly #lowerNames: string[] = [];
   readonly #lines: string[] = [];
   readonly #postings = new Map<string, Postings>();
-  readonly #phrases = new Map<string, number[]>();
-  #longestPhrase = 0;
-  /** A verb's terms joined → the rows that have it (each row once). */
-  readonly #verbs = new Map<string, number[]>();
-  #longestVerb = 0;
+  /** Keyword phrases of two terms or more, by their first term (each listing of a row once). */
+  readonly #phrases = new Map<string, Sequence[]>();
+  /** Verbs as typed, by their first term (each row once per verb). */
+  readonly #verbs = new Map<string, Sequence[]>();
+  /** Per row: the generation of the query that last gave it its verb bonus. */
+  readonly #verbMarks: Uint32Array;
   readonly #byLowerName = new Map<string, number[]>();
   /** A one-letter deletion of indexed words → those words (typo lookup). */
   readonly #deletions = new Map<string, string[]>();
@@ -216,6 +217,7 @@ export class SearchIndex {
     this.#twin = new Int32Array(n).fill(-1);
     this.#scores = new Float64Array(n);
     this.#marks = new Uint32Array(n);
+    this.#verbMarks = new Uint32Array(n);
     this.#touched = new Int32Array(n);
 
     const searchFields = kept.map((row) => fieldsOfRow(row, engine));
@@ -277,24 +279,30 @@ export class SearchIndex {
       for (const deleted of deletions(term)) append(this.#deletions, deleted, term);
     }
 
+    const phrases = new Map<string, Sequence>();
+    const verbs = new Map<string, Sequence>();
+    const sequence = (byKey: Map<string, Sequence>, byFirst: Map<string, Sequence[]>, terms: string[]) => {
+      const key = terms.join(PHRASE_SEPARATOR);
+      let found = byKey.get(key);
+      if (!found) {
+        found = { terms, documents: [], counted: 0 };
+        byKey.set(key, found);
+        append(byFirst, terms[0]!, found);
+      }
+      return found;
+    };
     kept.forEach((row, document) => {
       this.#names.push(row.name);
       this.#lowerNames.push(row.name.toLowerCase());
       this.#lines.push(summaryLine(row.description));
       append(this.#byLowerName, row.name.toLowerCase(), document);
       for (const phrase of searchFields[document]!.keywords) {
-        if (phrase.length < 2) continue;
-        const key = phrase.join(PHRASE_SEPARATOR);
         // Once per listing: a phrase a row lists twice earns its bonus twice.
-        append(this.#phrases, key, document);
-        this.#longestPhrase = Math.max(this.#longestPhrase, phrase.length);
+        if (phrase.length > 1) sequence(phrases, this.#phrases, phrase).documents.push(document);
       }
       for (const verb of searchFields[document]!.verbs) {
-        const key = verb.join(PHRASE_SEPARATOR);
-        const documents = this.#verbs.get(key);
-        if (documents?.at(-1) === document) continue;
-        append(this.#verbs, key, document);
-        this.#longestVerb = Math.max(this.#longestVerb, verb.length);
+        const { documents } = sequence(verbs, this.#verbs, verb);
+        if (documents.at(-1) !== document) documents.push(document);
       }
     });
 
@@ -320,6 +328,9 @@ export class SearchIndex {
     if (unique.length === 0) return { count: 0, unique, rawWords };
     if (this.#generation === 0xffffffff) {
       this.#marks.fill(0);
+      this.#verbMarks.fill(0);
+      for (const sequences of [...this.#phrases.values(), ...this.#verbs.values()])
+        for (const sequence of sequences) sequence.counted = 0;
       this.#generation = 0;
     }
     const generation = ++this.#generation;
@@ -365,41 +376,18 @@ export class SearchIndex {
     if (live === 0) return { count: 0, unique, rawWords };
 
     const { phraseBonus, exactNameBonus, twinShare, verbBonus } = this.#parameters;
-    if (this.#longestPhrase > 1 && queryTerms.length > 1) {
-      const seen = new Set<string>();
-      for (let start = 0; start < queryTerms.length - 1; start++) {
-        let key = queryTerms[start]!;
-        const end = Math.min(queryTerms.length, start + this.#longestPhrase);
-        for (let next = start + 1; next < end; next++) {
-          key += PHRASE_SEPARATOR + queryTerms[next]!;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          const documents = this.#phrases.get(key);
-          if (!documents) continue;
-          for (const document of documents)
-            if (marks[document] === generation) scores[document] = scores[document]! + phraseBonus;
+    if (queryTerms.length > 1)
+      for (const phrase of sequencesIn(this.#phrases, queryTerms, generation))
+        for (const document of phrase.documents)
+          if (marks[document] === generation) scores[document] = scores[document]! + phraseBonus;
+    // Once per row, whichever of its verbs the query says and however often.
+    const verbMarks = this.#verbMarks;
+    for (const verb of sequencesIn(this.#verbs, plain, generation))
+      for (const document of verb.documents)
+        if (marks[document] === generation && verbMarks[document] !== generation) {
+          verbMarks[document] = generation;
+          scores[document] = scores[document]! + verbBonus;
         }
-      }
-    }
-    if (this.#longestVerb > 0) {
-      // Once per row, whichever of its verbs the query says and however often.
-      const seen = new Set<string>();
-      const said = new Set<number>();
-      for (let start = 0; start < plain.length; start++) {
-        let key = '';
-        const end = Math.min(plain.length, start + this.#longestVerb);
-        for (let next = start; next < end; next++) {
-          key = next === start ? plain[next]! : key + PHRASE_SEPARATOR + plain[next]!;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          for (const document of this.#verbs.get(key) ?? [])
-            if (marks[document] === generation && !said.has(document)) {
-              said.add(document);
-              scores[document] = scores[document]! + verbBonus;
-            }
-        }
-      }
-    }
     for (const word of rawWords) {
       const documents = this.#byLowerName.get(word);
       if (!documents) continue;
@@ -495,6 +483,37 @@ export class SearchIndex {
       matches.push(this.#match(document));
     }
     return matches;
+  }
+}
+
+/** A phrase or verb: its terms in order, the rows that list it, and the query that last counted it. */
+interface Sequence {
+  readonly terms: readonly string[];
+  readonly documents: number[];
+  counted: number;
+}
+
+/**
+ * The sequences found in the query's terms, each once per query (marked with its generation):
+ * looked up by each query term as a first term, so a query pays for the sequences it could start,
+ * not for every span of its terms.
+ */
+function* sequencesIn(
+  byFirst: ReadonlyMap<string, readonly Sequence[]>,
+  terms: readonly string[],
+  generation: number,
+): Generator<Sequence> {
+  for (let start = 0; start < terms.length; start++) {
+    const candidates = byFirst.get(terms[start]!);
+    if (!candidates) continue;
+    for (const sequence of candidates) {
+      if (sequence.counted === generation || start + sequence.terms.length > terms.length) continue;
+      let at = 1;
+      while (at < sequence.terms.length && sequence.terms[at] === terms[start + at]) at++;
+      if (at < sequence.terms.length) continue;
+      sequence.counted = generation;
+      yield sequence;
+    }
   }
 }
 
