@@ -13,6 +13,7 @@ import {
   terms,
   withinOneEdit,
 } from '@toolrow/catalog/search';
+import { WORD_LANGUAGES } from '@toolrow/declarations';
 import { describe, expect, it } from 'vitest';
 import { HELD_OUT_REQUESTS, type HeldOutLanguage } from './held-out-requests.ts';
 import { SearchIndex, searchCatalog } from './scorer.ts';
@@ -21,28 +22,8 @@ const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 // Connections as the catalog sees them: an engine's id (its users' words) and its features.
 const DYNAMODB = { engine: 'dynamodb', features: [] };
 const POSTGRES = { engine: 'postgres', features: ['foreignKeys'] };
-const LANGUAGES: HeldOutLanguage[] = [
-  'en',
-  'zh-Hans',
-  'zh-Hant',
-  'ja',
-  'ko',
-  'es',
-  'pt',
-  'fr',
-  'de',
-  'ru',
-  'uk',
-  'it',
-  'nl',
-  'pl',
-  'tr',
-  'id',
-  'vi',
-  'ar',
-  'hi',
-  'th',
-];
+// English (the rows' keywords) and every language the rows carry words in.
+const LANGUAGES: HeldOutLanguage[] = ['en', ...WORD_LANGUAGES];
 
 function recall(requests: readonly (typeof HELD_OUT_REQUESTS)[number][]) {
   let at1 = 0;
