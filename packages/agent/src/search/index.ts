@@ -6,8 +6,8 @@ export { isWeakMatch, searchableWords, searchNote } from './recovery.ts';
 export {
   catalogIndex,
   DEFAULT_SCORER_PARAMETERS,
-  type SearchCoverage,
   type ScorerParameters,
+  type SearchCoverage,
   SearchIndex,
   type SearchOptions,
   searchCatalog,
