@@ -41,6 +41,15 @@ describe('the note', () => {
     for (const word of searchableWords()) expect(note).toContain(word);
   });
 
+  it('says when matches rest on no word the catalog knows well (a CJK unigram, say)', () => {
+    const note = searchNote({
+      results: ['listTables'],
+      coverage: { words: ['x', 'y', 'z'], matched: [] },
+      searchesLeft: 1,
+    });
+    expect(note).toMatch(/^None of your 3 words matched well, so these tools \(tables\)/);
+  });
+
   it('with no searches left, says so instead of naming a retry', () => {
     const none = searchNote({ results: [], coverage: { words: ['xyzzy'], matched: [] }, searchesLeft: 0 });
     expect(none).not.toContain('searchTools(');

@@ -6,6 +6,7 @@ import {
   CATALOG_ROWS,
   type EngineView,
   isDiscoverable,
+  isLoop,
   isServedBy,
   rowOf,
   type ToolName,
@@ -18,7 +19,7 @@ export const WEAK_COVERAGE = 0.5;
 
 /** Example queries, from the searchTools row's own description ("export csv", "foreign keys"). */
 const EXAMPLES: readonly string[] = [
-  ...(CATALOG_ROWS.find((row) => row.tier === 'loop')?.description.matchAll(/"([^"]+)"/g) ?? []),
+  ...(CATALOG_ROWS.find((row) => isLoop(row.name))?.description.matchAll(/"([^"]+)"/g) ?? []),
 ].map((match) => match[1]!);
 
 /** The English word each discoverable row is first known by, for the tools this engine serves. */
@@ -52,9 +53,12 @@ export function searchNote(input: SearchNoteInput): string {
     return 'These tools are active now: call them directly from your next step.';
   if (results.length > 0) {
     const nearest = [...new Set(results.map((name) => rowOf(name).keywords[0] ?? name))].join(', ');
+    const { words, matched } = coverage;
     const said =
-      coverage.matched.length > 0 ? coverage.matched.map((word) => `"${word}"`).join(', ') : 'none';
-    return `Only ${said} of your ${coverage.words.length} words matched, so these tools (${nearest}) may not be what you need; they are active now. ${
+      matched.length > 0
+        ? `Only ${matched.map((word) => `"${word}"`).join(', ')} of your ${words.length} words matched`
+        : `None of your ${words.length} words matched well`;
+    return `${said}, so these tools (${nearest}) may not be what you need; they are active now. ${
       searchesLeft > 0 ? `If none fits, ${retry}; or ${rest}.` : `No searches are left this turn: ${rest}.`
     }`;
   }
