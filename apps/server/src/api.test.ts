@@ -289,6 +289,58 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
       ).toBeUndefined();
     });
 
+    it('refuses an edit based on a value another writer changed since it was read (no lost update)', async () => {
+      const db = sqlDatabaseOf(source);
+      await db.query(`update products set price = 200.55 where id = 11`);
+      // What the record editor showed, as the API serves it.
+      const { row } = await api<{ row: { price: unknown } }>(app, '/api/tables/products/row', {
+        body: { key: { id: 11 } },
+      });
+      await db.query(`update products set price = 250.00 where id = 11`); // the other writer
+      const stagedBefore = (await state.staging.list()).length;
+      const refused = await raw('/api/staging/update', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          table: 'products',
+          key: { id: 11 },
+          values: { price: '300.00' },
+          seen: { price: row.price },
+        }),
+      });
+      expect(refused.status).toBe(409);
+      const error = (await refused.json()) as {
+        error: { code: string; message: string; details: { stale: unknown[]; current: { price: unknown } } };
+      };
+      expect(error.error.code).toBe('staging-conflict');
+      expect(error.error.message).toMatch(/'price' is "?250(\.00)?"? now \(it was "?200\.55"? when read\)/);
+      expect(error.error.message).toContain('Nothing was staged');
+      expect(error.error.details.stale).toEqual([
+        { column: 'price', seen: expect.anything(), now: expect.anything() },
+      ]);
+      expect(Number(error.error.details.current.price)).toBe(250);
+      expect((await state.staging.list()).length).toBe(stagedBefore);
+
+      // The person saw the new value and decided: staged against it, and the commit applies it.
+      const { ids } = await api<{ ids: string[] }>(app, '/api/staging/update', {
+        body: { table: 'products', key: { id: 11 }, values: { price: '300.00' }, seen: { price: '250.00' } },
+      });
+      const { changes } = await api<{ changes: StagedChange[] }>(app, '/api/staging');
+      expect(Number(changes.find((c) => c.id === ids[0])?.changes[0]?.before)).toBe(250);
+      // The same value written differently (250 vs 250.00) is no conflict; a delete checks too.
+      await api(app, '/api/staging/discard', { body: { ids } });
+      await api(app, '/api/staging/update', {
+        body: { table: 'products', key: { id: 11 }, values: { stock: 3 }, seen: { price: 250 } },
+      });
+      const deleteRefused = await raw('/api/staging/delete', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ table: 'products', keys: [{ id: 11 }], seen: [{ price: '200.55' }] }),
+      });
+      expect(deleteRefused.status).toBe(409);
+      await api(app, '/api/staging/discard', { body: {} });
+    });
+
     it('reports a conflict and applies nothing when the row changed after staging', async () => {
       const { ids } = await api<{ ids: string[] }>(app, '/api/staging/update', {
         body: { table: 'orders', key: { id: 6 }, values: { status: 'refunded' } },

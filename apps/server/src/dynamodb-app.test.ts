@@ -275,6 +275,82 @@ describeWithService('dynamodb', 'the app on DynamoDB', () => {
     }
   });
 
+  it('an edit based on a value another writer changed since it was read is refused, through the API and the record editor', async () => {
+    const other = createClients(parseDynamoUrl(toolrowUrl));
+    const setTotal = (id: number, total: string) =>
+      other.write().send(
+        new UpdateItemCommand({
+          TableName: 'orders',
+          Key: { id: { N: String(id) } },
+          UpdateExpression: 'SET #t = :t',
+          ExpressionAttributeNames: { '#t': 'total' },
+          ExpressionAttributeValues: { ':t': { N: total } },
+        }),
+      );
+    const totalOf = async (id: number) =>
+      (await other.read.send(new GetItemCommand({ TableName: 'orders', Key: { id: { N: String(id) } } })))
+        .Item?.total?.N;
+    try {
+      // Through the API: what the editor read, then another writer, then the edit.
+      await setTotal(21, '200.55');
+      const { row } = await api<{ row: { total: unknown } }>(app, '/api/tables/orders/row', {
+        body: { key: { id: 21 } },
+      });
+      await setTotal(21, '250');
+      const refused = await api(app, '/api/staging/update', {
+        body: { table: 'orders', key: { id: 21 }, values: { total: '300.00' }, seen: { total: row.total } },
+      }).catch((error: { status: number; data: { error: { code: string; message: string } } }) => error);
+      expect(refused).toMatchObject({ status: 409, data: { error: { code: 'staging-conflict' } } });
+      expect((refused as { data: { error: { message: string } } }).data.error.message).toMatch(
+        /'total' is "?250"? now \(it was "?200\.55"? when read\)/,
+      );
+      expect((await api<{ changes: unknown[] }>(app, '/api/staging')).changes).toEqual([]);
+
+      // Through the record editor in Chromium: the person types over a value another writer changes.
+      await setTotal(22, '200.55');
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      const page = await context.newPage();
+      const errors = collectPageErrors(page);
+      try {
+        await page.goto(app.openUrl);
+        const nav = page.getByRole('navigation', { name: 'Tables and panels' });
+        await nav.getByRole('button', { name: /^orders/ }).click();
+        await page.getByRole('button', { name: '+ Filter' }).click();
+        await page.getByLabel('Filter column').selectOption('id');
+        await page.getByLabel('Filter operator').selectOption('eq');
+        await page.getByLabel('Filter value').fill('22');
+        await page.getByLabel('Filter value').press('Enter');
+        await expect.poll(() => page.getByTestId('row-count').textContent()).toBe('1 row');
+        const grid = page.getByRole('grid', { name: /orders/ });
+        await grid.locator('.grid-row').first().getByRole('rowheader').dblclick();
+        const total = page.locator('#field-total');
+        await expect.poll(() => total.inputValue()).toBe('200.55');
+        await setTotal(22, '250.00');
+        await total.fill('300.00');
+        await page.getByRole('button', { name: 'Stage changes' }).click();
+        await expect
+          .poll(() => page.getByRole('alert').first().textContent())
+          .toMatch(/changed after it was read: 'total' is "250(\.00)?" now \(it was "200\.55" when read\)/);
+        expect(await page.getByTestId('staged-count').count()).toBe(0);
+        expect(await totalOf(22)).toMatch(/^250(\.00)?$/);
+        // The edit is kept and the form now holds the row as it is (the field says the stored
+        // value): the person has seen it and stages again, against 250.
+        expect(await total.inputValue()).toBe('300.00');
+        await expect.poll(() => total.getAttribute('title')).toMatch(/^edited; stored value: 250(\.00)?$/);
+        await page.getByRole('button', { name: 'Stage changes' }).click();
+        await expect.poll(() => page.getByTestId('staged-count').textContent()).toBe('1');
+        // The refusal is the 409 the browser logs; nothing else went wrong.
+        expect(errors).toEqual([expect.stringMatching(/status of 409 \(Conflict\)/)]);
+      } finally {
+        await context.close();
+      }
+      expect(await api(app, '/api/staging/commit', { body: {} })).toMatchObject({ committed: 1 });
+      expect(await totalOf(22)).toMatch(/^300(\.00)?$/);
+    } finally {
+      other.close();
+    }
+  });
+
   it('the workbench reads SQL and PartiQL, plans before running, and refuses a write with a 403 that says why', async () => {
     const status = await api<{ database: { languages: { name: string }[] } }>(app, '/api/status');
     expect(status.database.languages.map((language) => language.name)).toEqual(['SQL', 'PartiQL']);

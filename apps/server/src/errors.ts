@@ -1,5 +1,5 @@
 // Every failure leaves the server as JSON `{ error: { message, hint?, code } }` with a fitting status.
-import { isDataSourceError, UnknownNameError } from '@toolrow/datasource';
+import { isDataSourceError, StaleEditError, UnknownNameError } from '@toolrow/datasource';
 import { isToolError, SqlGuardError } from '@toolrow/tools';
 
 /** An error this server raises on purpose: the message says what is wrong, the hint how to fix it. */
@@ -84,7 +84,9 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
     const details =
       error instanceof UnknownNameError
         ? { unknown: error.unknown, suggestions: error.suggestions }
-        : undefined;
+        : error instanceof StaleEditError
+          ? { stale: error.columns, current: error.current }
+          : undefined;
     return {
       status: DATASOURCE_STATUS[error.code] ?? 500,
       body: { error: { message: error.message, code: error.code, ...(details ? { details } : {}) } },

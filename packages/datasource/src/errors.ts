@@ -1,3 +1,4 @@
+import type { Row, RowKey } from './types.ts';
 /**
  * Every error this package throws on purpose is a DataSourceError: `code` is stable for programs,
  * `message` says what is wrong and how to fix it (tools pass it to the model as is).
@@ -51,6 +52,38 @@ export class UnknownNameError extends DataSourceError {
     super(code, message);
     this.unknown = unknown;
     this.suggestions = suggestions;
+  }
+}
+
+/** One column a person (or model) read that holds something else now. */
+export interface StaleColumn {
+  column: string;
+  /** The value as it was read. */
+  seen: unknown;
+  /** The value as the row holds it now (undefined: the column is gone from the item). */
+  now: unknown;
+}
+
+/**
+ * An edit based on values that changed after they were read (another writer came in between):
+ * nothing is staged, so the edit never silently overwrites the other writer's value. `current`
+ * is the row as it is now, for the person to look at and decide.
+ */
+export class StaleEditError extends DataSourceError {
+  override name = 'StaleEditError';
+  readonly table: string;
+  readonly key: RowKey | null;
+  readonly columns: readonly StaleColumn[];
+  readonly current: Row | null;
+  constructor(
+    details: { table: string; key: RowKey | null; columns: readonly StaleColumn[]; current: Row | null },
+    message: string,
+  ) {
+    super('staging-conflict', message);
+    this.table = details.table;
+    this.key = details.key;
+    this.columns = details.columns;
+    this.current = details.current;
   }
 }
 

@@ -31,6 +31,8 @@ export {
   DataSourceError,
   type DataSourceErrorCode,
   isDataSourceError,
+  type StaleColumn,
+  StaleEditError,
   UnknownNameError,
 } from './errors.ts';
 export {

@@ -166,7 +166,7 @@ export const TOOL_ROWS = [
   {
     name: 'listTables',
     description:
-      'List the tables of the active connection with schema, estimated row count and a one-line summary of columns. Start here when you do not know the table names.',
+      'List the tables of the active connection: schema, estimated row count, a summary of columns. Start here when you do not know the table names.',
     keywords: ['tables', 'schema', 'relations', 'what data', 'list tables', 'what tables', 'datasets'],
     words: {
       'zh-Hans': ['数据表', '所有表', '表列表', '有哪些表'],
@@ -272,7 +272,7 @@ export const TOOL_ROWS = [
   {
     name: 'findColumns',
     description:
-      'Search every table for columns whose name contains the given text (for example "email" or "created"). Use it when you know the kind of data but not where it lives.',
+      'Find columns whose name contains the given text (for example "email" or "created") in every table. Use it when you know the kind of data but not where it lives.',
     keywords: [
       'column',
       'field',
@@ -399,7 +399,7 @@ export const TOOL_ROWS = [
   {
     name: 'validateQuery',
     description:
-      'Check a SELECT without running it: it must be one read-only statement over known tables and columns. Returns ok or the exact problem. Use it before runQuery when unsure.',
+      'Check a SELECT without running it: one read-only statement over known tables and columns. Returns ok or the exact problem; use it before runQuery when unsure.',
     keywords: ['check', 'sql', 'syntax', 'lint', 'parse', 'is this sql valid', 'syntax check', 'validate'],
     words: {
       'zh-Hans': ['检查语法', 'SQL语法', '校验查询', '验证'],
@@ -534,7 +534,7 @@ export const TOOL_ROWS = [
   {
     name: 'readAttachment',
     description:
-      'Read a file the user attached to the chat (CSV, JSON or text), returning its first rows or lines. Use it whenever the user mentions an attached or uploaded file.',
+      'Read a file the user attached to the chat (CSV, JSON or text): its first rows or lines. Use it whenever the user mentions an attached or uploaded file.',
     keywords: [
       'attachment',
       'attached',
@@ -1615,7 +1615,7 @@ export const TOOL_ROWS = [
   {
     name: 'stageInsertRows',
     description:
-      'Stage new rows for a table. Nothing is written to the table: the rows wait in the staging area until the user reviews and commits them.',
+      'Stage new rows for a table. They wait in the staging area until the user reviews and commits them.',
     keywords: ['new row', 'new record', 'add a customer'],
     words: {
       'zh-Hans': ['新建记录'],
@@ -1724,8 +1724,7 @@ export const TOOL_ROWS = [
   },
   {
     name: 'stageUpdateRows',
-    description:
-      'Stage changes to existing rows, identified by primary key. Nothing is written to the table until the user reviews and commits.',
+    description: 'Stage changes to rows by primary key; nothing is written until the user commits.',
     keywords: ['mark as'],
     words: {
       'zh-Hans': ['新值', '改动'],
@@ -1866,8 +1865,7 @@ export const TOOL_ROWS = [
   },
   {
     name: 'stageDeleteRows',
-    description:
-      'Stage the deletion of rows, identified by primary key. Nothing is deleted until the user reviews and commits.',
+    description: 'Stage deleting rows by primary key; nothing is deleted until the user commits.',
     keywords: ['drop rows', 'get rid of'],
     words: {
       'zh-Hans': ['删除行'],

@@ -74,15 +74,16 @@ function sameAs(before: Row, table: TableInfo, absent: readonly string[] = []): 
 
 /**
  * `SET #s0 = :s0, …` for the staged values (placeholders apart from the condition's), and the
- * version incremented where the table keeps one.
+ * version incremented where the table keeps one; an item without it is at version 0 (as AWS's
+ * object mappers read it) and gets version 1.
  */
-function setOf(values: Row, table: TableInfo, version?: string): Expression {
+function setOf(values: Row, table: TableInfo, version?: { name: string; absent: boolean }): Expression {
   const set = equalities('s', values, table);
   const parts = set.parts;
   if (version) {
-    set.names['#ver'] = version;
+    set.names['#ver'] = version.name;
     set.values[':one'] = { N: '1' };
-    parts.push('#ver = #ver + :one');
+    parts.push(version.absent ? '#ver = :one' : '#ver = #ver + :one');
   }
   return { expression: `SET ${parts.join(', ')}`, names: set.names, values: set.values };
 }
@@ -302,7 +303,15 @@ export function createDynamoChangeWriter(
     }
     const key = keyOf(table, tableKeys, keyRow);
     const staged = item.kind === 'update' ? item.values : {};
-    const added = Object.keys(staged).filter((name) => !before || !Object.hasOwn(before, name));
+    // An item without the version attribute is at version 0: the condition is that it still has
+    // none (a versioning writer since would have set it), and an update sets it to 1.
+    const unversioned = version !== undefined && before !== null && before[version] === undefined;
+    const added = [
+      ...new Set([
+        ...Object.keys(staged).filter((name) => !before || !Object.hasOwn(before, name)),
+        ...(unversioned ? [version] : []),
+      ]),
+    ];
     const condition = sameAs(before ?? {}, table, added);
     const guard = {
       ConditionExpression: condition.expression,
@@ -336,7 +345,7 @@ export function createDynamoChangeWriter(
       // Nothing to set: the transaction still checks the item is as staged.
       return { ConditionCheck: { TableName: table.name, Key: key, ...guard } };
     }
-    const update = setOf(set, table, version);
+    const update = setOf(set, table, version ? { name: version, absent: unversioned } : undefined);
     return {
       Update: {
         TableName: table.name,

@@ -293,8 +293,45 @@ describeWithService('dynamodb', 'DynamoDB commits that record the truth and neve
     expect(without.source.changes.protectionOf?.(table)).toMatchObject({ kind: 'check' });
   }, 600_000);
 
+  it('an item without its version attribute is at version 0: checked, committed once as version 1, and a versioning writer in between is caught', async () => {
+    let between: (() => Promise<void>) | undefined;
+    const versioned = new URL(url);
+    versioned.searchParams.set('version', 'version');
+    const toolrow = await open(
+      {
+        faults: async (point: CommitPoint) => {
+          if (point === 'claimed') await between?.();
+        },
+      },
+      versioned.href,
+    );
+    await putOrder(600_000); // a versioned item, so the table is known to keep one
+    await putOrder(600_001, { versioned: false });
+    await putOrder(600_002, { versioned: false });
+    await toolrow.source.schema.refresh();
+    const [update] = await toolrow.state.staging.stageUpdate(
+      'orders',
+      [{ key: { id: 600_001 }, values: { status: 'shipped' } }],
+      { actor: 'user' },
+    );
+    // The check runs what the commit will: both say it applies, and it does, once.
+    expect(await toolrow.state.staging.check({ ids: [update!.id] })).toEqual([]);
+    expect(await toolrow.state.staging.commit({ ids: [update!.id] })).toMatchObject({ ok: true });
+    expect(await item(600_001)).toMatchObject({ status: { S: 'shipped' }, version: { N: '1' } });
+
+    // A writer that versions the item between the check and the transaction stops the commit.
+    const [remove] = await toolrow.state.staging.stageDelete('orders', [{ id: 600_002 }], { actor: 'user' });
+    between = () =>
+      setElsewhere(600_002, 'SET #v = :one', { ':one': { N: '1' } }).then(() => {
+        between = undefined;
+      });
+    const refused = await toolrow.state.staging.commit({ ids: [remove!.id] });
+    expect(refused.ok).toBe(false);
+    expect(await item(600_002)).toMatchObject({ version: { N: '1' } });
+  });
+
   /** An order as another tool writes it, with a version attribute. */
-  async function putOrder(id: number) {
+  async function putOrder(id: number, { versioned = true } = {}) {
     await other.write().send(new DeleteItemCommand({ TableName: 'orders', Key: { id: { N: String(id) } } }));
     await other.write().send(
       new PutItemCommand({
@@ -305,7 +342,7 @@ describeWithService('dynamodb', 'DynamoDB commits that record the truth and neve
           status: { S: 'pending' },
           ordered_at: { S: '2026-11-14T00:00:00Z' },
           total: { N: '1' },
-          version: { N: '1' },
+          ...(versioned ? { version: { N: '1' } } : {}),
         },
       }),
     );

@@ -15,6 +15,7 @@ import {
   type RowKey,
   resolveColumnIn,
   type StagingConflict,
+  StaleEditError,
   type TableInfo,
   UnknownNameError,
 } from '@toolrow/datasource';
@@ -30,14 +31,24 @@ import type { StateTables } from './store/tables.ts';
 export interface Staging {
   /** Stages new rows. Columns are checked against the schema cache. */
   stageInsert(table: string, rows: Row[], meta: StageMeta): Promise<StagedChange[]>;
-  /** Stages updates by primary key; records each row as it is now. A missing row is an error naming its key. */
+  /**
+   * Stages updates by primary key; records each row as it is now. A missing row is an error naming
+   * its key. `seen`: the values the edit was based on (what the person or model read); when the row
+   * holds something else now, nothing is staged and a StaleEditError names each column, so an edit
+   * never silently overwrites a value written after it was read.
+   */
   stageUpdate(
     table: string,
-    updates: { key: RowKey | unknown; values: Row }[],
+    updates: { key: RowKey | unknown; values: Row; seen?: Row }[],
     meta: StageMeta,
   ): Promise<StagedChange[]>;
-  /** Stages deletes by primary key; records each row as it is now. */
-  stageDelete(table: string, keys: (RowKey | unknown)[], meta: StageMeta): Promise<StagedChange[]>;
+  /** Stages deletes by primary key; records each row as it is now. `seen[i]`: what keys[i]'s row held when read. */
+  stageDelete(
+    table: string,
+    keys: (RowKey | unknown)[],
+    meta: StageMeta,
+    seen?: readonly (Row | undefined)[],
+  ): Promise<StagedChange[]>;
   list(filter?: StagingFilter): Promise<StagedChange[]>;
   diff(filter?: StagingFilter): Promise<ChangeDiff[]>;
   /**
@@ -193,6 +204,12 @@ function holderAlive(holder: string | null, leaseUntil: Date | null, now = Date.
     // EPERM: it exists, owned by another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** A value as a person reads it in a message: text quoted, absent said so. */
+function show(value: unknown): string {
+  if (value === undefined) return 'absent';
+  return JSON.stringify(value);
 }
 
 function checkMeta(meta: StageMeta): { actor: Actor; profile: string } {
@@ -709,6 +726,54 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     return before;
   }
 
+  /**
+   * Refuses an edit whose base changed since it was read: the values read (key columns aside),
+   * canonical as the engine stores them, laid over the row as it is now, must pass the very check
+   * a commit runs (the engine's own comparison: numbers by value, DynamoDB's sets and maps).
+   */
+  async function checkSeen(table: TableInfo, before: string, seen: unknown, where: string): Promise<void> {
+    if (typeof seen !== 'object' || seen === null || Array.isArray(seen))
+      throw new DataSourceError('invalid-change', `${where}: expected an object of column → value as read.`);
+    const keyColumns = new Set(table.primaryKey);
+    const read = Object.fromEntries(Object.entries(seen).filter(([column]) => !keyColumns.has(column)));
+    if (Object.keys(read).length === 0) return;
+    const readJson = await wrapCanonical(table, normalizeValues(table, read, where, true), where);
+    const now = parseExact(before);
+    const expected = { ...now, ...parseExact(readJson) };
+    const [conflict] = await source.changes
+      .check([
+        {
+          id: 0,
+          kind: 'update',
+          schema: table.schema,
+          table: table.name,
+          keyJson: keyOf(before, table),
+          beforeJson: JSON.stringify(expected),
+          valuesJson: readJson,
+        },
+      ])
+      .catch((error) => wrapStageError(error, where));
+    if (!conflict) return;
+    const current = conflict.current ?? now;
+    const columns = (conflict.changedColumns.length > 0 ? conflict.changedColumns : Object.keys(read))
+      .filter((column) => Object.hasOwn(expected, column))
+      .map((column) => ({ column, seen: expected[column], now: current[column] }));
+    const said = columns
+      .map(
+        ({ column, seen: was, now: is }) => `'${column}' is ${show(is)} now (it was ${show(was)} when read)`,
+      )
+      .join('; ');
+    throw new StaleEditError(
+      {
+        table: table.qualifiedName,
+        key: keyOf(before, table) === null ? null : parseExact(keyOf(before, table)!),
+        columns,
+        current,
+      },
+      `${where}: the row of '${table.qualifiedName}' with the key ${keyOf(before, table)} changed after it was read: ${said}. Nothing was staged, so the other change is kept; read the row again and stage the edit against what it holds now.`,
+    );
+  }
+
   const staging: Staging = {
     recover: () => recover(),
 
@@ -775,15 +840,15 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         return {
           key: normalizeKey(table, update.key, source.rows.checkValue),
           values: normalizeValues(table, update.values, `${where}.values`, true),
+          seen: update.seen,
           where,
         };
       });
       const read: { valuesJson: string; before: string }[] = [];
-      for (const { key, values, where } of prepared) {
-        read.push({
-          valuesJson: await wrapCanonical(table, values, `${where}.values`),
-          before: await imageOf(table, key, `${where}.key`),
-        });
+      for (const { key, values, seen, where } of prepared) {
+        const before = await imageOf(table, key, `${where}.key`);
+        if (seen !== undefined) await checkSeen(table, before, seen, `${where}.seen`);
+        read.push({ valuesJson: await wrapCanonical(table, values, `${where}.values`), before });
       }
       return q.transaction().execute(async (tx) => {
         const changes: StagedChange[] = [];
@@ -805,14 +870,18 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       });
     },
 
-    async stageDelete(tableName, keys, meta) {
+    async stageDelete(tableName, keys, meta, seen) {
       const { actor, profile } = checkMeta(meta);
       const table = await tableFor(tableName);
       checkCount(keys, 'key');
       const normalized = keys.map((key) => normalizeKey(table, key, source.rows.checkValue));
       const images: string[] = [];
-      for (const [index, key] of normalized.entries())
-        images.push(await imageOf(table, key, `keys[${index}]`));
+      for (const [index, key] of normalized.entries()) {
+        const before = await imageOf(table, key, `keys[${index}]`);
+        const read = seen?.[index];
+        if (read !== undefined) await checkSeen(table, before, read, `seen[${index}]`);
+        images.push(before);
+      }
       return q.transaction().execute(async (tx) => {
         const changes: StagedChange[] = [];
         for (const before of images) {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
 import { type DataSource, ORDER_STATUSES } from '@toolrow/datasource';
+import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -550,6 +551,31 @@ describe.each(testStores())('tools on $name', ({ open }) => {
         call('stageUpdateRows', { table: 'orders', updates: [{ key: a!.id, values: { stauts: 'x' } }] }),
       );
       expect(badColumn.message).toMatch(/status/);
+      await ds.state.staging.discard();
+    });
+
+    it('stageUpdateRows with the values the model read refuses an edit whose row changed since', async () => {
+      const { rows } = await call('runQuery', { sql: 'select id, total from orders order by id limit 1' });
+      const [read] = rows as { id: number; total: unknown }[];
+      await sqlDatabaseOf(ds.source).query(`update orders set total = total + 1 where id = ${read!.id}`);
+      const refused = await toolError(
+        call('stageUpdateRows', {
+          table: 'orders',
+          updates: [{ key: { id: read!.id }, values: { total: 1 }, seen: { total: read!.total } }],
+        }),
+      );
+      expect(refused.message).toMatch(/changed after it was read: 'total' is .* now \(it was .* when read\)/);
+      expect((await call('listStagedChanges', {})).total).toBe(0);
+      // Read again, staged against what it holds now.
+      const again = (await call('getRow', { table: 'orders', key: { id: read!.id } })).row as {
+        total: unknown;
+      };
+      expect(
+        await call('stageUpdateRows', {
+          table: 'orders',
+          updates: [{ key: { id: read!.id }, values: { total: 1 }, seen: { total: again.total } }],
+        }),
+      ).toMatchObject({ staged: 1 });
       await ds.state.staging.discard();
     });
 

@@ -83,8 +83,8 @@ export function App() {
   }, [loadStaging]);
 
   const stageEdit = useCallback(
-    async (table: string, key: RowKey, values: Row) => {
-      await api.stageUpdate(table, key, values);
+    async (table: string, key: RowKey, values: Row, seen: Row) => {
+      await api.stageUpdate(table, key, values, seen);
       afterWrite();
       const columns = Object.keys(values).join(', ');
       toast(
@@ -230,7 +230,7 @@ export function App() {
             onSelectionChange={setSelection}
             staged={staging}
             dataVersion={dataVersion}
-            onStagedEdit={(key, values) => stageEdit(tab.table, key, values)}
+            onStagedEdit={(key, values, seen) => stageEdit(tab.table, key, values, seen)}
             onStagedDelete={(keys) => stageDelete(tab.table, keys)}
             onOpenRow={(key) => openRow(tab.table, key)}
             onExport={(format) =>
@@ -249,7 +249,7 @@ export function App() {
             info={info instanceof Error ? undefined : info}
             staged={staging}
             dataVersion={dataVersion}
-            onStagedEdit={(key, values) => stageEdit(tab.table, key, values)}
+            onStagedEdit={(key, values, seen) => stageEdit(tab.table, key, values, seen)}
             onStagedDelete={(keys) => stageDelete(tab.table, keys)}
             onOpenTable={() => openTable(tab.table)}
           />

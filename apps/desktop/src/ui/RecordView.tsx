@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api, type Row, type RowKey, type StagedChange, type TableInfo } from './api.ts';
+import { ApiError, api, type Row, type RowKey, type StagedChange, type TableInfo } from './api.ts';
 import {
   describeKey,
   displayTable,
@@ -17,7 +17,8 @@ export interface RecordViewProps {
   info: TableInfo | undefined;
   staged: StagedChange[];
   dataVersion: number;
-  onStagedEdit: (key: RowKey, values: Row) => Promise<void>;
+  /** `seen`: the stored values the edit was based on (what the person saw). */
+  onStagedEdit: (key: RowKey, values: Row, seen: Row) => Promise<void>;
   onStagedDelete: (keys: RowKey[]) => void;
   onOpenTable: () => void;
 }
@@ -66,13 +67,23 @@ export function RecordView(props: RecordViewProps) {
       }
       values[column] = parsed.value;
     }
+    // What the person saw of each edited column: staging refuses the edit if any changed since.
+    const seen: Row = {};
+    for (const column of Object.keys(values)) if (row?.[column] !== undefined) seen[column] = row[column];
     setSaving(true);
     try {
-      await props.onStagedEdit(rowKey, values);
+      await props.onStagedEdit(rowKey, values, seen);
       setDraft({});
       setError(null);
     } catch (cause) {
       setError(cause);
+      // Another writer came in between: show the row as it is now and keep the edit, so the
+      // person decides (staging again is based on the value now on screen).
+      if (cause instanceof ApiError && cause.code === 'staging-conflict')
+        api
+          .row(table, rowKey)
+          .then((result) => setRow(result.row))
+          .catch(() => undefined);
     } finally {
       setSaving(false);
     }
@@ -85,8 +96,11 @@ export function RecordView(props: RecordViewProps) {
           {displayTable(table)} · {describeKey(rowKey)}
         </span>
         {stagedDelete ? <span className="badge danger">staged delete</span> : null}
-        {stagedValues.size > 0 ? (
-          <span className="badge gated">{stagedValues.size} staged change(s)</span>
+        {stagedHere.length > 0 && !stagedDelete ? (
+          <span className="badge gated">
+            {stagedHere.length === 1 ? '1 staged change' : `${stagedHere.length} staged changes`} (
+            {stagedValues.size === 1 ? '1 column' : `${stagedValues.size} columns`})
+          </span>
         ) : null}
         <span className="spacer" />
         <button type="button" className="btn ghost" onClick={props.onOpenTable}>
@@ -167,9 +181,11 @@ export function RecordView(props: RecordViewProps) {
                         title={
                           staged
                             ? `staged; stored value: ${formatTyped(row[column.name], column.type)}`
-                            : shown === undefined
-                              ? `This item has no ${column.name} attribute`
-                              : undefined
+                            : draft[column.name] !== undefined
+                              ? `edited; stored value: ${formatTyped(row[column.name], column.type)}`
+                              : shown === undefined
+                                ? `This item has no ${column.name} attribute`
+                                : undefined
                         }
                         onChange={(event) => setDraft({ ...draft, [column.name]: event.target.value })}
                       />

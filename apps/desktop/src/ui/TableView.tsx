@@ -43,7 +43,8 @@ export interface TableViewProps {
   /** Bumps after a commit or discard, so cached pages are refetched. */
   dataVersion: number;
   /** Stages an update of one row; rejects with a readable error. */
-  onStagedEdit: (key: RowKey, values: Row) => Promise<void>;
+  /** `seen`: the stored values the edit was based on (what the person saw). */
+  onStagedEdit: (key: RowKey, values: Row, seen: Row) => Promise<void>;
   onStagedDelete: (keys: RowKey[]) => void;
   onOpenRow: (key: RowKey) => void;
   onExport: (format: ExportJob['format']) => void;
@@ -155,9 +156,21 @@ export function TableView(props: TableViewProps) {
     const parsed = parseEdit(text, info_);
     if ('error' in parsed) return parsed.error;
     try {
-      await props.onStagedEdit(key, { [column]: parsed.value });
+      // The value the person saw goes along: if another writer changed it since, staging says so.
+      await props.onStagedEdit(
+        key,
+        { [column]: parsed.value },
+        row[column] === undefined ? {} : { [column]: row[column] },
+      );
       return undefined;
     } catch (error) {
+      // Another writer changed the value after this page was read: read the row again, so the grid
+      // shows it as it is now and Enter again stages against it (the person has seen it and decided).
+      if (error instanceof ApiError && error.code === 'staging-conflict')
+        await api
+          .row(table, key)
+          .then((result) => result.row && paged.patchRow(index, result.row))
+          .catch(() => undefined);
       return error instanceof Error ? error.message : String(error);
     }
   };

@@ -480,10 +480,16 @@ export const api = {
     }>('GET', '/api/staging'),
   resolveCommit: (commit: number, outcome: 'applied' | 'staged') =>
     request<{ resolved: number }>('POST', '/api/staging/resolve', { commit, outcome }),
-  stageUpdate: (id: string, key: RowKey, values: Row) =>
-    request<{ ids: string[] }>('POST', '/api/staging/update', { table: id, key, values }),
-  stageDelete: (id: string, keys: RowKey[]) =>
-    request<{ ids: string[] }>('POST', '/api/staging/delete', { table: id, keys }),
+  /** `seen`: what the person saw of the edited columns; a value written since is refused, not overwritten. */
+  stageUpdate: (id: string, key: RowKey, values: Row, seen?: Row) =>
+    request<{ ids: string[] }>('POST', '/api/staging/update', {
+      table: id,
+      key,
+      values,
+      ...(seen ? { seen } : {}),
+    }),
+  stageDelete: (id: string, keys: RowKey[], seen?: Row[]) =>
+    request<{ ids: string[] }>('POST', '/api/staging/delete', { table: id, keys, ...(seen ? { seen } : {}) }),
   stageInsert: (id: string, rows: Row[]) =>
     request<{ ids: string[] }>('POST', '/api/staging/insert', { table: id, rows }),
   commit: (ids?: string[], options: { inParts?: boolean } = {}) =>

@@ -11,6 +11,8 @@ export interface PagedRows {
   ensure: (start: number, end: number) => void;
   /** Drops every cached page (after a commit, say) and refetches what is visible. */
   reload: () => void;
+  /** Puts a row read again in place of the loaded one at `index`. */
+  patchRow: (index: number, row: Row) => void;
   error: Error | null;
   /** Bumps whenever a page arrives, so the grid re-renders. */
   version: number;
@@ -79,6 +81,14 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
     [fetchPage],
   );
 
+  /** Puts a row read again in place of the loaded one (a value another writer changed). */
+  const patchRow = useCallback((index: number, row: Row) => {
+    const page = pages.current.get(Math.floor(index / PAGE_SIZE));
+    if (!page) return;
+    page[index % PAGE_SIZE] = row;
+    setVersion((v) => v + 1);
+  }, []);
+
   const reset = useCallback(() => {
     generation.current++;
     pages.current = new Map();
@@ -101,7 +111,7 @@ export function usePagedRows(table: string, filter: Filter, sort: SortKey[]): Pa
     [],
   );
 
-  return { getRow, ensure, reload: reset, error, version, access, sorting, seenColumns };
+  return { getRow, ensure, reload: reset, patchRow, error, version, access, sorting, seenColumns };
 }
 
 /** `seen` with the names of `rows` it lacks appended (the same array when there are none). */

@@ -43,21 +43,37 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
         table: nonEmpty(),
         key: primaryKey,
         values: rowKey.refine((values) => Object.keys(values).length > 0, 'expected at least one column'),
+        // What the person saw of those columns: a value written since is a conflict, not overwritten.
+        seen: rowKey.optional(),
       }),
     );
     const { table } = body;
-    const changes = await state.staging.stageUpdate(table, [{ key: body.key, values: body.values }], {
-      actor: 'user',
-      profile,
-    });
+    const changes = await state.staging.stageUpdate(
+      table,
+      [{ key: body.key, values: body.values, ...(body.seen ? { seen: body.seen } : {}) }],
+      { actor: 'user', profile },
+    );
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
   app.post('/api/staging/delete', async (c) => {
     const { state, profile } = c.var.connection;
-    const body = await readBody(c, z.strictObject({ table: nonEmpty(), keys: z.array(primaryKey).min(1) }));
+    const body = await readBody(
+      c,
+      z
+        .strictObject({
+          table: nonEmpty(),
+          keys: z.array(primaryKey).min(1),
+          // seen[i]: the row keys[i] named as the person saw it.
+          seen: z.array(rowKey).optional(),
+        })
+        .refine((value) => !value.seen || value.seen.length === value.keys.length, {
+          message: 'seen must hold one row per key',
+          path: ['seen'],
+        }),
+    );
     const { table } = body;
-    const changes = await state.staging.stageDelete(table, body.keys, { actor: 'user', profile });
+    const changes = await state.staging.stageDelete(table, body.keys, { actor: 'user', profile }, body.seen);
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 

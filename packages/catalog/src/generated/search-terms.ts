@@ -179,7 +179,7 @@ export const SEARCH_TERMS: Readonly<Record<ToolName, RowSearchTerms>> = {
       ['ตา', 'าร', 'รา', 'าง', 'งท', 'ทั', 'ั้', '้ง', 'งห', 'หม', 'มด'],
       ['มี', 'ีต', 'ตา', 'าร', 'รา', 'าง', 'งอ', 'อะ', 'ะไ', 'ไร', 'รบ', 'บ้', '้า', 'าง'],
     ],
-    description: ['list', 'tabl', 'activ', 'connection', 'schem', 'estimat', 'row', 'count', 'lin', 'summar', 'column', 'start', 'when', 'know', 'tabl', 'nam'],
+    description: ['list', 'tabl', 'activ', 'connection', 'schem', 'estimat', 'row', 'count', 'summar', 'column', 'start', 'when', 'know', 'tabl', 'nam'],
     verbs: [],
     engineKeywords: {
       dynamodb: [
@@ -412,7 +412,7 @@ export const SEARCH_TERMS: Readonly<Record<ToolName, RowSearchTerms>> = {
       ['หา', 'าค', 'คอ', 'อล', 'ลั', 'ัม', 'มน', 'น์'],
       ['ฟิ', 'ิล', 'ลด', 'ด์'],
     ],
-    description: ['search', 'tabl', 'column', 'whos', 'nam', 'contain', 'given', 'text', 'exampl', 'email', 'creat', 'when', 'know', 'kind', 'data', 'wher', 'liv'],
+    description: ['find', 'column', 'whos', 'nam', 'contain', 'given', 'text', 'exampl', 'email', 'creat', 'tabl', 'when', 'know', 'kind', 'data', 'wher', 'liv'],
     verbs: [],
     engineKeywords: {
       dynamodb: [
@@ -647,7 +647,7 @@ export const SEARCH_TERMS: Readonly<Record<ToolName, RowSearchTerms>> = {
       ['ตร', 'รว', 'วจ', 'จส', 'สอ', 'อบ', 'บค', 'คิ', 'ิว', 'วร', 'รี'],
       ['ไว', 'วย', 'ยา', 'าก', 'กร', 'รณ', 'ณ์'],
     ],
-    description: ['check', 'select', 'without', 'run', 'must', 'read', 'statement', 'over', 'known', 'tabl', 'column', 'return', 'ok', 'exact', 'problem', 'befor', 'run', 'quer', 'when', 'unsur'],
+    description: ['check', 'select', 'without', 'run', 'read', 'statement', 'over', 'known', 'tabl', 'column', 'return', 'ok', 'exact', 'problem', 'befor', 'run', 'quer', 'when', 'unsur'],
     verbs: [],
     engineKeywords: {},
   },
@@ -881,7 +881,7 @@ export const SEARCH_TERMS: Readonly<Record<ToolName, RowSearchTerms>> = {
       ['ไฟ', 'ฟล', 'ล์', '์แ', 'แน', 'นบ'],
       ['เอ', 'อก', 'กส', 'สา', 'าร', 'รแ', 'แน', 'นบ'],
     ],
-    description: ['read', 'fil', 'user', 'attach', 'chat', 'csv', 'json', 'text', 'return', 'first', 'row', 'lin', 'whenever', 'user', 'mention', 'attach', 'upload', 'fil'],
+    description: ['read', 'fil', 'user', 'attach', 'chat', 'csv', 'json', 'text', 'first', 'row', 'lin', 'whenever', 'user', 'mention', 'attach', 'upload', 'fil'],
     verbs: [],
     engineKeywords: {},
   },
@@ -3119,7 +3119,7 @@ export const SEARCH_TERMS: Readonly<Record<ToolName, RowSearchTerms>> = {
       ['เพ', 'พิ', 'ิ่', '่ม'],
       ['แท', 'ทร', 'รก'],
     ],
-    description: ['stag', 'new', 'row', 'tabl', 'noth', 'written', 'tabl', 'row', 'wait', 'stag', 'area', 'until', 'user', 'review', 'commit'],
+    description: ['stag', 'new', 'row', 'tabl', 'wait', 'stag', 'area', 'until', 'user', 'review', 'commit'],
     verbs: [
       ['insert'],
       ['add'],
@@ -3341,7 +3341,7 @@ export const SEARCH_TERMS: Readonly<Record<ToolName, RowSearchTerms>> = {
       ['เป', 'ปล', 'ลี', 'ี่', '่ย', 'ยน'],
       ['อั', 'ัป', 'ปเ', 'เด', 'ดต'],
     ],
-    description: ['stag', 'chang', 'exist', 'row', 'identif', 'primar', 'key', 'noth', 'written', 'tabl', 'until', 'user', 'review', 'commit'],
+    description: ['stag', 'chang', 'row', 'primar', 'key', 'noth', 'written', 'until', 'user', 'commit'],
     verbs: [
       ['change'],
       ['update'],
@@ -3549,7 +3549,7 @@ export const SEARCH_TERMS: Readonly<Record<ToolName, RowSearchTerms>> = {
       ['मिट'],
       ['ลบ'],
     ],
-    description: ['stag', 'deletion', 'row', 'identif', 'primar', 'key', 'noth', 'delet', 'until', 'user', 'review', 'commit'],
+    description: ['stag', 'delet', 'row', 'primar', 'key', 'noth', 'delet', 'until', 'user', 'commit'],
     verbs: [
       ['delete'],
       ['remove'],

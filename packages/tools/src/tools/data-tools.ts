@@ -112,6 +112,7 @@ export const stageUpdateRows = defineTool({
         z.strictObject({
           key: rowKey,
           values: rowValues.describe('Only the columns to change: column name → new value.'),
+          seen: rowValues.optional().describe('As read; if changed since, nothing is staged.'),
         }),
       ),
       1,
