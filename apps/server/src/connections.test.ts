@@ -5,6 +5,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConnectionList } from '@toolrow/desktop/wire';
+import { installedEngines } from '@toolrow/engines';
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import {
   addConnection,
@@ -177,6 +178,14 @@ describe('the header switcher in Chromium', () => {
       // Add a connection whose database is not there to open: the form says why, nothing is saved.
       await switcher.selectOption('__add__');
       const dialog = page.getByRole('dialog', { name: 'Add connection' });
+      // Every installed engine's URL forms, not PostgreSQL's alone.
+      for (const engine of installedEngines.engines)
+        expect(await dialog.getByTestId('url-forms').textContent()).toContain(
+          `${engine.label}: ${engine.urlForms}`,
+        );
+      expect(await dialog.getByLabel('URL').getAttribute('placeholder')).toMatch(
+        /^postgres:\/\/\S+ or dynamodb:\/\/\S+$/,
+      );
       await dialog.getByLabel('Name').fill('broken');
       await dialog.getByLabel('URL').fill('postgres://nobody@127.0.0.1:1/db');
       await dialog.getByLabel('Password').fill('never-shown-4711');

@@ -71,7 +71,13 @@ export function mountConnectionRoutes(app: Hono<ServerEnv>, options: ConnectionR
         active: false,
       });
     }
-    return { active: profile, canSwitch: hub !== null, connections: summaries };
+    return {
+      active: profile,
+      canSwitch: hub !== null,
+      connections: summaries,
+      // How each installed engine's URLs are written, for the add form's hint.
+      urlForms: installedEngines.engines.map((engine) => ({ engine: engine.label, forms: engine.urlForms })),
+    };
   }
 
   app.get('/api/connections', async (c) => c.json(await list(c.var.connection)));

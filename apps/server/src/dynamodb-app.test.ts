@@ -195,6 +195,8 @@ describeWithService('dynamodb', 'the app on DynamoDB', () => {
       await expect
         .poll(() => page.getByTestId('access-badge').textContent())
         .toMatch(/^Query on by_customer/);
+      // The refusal spoke of the filter before: it is gone with it (total was never the point now).
+      await expect.poll(() => notice.count()).toBe(0);
       await grid.getByRole('columnheader', { name: /ordered_at/ }).click();
       await expect.poll(() => page.getByText('sorted: ordered_at asc').count()).toBe(1);
       expect(await notice.count()).toBe(0);
@@ -211,6 +213,10 @@ describeWithService('dynamodb', 'the app on DynamoDB', () => {
       const over = await toolrow.source.rows.count('orders', { column: 'total', op: 'gt', value: 100 });
       await expect.poll(() => page.getByTestId('row-count').textContent()).toBe(`${over} rows`);
       expect(await page.getByRole('button', { name: 'Clear filter' }).count()).toBe(0);
+      // Another filter: the note about the dropped ordered_at sort no longer applies and goes.
+      await page.getByLabel('Filter value').fill('200');
+      await page.getByLabel('Filter value').press('Enter');
+      await expect.poll(() => notice.count()).toBe(0);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
@@ -351,6 +357,37 @@ describeWithService('dynamodb', 'the app on DynamoDB', () => {
     }
   });
 
+  it('a connection that lists no tables says whose key it signs with and why tables made with another may not show, and seeds this one', async () => {
+    const empty = new URL(dynamoUrl!);
+    empty.searchParams.set('region', `zz-empty-${randomInt(1_000_000_000)}`);
+    const emptyDir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-empty-'));
+    const other = await openToolrow({
+      env: { DATABASE_URL: empty.href },
+      dataDir: emptyDir,
+      state: { memory: true },
+    });
+    const emptyApp = await startTestServer(other, { env: { DATABASE_URL: empty.href } });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    try {
+      await page.goto(emptyApp.openUrl);
+      const notice = page.getByTestId('empty-tables');
+      await expect.poll(() => notice.textContent()).toContain('This connection lists no tables.');
+      const text = (await notice.textContent()) ?? '';
+      expect(text).toMatch(/Signs as (the access key|DynamoDB Local's stand-in key)/);
+      expect(text).toContain('-sharedDb');
+      expect(text).toContain('npx toolrow db seed (with the DATABASE_URL the app was started with)');
+      expect(text).not.toContain('No tables yet');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+      await emptyApp.close();
+      await other.close();
+      await rm(emptyDir, { recursive: true, force: true });
+    }
+  });
+
   it('the workbench reads SQL and PartiQL, plans before running, and refuses a write with a 403 that says why', async () => {
     const status = await api<{ database: { languages: { name: string }[] } }>(app, '/api/status');
     expect(status.database.languages.map((language) => language.name)).toEqual(['SQL', 'PartiQL']);
@@ -419,17 +456,31 @@ describeWithService('dynamodb', 'the app on DynamoDB', () => {
       await expect
         .poll(() => page.getByTestId('query-read').allTextContents())
         .toEqual([
-          expect.stringMatching(/^Query on orders index by_customer · \d+ items?$/),
-          expect.stringMatching(/^Query on order_items · \d+ items?$/),
+          expect.stringMatching(/^Query on orders index by_customer · \d+ items?( · [\d.]+ RCU)?$/),
+          expect.stringMatching(/^Query on order_items · \d+ items?( · [\d.]+ RCU)?$/),
         ]);
-      const expected = await api<{ rows: { status: string }[] }>(app, '/api/query', {
-        body: {
-          sql: 'select distinct o.status from orders o join order_items i on i.order_id = o.id where o.customer_id = 7',
+      const expected = await api<{ rows: { status: string }[]; reads?: { capacity?: number }[] }>(
+        app,
+        '/api/query',
+        {
+          body: {
+            sql: 'select distinct o.status from orders o join order_items i on i.order_id = o.id where o.customer_id = 7',
+          },
         },
-      });
+      );
+      // The badges carry the read capacity the result reports, as the CLI's reads do.
+      const badges = await page.getByTestId('query-read').allTextContents();
+      if (expected.reads?.some((read) => read.capacity !== undefined))
+        expect(badges.some((badge) => / · [\d.]+ RCU$/.test(badge))).toBe(true);
       await expect
         .poll(() => page.getByTestId('query-summary').textContent())
         .toMatch(new RegExp(`^${expected.rows.length} rows? ·`));
+      // A plan of another statement does not sit over the last statement's rows.
+      await editor.fill('select count(*) from customers');
+      await page.getByRole('button', { name: 'Plan' }).click();
+      await expect.poll(() => plan.textContent()).toMatch(/Scan of the whole table customers/);
+      expect(await page.getByTestId('query-summary').count()).toBe(0);
+      expect(await page.getByRole('grid', { name: 'Query results' }).count()).toBe(0);
       // PartiQL, DynamoDB's own language, names the index itself.
       await page.getByLabel('Query language').selectOption('PartiQL');
       await expect

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { installedEngines } from '@toolrow/engines';
 import { openDatabase } from '@toolrow/postgres';
 import { createTestDatabase, type TestDatabase } from '@toolrow/postgres/testing';
 import { describeWithService, serviceUrl } from '@toolrow/test-services';
@@ -86,6 +87,16 @@ describe('toolrow connections: bad input names the field, and nothing is saved',
     expect(result.code).toBe(code);
     const listed = await runCli(['connections', 'list', '--json'], env, dir);
     expect(JSON.parse(listed.stdout).connections).toEqual([]);
+  });
+});
+
+describe('toolrow connections --help', () => {
+  it("names every installed engine's URL forms", async () => {
+    const { stdout, code } = await runCli(['connections', 'add', '--help'], {}, process.cwd());
+    expect(code).toBe(0);
+    for (const engine of installedEngines.engines)
+      expect(stdout).toContain(`${engine.label}: ${engine.urlForms}`);
+    expect(stdout).toContain('dynamodb://');
   });
 });
 
@@ -204,7 +215,12 @@ describe('toolrow connections over two embedded databases', () => {
     });
 
     // Forgetting a connection leaves the other, and the default goes back to the unnamed one.
-    expect((await run('connections', 'remove', 'shop-b')).code).toBe(0);
+    // An embedded database has no password, so none is said to be removed.
+    const removed = await run('connections', 'remove', 'shop-b');
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toBe(
+      "Removed connection 'shop-b'. Its staged changes and history stay under its name.\n",
+    );
     const after = JSON.parse((await run('connections', 'list', '--json')).stdout);
     expect(after.default).toBe('default');
     expect(after.connections.map((each: { name: string }) => each.name)).toEqual(['shop-a']);
@@ -290,7 +306,9 @@ describeWithService('postgres', 'toolrow connections to PostgreSQL: the password
     expect(listed.url).not.toContain(password);
 
     // Removing it removes the password too.
-    expect((await run('connections', 'remove', 'team')).code).toBe(0);
+    const removed = await run('connections', 'remove', 'team');
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain("Removed connection 'team' and its stored password.");
     await expect(stat(secrets)).rejects.toMatchObject({ code: 'ENOENT' });
   }, 240_000);
 });

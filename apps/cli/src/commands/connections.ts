@@ -25,17 +25,19 @@ import { formatTable, toJson } from '../format.ts';
 
 const MCP_CHOICES = ['off', ...MCP_SCOPES.map((scope) => scope.replace('tables:', ''))];
 
-const USAGE = `Usage: toolrow connections <subcommand> [options]
+/** The usage, with each installed engine's URL forms (an engine registered later shows too). */
+const usage = () => `Usage: toolrow connections <subcommand> [options]
 
   list [--json]
         The named connections (URLs without passwords), each one's permission mode and MCP
         exposure, and which one commands use when none is named.
   add <name> <url> [--mode ${PERMISSION_MODES.join('|')}] [--mcp ${MCP_CHOICES.join('|')}] [--no-test]
-        Test a connection, then save it under a name. <url> is postgres://user:password@host:5432/db
-        (or postgresql://), or pglite:<directory> for an embedded database. The password is kept
-        in <data dir>/connection-secrets.json (0600), never in Toolrow's state or any listing;
-        leave it out of the URL to use PGPASSWORD or ~/.pgpass instead. Mode defaults to manual,
-        MCP exposure to off.
+        Test a connection, then save it under a name. <url>, by engine:
+${installedEngines.engines.map((engine) => `          ${engine.label}: ${engine.urlForms}`).join('\n')}
+        A password in the URL is kept in <data dir>/connection-secrets.json (0600), never in
+        Toolrow's state or any listing; leave it out to use the driver's own (PostgreSQL:
+        PGPASSWORD or ~/.pgpass; DynamoDB's URL holds none: the AWS profile signs). Mode
+        defaults to manual, MCP exposure to off.
   set <name> [--mode ${PERMISSION_MODES.join('|')}] [--mcp ${MCP_CHOICES.join('|')}]
         Change a connection's permission mode or MCP exposure (the scope ceiling of MCP clients).
   use <name|${UNNAMED_CONNECTION}>
@@ -288,18 +290,21 @@ async function remove(io: CommandIo, args: string[]): Promise<number> {
   const { positionals: found } = parse(args, {});
   const [name] = positionals(found, ['name'], 'remove');
   return withState(io, async (state) => {
+    const hadPassword = Object.hasOwn(await readSecrets(state.dataDir), name!);
     const removed = await state.connections.remove(name!);
     await writeSecret(state.dataDir, name!, undefined);
     if (!removed) throw await unknown(state, name!);
     io.stdout(
-      `Removed connection '${name}' and its stored password. Its staged changes and history stay under its name.\n`,
+      `Removed connection '${name}'${hadPassword ? ' and its stored password' : ''}. Its staged changes and history stay under its name.\n`,
     );
     return 0;
   });
 }
 
 export const connectionsCommand: Command = {
-  usage: USAGE,
+  get usage() {
+    return usage();
+  },
   async run(args, io) {
     const [sub, ...rest] = args;
     switch (sub) {

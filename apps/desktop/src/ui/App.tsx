@@ -28,6 +28,7 @@ export function App() {
     statusError,
     loadStatus,
     tables,
+    emptyTables,
     tablesError,
     loadTables,
     staging,
@@ -367,8 +368,16 @@ export function App() {
             </div>
           ) : null}
           {tables?.length === 0 ? (
-            <div className="faint" style={{ padding: 8 }}>
-              No tables yet. Seed the sample shop with <code>npx toolrow db seed</code>.
+            <div className="faint empty-tables" data-testid="empty-tables" style={{ padding: 8 }}>
+              <p>This connection lists no tables.</p>
+              {emptyTables?.notes.map((note) => (
+                <p key={note}>{note}</p>
+              ))}
+              {emptyTables ? (
+                <p>
+                  To put the sample shop in this connection: <code>{emptyTables.seed}</code>
+                </p>
+              ) : null}
             </div>
           ) : null}
           {tables?.map((table) => {

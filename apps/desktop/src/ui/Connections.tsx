@@ -68,6 +68,7 @@ export function ConnectionSwitcher({
       </select>
       {adding ? (
         <AddConnectionDialog
+          urlForms={list?.urlForms ?? []}
           onClose={() => setAdding(false)}
           onAdded={() => load()}
           onSwitch={(name) => {
@@ -81,10 +82,12 @@ export function ConnectionSwitcher({
 }
 
 function AddConnectionDialog({
+  urlForms,
   onClose,
   onAdded,
   onSwitch,
 }: {
+  urlForms: ConnectionList['urlForms'];
   onClose: () => void;
   onAdded: () => void;
   onSwitch: (name: string) => void;
@@ -156,10 +159,18 @@ function AddConnectionDialog({
             <input
               value={url}
               onChange={(e) => setUrl(e.target.value)}
-              placeholder="postgres://user@host:5432/db or pglite:./dir"
+              placeholder={urlForms.map((each) => each.forms.split(' ')[0]).join(' or ')}
+              aria-describedby="url-forms"
               required
             />
           </label>
+          <ul id="url-forms" className="faint url-forms" data-testid="url-forms">
+            {urlForms.map((each) => (
+              <li key={each.engine}>
+                {each.engine}: {each.forms}
+              </li>
+            ))}
+          </ul>
           <label>
             Password
             <input
@@ -167,7 +178,7 @@ function AddConnectionDialog({
               autoComplete="off"
               value={password}
               onChange={(e) => setPassword(e.target.value)}
-              placeholder="kept in a file only you can read"
+              placeholder="if the engine takes one: kept in a file only you can read"
             />
           </label>
           <label>

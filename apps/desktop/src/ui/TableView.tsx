@@ -114,8 +114,14 @@ export function TableView(props: TableViewProps) {
   const rowCount = count ?? (paged.getRow(0) ? Math.max(1, countLoaded(paged.getRow)) : 0);
 
   // What the engine said of sorting: a sort it dropped, or a header it cannot sort by (DynamoDB).
-  const [sortNotice, setSortNotice] = useState<string | null>(null);
+  // A notice speaks of the filter it was given under: another filter hides it (its column may
+  // sort now, or the reason be another).
+  const filterKey = JSON.stringify(filter ?? null);
+  const [notice, setNotice] = useState<{ text: string; filterKey: string } | null>(null);
+  const setSortNotice = (text: string | null) => setNotice(text === null ? null : { text, filterKey });
+  const sortNotice = notice?.filterKey === filterKey ? notice.text : null;
   const { sortable, dropped } = paged.sorting;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: setSortNotice stands for the filter key it reads.
   useEffect(() => {
     if (!dropped || sort.length === 0) return;
     setSortNotice(dropped);

@@ -30,7 +30,13 @@ const SQL: Language = { name: 'SQL', example: 'select status, count(*) from orde
 /** "Query on orders index by_customer · 12 items": how the engine read each table. */
 function readText(read: TableRead): string {
   const where = read.index ? `${read.table} index ${read.index}` : read.table;
-  return `${read.operation} ${read.operation === 'Scan' ? 'of' : 'on'} ${where} · ${formatCount(read.items)} ${read.items === 1 ? 'item' : 'items'}`;
+  // The read capacity it consumed, as the CLI's reads say, where the service reported it.
+  const capacity = read.capacity === undefined ? '' : ` · ${formatCapacity(read.capacity)} RCU`;
+  return `${read.operation} ${read.operation === 'Scan' ? 'of' : 'on'} ${where} · ${formatCount(read.items)} ${read.items === 1 ? 'item' : 'items'}${capacity}`;
+}
+
+function formatCapacity(units: number): string {
+  return Number.isInteger(units) ? String(units) : units.toFixed(1);
 }
 
 /** The SQL workbench: one read-only statement at a time (the server refuses writes; stage them instead). */
@@ -41,6 +47,8 @@ export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange,
   const named = chosen > 0 ? language.name : undefined;
   const [plan, setPlan] = useState<QueryPlanResult | null>(null);
   const [result, setResult] = useState<QueryResult | null>(null);
+  // The statement the rows shown are the answer of: a plan of another one hides them.
+  const [resultOf, setResultOf] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [running, setRunning] = useState(false);
   const editor = useRef<HTMLTextAreaElement>(null);
@@ -52,6 +60,7 @@ export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange,
     setPlan(null);
     try {
       setResult(await api.query(sql, named));
+      setResultOf(sql);
     } catch (cause) {
       // The previous statement's rows would read as this one's answer: show only the error.
       setResult(null);
@@ -64,6 +73,8 @@ export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange,
   const explain = async () => {
     if (!sql.trim() || running) return;
     setError(null);
+    // Rows of another statement under this one's plan would read as its answer.
+    if (resultOf !== sql) setResult(null);
     try {
       setPlan(await api.queryPlan(sql, named));
     } catch (cause) {

@@ -96,6 +96,8 @@ export interface ConnectionList {
   /** False when the app was started with a single connection (no switching). */
   canSwitch: boolean;
   connections: ConnectionSummary[];
+  /** How each installed engine's URLs are written (the add form's hint). */
+  urlForms: { engine: string; forms: string }[];
 }
 
 /** What the Add connection form sends; the server tests it before it saves anything. */
@@ -462,7 +464,9 @@ export const api = {
     request<{ models: { id: string; name?: string }[] }>('POST', '/api/settings/model/models', choice),
   testModel: (choice: ModelChoice) => request<ModelTestResult>('POST', '/api/settings/model/test', choice),
   setMode: (mode: PermissionMode) => request<{ mode: PermissionMode }>('PUT', '/api/profile', { mode }),
-  tables: () => request<{ tables: TableSummary[] }>('GET', '/api/tables'),
+  /** `empty`: with no tables, why the connection may show none and how to seed this one. */
+  tables: () =>
+    request<{ tables: TableSummary[]; empty?: { notes: string[]; seed: string } }>('GET', '/api/tables'),
   describe: (id: string) => request<TableInfo>('GET', table(id)),
   rows: (id: string, query: { filter: Filter; sort: SortKey[]; offset: number; limit: number }) =>
     request<RowsPage>('POST', `${table(id)}/rows`, query),

@@ -1,5 +1,5 @@
 // Tables: the list, one table's columns, pages of rows, counts, one row.
-import { isDataSourceError } from '@toolrow/datasource';
+import { DEFAULT_PROFILE, isDataSourceError } from '@toolrow/datasource';
 import type { Filter } from '@toolrow/desktop/wire';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -9,13 +9,26 @@ import { forFilterBar, jsonRow, toDsFilter, toDsSort, toTableSummary, toWireTabl
 import type { RouteContext } from './context.ts';
 import { primaryKey } from './shared.ts';
 
-export function tableRoutes(_ctx: RouteContext): Hono<ServerEnv> {
+export function tableRoutes(ctx: RouteContext): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
 
   app.get('/api/tables', async (c) => {
-    const { source } = c.var.connection;
+    const { source, profile } = c.var.connection;
     const snapshot = await source.schema.get();
-    return c.json({ tables: snapshot.tables.map(toTableSummary) });
+    const tables = snapshot.tables.map(toTableSummary);
+    if (tables.length > 0) return c.json({ tables });
+    // No tables: what the connection knows of why (DynamoDB: the key it signs with, and that
+    // DynamoDB Local keeps one database per key), and the seed command for this very connection.
+    const notes = (await source.connectionNotes?.().catch(() => [])) ?? [];
+    const named = profile === DEFAULT_PROFILE ? '' : ` --connection ${profile}`;
+    const fromEnv = profile === DEFAULT_PROFILE && ctx.env.DATABASE_URL?.trim();
+    return c.json({
+      tables,
+      empty: {
+        notes,
+        seed: `npx toolrow${named} db seed${fromEnv ? ' (with the DATABASE_URL the app was started with)' : ''}`,
+      },
+    });
   });
 
   app.get('/api/tables/:table', async (c) => {

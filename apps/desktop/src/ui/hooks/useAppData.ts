@@ -15,6 +15,7 @@ export function useAppData() {
   const [statusError, setStatusError] = useState<unknown>(null);
   const [tables, setTables] = useState<TableSummary[] | null>(null);
   const [tablesError, setTablesError] = useState<unknown>(null);
+  const [emptyTables, setEmptyTables] = useState<{ notes: string[]; seed: string } | undefined>(undefined);
   const [staging, setStaging] = useState<StagedChange[]>([]);
   const [maxPerTransaction, setMaxPerTransaction] = useState<number | undefined>(undefined);
   const [protection, setProtection] = useState<Record<string, ChangeProtection>>({});
@@ -50,6 +51,7 @@ export function useAppData() {
       .tables()
       .then((result) => {
         setTables(result.tables);
+        setEmptyTables(result.empty);
         setTablesError(null);
       })
       .catch(setTablesError);
@@ -76,6 +78,7 @@ export function useAppData() {
     statusError,
     loadStatus,
     tables,
+    emptyTables,
     tablesError,
     loadTables,
     staging,
