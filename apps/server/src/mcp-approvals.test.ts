@@ -1,7 +1,13 @@
 // Gated MCP calls in Manual mode wait for the user in the app: the inbox routes (behind the app's
 // auth) and the desktop's inbox in headless Chromium, with a real SDK client on the app's /mcp.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { type ApprovalInbox, createApprovalInbox, type McpApprovalRequest } from '@toolrow/mcp-server';
+import { CLIENT_INFO_META_KEY, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  type ApprovalInbox,
+  createApprovalInbox,
+  MCP_BRIDGE_HEADERS,
+  MCP_BRIDGE_PATH,
+  type McpApprovalRequest,
+} from '@toolrow/mcp-server';
 import type { Toolrow } from '@toolrow/state';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -92,7 +98,7 @@ describe('the MCP approval inbox in the app', () => {
     expect(pending).toEqual([
       expect.objectContaining({
         id: request.id,
-        client: 'toolrow-app',
+        client: 'approvals-test (toolrow-app)',
         tool: 'openTable',
         input: { table: 'orders' },
         mode: 'manual',
@@ -137,7 +143,11 @@ describe('the MCP approval inbox in the app', () => {
       const call = client.callTool({ name: 'startExport', arguments: { table: 'orders', format: 'csv' } });
       const card = page.getByTestId('mcp-approval');
       await card.waitFor();
-      expect(await card.getByTestId('mcp-approval-client').textContent()).toBe('toolrow-app');
+      // The name the client declared, beside the token's name it is known by here.
+      expect(await card.getByTestId('mcp-approval-client').textContent()).toBe(
+        'approvals-test (toolrow-app)',
+      );
+      expect(await page.getByTestId('mcp-status').textContent()).toMatch(/^MCP on · .* · 1 waiting for you$/);
       expect(await card.getByTestId('mcp-approval-tool').textContent()).toBe('startExport');
       expect(await card.getByTestId('mcp-approval-summary').textContent()).toBe(
         'Start export of orders as CSV',
@@ -191,6 +201,51 @@ describe('the MCP approval inbox in the app', () => {
       expect(errors).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('a stdio client beside an app that serves no /mcp', () => {
+  it('in Chromium: its call waits in the inbox under the name it declared, and the status bar says stdio is on and a call waits', async () => {
+    // The app as `npm start` runs it without TOOLROW_MCP: no /mcp endpoint, the stdio bridge only.
+    const plain = await startTestServer(toolrow, { approvals: inbox });
+    const stdio = new Client({ name: 'bridge', version: '1.0.0' });
+    await stdio.connect(
+      new StreamableHTTPClientTransport(new URL(`${plain.url}${MCP_BRIDGE_PATH}`), {
+        requestInit: {
+          headers: bearer(plain.token, {
+            [MCP_BRIDGE_HEADERS.principal]: JSON.stringify({ name: 'stdio', scope: 'tables:readonly' }),
+            [MCP_BRIDGE_HEADERS.bridge]: 'readme-stdio',
+          }),
+        },
+      }),
+    );
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    try {
+      await page.goto(plain.openUrl);
+      const status = page.getByTestId('mcp-status');
+      await expect.poll(() => status.textContent()).toBe('MCP over HTTP off · stdio on');
+      // What `toolrow mcp --stdio` forwards: the call, with the name its client declared in _meta.
+      const call = stdio.callTool({
+        name: 'countRows',
+        arguments: { table: 'orders' },
+        _meta: { [CLIENT_INFO_META_KEY]: { name: 'Claude Desktop', version: '1.0.0' } },
+      });
+      const card = page.getByTestId('mcp-approval');
+      await card.waitFor();
+      expect(await card.getByTestId('mcp-approval-client').textContent()).toBe('Claude Desktop (stdio)');
+      await expect.poll(() => status.textContent()).toBe('MCP over HTTP off · stdio on · 1 waiting for you');
+      await card.getByRole('button', { name: 'Approve' }).click();
+      const result = await call;
+      expect(result.isError, textOf(result)).toBeFalsy();
+      await expect.poll(() => status.textContent()).toBe('MCP over HTTP off · stdio on');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+      await stdio.close();
+      await plain.close();
     }
   });
 });

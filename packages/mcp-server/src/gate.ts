@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   type ClientCapabilities,
   createRequestStateCodec,
   type ElicitResult,
@@ -70,6 +71,18 @@ export type GateVerdict =
   | { kind: 'run' }
   | { kind: 'refuse'; result: CallToolResult }
   | { kind: 'elicit'; result: InputRequiredResult };
+
+/** The name a client gave itself: on the request (2026 clients, and stdio clients through the app). */
+function declaredNameOf(ctx: ServerContext): string | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const info = envelope?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined;
+  return typeof info?.name === 'string' && info.name.trim() ? info.name.trim().slice(0, 80) : undefined;
+}
+
+/** How the inbox names a client: as it named itself, beside the name it is known by here. */
+function clientLabel(principal: string, declared: string | undefined): string {
+  return declared && declared !== principal ? `${declared} (${principal})` : principal;
+}
 
 function refuse(text: string): GateVerdict {
   return { kind: 'refuse', result: { content: [{ type: 'text', text }], isError: true } };
@@ -145,6 +158,8 @@ export async function gateCall(params: {
   ctx: ServerContext;
   /** The client capabilities from initialize (2025 era), if the server saw one. */
   initializedCapabilities: ClientCapabilities | undefined;
+  /** The name the client declared in initialize, if the server saw one (shown beside the principal's). */
+  declaredName?: string | undefined;
   options: McpGateOptions;
   /**
    * A task's call (tasks.ts): its request is already answered, so the client cannot be asked on
@@ -261,7 +276,9 @@ export async function gateCall(params: {
   try {
     settled = await approvals.ask(
       {
-        client: principal.name,
+        // The person reads the name the client gave itself ("Claude Desktop"), beside the one it
+        // is known by here (a token's name, or "stdio").
+        client: clientLabel(principal.name, declaredNameOf(ctx) ?? params.declaredName),
         actor,
         tool: name,
         input,

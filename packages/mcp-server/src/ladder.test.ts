@@ -108,7 +108,7 @@ describe.each(['legacy', 'auto'] as const)('the ladder over Streamable HTTP, %s 
     );
     const request = await asked;
     expect(request).toMatchObject({
-      client: 'claude',
+      client: 'ladder-test (claude)',
       actor: 'mcp:claude',
       tool: 'countRows',
       input: { table: 'orders' },
@@ -267,7 +267,7 @@ describe.each(['legacy', 'auto'] as const)('the ladder over Streamable HTTP, %s 
     const client = await open(server.url, trusted, era);
     const asked = nextAsk(inbox);
     const call = client.callTool({ name: 'openTable', arguments: { table: 'orders' } });
-    expect((await asked).client).toBe('trusted');
+    expect((await asked).client).toBe('ladder-test (trusted)');
     inbox.answer((await asked).id, { approved: true });
     expect((await call).isError).toBeFalsy();
   });

@@ -376,6 +376,7 @@ async function callTool(
         input,
         ctx,
         initializedCapabilities: server.getClientCapabilities(),
+        declaredName: server.getClientVersion()?.name,
         options,
         ...(task ? { task } : {}),
       });

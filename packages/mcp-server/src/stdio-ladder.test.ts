@@ -134,7 +134,8 @@ describe.each(['legacy', 'auto'] as const)('the ladder over stdio, %s era', (era
       { onprogress: (update) => progressed(update.message ?? '') },
     );
     const request = await asked;
-    expect(request).toMatchObject({ client: 'fixture', tool: 'openTable', mode: 'manual' });
+    // The name the client declared, beside the principal's.
+    expect(request).toMatchObject({ client: 'toolrow-test (fixture)', tool: 'openTable', mode: 'manual' });
     expect(await progress).toContain('Waiting for the user to approve openTable');
     expect(runs()).toEqual([]);
     expect(await answer(request.id, { approved: true })).toBe(200);

@@ -2,6 +2,7 @@
 // the environment rather than the HTTP authorization flow; see resolveStdioPrincipal.
 import type { Readable, Writable } from 'node:stream';
 import {
+  CLIENT_INFO_META_KEY,
   INTERNAL_ERROR,
   isJSONRPCRequest,
   type JSONRPCMessage,
@@ -159,6 +160,8 @@ class ForwardingTransport implements Transport {
   readonly #forward: Promise<Transport | undefined>;
   #there: Transport | undefined;
   #protocolVersion: string | undefined;
+  /** The client as it named itself in initialize, answered here: the app reads it on each request. */
+  #clientInfo: unknown;
 
   constructor(wire: Transport, forward: Promise<Transport | undefined>) {
     this.#wire = wire;
@@ -197,6 +200,8 @@ class ForwardingTransport implements Transport {
     this.#wire.onerror = (error) => this.onerror?.(error);
     this.#wire.onmessage = (message, extra) => {
       const method = methodOf(message);
+      if (method === 'initialize' && isJSONRPCRequest(message))
+        this.#clientInfo = (message.params as { clientInfo?: unknown } | undefined)?.clientInfo;
       if (method && ANSWERED_HERE.has(method)) {
         this.onmessage?.(message, extra);
         return;
@@ -212,7 +217,7 @@ class ForwardingTransport implements Transport {
 
   async #send(there: Transport, message: JSONRPCMessage): Promise<void> {
     try {
-      await there.send(message);
+      await there.send(this.#withClientInfo(message));
     } catch (error) {
       // A request gets an answer whatever happened on the way: the client never waits for nothing.
       if (isJSONRPCRequest(message)) {
@@ -225,6 +230,17 @@ class ForwardingTransport implements Transport {
           .catch(() => {});
       } else this.onerror?.(error as Error);
     }
+  }
+
+  /** A request with the client's own name in its _meta, as 2026 clients send it on every request. */
+  #withClientInfo(message: JSONRPCMessage): JSONRPCMessage {
+    if (!this.#clientInfo || !isJSONRPCRequest(message)) return message;
+    const params = (message.params ?? {}) as { _meta?: Record<string, unknown> };
+    if (params._meta?.[CLIENT_INFO_META_KEY]) return message;
+    return {
+      ...message,
+      params: { ...params, _meta: { ...params._meta, [CLIENT_INFO_META_KEY]: this.#clientInfo } },
+    };
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {

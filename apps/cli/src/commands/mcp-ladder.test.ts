@@ -87,7 +87,8 @@ describeWithService('postgres', 'toolrow mcp --stdio and the profile mode (Postg
       });
       const call = client.callTool({ name: 'countRows', arguments: { table: 'orders' } });
       const request = await asked;
-      expect(request).toMatchObject({ client: 'stdio', tool: 'countRows', mode: 'manual' });
+      // The name the client declared, beside the one it is known by here.
+      expect(request).toMatchObject({ client: 'cli-ladder-test (stdio)', tool: 'countRows', mode: 'manual' });
       const answered = await fetch(`${app.url}/api/mcp/approvals/${request.id}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },

@@ -172,7 +172,8 @@ describe('toolrow commands while the app runs on their data dir', () => {
           },
           { timeout: 30_000 },
         )
-        .toEqual([['stdio', 'countRows']]);
+        // Under the name the client declared (the stdio process passes it on), beside mcp:stdio.
+        .toEqual([['beside-app (stdio)', 'countRows']]);
       const answered = await fetch(`${inbox}/${pending[0]!.id}`, {
         method: 'POST',
         headers,

@@ -74,6 +74,8 @@ export function App() {
   const infos = useTableInfos(
     tabs.flatMap((tab) => (tab.kind === 'table' || tab.kind === 'row' ? [tab.table] : [])),
   );
+  // Gated calls of MCP clients waiting in the inbox (from the HTTP endpoint or a stdio client).
+  const [mcpWaiting, setMcpWaiting] = useState(0);
   const toggleChat = useCallback((hidden?: boolean) => setChatHidden((current) => hidden ?? !current), []);
   useShortcuts({ tabs, focusedId, overlay, setOverlay, toggleChat, chatInput, focus, closeTab });
 
@@ -425,7 +427,7 @@ export function App() {
       </nav>
 
       <main className="main">
-        <McpInbox onError={toastError} />
+        <McpInbox onError={toastError} onPending={setMcpWaiting} />
         <div className="tabstrip" role="tablist" aria-label="Open tabs" ref={tabStrip}>
           {tabs.map((tab, index) => {
             const { title, kind } = tabTitle(tab);
@@ -504,7 +506,17 @@ export function App() {
           <span className={`dot ${status?.model.configured ? 'ok' : 'warn'}`} />
           {status?.model.configured ? `model ${status.model.id}` : 'no model: pick one'}
         </button>
-        <span title={status?.mcp.url}>MCP {status?.mcp.enabled ? `on · ${status.mcp.url}` : 'off'}</span>
+        <span
+          data-testid="mcp-status"
+          title={
+            status?.mcp.enabled
+              ? status.mcp.url
+              : 'The /mcp endpoint is off (TOOLROW_MCP=1 npm start serves it); toolrow mcp --stdio clients are served through the app'
+          }
+        >
+          MCP {status?.mcp.enabled ? `on · ${status.mcp.url}` : 'over HTTP off · stdio on'}
+          {mcpWaiting > 0 ? ` · ${mcpWaiting} waiting for you` : ''}
+        </span>
         <span>
           mode{' '}
           {status

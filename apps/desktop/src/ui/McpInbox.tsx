@@ -12,7 +12,14 @@ function remaining(expiresAt: string, now: number): string {
   return seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
 }
 
-export function McpInbox({ onError }: { onError: (error: unknown) => void }) {
+export function McpInbox({
+  onError,
+  onPending,
+}: {
+  onError: (error: unknown) => void;
+  /** How many calls wait, whenever it changes (the status bar says it). */
+  onPending?: (count: number) => void;
+}) {
   const [pending, setPending] = useState<McpApproval[]>([]);
   const [reasons, setReasons] = useState<Record<string, string>>({});
   const [now, setNow] = useState(() => Date.now());
@@ -34,6 +41,7 @@ export function McpInbox({ onError }: { onError: (error: unknown) => void }) {
     const timer = setInterval(load, POLL_MS);
     return () => clearInterval(timer);
   }, [load]);
+  useEffect(() => onPending?.(pending.length), [pending.length, onPending]);
 
   const answer = (id: string, approved: boolean) => {
     const reason = reasons[id]?.trim();
