@@ -5,7 +5,13 @@ import { randomInt } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetItemCommand, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  GetItemCommand,
+  PutItemCommand,
+  ScanCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
 import { createEscapeHarness, SQL_ESCAPES } from '@toolrow/dynamodb/testing';
 import { openToolrow, type Toolrow } from '@toolrow/state';
@@ -380,11 +386,89 @@ describeWithService('dynamodb', 'the app on DynamoDB', () => {
       expect(text).toContain('npx toolrow db seed (with the DATABASE_URL the app was started with)');
       expect(text).not.toContain('No tables yet');
       expect(errors).toEqual([]);
+
+      // A table of the user's own: the workbench's first statements are written for it.
+      const clients = createClients(parseDynamoUrl(empty.href));
+      try {
+        await clients.write().send(
+          new CreateTableCommand({
+            TableName: 'Devices',
+            KeySchema: [{ AttributeName: 'deviceId', KeyType: 'HASH' }],
+            AttributeDefinitions: [{ AttributeName: 'deviceId', AttributeType: 'S' }],
+            BillingMode: 'PAY_PER_REQUEST',
+          }),
+        );
+        await clients
+          .write()
+          .send(new PutItemCommand({ TableName: 'Devices', Item: { deviceId: { S: 'd-1' } } }));
+      } finally {
+        clients.close();
+      }
+      await other.source.schema.refresh();
+      const status = await api<{ database: { languages: { name: string; example: string }[] } }>(
+        emptyApp,
+        '/api/status',
+      );
+      expect(status.database.languages.map((language) => [language.name, language.example])).toEqual([
+        ['SQL', 'select * from "Devices" limit 20'],
+        ['PartiQL', `SELECT * FROM "Devices" WHERE "deviceId" = '…'`],
+      ]);
     } finally {
       await context.close();
       await emptyApp.close();
       await other.close();
       await rm(emptyDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a value reads the same in SQL, PartiQL and the grid: a number as DynamoDB keeps it, a list as a list', async () => {
+    const other = createClients(parseDynamoUrl(toolrowUrl));
+    try {
+      for (const [id, total] of [
+        [31, '5.6'],
+        [32, '12.5'],
+      ] as const)
+        await other.write().send(
+          new UpdateItemCommand({
+            TableName: 'orders',
+            Key: { id: { N: String(id) } },
+            UpdateExpression: 'SET #t = :t, #l = :l',
+            ExpressionAttributeNames: { '#t': 'total', '#l': 'lines' },
+            ExpressionAttributeValues: {
+              ':t': { N: total },
+              ':l': { L: [{ M: { sku: { S: 'p9' }, qty: { N: '2' } } }] },
+            },
+          }),
+        );
+      await toolrow.source.schema.refresh();
+      const sql = await api<{ rows: { total: unknown; lines: unknown }[] }>(app, '/api/query', {
+        body: { sql: 'select total, lines from orders where id in (31, 32) order by id' },
+      });
+      expect(sql.rows.map((row) => row.total)).toEqual(['5.6', '12.5']);
+      expect(sql.rows[0]!.lines).toEqual([{ sku: 'p9', qty: 2 }]);
+
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      const page = await context.newPage();
+      const errors = collectPageErrors(page);
+      try {
+        await page.goto(app.openUrl);
+        await page.getByRole('button', { name: 'New query' }).click();
+        const editor = page.getByLabel('SQL', { exact: true });
+        const grid = page.getByRole('grid', { name: 'Query results' });
+        const cells = () => grid.getByRole('gridcell').allTextContents();
+        await editor.fill('select total, lines from orders where id = 31');
+        await editor.press('Control+Enter');
+        await expect.poll(cells).toEqual(['5.6', '[{sku: "p9", qty: 2}]']);
+        await page.getByLabel('Query language').selectOption('PartiQL');
+        await editor.fill('SELECT total, lines FROM "orders" WHERE "id" = 31');
+        await editor.press('Control+Enter');
+        await expect.poll(cells).toEqual(['5.6', '[{sku: "p9", qty: 2}]']);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    } finally {
+      other.close();
     }
   });
 

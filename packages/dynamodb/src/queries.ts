@@ -8,6 +8,7 @@ import type {
   ReadQueryResult,
   Row,
   SchemaCache,
+  TableInfo,
 } from '@toolrow/datasource';
 import { deadlineOf } from './deadline.ts';
 import { checkReadOnlyPartiql, type PartiqlRead } from './partiql-guard.ts';
@@ -23,12 +24,26 @@ const PAGE_ITEMS = 1000;
 /** Read capacity one statement may use where DynamoDB reports it (AWS): about 16 MB read. */
 const MAX_READ_UNITS = 2000;
 
+const SHOP_EXAMPLE = 'SELECT "id", "status", "total" FROM "orders" WHERE "customer_id" = 7';
+
+/**
+ * A first PartiQL statement for these tables: the sample shop's when it is there, else a read of
+ * the first table by its partition key (a number or a string, as its items hold it).
+ */
+export function partiqlExample(tables: readonly TableInfo[], keys: KeyMap): string {
+  const first = tables.find((table) => table.name === 'orders') ? undefined : tables[0];
+  const key = first && keys.get(first.name)?.partitionKey;
+  if (!first || !key) return SHOP_EXAMPLE;
+  const type = first.columns.find((column) => column.name === key)?.type ?? '';
+  return `SELECT * FROM "${first.name.replaceAll('"', '""')}" WHERE "${key.replaceAll('"', '""')}" = ${/^N\b/.test(type) ? '1' : "'…'"}`;
+}
+
 export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache, keys: KeyMap): QueryRunner {
   return {
     dialect: 'partiql',
-    language: {
-      name: 'PartiQL',
-      example: 'SELECT "id", "status", "total" FROM "orders" WHERE "customer_id" = 7',
+    // The workbench's first statement, on a table this account has: a Query on its partition key.
+    get language() {
+      return { name: 'PartiQL', example: partiqlExample(schema.current?.tables ?? [], keys) };
     },
     check(text) {
       const read = checkReadOnlyPartiql(text);

@@ -21,6 +21,8 @@ export function statusRoutes(ctx: RouteContext): Hono<ServerEnv> {
     const listed = await state.connections.list().catch(() => []);
     const active = listed.find((connection) => connection.active);
     const { chat, problem: chatProblem } = await currentChat(c.var.connection);
+    // The languages' examples are written for the connection's tables: know them first.
+    await source.schema.get().catch(() => undefined);
     const status: AppStatus = {
       version: options.version ?? '0.1.0',
       database: {

@@ -74,6 +74,49 @@ export interface SqlRunner extends QueryRunner {
 const NUMERIC_TYPE =
   /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL\(\d+,\s*\d+\))$/;
 
+/** A column type's name, its alias first (JSON is DuckDB's VARCHAR with the alias JSON). */
+function typeName(type: { alias?: string | undefined; toString(): string }): string {
+  return type.alias ?? String(type);
+}
+
+/**
+ * A result row's values in the forms the rest of Toolrow reads an item in, by column type: instants
+ * as ISO 8601 in UTC; decimals with the digits DynamoDB keeps (it stores 5.6, not the 5.60 a
+ * column's scale prints); maps and lists (JSON) as values, not their text, so the workbench shows
+ * them as it shows PartiQL's and the grid's. Numbers inside keep their exact digits.
+ */
+function storedForms(types: readonly string[]): (values: unknown[]) => unknown[] {
+  const forms = types.map((type) =>
+    type === 'TIMESTAMP WITH TIME ZONE'
+      ? isoInstant
+      : /^DECIMAL\(/.test(type)
+        ? storedDecimal
+        : type === 'JSON'
+          ? jsonValueOf
+          : undefined,
+  );
+  return (values) => values.map((value, index) => (value === null ? null : (forms[index]?.(value) ?? value)));
+}
+
+/** "5.60" → "5.6", "250.00" → "250": a decimal's text without the zeros its scale adds. */
+function storedDecimal(value: unknown): unknown {
+  return typeof value === 'string' && value.includes('.') ? value.replace(/\.?0+$/, '') : value;
+}
+
+/** A JSON column's text as its value, numbers exact (JSON.rawJSON keeps their digits). */
+function jsonValueOf(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+    return JSON.parse(value, ((_key: string, parsed: unknown, context?: { source?: string }) =>
+      typeof parsed === 'number' && context?.source !== undefined
+        ? rawJson(context.source)
+        : parsed) as never);
+  } catch {
+    return value;
+  }
+}
+
 export function createSqlRunner(
   client: DynamoDBClient,
   schema: SchemaCache,
@@ -208,7 +251,15 @@ export function createSqlRunner(
 
   return {
     dialect: 'sql',
-    language: { name: 'SQL', example: SQL_EXAMPLE },
+    get language() {
+      const tables = schema.current?.tables ?? [];
+      const first = tables.some((table) => table.name === 'orders') ? undefined : tables[0];
+      return {
+        name: 'SQL',
+        // On an account without the sample shop, a look at its first table.
+        example: first ? `select * from "${first.name.replaceAll('"', '""')}" limit 20` : SQL_EXAMPLE,
+      };
+    },
     modes: [partiql],
 
     async check(text) {
@@ -269,11 +320,8 @@ export function createSqlRunner(
         });
         const reader = await connection.streamAndReadUntil(statement, maxRows + 1);
         const names = reader.columnNames();
-        // Instants as everywhere else in Toolrow: ISO 8601 in UTC.
-        const instants = reader.columnTypes().map((type) => /^TIMESTAMP WITH TIME ZONE$/.test(String(type)));
-        const all = reader
-          .getRowsJson()
-          .map((values) => values.map((value, index) => (instants[index] ? isoInstant(value) : value)));
+        const asStored = storedForms(reader.columnTypes().map(typeName));
+        const all = reader.getRowsJson().map(asStored);
         const rows: Row[] = [];
         const oversized: { row: number; column: string; bytes: number }[] = [];
         let bytes = 0;
@@ -333,16 +381,13 @@ export function createSqlRunner(
           maxItemsRead: options.maxItemsRead,
         });
         const result = await connection.stream(statement);
-        const types = result.columnTypes().map(String);
-        const instants = types.map((type) => type === 'TIMESTAMP WITH TIME ZONE');
+        const types = result.columnTypes().map(typeName);
+        const asStored = storedForms(types);
         return {
           columns: result.columnNames(),
           numeric: types.map((type) => NUMERIC_TYPE.test(type)),
           batches: (async function* () {
-            for await (const rows of result.yieldRowsJson())
-              yield rows.map((values) =>
-                values.map((value, index) => (instants[index] ? isoInstant(value) : value)),
-              );
+            for await (const rows of result.yieldRowsJson()) yield rows.map(asStored);
           })(),
           close,
         };
