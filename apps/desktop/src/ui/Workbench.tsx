@@ -1,7 +1,7 @@
 import { isNumberText } from '@toolrow/datasource/numbers';
 import { useMemo, useRef, useState } from 'react';
-import { api, type ExportJob, type QueryPlanResult, type QueryResult, type TableRead } from './api.ts';
-import { formatCount } from './format.ts';
+import { api, type ExportJob, type QueryPlanResult, type QueryResult } from './api.ts';
+import { formatCount, readBadgeText } from './format.ts';
 import { Grid, type GridColumn } from './Grid.tsx';
 import { ErrorBox } from './widgets.tsx';
 
@@ -28,17 +28,6 @@ interface Language {
 const SQL: Language = { name: 'SQL', example: 'select status, count(*) from orders group by status' };
 
 /** "Query on orders index by_customer · 12 items": how the engine read each table. */
-function readText(read: TableRead): string {
-  const where = read.index ? `${read.table} index ${read.index}` : read.table;
-  // The read capacity it consumed, as the CLI's reads say, where the service reported it.
-  const capacity = read.capacity === undefined ? '' : ` · ${formatCapacity(read.capacity)} RCU`;
-  return `${read.operation} ${read.operation === 'Scan' ? 'of' : 'on'} ${where} · ${formatCount(read.items)} ${read.items === 1 ? 'item' : 'items'}${capacity}`;
-}
-
-function formatCapacity(units: number): string {
-  return Number.isInteger(units) ? String(units) : units.toFixed(1);
-}
-
 /** The SQL workbench: one read-only statement at a time (the server refuses writes; stage them instead). */
 export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange, onExport }: WorkbenchProps) {
   const [chosen, setChosen] = useState(0);
@@ -196,7 +185,7 @@ export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange,
                 data-testid="query-read"
                 title={read.note ?? `How ${read.table} was read`}
               >
-                {readText(read)}
+                {readBadgeText(read)}
               </span>
             ))}
           </div>

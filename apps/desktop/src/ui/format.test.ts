@@ -15,6 +15,7 @@ import {
   parseDynamoText,
   parseEdit,
   parseFilterValue,
+  readBadgeText,
   shortType,
 } from './format.ts';
 
@@ -225,5 +226,21 @@ describe('the readable form of DynamoDB values', () => {
 
   it("takes PartiQL's single quotes and JSON's quoted keys too", () => {
     expect(parseDynamoText(`{'it''s': 'Ada''s', "n": 1}`)).toEqual({ "it's": "Ada's", n: { N: '1' } });
+  });
+});
+
+describe('read badges', () => {
+  it.each([
+    [{ table: 'orders', operation: 'Scan', items: 120 }, 'Scan of orders · 120 items'],
+    [
+      { table: 'orders', operation: 'Query', index: 'by_customer', items: 1, capacity: 0.5 },
+      'Query on orders index by_customer · 1 item · 0.5 RCU',
+    ],
+    [
+      { table: 'customers', operation: 'BatchGetItem', items: 2500, capacity: 13 },
+      'BatchGetItem on customers · 2,500 items · 13 RCU',
+    ],
+  ] as const)('%j → %s', (read, text) => {
+    expect(readBadgeText(read)).toBe(text);
   });
 });

@@ -1,6 +1,6 @@
 // Pure helpers for showing and editing values; tested in format.test.ts.
 import { isNumberText } from '@toolrow/datasource/numbers';
-import type { ColumnInfo, Filter, FilterCondition, Row, RowKey } from './api.ts';
+import type { ColumnInfo, Filter, FilterCondition, Row, RowKey, TableRead } from './api.ts';
 
 const NUMERIC =
   /^(smallint|integer|bigint|int[248]?|numeric|decimal|real|double precision|float[48]?|money|smallserial|serial|bigserial)\b/i;
@@ -524,4 +524,14 @@ export function formatAgo(iso: string, now: number = Date.now()): string {
   if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
   if (seconds < 86_400) return `${Math.round(seconds / 3600)} h ago`;
   return formatTimestamp(new Date(then).toISOString());
+}
+
+/** How one table was read, as a result's badge says it, with the read capacity where reported. */
+export function readBadgeText(read: TableRead): string {
+  const where = read.index ? `${read.table} index ${read.index}` : read.table;
+  const capacity =
+    read.capacity === undefined
+      ? ''
+      : ` · ${Number.isInteger(read.capacity) ? read.capacity : read.capacity.toFixed(1)} RCU`;
+  return `${read.operation} ${read.operation === 'Scan' ? 'of' : 'on'} ${where} · ${formatCount(read.items)} ${read.items === 1 ? 'item' : 'items'}${capacity}`;
 }
