@@ -12,6 +12,7 @@ import {
   collectPageErrors,
   ensureBundle,
   launchBrowser,
+  openFiltered,
   SEED_NOW,
   startTestServer,
   type TestServer,
@@ -43,15 +44,7 @@ describe.each(testStores())('an edit keeps what the person saw, in Chromium, on 
   /** The products table filtered to one id, in a fresh page. */
   async function openProduct(page: Page, id: number): Promise<void> {
     await page.goto(app.openUrl);
-    await page
-      .getByRole('navigation', { name: 'Tables and panels' })
-      .getByRole('button', { name: /^products/ })
-      .click();
-    await page.getByRole('button', { name: '+ Filter' }).click();
-    await page.getByLabel('Filter column').selectOption('id');
-    await page.getByLabel('Filter operator').selectOption('eq');
-    await page.getByLabel('Filter value').fill(String(id));
-    await page.getByLabel('Filter value').press('Enter');
+    await openFiltered(page, 'products', ['id', 'eq', String(id)]);
     await expect.poll(() => page.getByTestId('row-count').textContent()).toBe('1 row');
   }
 

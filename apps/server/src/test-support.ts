@@ -88,6 +88,23 @@ export function collectPageErrors(page: Page): string[] {
   return errors;
 }
 
+/** In a page of the app: opens a table from the sidebar and filters it to `column op value`, as a person does. */
+export async function openFiltered(
+  page: Page,
+  table: string,
+  [column, op, value]: [column: string, op: string, value: string],
+): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Tables and panels' })
+    .getByRole('button', { name: new RegExp(`^${table}`) })
+    .click();
+  await page.getByRole('button', { name: '+ Filter' }).click();
+  await page.getByLabel('Filter column').selectOption(column);
+  await page.getByLabel('Filter operator').selectOption(op);
+  await page.getByLabel('Filter value').fill(value);
+  await page.getByLabel('Filter value').press('Enter');
+}
+
 /** fetch() against the server with its token and the JSON content type the guard requires for writes. */
 export async function api<T = unknown>(
   app: { url: string; token: string },

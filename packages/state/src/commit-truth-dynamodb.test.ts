@@ -18,6 +18,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { createClients, parseDynamoUrl } from '@toolrow/dynamodb';
 import { describeWithService, serviceUrl } from '@toolrow/test-services';
+import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CommitPoint } from './staging.ts';
 import { openToolrow, type Toolrow } from './toolrow.ts';
@@ -329,6 +330,76 @@ describeWithService('dynamodb', 'DynamoDB commits that record the truth and neve
     expect(refused.ok).toBe(false);
     expect(await item(600_002)).toMatchObject({ version: { N: '1' } });
   });
+
+  it('staging check and the commit agree: whatever was staged and whatever another writer did since, check finds exactly what the commit refuses (random cases)', async () => {
+    const versioned = new URL(url);
+    versioned.searchParams.set('version', 'version');
+    const byVersion = await open({}, versioned.href);
+    const plain = await open();
+    type Staged = 'status' | 'gift' | 'delete';
+    type Meanwhile = 'nothing' | 'status' | 'gift' | 'version' | 'deleted';
+    let next = 800_000;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.array(
+          fc.record({
+            versionedItem: fc.boolean(),
+            staged: fc.constantFrom<Staged>('status', 'gift', 'delete'),
+            meanwhile: fc.constantFrom<Meanwhile>('nothing', 'status', 'gift', 'version', 'deleted'),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+        async (withVersion, items) => {
+          const toolrow = withVersion ? byVersion : plain;
+          const ids: number[] = [];
+          for (const each of items) {
+            const id = next++;
+            ids.push(id);
+            await putOrder(id, { versioned: each.versionedItem });
+          }
+          await putOrder(next++); // a versioned item, so the table is known to keep one
+          await toolrow.source.schema.refresh();
+          const changeIds: number[] = [];
+          for (const [index, each] of items.entries()) {
+            const id = ids[index]!;
+            const [change] =
+              each.staged === 'delete'
+                ? await toolrow.state.staging.stageDelete('orders', [{ id }], { actor: 'user' })
+                : await toolrow.state.staging.stageUpdate(
+                    'orders',
+                    [
+                      {
+                        key: { id },
+                        values: each.staged === 'status' ? { status: 'shipped' } : { gift: true },
+                      },
+                    ],
+                    { actor: 'user' },
+                  );
+            changeIds.push(change!.id);
+            // Another writer, after staging and before the check.
+            if (each.meanwhile === 'status') await setElsewhere(id, 'SET #s = :s', { ':s': { S: 'lost' } });
+            if (each.meanwhile === 'gift') await setElsewhere(id, 'SET #g = :g', { ':g': { BOOL: false } });
+            if (each.meanwhile === 'version')
+              await setElsewhere(id, 'SET #v = :v', { ':v': { N: String(randomInt(2, 9)) } });
+            if (each.meanwhile === 'deleted')
+              await other
+                .write()
+                .send(new DeleteItemCommand({ TableName: 'orders', Key: { id: { N: String(id) } } }));
+          }
+          const checked = await toolrow.state.staging.check({ ids: changeIds });
+          const result = await toolrow.state.staging.commit({ ids: changeIds });
+          const refused = result.ok ? [] : result.conflicts.map((conflict) => conflict.changeId);
+          expect(
+            checked.map((conflict) => conflict.changeId).sort(),
+            JSON.stringify({ withVersion, items, result }),
+          ).toEqual(refused.sort());
+          if (!result.ok) await toolrow.state.staging.discard({ ids: changeIds });
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 600_000);
 
   /** An order as another tool writes it, with a version attribute. */
   async function putOrder(id: number, { versioned = true } = {}) {
