@@ -4,6 +4,7 @@ import { INLINE_TOOLS } from './generated/tiers.ts';
 import { TOOL_NAMES } from './generated/tool-names.ts';
 import {
   alternativesOn,
+  backgroundJobOf,
   CATALOG_ROWS,
   inlineToolsOf,
   isServedBy,
@@ -73,5 +74,16 @@ describe('what a tool needs of an engine', () => {
     }
     // Foreign keys are in describeTable's output too: it is one way on where relations are not served.
     expect(alternativesOn(bare, 'describeRelations')).toContain('describeTable');
+  });
+});
+
+describe('backgroundJobOf', () => {
+  it.each([
+    ['startExport', { id: 'job-1', state: 'queued' }, 'job-1'],
+    ['startExport', { state: 'queued' }, undefined],
+    ['runQuery', { id: 'not-a-job', rows: [] }, undefined],
+    ['getExportStatus', { id: 'job-1', state: 'done' }, undefined],
+  ] as const)('%s %j → %s', (name, output, expected) => {
+    expect(backgroundJobOf(name, output)).toBe(expected);
   });
 });

@@ -190,3 +190,12 @@ export function alternativesOn(on: EngineView | undefined, name: ToolName, count
 export function notServedMessage(name: ToolName, on: EngineView | undefined): string {
   return `Tool '${name}' is not served on this connection: it needs ${missingNeeds(on, name).join(', ')}, which the ${on?.engine} engine does not have; nothing ran. Use one of: ${alternativesOn(on, name).join(', ')}`;
 }
+
+/**
+ * The background job a call started, by its id: a tool whose row writes files (an export) returns
+ * its job's id and finishes later. Undefined for every other call.
+ */
+export function backgroundJobOf(name: ToolName, output: unknown): string | undefined {
+  const id = (output as { id?: unknown } | null)?.id;
+  return rowOf(name).writes === 'files' && typeof id === 'string' ? id : undefined;
+}

@@ -174,7 +174,8 @@ const CALLS: readonly [string, unknown, (out: Json) => void][] = [
   [
     'startExport',
     { table: 'customers', format: 'json', path: 'customers.json' },
-    (out) => expect(out.path).toMatch(/customers\.json$/),
+    // The command ends with the file, and says how the export ended.
+    (out) => expect(out).toMatchObject({ path: expect.stringMatching(/customers\.json$/), state: 'done' }),
   ],
   ['getExportStatus', { id: '<export id>' }, (out) => expect(out.state).toBe('done')],
   ['listAuditLog', {}, (out) => expect(out.entries.length).toBeGreaterThan(0)],
@@ -217,6 +218,16 @@ describe('toolrow call', () => {
     const notJson = await runCli(['call', 'runQuery', '{sql: select}'], env);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toMatch(/not valid JSON/);
+  });
+
+  it('exits 1 naming the error when an export it started fails, and leaves no file', async () => {
+    const result = await call('startExport', { sql: 'select 1/0 as x', format: 'csv', path: 'broken.csv' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /toolrow call startExport: the export failed: .*division by zero.*No file was left/,
+    );
+    expect(JSON.parse(result.stdout)).toMatchObject({ state: 'failed' });
+    expect(await readdir(join(dataDir, 'exports'))).not.toContain('broken.csv');
   });
 
   it('exits 1 with the reason when a tool refuses', async () => {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { searchCatalog } from '@toolrow/agent/search';
 import { searchToolsInputSchema } from '@toolrow/agent/search-input';
-import { isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
+import { backgroundJobOf, isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
 import {
   inputJsonSchema,
   invokeTool,
@@ -59,6 +59,14 @@ function searchFromCli(input: unknown, io: CommandIo): number {
   return 0;
 }
 
+/** How a background job ended, as `toolrow call` reports it after waiting. */
+export interface FinishedJob {
+  state: string;
+  rowsDone?: number;
+  path?: string;
+  error?: string | null;
+}
+
 export const callCommand: Command = {
   usage: USAGE,
   async run(args, io) {
@@ -98,6 +106,19 @@ export const callCommand: Command = {
       return 0;
     }
     const input = parseInput(inputText);
+    /** Prints the output, with the background job's end where there was one; a failed job exits 1. */
+    const report = (output: unknown, finished: FinishedJob | undefined): number => {
+      if (!finished) {
+        io.stdout(toJson(output));
+        return 0;
+      }
+      io.stdout(toJson({ ...(output as object), ...finished }));
+      if (finished.state === 'done') return 0;
+      io.stderr(
+        `toolrow call ${name}: the export ${finished.state === 'cancelled' ? 'was cancelled' : 'failed'}${finished.error ? `: ${finished.error}` : ''}. No file was left.\n`,
+      );
+      return 1;
+    };
     const fail = (error: { message: string; code: string }): number => {
       io.stderr(`toolrow call ${name}: ${error.message}\n`);
       if (error.code !== 'invalid-input') return 1;
@@ -117,13 +138,12 @@ export const callCommand: Command = {
     if ('app' in opened) {
       // The app holds the database: the same call through it, as the user, waiting for an export's file.
       try {
-        const { output } = await postToApp<{ output: unknown }>(opened.app, `/api/tools/${name}`, {
-          input,
-          ...(asked ? { profile: asked } : {}),
-          waitForExports: true,
-        });
-        io.stdout(toJson(output));
-        return 0;
+        const { output, finished } = await postToApp<{ output: unknown; finished?: FinishedJob }>(
+          opened.app,
+          `/api/tools/${name}`,
+          { input, ...(asked ? { profile: asked } : {}), waitForExports: true },
+        );
+        return report(output, finished);
       } catch (error) {
         if (error instanceof AppError && error.status !== 401) return fail(error);
         throw error;
@@ -135,8 +155,11 @@ export const callCommand: Command = {
     try {
       await state.profiles.ensure(profile);
       const output = await invokeTool(name, input, { source, state, profile, actor: 'user' });
-      io.stdout(toJson(output));
-      return 0;
+      // A tool that writes a file in the background: the command ends with the file, and says how it ended.
+      const id = backgroundJobOf(name, output);
+      if (id === undefined) return report(output, undefined);
+      await state.exports.idle();
+      return report(output, await state.exports.status(id));
     } catch (error) {
       if (isToolError(error)) return fail(error);
       throw error;

@@ -1,5 +1,5 @@
 // One tool run as the user (`toolrow call` through the app), and chips.
-import { isPropose, PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
+import { backgroundJobOf, isPropose, PROPOSE_TWINS, type ProposeToolName } from '@toolrow/catalog';
 import { invokeTool, isImplementedTool } from '@toolrow/tools';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -38,8 +38,19 @@ export function toolRoutes(ctx: RouteContext): Hono<ServerEnv> {
       ...userContext(c.var.connection, c.req.raw.signal),
       profile: runAs,
     });
-    // `toolrow call startExport` ends when the file is complete, through the app as without it.
-    if (body.waitForExports === true) await state.exports.idle();
+    // `toolrow call startExport` ends when the file is complete, through the app as without it,
+    // and says how the export ended.
+    if (body.waitForExports === true) {
+      await state.exports.idle();
+      const id = backgroundJobOf(name, output);
+      if (id !== undefined) {
+        const job = await state.exports.status(id);
+        return c.json({
+          output: output ?? null,
+          finished: { state: job.state, rowsDone: job.rowsDone, path: job.path, error: job.error },
+        });
+      }
+    }
     return c.json({ output: output ?? null });
   });
 
