@@ -13,6 +13,10 @@ export interface QueryPlan {
   note?: string;
   /** The rows the planner expects, when it says. */
   estimatedRows?: number;
+  /** The items the engine expects to read (DynamoDB: gets, Query and Scan items), when it says. */
+  estimatedItemsRead?: number;
+  /** What may not go as meant, in sentences (an attribute no sampled item has). */
+  warnings?: string[];
 }
 
 /**

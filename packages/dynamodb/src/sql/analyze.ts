@@ -4,7 +4,7 @@
 // the statement; the planner decides from this how each table is read.
 
 /** A constant a condition compares with, as the statement wrote it. */
-export type Constant = string | number | boolean | null;
+export type Constant = string | number | bigint | boolean | null;
 
 export interface Pin {
   column: string;
@@ -57,7 +57,7 @@ export function constantOf(node: Node): Constant | undefined {
       node.children.length === 1
     ) {
       const inner = constantOf(node.children[0] as Node);
-      return typeof inner === 'number'
+      return typeof inner === 'number' || typeof inner === 'bigint'
         ? -inner
         : typeof inner === 'string' && /^\d/.test(inner)
           ? `-${inner}`
@@ -81,7 +81,12 @@ export function constantOf(node: Node): Constant | undefined {
     const text = scale > 0 ? `${plain.slice(0, -scale)}.${plain.slice(-scale)}` : plain;
     return negative ? `-${text}` : text;
   }
-  if (typeof value.value === 'string' || typeof value.value === 'number' || typeof value.value === 'boolean')
+  if (
+    typeof value.value === 'string' ||
+    typeof value.value === 'number' ||
+    typeof value.value === 'bigint' ||
+    typeof value.value === 'boolean'
+  )
     return value.value;
   return undefined;
 }
@@ -111,11 +116,7 @@ export function analyze(
   tree: unknown,
   columnsOf: (table: string) => readonly string[] | undefined,
 ): Analysis {
-  const cteNames = new Set<string>();
-  for (const node of walk(tree)) {
-    const map = (node.cte_map as { map?: { key?: string }[] } | undefined)?.map;
-    for (const entry of map ?? []) if (entry.key) cteNames.add(entry.key.toLowerCase());
-  }
+  const cteScopes = cteScopesOf(tree);
   const tables = new Map<string, TableUse>();
   const declarations = new Map<string, number>();
   const selects = [...walk(tree)].filter((node) => node.type === 'SELECT_NODE');
@@ -129,7 +130,7 @@ export function analyze(
       if (!isNode(from)) return new Set();
       if (from.type === 'BASE_TABLE' && !from.schema_name && typeof from.table_name === 'string') {
         const name = from.table_name;
-        if (cteNames.has(name.toLowerCase())) return new Set();
+        if (cteScopes.get(from)?.has(name.toLowerCase())) return new Set();
         const alias = ((from.alias as string) || name).toLowerCase();
         refs.set(alias, name);
         declarations.set(name, (declarations.get(name) ?? 0) + 1);
@@ -237,8 +238,32 @@ export function analyze(
   return { tables };
 }
 
+/**
+ * The CTE names in scope at each node: a WITH names a CTE for its own query (and its CTEs) only,
+ * so a table named like a CTE elsewhere in the statement is still a table.
+ */
+export function cteScopesOf(tree: unknown): Map<Node, ReadonlySet<string>> {
+  const scopes = new Map<Node, ReadonlySet<string>>();
+  const visit = (value: unknown, scope: ReadonlySet<string>) => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, scope);
+      return;
+    }
+    if (!isNode(value)) return;
+    const map = (value.cte_map as { map?: { key?: string }[] } | undefined)?.map ?? [];
+    const inner =
+      map.length > 0
+        ? new Set([...scope, ...map.flatMap((entry) => (entry.key ? [entry.key.toLowerCase()] : []))])
+        : scope;
+    scopes.set(value, inner);
+    for (const child of Object.values(value)) visit(child, inner);
+  };
+  visit(tree, new Set());
+  return scopes;
+}
+
 /** The table an alias stands for anywhere in the statement. */
-function relationAlias(tree: unknown, alias: string): string | undefined {
+export function relationAlias(tree: unknown, alias: string): string | undefined {
   for (const node of walk(tree)) {
     if (node.type === 'BASE_TABLE' && typeof node.alias === 'string' && node.alias.toLowerCase() === alias)
       return node.table_name as string;

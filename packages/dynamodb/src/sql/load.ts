@@ -1,10 +1,10 @@
 // Reads each table of a SQL statement from DynamoDB as planned (gets, Queries, a parallel Scan),
-// only the attributes the statement uses, through the read client, and builds a DuckDB table of
-// the same name from what came back: each page goes into the sandbox as it arrives (text first),
-// then one typed copy. Attribute types are what the items hold: whole numbers as BIGINT, decimals
-// as DECIMAL(38, the largest scale seen) so sums and comparisons stay exact, ISO timestamps as
-// TIMESTAMPTZ, sets as lists, maps and lists as JSON; an attribute of mixed types as text. An
-// absent attribute is NULL.
+// only the attributes the statement binds, through the read client, and builds a DuckDB table of
+// the same name from what came back: each page goes into the statement's DuckDB as text, then one
+// typed copy. Values stay as stored: text is text (a date or an instant only where the statement
+// binds it so), numbers exact (BIGINT, DECIMAL(38, the largest scale seen), or their digits as text
+// past 38), sets as lists, maps and lists as JSON, binary as BLOB; an attribute of mixed types is
+// text. An absent attribute is NULL.
 import {
   type AttributeValue,
   BatchGetItemCommand,
@@ -12,12 +12,13 @@ import {
   GetItemCommand,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { type ColumnInfo, DataSourceError, type TableInfo } from '@toolrow/datasource';
 import { merge, type Pages, parallelScan } from '../pages.ts';
 import type { DynamoKeys } from '../schema.ts';
 import { attributeJson, toAttribute } from '../values.ts';
 import type { Constant, Pin } from './analyze.ts';
+import { type BoundTable, ISO_DATE, ISO_TIMESTAMP, nearestAttribute, quote } from './bind.ts';
+import type { SqlSession } from './duckdb-process.ts';
 import { MAX_LOOKUP_KEYS, pinAdvice, type TableAccess } from './plan.ts';
 
 /** What one table's read cost, for the result to say. */
@@ -41,10 +42,8 @@ export interface LoadOptions {
 
 /** Queries of one lookup in flight at once. */
 const LOOKUP_CONCURRENCY = 8;
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}(:?\d{2})?)$/;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+/** Rows sent to DuckDB at once. */
+const APPEND_BATCH = 2000;
 
 /** What the values of one attribute were, to type its column. */
 class ColumnStats {
@@ -65,41 +64,60 @@ class ColumnStats {
       this.scale = Math.max(this.scale, Math.max(0, fraction.replace(/0+$/, '').length - exponent));
     }
     if (value.S !== undefined) {
-      if (!ISO_TIMESTAMP.test(value.S)) this.timestamps = false;
+      // timestamps: every value reads as an instant (a date is one, at midnight UTC).
+      if (!ISO_TIMESTAMP.test(value.S) && !ISO_DATE.test(value.S)) {
+        this.example ??= value.S;
+        this.timestamps = false;
+      }
       if (!ISO_DATE.test(value.S)) this.dates = false;
     }
   }
+  example: string | undefined;
   /**
-   * The column's SQL type, and how its text becomes that type. With no value read (every item
-   * lacked it, or none matched), the schema's sampled type decides, so `price BETWEEN 10 AND 60`
-   * binds whether or not an item came back.
+   * The column's SQL type, and how its text becomes that type. `temporal`: the statement binds
+   * this text as a date or an instant (its values must all read as one). With no value read (every
+   * item lacked it, or none matched), the sampled type decides, so `price BETWEEN 10 AND 60` binds
+   * whether or not an item came back.
    */
-  type(sampled?: ColumnInfo): { sql: string; cast: (column: string) => string } {
-    if (this.kinds.size === 0 && sampled) {
-      if (sampled.type === 'N') return { sql: 'DOUBLE', cast: (column) => `CAST(${column} AS DOUBLE)` };
-      if (sampled.type === 'BOOL') return { sql: 'BOOLEAN', cast: (column) => `CAST(${column} AS BOOLEAN)` };
-      const common = sampled.commonValues ?? [];
-      if (
-        sampled.type === 'S' &&
-        common.length > 0 &&
-        common.every((each) => ISO_TIMESTAMP.test(String(each.value)))
-      )
-        return { sql: 'TIMESTAMPTZ', cast: (column) => `CAST(${column} AS TIMESTAMPTZ)` };
+  type(
+    attribute: string,
+    sampled: ColumnInfo | undefined,
+    temporal: boolean,
+  ): { sql: string; cast: (column: string) => string } {
+    const kinds = this.kinds.size === 0 && sampled ? new Set(sampled.type.split('|')) : this.kinds;
+    const only = kinds.size === 1 ? [...kinds][0] : undefined;
+    if (temporal) {
+      if (only !== undefined && only !== 'S')
+        throw new DataSourceError(
+          'invalid-filter',
+          `The statement uses ${attribute} as a date or an instant, and it holds ${kinds.has('N') ? 'numbers' : 'values that are not text'}. Compare it with a value of its own type, or convert it explicitly (e.g. to_timestamp(${attribute}) for epoch seconds).`,
+        );
+      if (this.kinds.size > 0 && !this.timestamps)
+        throw new DataSourceError(
+          'invalid-filter',
+          `The statement uses ${attribute} as a date or an instant, and some items hold text that is not one (e.g. '${this.example}'). Compare it as text ('2026-05' sorts like a date when every value is ISO 8601), or skip those items: TRY_CAST(${attribute} AS TIMESTAMPTZ).`,
+        );
+      const dates =
+        this.kinds.size > 0
+          ? this.dates
+          : (sampled?.commonValues ?? []).every((each) => ISO_DATE.test(String(each.value)));
+      const sql = dates ? 'DATE' : 'TIMESTAMPTZ';
+      return { sql, cast: (column) => `CAST(${column} AS ${sql})` };
     }
-    const only = this.kinds.size === 1 ? [...this.kinds][0] : undefined;
-    const numeric = (): string =>
+    const numeric = (): string | undefined =>
       this.scale === 0 && this.wholeDigits <= 18
         ? 'BIGINT'
         : this.wholeDigits + this.scale <= 38
           ? `DECIMAL(38, ${this.scale})`
-          : 'DOUBLE';
+          : undefined;
+    const number = this.kinds.size === 0 ? 'DECIMAL(38, 9)' : numeric();
     switch (only) {
       case 'N':
-        return { sql: numeric(), cast: (column) => `CAST(${column} AS ${numeric()})` };
+        // Past what one scale holds, the digits as stored (text): never a rounded DOUBLE.
+        return number
+          ? { sql: number, cast: (column) => `CAST(${column} AS ${number})` }
+          : { sql: 'VARCHAR', cast: (column) => column };
       case 'S':
-        if (this.timestamps)
-          return { sql: 'TIMESTAMPTZ', cast: (column) => `CAST(${column} AS TIMESTAMPTZ)` };
-        if (this.dates) return { sql: 'DATE', cast: (column) => `CAST(${column} AS DATE)` };
         return { sql: 'VARCHAR', cast: (column) => column };
       case 'BOOL':
         return { sql: 'BOOLEAN', cast: (column) => `CAST(${column} AS BOOLEAN)` };
@@ -108,7 +126,9 @@ class ColumnStats {
       case 'SS':
         return { sql: 'VARCHAR[]', cast: (column) => `CAST(${column}::JSON AS VARCHAR[])` };
       case 'NS':
-        return { sql: `${numeric()}[]`, cast: (column) => `CAST(${column}::JSON AS ${numeric()}[])` };
+        return number
+          ? { sql: `${number}[]`, cast: (column) => `CAST(${column}::JSON AS ${number}[])` }
+          : { sql: 'VARCHAR[]', cast: (column) => `CAST(${column}::JSON AS VARCHAR[])` };
       case 'BS':
         return {
           sql: 'BLOB[]',
@@ -118,7 +138,7 @@ class ColumnStats {
       case 'L':
         return { sql: 'JSON', cast: (column) => `${column}::JSON` };
       default:
-        if (this.kinds.size > 0 && [...this.kinds].every((kind) => kind === 'M' || kind === 'L'))
+        if (kinds.size > 0 && [...kinds].every((kind) => kind === 'M' || kind === 'L'))
           return { sql: 'JSON', cast: (column) => `${column}::JSON` };
         return { sql: 'VARCHAR', cast: (column) => column };
     }
@@ -194,13 +214,15 @@ function keyCondition(
  * values a lookup needs are collected from the table it looks up from as that one is read.
  */
 export async function loadTables(
-  connection: DuckDBConnection,
+  session: SqlSession,
   client: DynamoDBClient,
   accesses: TableAccess[],
+  bound: ReadonlyMap<string, BoundTable>,
   keysOf: (table: TableInfo) => DynamoKeys,
   options: LoadOptions,
-): Promise<TableRead[]> {
+): Promise<{ reads: TableRead[]; notes: string[] }> {
   const reads: TableRead[] = [];
+  const notes: string[] = [];
   let itemsRead = 0;
   // For each lookup, the distinct values of the column it takes from another table.
   const wanted = new Map<string, Map<string, AttributeValue>>();
@@ -223,10 +245,9 @@ export async function loadTables(
   for (const [position, access] of accesses.entries()) {
     const { table } = access;
     const keys = keysOf(table);
-    const schemaColumns = table.columns.map((column) => column.name);
-    let columns = access.attributes === 'all' ? schemaColumns : access.attributes;
-    // COUNT(*) asks for no attribute: the key stands in, so every item is a row.
-    if (columns.length === 0) columns = [keys.partitionKey];
+    const binding = bound.get(table.name)!;
+    // The attributes the statement binds; COUNT(*) binds none, and the key stands in for each item.
+    const columns = binding.attributes.length > 0 ? binding.attributes : [keys.partitionKey];
     const projection = {
       ProjectionExpression: columns.map((_, index) => `#p${index}`).join(', '),
       ExpressionAttributeNames: Object.fromEntries(columns.map((name, index) => [`#p${index}`, name])),
@@ -241,28 +262,31 @@ export async function loadTables(
     reads.push(read);
 
     const raw = `toolrow_raw_${position}`;
-    await connection.run(
-      `CREATE TEMP TABLE ${raw} (${columns.map((name) => `${quote(name)} VARCHAR`).join(', ')})`,
+    await session.run(
+      `CREATE TEMP TABLE ${raw} (${columns.map((_, index) => `c${index} VARCHAR`).join(', ')})`,
     );
-    const appender = await connection.createAppender(raw);
     const stats = columns.map(() => new ColumnStats());
     const collectors = columns.map((name) => wanted.get(`${table.name}\u0000${name}`));
-    const append = (items: Record<string, AttributeValue>[]) => {
+    let batch: (string | null)[][] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const rows = batch;
+      batch = [];
+      await session.append(raw, rows);
+    };
+    const append = async (items: Record<string, AttributeValue>[]) => {
       for (const item of items) {
-        for (const [index, name] of columns.entries()) {
-          const value = item[name];
-          if (value === undefined) {
-            appender.appendNull();
-            continue;
-          }
-          stats[index]!.see(value);
-          collectors[index]?.set(JSON.stringify(value), value);
-          const text = textOf(value);
-          if (text === null) appender.appendNull();
-          else appender.appendVarchar(text);
-        }
-        appender.endRow();
+        batch.push(
+          columns.map((name, index) => {
+            const value = item[name];
+            if (value === undefined) return null;
+            stats[index]!.see(value);
+            collectors[index]?.set(JSON.stringify(value), value);
+            return textOf(value);
+          }),
+        );
       }
+      if (batch.length >= APPEND_BATCH) await flush();
     };
 
     const scan = (): Pages =>
@@ -309,7 +333,13 @@ export async function loadTables(
                 }),
                 { abortSignal },
               );
-              counted(access, read, page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits);
+              // A Query for an absent value still costs a read.
+              counted(
+                access,
+                read,
+                Math.max(1, page.ScannedCount ?? 0),
+                page.ConsumedCapacity?.CapacityUnits,
+              );
               yield page.Items ?? [];
               start = page.LastEvaluatedKey;
             } while (start);
@@ -330,7 +360,8 @@ export async function loadTables(
           }),
           { abortSignal },
         );
-        counted(access, read, page.Item ? 1 : 0, page.ConsumedCapacity?.CapacityUnits);
+        // A key asked for is an item evaluated (and billed) whether or not it exists.
+        counted(access, read, 1, page.ConsumedCapacity?.CapacityUnits);
         yield page.Item ? [page.Item] : [];
         return;
       }
@@ -345,14 +376,16 @@ export async function loadTables(
             { abortSignal },
           );
           const items = page.Responses?.[table.name] ?? [];
+          const unprocessed =
+            (page.UnprocessedKeys?.[table.name]?.Keys as Record<string, AttributeValue>[]) ?? [];
           counted(
             access,
             read,
-            items.length,
+            pending.length - unprocessed.length,
             page.ConsumedCapacity?.reduce((sum, each) => sum + (each.CapacityUnits ?? 0), 0),
           );
           yield items;
-          pending = (page.UnprocessedKeys?.[table.name]?.Keys as Record<string, AttributeValue>[]) ?? [];
+          pending = unprocessed;
         }
       }
     };
@@ -360,6 +393,11 @@ export async function loadTables(
     let pages: Pages;
     if (access.lookup) {
       const found = [...(wanted.get(`${access.lookup.table}\u0000${access.lookup.column}`)?.values() ?? [])];
+      if (found.length <= MAX_LOOKUP_KEYS && itemsRead + found.length > options.maxItemsRead)
+        throw new DataSourceError(
+          'too-large',
+          `The statement would look up ${found.length.toLocaleString('en-US')} keys of ${table.name} after reading ${itemsRead.toLocaleString('en-US')} items, past the ${options.maxItemsRead.toLocaleString('en-US')} one statement may read. ${pinAdvice(access, keys)}`,
+        );
       if (found.length > MAX_LOOKUP_KEYS) {
         read.operation = 'Scan';
         read.note = `${found.length} keys to look up, more than ${MAX_LOOKUP_KEYS}: read by Scan instead`;
@@ -385,21 +423,29 @@ export async function loadTables(
         );
       }
     }
-    try {
-      for await (const items of pages) append(items);
-    } finally {
-      appender.closeSync();
-    }
+    for await (const items of pages) await append(items);
+    await flush();
     // The typed table, under the name the statement uses.
-    await connection.run(
+    await session.run(
       `CREATE TEMP TABLE ${quote(table.name)} AS SELECT ${columns
-        .map(
-          (name, index) =>
-            `${stats[index]!.type(table.columns.find((column) => column.name === name)).cast(quote(name))} AS ${quote(name)}`,
-        )
+        .map((name, index) => {
+          const sampled = table.columns.find((column) => column.name === name);
+          const type = stats[index]!.type(name, sampled, binding.temporal.has(name));
+          return `${type.cast(`c${index}`)} AS ${quote(binding.names.get(name) ?? name)}`;
+        })
         .join(', ')} FROM ${raw}`,
     );
-    await connection.run(`DROP TABLE ${raw}`);
+    await session.run(`DROP TABLE ${raw}`);
+    for (const [index, name] of columns.entries()) {
+      if (!binding.unsampled.has(name) || stats[index]!.kinds.size > 0) continue;
+      const near = nearestAttribute(
+        name,
+        table.columns.map((column) => column.name),
+      );
+      notes.push(
+        `No item of ${table.name} read has an attribute ${name}${near ? `: did you mean ${near}?` : ' (it is NULL in every row).'}`,
+      );
+    }
   }
-  return reads;
+  return { reads, notes };
 }

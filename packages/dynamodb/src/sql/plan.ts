@@ -48,6 +48,14 @@ function keyValues(pin: Pin | undefined): Constant[] | undefined {
 
 const show = (value: Constant) => (typeof value === 'string' ? `'${value}'` : String(value));
 
+/** The keys an access asks for before anything comes back: each get, each Query's value. */
+export function keysToRead(access: TableAccess): number {
+  if (access.lookup || access.operation === 'Scan') return 0;
+  const values = access.values?.length ?? 0;
+  if (access.operation === 'Query') return values;
+  return values * (access.sortKey && access.sortPin ? access.sortPin.values.length : 1);
+}
+
 function describePin(pin: Pin): string {
   switch (pin.op) {
     case 'eq':

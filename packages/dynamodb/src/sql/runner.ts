@@ -18,9 +18,11 @@ import { deadlineOf } from '../deadline.ts';
 import { checkReadOnlyPartiql } from '../partiql-guard.ts';
 import { MAX_ITEMS_READ } from '../rows.ts';
 import type { DynamoKeys, KeyMap } from '../schema.ts';
-import { analyze, type TableUse } from './analyze.ts';
+import { analyze, cteScopesOf, relationAlias, type TableUse } from './analyze.ts';
+import { BINDING_SETTINGS, type BoundTable, bindStatement, nearestAttribute } from './bind.ts';
+import { openSession, type SqlSession } from './duckdb-process.ts';
 import { loadTables, type TableRead } from './load.ts';
-import { pinAdvice, planReads, type TableAccess } from './plan.ts';
+import { keysToRead, pinAdvice, planReads, type TableAccess } from './plan.ts';
 import { openSandbox, type Sandbox, type SandboxSwitches } from './sandbox.ts';
 
 /** Test switches: a layer switched off, to test the others alone. */
@@ -37,6 +39,9 @@ const TABLE_FUNCTIONS = new Set(['generate_series', 'range', 'unnest']);
 /** Functions that read the process's surroundings, refused by the check (the sandbox holds anyway). */
 const SYSTEM_FUNCTIONS =
   /^(getenv|read_\w+|glob|sniff_csv|parquet_\w+|duckdb_\w+|pragma_\w+|current_setting|which_secret|icu_\w+|load|install)$/i;
+
+/** What DynamoDB allows a table to be named (3 to 255 of these characters). */
+const DYNAMODB_TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 const STATEMENT_HINT =
   'Write one SELECT over your tables, e.g. select status, count(*) from orders group by status. Changes are staged and committed after review.';
@@ -74,11 +79,6 @@ export interface SqlRunner extends QueryRunner {
 const NUMERIC_TYPE =
   /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL\(\d+,\s*\d+\))$/;
 
-/** A column type's name, its alias first (JSON is DuckDB's VARCHAR with the alias JSON). */
-function typeName(type: { alias?: string | undefined; toString(): string }): string {
-  return type.alias ?? String(type);
-}
-
 /**
  * A result row's values in the forms the rest of Toolrow reads an item in, by column type: instants
  * as ISO 8601 in UTC; decimals with the digits DynamoDB keeps (it stores 5.6, not the 5.60 a
@@ -89,13 +89,51 @@ function storedForms(types: readonly string[]): (values: unknown[]) => unknown[]
   const forms = types.map((type) =>
     type === 'TIMESTAMP WITH TIME ZONE'
       ? isoInstant
-      : /^DECIMAL\(/.test(type)
+      : /^DECIMAL\([^)]*\)$/.test(type)
         ? storedDecimal
-        : type === 'JSON'
-          ? jsonValueOf
-          : undefined,
+        : /^DECIMAL\([^)]*\)\[\]$/.test(type)
+          ? eachOf(storedDecimal)
+          : type === 'JSON'
+            ? jsonValueOf
+            : type === 'BLOB'
+              ? base64Of
+              : type === 'BLOB[]'
+                ? eachOf(base64Of)
+                : undefined,
   );
   return (values) => values.map((value, index) => (value === null ? null : (forms[index]?.(value) ?? value)));
+}
+
+const eachOf =
+  (form: (value: unknown) => unknown) =>
+  (value: unknown): unknown =>
+    Array.isArray(value) ? value.map((each) => (each === null ? null : form(each))) : value;
+
+/** DuckDB's text of a BLOB ('\\x00\\x01ab') as the base64 DynamoDB and the rest of Toolrow show. */
+function base64Of(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const bytes: number[] = [];
+  for (let at = 0; at < value.length; ) {
+    if (value[at] === '\\' && value[at + 1] === 'x') {
+      bytes.push(Number.parseInt(value.slice(at + 2, at + 4), 16));
+      at += 4;
+    } else {
+      bytes.push(value.charCodeAt(at));
+      at += 1;
+    }
+  }
+  return Buffer.from(bytes).toString('base64');
+}
+
+/** The statement's parse tree, integers past 2^53 kept exact (as bigint). */
+function parseTree(text: string): unknown {
+  return JSON.parse(text, ((_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' &&
+    !Number.isSafeInteger(value) &&
+    context?.source !== undefined &&
+    /^-?\d+$/.test(context.source)
+      ? BigInt(context.source)
+      : value) as never);
 }
 
 /** "5.60" → "5.6", "250.00" → "250": a decimal's text without the zeros its scale adds. */
@@ -124,9 +162,10 @@ export function createSqlRunner(
   partiql: QueryRunner,
   switches: SqlLayerSwitches = {},
 ): SqlRunner {
-  // One instance parses and plans (it only ever runs json_serialize_sql over a bound string); each
-  // statement runs in a fresh one of its own, so nothing one statement leaves in DuckDB (a table,
-  // a macro, a setting) is there for the next, and its memory goes when it ends.
+  // One in-process instance parses (it only ever runs json_serialize_sql over a bound string); each
+  // statement is bound and run in a DuckDB of its own in a bounded process (duckdb-process.ts), so
+  // nothing one statement leaves (a table, a macro, a setting) is there for the next, its memory
+  // goes when it ends, and no function it calls can take this process's memory or time.
   let parser: Promise<Sandbox> | undefined;
   const open = () => {
     parser ??= openSandbox(switches);
@@ -134,23 +173,6 @@ export function createSqlRunner(
       parser = undefined;
     });
     return parser;
-  };
-  /** A connection to a sandbox of the statement's own; closing it closes the sandbox. */
-  const isolated = async (): Promise<{ connection: DuckDBConnection; close(): void }> => {
-    const sandbox = await openSandbox(switches);
-    try {
-      const connection = await sandbox.connect();
-      return {
-        connection,
-        close: () => {
-          connection.closeSync();
-          sandbox.close();
-        },
-      };
-    } catch (error) {
-      sandbox.close();
-      throw error;
-    }
   };
   const keysOf = (table: TableInfo): DynamoKeys => {
     const found = keys.get(table.name);
@@ -165,7 +187,7 @@ export function createSqlRunner(
   /** DuckDB's parse of the statement: one SELECT, or a refusal saying why. */
   async function parse(connection: DuckDBConnection, text: string): Promise<unknown> {
     const reader = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR) AS tree', [text]);
-    const tree = JSON.parse(String(reader.getRowObjects()[0]?.tree)) as {
+    const tree = parseTree(String(reader.getRowObjects()[0]?.tree)) as {
       error: boolean;
       error_message?: string;
       statements?: unknown[];
@@ -198,6 +220,7 @@ export function createSqlRunner(
       throw refused(
         `Only one statement is read at a time (this text has ${tree.statements?.length ?? 0}). ${STATEMENT_HINT}`,
       );
+    const scopes = cteScopesOf(tree.statements);
     for (const node of nodes(tree.statements)) {
       // PartiQL's way of naming an index ("orders"."by_customer") reads in SQL as a schema.
       if (node.type === 'BASE_TABLE' && typeof node.schema_name === 'string' && node.schema_name !== '') {
@@ -205,6 +228,16 @@ export function createSqlRunner(
           `FROM "${node.schema_name}"."${String(node.table_name)}" names an index the PartiQL way. In SQL, name the table (FROM "${node.schema_name}"): the index that serves your WHERE is chosen for you (explainQuery shows which). Or run it in the workbench's PartiQL mode.`,
         );
       }
+      // A file or a URL in FROM, wherever it stands (a CTE of its name elsewhere does not hide it).
+      if (
+        node.type === 'BASE_TABLE' &&
+        typeof node.table_name === 'string' &&
+        !DYNAMODB_TABLE_NAME.test(node.table_name) &&
+        !scopes.get(node)?.has(node.table_name.toLowerCase())
+      )
+        throw refused(
+          `'${node.table_name}' is not a table name DynamoDB allows: SQL here reads your DynamoDB tables only, never a file or a URL. ${STATEMENT_HINT}`,
+        );
       if (node.type === 'TABLE_FUNCTION') {
         const name = String((node.function as Node | undefined)?.function_name ?? '').toLowerCase();
         if (!TABLE_FUNCTIONS.has(name))
@@ -234,19 +267,84 @@ export function createSqlRunner(
     return { uses: [...analysis.tables.values()], tables };
   }
 
-  async function planOf(text: string): Promise<{ statement: string; accesses: TableAccess[] }> {
+  /**
+   * Parses, binds and plans a statement: DuckDB resolves its names against the sampled schemas
+   * (bind.ts), then each table's read is decided from its pins (plan.ts). Nothing is read.
+   */
+  async function prepare(
+    text: string,
+    signal?: AbortSignal,
+  ): Promise<{ statement: string; accesses: TableAccess[]; bound: Map<string, BoundTable> }> {
     const statement = text.trim().replace(/;\s*$/, '');
     const connection = await (await open()).connect();
+    let tree: unknown;
     try {
-      const tree =
+      tree =
         switches.statementCheck === false
           ? await parseLenient(connection, statement)
           : await parse(connection, statement);
-      const { uses, tables } = await tablesOf(tree);
-      return { statement, accesses: planReads(uses, tables, keysOf) };
     } finally {
       connection.closeSync();
     }
+    const { uses, tables } = await tablesOf(tree);
+    const session = await openSession({
+      sandbox: switches.sandbox !== false,
+      settings: { ...BINDING_SETTINGS },
+      ...(signal ? { signal } : {}),
+    });
+    let bound: Map<string, BoundTable>;
+    try {
+      bound = await bindStatement(
+        session,
+        statement,
+        tables,
+        (alias) => relationAlias(tree, alias),
+        (table) => keysOf(table).partitionKey,
+      );
+    } finally {
+      session.close();
+    }
+    for (const use of uses) {
+      const binding = bound.get(use.table);
+      if (!binding) continue;
+      use.columns = new Set(binding.attributes);
+      // A date or an instant compares as one in DuckDB and as text in DynamoDB: DuckDB alone filters it.
+      if (use.pins) use.pins = use.pins.filter((pin) => !binding.temporal.has(pin.column));
+      use.joins = use.joins.filter((edge) => !binding.temporal.has(edge.column));
+    }
+    return { statement, accesses: planReads(uses, tables, keysOf), bound };
+  }
+
+  /** What a statement would read, refused before any request when past the bound. */
+  function checkBound(accesses: readonly TableAccess[], maxItemsRead: number): void {
+    for (const access of accesses) {
+      if (access.operation === 'Scan' && access.expectedItems > maxItemsRead)
+        throw new DataSourceError(
+          'too-large',
+          `${access.table.name} holds about ${access.expectedItems.toLocaleString('en-US')} items, more than the ${maxItemsRead.toLocaleString('en-US')} one statement may read. ${pinAdvice(access, keysOf(access.table))}`,
+        );
+    }
+    const keyed = accesses.reduce((sum, access) => sum + keysToRead(access), 0);
+    if (keyed > maxItemsRead) {
+      const widest = [...accesses].sort((a, b) => keysToRead(b) - keysToRead(a))[0]!;
+      throw new DataSourceError(
+        'too-large',
+        `The statement asks for ${keyed.toLocaleString('en-US')} keys (${widest.describe}), more than the ${maxItemsRead.toLocaleString('en-US')} items one statement may read: each key is a read whether or not the item exists. Ask for fewer keys.`,
+      );
+    }
+  }
+
+  /** Notes for attributes no sampled item has: read if items have them, NULL otherwise. */
+  function unsampledNotes(bound: ReadonlyMap<string, BoundTable>): string[] {
+    return [...bound.values()].flatMap((binding) =>
+      [...binding.unsampled].map((attribute) => {
+        const near = nearestAttribute(
+          attribute,
+          binding.table.columns.map((column) => column.name),
+        );
+        return `${attribute} is in no sampled item of ${binding.table.name}${near ? ` (did you mean ${near}?)` : ''}: it is read from the items that have it, and NULL elsewhere.`;
+      }),
+    );
   }
 
   return {
@@ -277,8 +375,8 @@ export function createSqlRunner(
       }
     },
 
-    async plan(text): Promise<QueryPlan> {
-      const { accesses } = await planOf(text);
+    async plan(text, options = {}): Promise<QueryPlan> {
+      const { accesses, bound } = await prepare(text, options.signal);
       const lines = accesses.map(
         (access) =>
           `${access.describe}: ${access.attributes === 'all' ? 'every attribute' : access.attributes.join(', ') || 'the key only'}; about ${access.expectedItems.toLocaleString('en-US')} item${access.expectedItems === 1 ? '' : 's'} read`,
@@ -286,9 +384,11 @@ export function createSqlRunner(
       lines.push(
         'Then DuckDB runs the statement over what was read (joins, grouping, ordering in this process).',
       );
+      const warnings = unsampledNotes(bound);
       return {
         lines,
-        estimatedRows: accesses.reduce((sum, access) => sum + access.expectedItems, 0),
+        estimatedItemsRead: accesses.reduce((sum, access) => sum + access.expectedItems, 0),
+        ...(warnings.length > 0 ? { warnings } : {}),
         note: "Plan only: nothing was read. Each table is read by GetItem or BatchGetItem when its key is pinned, a Query when its or an index's partition key is, and a Scan (the whole table) otherwise.",
       };
     },
@@ -298,30 +398,23 @@ export function createSqlRunner(
       const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
       const maxValueBytes = options.maxValueBytes ?? 64 * 1024;
       const maxItemsRead = options.maxItemsRead ?? MAX_ITEMS_READ;
-      const { statement, accesses } = await planOf(text);
-      // A Scan that would read past the bound stops before it starts, saying what would pin it.
-      for (const access of accesses) {
-        if (access.operation === 'Scan' && access.expectedItems > maxItemsRead)
-          throw new DataSourceError(
-            'too-large',
-            `${access.table.name} holds about ${access.expectedItems.toLocaleString('en-US')} items, more than the ${maxItemsRead.toLocaleString('en-US')} one statement may read. ${pinAdvice(access, keysOf(access.table))}`,
-          );
-      }
       const deadline = deadlineOf(options, 'The query');
-      const own = await isolated();
-      const { connection } = own;
-      const stop = () => connection.interrupt();
-      deadline.signal?.addEventListener('abort', stop, { once: true });
+      let session: SqlSession | undefined;
       try {
-        if (deadline.signal?.aborted) throw deadline.signal.reason;
-        const reads = await loadTables(connection, client, accesses, keysOf, {
+        const { statement, accesses, bound } = await prepare(text, deadline.signal);
+        checkBound(accesses, maxItemsRead);
+        session = await openSession({
+          sandbox: switches.sandbox !== false,
+          ...(deadline.signal ? { signal: deadline.signal } : {}),
+        });
+        const { reads } = await loadTables(session, client, accesses, bound, keysOf, {
           ...(deadline.signal ? { signal: deadline.signal } : {}),
           maxItemsRead,
         });
-        const reader = await connection.streamAndReadUntil(statement, maxRows + 1);
-        const names = reader.columnNames();
-        const asStored = storedForms(reader.columnTypes().map(typeName));
-        const all = reader.getRowsJson().map(asStored);
+        const answer = await session.read(statement, maxRows + 1);
+        const names = answer.names;
+        const asStored = storedForms(answer.types);
+        const all = answer.rows.map(asStored);
         const rows: Row[] = [];
         const oversized: { row: number; column: string; bytes: number }[] = [];
         let bytes = 0;
@@ -360,39 +453,45 @@ export function createSqlRunner(
       } catch (error) {
         throw deadline.explain(error);
       } finally {
-        deadline.signal?.removeEventListener('abort', stop);
-        own.close();
+        session?.close();
       }
     },
 
     async stream(text, options): Promise<SqlRows> {
-      const { statement, accesses } = await planOf(text);
-      const own = await isolated();
-      const { connection } = own;
-      const stop = () => connection.interrupt();
-      options.signal?.addEventListener('abort', stop, { once: true });
-      const close = () => {
-        options.signal?.removeEventListener('abort', stop);
-        own.close();
-      };
+      const { statement, accesses, bound } = await prepare(text, options.signal);
+      checkBound(accesses, options.maxItemsRead);
+      const session = await openSession({
+        sandbox: switches.sandbox !== false,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       try {
-        await loadTables(connection, client, accesses, keysOf, {
+        await loadTables(session, client, accesses, bound, keysOf, {
           ...(options.signal ? { signal: options.signal } : {}),
           maxItemsRead: options.maxItemsRead,
         });
-        const result = await connection.stream(statement);
-        const types = result.columnTypes().map(typeName);
-        const asStored = storedForms(types);
+        const result = await session.stream(statement);
+        const asStored = storedForms(result.types);
+        // Rows made from no table (range(), generate_series()) have a bound of their own.
+        const rowBound = accesses.length === 0 ? options.maxItemsRead : Number.POSITIVE_INFINITY;
         return {
-          columns: result.columnNames(),
-          numeric: types.map((type) => NUMERIC_TYPE.test(type)),
+          columns: result.names,
+          numeric: result.types.map((type) => NUMERIC_TYPE.test(type)),
           batches: (async function* () {
-            for await (const rows of result.yieldRowsJson()) yield rows.map(asStored);
+            let rows = 0;
+            for await (const batch of result.batches) {
+              rows += batch.length;
+              if (rows > rowBound)
+                throw new DataSourceError(
+                  'too-large',
+                  `The statement reads no table and made more than ${rowBound.toLocaleString('en-US')} rows, the bound of one statement. Narrow it (a smaller range(), a LIMIT).`,
+                );
+              yield batch.map(asStored);
+            }
           })(),
-          close,
+          close: () => session.close(),
         };
       } catch (error) {
-        close();
+        session.close();
         throw error;
       }
     },
@@ -426,7 +525,7 @@ function isoInstant(value: unknown): unknown {
 async function parseLenient(connection: DuckDBConnection, text: string): Promise<unknown> {
   try {
     const reader = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR) AS tree', [text]);
-    const tree = JSON.parse(String(reader.getRowObjects()[0]?.tree)) as { statements?: unknown[] };
+    const tree = parseTree(String(reader.getRowObjects()[0]?.tree)) as { statements?: unknown[] };
     return tree.statements ?? [];
   } catch {
     return [];

@@ -5,6 +5,7 @@
 // nothing in it can reach DynamoDB. Loaded on the first SQL query: nothing else pays for it.
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { DataSourceError } from '@toolrow/datasource';
+import { SANDBOX_SETTINGS } from './sandbox-settings.ts';
 
 /** Test switch: the sandbox's settings left off, to test the other layers alone. */
 export interface SandboxSwitches {
@@ -16,18 +17,6 @@ export interface Sandbox {
   connect(): Promise<DuckDBConnection>;
   close(): void;
 }
-
-/** Settings applied when the instance is made, then locked. */
-const SETTINGS: Record<string, string> = {
-  enable_external_access: 'false',
-  autoinstall_known_extensions: 'false',
-  autoload_known_extensions: 'false',
-  allow_community_extensions: 'false',
-  allow_unsigned_extensions: 'false',
-  // A query's working set, and what it may spill: nowhere (no temp directory outside access).
-  memory_limit: '256MB',
-  threads: '2',
-};
 
 export async function openSandbox(switches: SandboxSwitches = {}): Promise<Sandbox> {
   let duckdb: typeof import('@duckdb/node-api');
@@ -42,7 +31,7 @@ export async function openSandbox(switches: SandboxSwitches = {}): Promise<Sandb
   }
   const instance: DuckDBInstance = await duckdb.DuckDBInstance.create(
     ':memory:',
-    switches.sandbox === false ? { threads: '2' } : SETTINGS,
+    switches.sandbox === false ? { threads: '2' } : { ...SANDBOX_SETTINGS },
   );
   if (switches.sandbox !== false) {
     const setup = await instance.connect();
