@@ -92,7 +92,9 @@ function temporalCandidates(table: TableInfo, unsampled: ReadonlySet<string>): s
       (column) =>
         column.type === 'S' &&
         (column.commonValues ?? []).length > 0 &&
-        (column.commonValues ?? []).every((each) => ISO_TIMESTAMP.test(String(each.value))),
+        (column.commonValues ?? []).every(
+          (each) => ISO_TIMESTAMP.test(String(each.value)) || ISO_DATE.test(String(each.value)),
+        ),
     )
     .map((column) => column.name);
   return [...sampled, ...unsampled];
