@@ -48,6 +48,9 @@ export const SQL_ESCAPES: readonly Escape[] = [
     'SELECT * FROM "read_csv"(\'{SECRET}\')',
     "SELECT * FROM main.read_csv('{SECRET}')",
     "SELECT * FROM read_csv('{SECRET}') AS orders",
+    // A CTE named like the file hides it only inside its own scope.
+    `SELECT * FROM '{SECRET}' WHERE 1 IN (WITH "{SECRET}" AS (SELECT 1) SELECT 1 FROM "{SECRET}")`,
+    `SELECT * FROM orders WHERE EXISTS (WITH "{SECRET}" AS (SELECT 1) SELECT 1) AND id IN (SELECT 1 FROM '{SECRET}')`,
     'SELECT * FROM duckdb_settings()',
     'SELECT * FROM duckdb_secrets()',
     'SELECT * FROM duckdb_extensions()',

@@ -12,6 +12,8 @@ export interface RecordedRequest {
   items: number;
   /** Items it sent back (after a FilterExpression). */
   returned: number;
+  /** Keys a GetItem or BatchGetItem asked for and DynamoDB processed: each is billed, present or not. */
+  keys?: number;
   /** The request's FilterExpression, if any. */
   filter?: string;
 }
@@ -104,12 +106,24 @@ function record(operation: string, sent: Buffer, reply: Buffer): RecordedRequest
       (sum, list) => sum + list.length,
       0,
     );
+  const keysOf = (tables: unknown) =>
+    Object.values((tables as Record<string, { Keys?: unknown[] }> | undefined) ?? {}).reduce(
+      (sum, each) => sum + (each.Keys?.length ?? 0),
+      0,
+    );
+  const keys =
+    operation === 'GetItem'
+      ? 1
+      : operation === 'BatchGetItem'
+        ? keysOf(input.RequestItems) - keysOf(output.UnprocessedKeys)
+        : undefined;
   return {
     operation,
     ...(table ? { table } : {}),
     ...(typeof input.IndexName === 'string' ? { index: input.IndexName } : {}),
     items,
     returned,
+    ...(keys !== undefined ? { keys } : {}),
     ...(typeof input.FilterExpression === 'string' ? { filter: input.FilterExpression } : {}),
   };
 }

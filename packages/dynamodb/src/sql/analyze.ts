@@ -63,7 +63,22 @@ export function constantOf(node: Node): Constant | undefined {
           ? `-${inner}`
           : undefined;
     }
-    if (node.class === 'CAST' && isNode(node.child)) return constantOf(node.child);
+    if (node.class === 'CAST' && isNode(node.child)) {
+      // A cast constant pins only as the type it is cast to: text, or a number's digits.
+      const inner = constantOf(node.child);
+      const target = String((node.cast_type as { id?: string } | undefined)?.id ?? '');
+      if (inner === undefined || inner === null) return inner;
+      if (target === 'VARCHAR') return String(inner);
+      if (
+        /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|DECIMAL|UTINYINT|USMALLINT|UINTEGER|UBIGINT)$/.test(target)
+      )
+        return typeof inner === 'string' && /^-?\d+(\.\d+)?$/.test(inner.trim())
+          ? inner.trim()
+          : typeof inner === 'boolean'
+            ? undefined
+            : inner;
+      return undefined;
+    }
     return undefined;
   }
   const value = node.value as {

@@ -115,6 +115,7 @@ interface Attempt {
 export async function bindStatement(
   session: SqlSession,
   statement: string,
+  tree: unknown,
   tables: ReadonlyMap<string, TableInfo>,
   aliasOf: (alias: string) => string | undefined,
   keyOf: (table: TableInfo) => string,
@@ -123,6 +124,14 @@ export async function bindStatement(
     extra: new Map([...tables.keys()].map((name) => [name, new Set<string>()])),
     temporal: new Map([...tables.keys()].map((name) => [name, new Set<string>()])),
   };
+  // Text compared with a date or an instant the statement typed (ts = TIMESTAMPTZ '…') is one:
+  // DuckDB would otherwise compare it as text with the constant's text.
+  for (const { qualifier, column } of typedComparisons(tree)) {
+    for (const [name, table] of tables) {
+      if (qualifier && qualifier !== name.toLowerCase() && aliasOf(qualifier) !== name) continue;
+      if (temporalCandidates(table, new Set()).includes(column)) attempt.temporal.get(name)!.add(column);
+    }
+  }
   const attributesOf = (name: string, state: Attempt) => [
     ...tables.get(name)!.columns.map((column) => column.name),
     ...state.extra.get(name)!,
@@ -266,6 +275,45 @@ export async function bindStatement(
     });
   }
   return bound;
+}
+
+/** Column references compared (=, <, BETWEEN, IN …) with a constant cast to a date or an instant. */
+function typedComparisons(tree: unknown): { qualifier?: string; column: string }[] {
+  const found: { qualifier?: string; column: string }[] = [];
+  const isTemporal = (node: unknown) => {
+    const value = node as { class?: string; cast_type?: { id?: string } } | null;
+    return value?.class === 'CAST' && /DATE|TIMESTAMP/.test(String(value.cast_type?.id ?? ''));
+  };
+  const refOf = (node: unknown) => {
+    const value = node as { class?: string; column_names?: string[] } | null;
+    if (value?.class !== 'COLUMN_REF' || !Array.isArray(value.column_names)) return;
+    const names = value.column_names;
+    found.push(
+      names.length >= 2
+        ? { qualifier: names.at(-2)!.toLowerCase(), column: names.at(-1)! }
+        : { column: names[0]! },
+    );
+  };
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    const node = value as Record<string, unknown>;
+    const sides: unknown[] =
+      node.class === 'COMPARISON'
+        ? [node.left, node.right]
+        : node.type === 'COMPARE_BETWEEN'
+          ? [node.input, node.lower, node.upper]
+          : node.type === 'COMPARE_IN' || node.type === 'COMPARE_NOT_IN'
+            ? ((node.children as unknown[]) ?? [])
+            : [];
+    if (sides.some(isTemporal)) for (const side of sides) refOf(side);
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit(tree);
+  return found;
 }
 
 /** `"temp".main."my table"` → my table. */

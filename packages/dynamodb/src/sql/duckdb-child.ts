@@ -5,7 +5,13 @@
 // reaches DynamoDB; the parent sends the items it read.
 //
 // Protocol (IPC, structured clone): requests { id, op, ... }, answers { id, ok, value | error }.
-import type { DuckDBConnection, DuckDBInstance, DuckDBResult } from '@duckdb/node-api';
+import type {
+  DuckDBConnection,
+  DuckDBInstance,
+  DuckDBResult,
+  DuckDBValueConverter,
+  Json,
+} from '@duckdb/node-api';
 import { SANDBOX_SETTINGS } from './sandbox-settings.ts';
 
 interface Session {
@@ -42,6 +48,12 @@ let nextSession = 1;
 let duckdb: typeof import('@duckdb/node-api') | undefined;
 
 const typeName = (type: { alias?: string | undefined; toString(): string }) => type.alias ?? String(type);
+
+/** DuckDB's JSON forms, but binary as base64 (its text form, \\x00 escapes beside raw bytes, cannot be read back). */
+const jsonOf: DuckDBValueConverter<Json> = (value, type, converter) =>
+  value instanceof duckdb!.DuckDBBlobValue
+    ? Buffer.from(value.bytes).toString('base64')
+    : duckdb!.JsonDuckDBValueConverter(value, type, converter);
 
 async function handle(request: ChildRequest): Promise<unknown> {
   if (request.op === 'open') {
@@ -89,13 +101,13 @@ async function handle(request: ChildRequest): Promise<unknown> {
       return {
         names: reader.columnNames(),
         types: reader.columnTypes().map(typeName),
-        rows: reader.getRowsJson(),
+        rows: reader.convertRows(jsonOf),
       } satisfies ReadAnswer;
     }
     case 'stream': {
       const result: DuckDBResult = await connection.stream(request.sql);
       session.streaming = (async function* () {
-        for await (const rows of result.yieldRowsJson()) yield rows as unknown[][];
+        for await (const rows of result.yieldConvertedRows(jsonOf)) yield rows as unknown[][];
       })();
       return { names: result.columnNames(), types: result.columnTypes().map(typeName), rows: [] };
     }

@@ -220,9 +220,8 @@ export async function loadTables(
   bound: ReadonlyMap<string, BoundTable>,
   keysOf: (table: TableInfo) => DynamoKeys,
   options: LoadOptions,
-): Promise<{ reads: TableRead[]; notes: string[] }> {
+): Promise<TableRead[]> {
   const reads: TableRead[] = [];
-  const notes: string[] = [];
   let itemsRead = 0;
   // For each lookup, the distinct values of the column it takes from another table.
   const wanted = new Map<string, Map<string, AttributeValue>>();
@@ -442,10 +441,9 @@ export async function loadTables(
         name,
         table.columns.map((column) => column.name),
       );
-      notes.push(
-        `No item of ${table.name} read has an attribute ${name}${near ? `: did you mean ${near}?` : ' (it is NULL in every row).'}`,
-      );
+      const note = `No item of ${table.name} read has an attribute ${name}${near ? `: did you mean ${near}?` : ' (it is NULL in every row).'}`;
+      read.note = read.note ? `${read.note}; ${note}` : note;
     }
   }
-  return { reads, notes };
+  return reads;
 }

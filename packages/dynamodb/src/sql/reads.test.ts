@@ -182,6 +182,37 @@ describeWithService(
       expect(proxy.take().filter((request) => request.operation === 'Scan')).toEqual([]);
     });
 
+    it('keys count against the bound before any request: an IN × IN product past it is refused, naming the number', async () => {
+      const values = (from: number, count: number) =>
+        Array.from({ length: count }, (_, at) => from + at).join(', ');
+      proxy.take();
+      const error = await ds.queries
+        .run(`select * from order_items where order_id in (${values(1, 50)}) and id in (${values(1, 50)})`, {
+          maxItemsRead: 1000,
+        })
+        .catch((caught: unknown) => caught);
+      expect(isDataSourceError(error, 'too-large')).toBe(true);
+      expect((error as Error).message).toMatch(/asks for 2,500 keys .*more than the 1,000/);
+      expect(proxy.take().filter((request) => READS.has(request.operation))).toEqual([]);
+    });
+
+    it('absent keys are reads too: the bound counts keys asked for, not items returned', async () => {
+      const absent = Array.from({ length: 60 }, (_, at) => 900_000 + at).join(', ');
+      proxy.take();
+      const refused = await ds.queries
+        .run(`select id from orders where id in (${absent})`, { maxItemsRead: 50 })
+        .catch((caught: unknown) => caught);
+      expect(isDataSourceError(refused, 'too-large')).toBe(true);
+      expect(proxy.take().filter((request) => READS.has(request.operation))).toEqual([]);
+      const { result, requests } = await measured(`select id from orders where id in (${absent})`, {
+        maxItemsRead: 60,
+      });
+      expect(result.rows).toEqual([]);
+      expect(requests.reduce((sum, request) => sum + (request.keys ?? 0), 0)).toBe(60);
+      expect(result.reads?.[0]?.items).toBe(60);
+      expectReadsToBe(result.reads ?? [], requests);
+    });
+
     it('explains each table’s read before anything is read', async () => {
       proxy.take();
       const plan = await ds.queries.plan(
@@ -194,7 +225,10 @@ describeWithService(
   },
 );
 
-/** The reads a result reports, per table and operation, are the items the proxy saw. */
+/**
+ * The reads a result reports, per table and operation, are what the proxy saw billed: the keys a
+ * get asked for (present or not), the items a Scan or Query evaluated (a Query at least one).
+ */
 function expectReadsToBe(reads: TableRead[], requests: RecordedRequest[]) {
   const reported = new Map<string, number>();
   for (const read of reads) {
@@ -204,7 +238,9 @@ function expectReadsToBe(reads: TableRead[], requests: RecordedRequest[]) {
   const seen = new Map<string, number>();
   for (const request of requests) {
     const key = `${request.table} ${label(request)}`;
-    seen.set(key, (seen.get(key) ?? 0) + request.items);
+    const billed =
+      request.keys ?? (request.operation === 'Query' ? Math.max(1, request.items) : request.items);
+    seen.set(key, (seen.get(key) ?? 0) + billed);
   }
   expect(Object.fromEntries(reported)).toEqual(Object.fromEntries(seen));
 }

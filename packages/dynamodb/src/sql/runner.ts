@@ -40,6 +40,9 @@ const TABLE_FUNCTIONS = new Set(['generate_series', 'range', 'unnest']);
 const SYSTEM_FUNCTIONS =
   /^(getenv|read_\w+|glob|sniff_csv|parquet_\w+|duckdb_\w+|pragma_\w+|current_setting|which_secret|icu_\w+|load|install)$/i;
 
+/** Rows an export of a statement over no table may write (generated rows cost no read to bound them). */
+export const MAX_GENERATED_ROWS = 1_000_000;
+
 /** What DynamoDB allows a table to be named (3 to 255 of these characters). */
 const DYNAMODB_TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
@@ -95,11 +98,7 @@ function storedForms(types: readonly string[]): (values: unknown[]) => unknown[]
           ? eachOf(storedDecimal)
           : type === 'JSON'
             ? jsonValueOf
-            : type === 'BLOB'
-              ? base64Of
-              : type === 'BLOB[]'
-                ? eachOf(base64Of)
-                : undefined,
+            : undefined,
   );
   return (values) => values.map((value, index) => (value === null ? null : (forms[index]?.(value) ?? value)));
 }
@@ -108,22 +107,6 @@ const eachOf =
   (form: (value: unknown) => unknown) =>
   (value: unknown): unknown =>
     Array.isArray(value) ? value.map((each) => (each === null ? null : form(each))) : value;
-
-/** DuckDB's text of a BLOB ('\\x00\\x01ab') as the base64 DynamoDB and the rest of Toolrow show. */
-function base64Of(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const bytes: number[] = [];
-  for (let at = 0; at < value.length; ) {
-    if (value[at] === '\\' && value[at + 1] === 'x') {
-      bytes.push(Number.parseInt(value.slice(at + 2, at + 4), 16));
-      at += 4;
-    } else {
-      bytes.push(value.charCodeAt(at));
-      at += 1;
-    }
-  }
-  return Buffer.from(bytes).toString('base64');
-}
 
 /** The statement's parse tree, integers past 2^53 kept exact (as bigint). */
 function parseTree(text: string): unknown {
@@ -297,6 +280,7 @@ export function createSqlRunner(
       bound = await bindStatement(
         session,
         statement,
+        tree,
         tables,
         (alias) => relationAlias(tree, alias),
         (table) => keysOf(table).partitionKey,
@@ -407,7 +391,7 @@ export function createSqlRunner(
           sandbox: switches.sandbox !== false,
           ...(deadline.signal ? { signal: deadline.signal } : {}),
         });
-        const { reads } = await loadTables(session, client, accesses, bound, keysOf, {
+        const reads = await loadTables(session, client, accesses, bound, keysOf, {
           ...(deadline.signal ? { signal: deadline.signal } : {}),
           maxItemsRead,
         });
@@ -472,7 +456,10 @@ export function createSqlRunner(
         const result = await session.stream(statement);
         const asStored = storedForms(result.types);
         // Rows made from no table (range(), generate_series()) have a bound of their own.
-        const rowBound = accesses.length === 0 ? options.maxItemsRead : Number.POSITIVE_INFINITY;
+        const rowBound =
+          accesses.length === 0
+            ? Math.min(options.maxItemsRead, MAX_GENERATED_ROWS)
+            : Number.POSITIVE_INFINITY;
         return {
           columns: result.names,
           numeric: result.types.map((type) => NUMERIC_TYPE.test(type)),
