@@ -150,8 +150,13 @@ describeWithService('dynamodb', 'the DynamoDB engine on DynamoDB Local', () => {
     const one = await partiqlOf(ds).run('SELECT * FROM "orders" WHERE "id" = 5');
     expect(one.rows).toHaveLength(1);
     expect(one.rows[0]).toMatchObject({ id: '5' });
+    // Every result says what it read: here a Query on the key.
+    expect(one.reads).toEqual([expect.objectContaining({ table: 'orders', operation: 'Query', items: 1 })]);
     const capped = await partiqlOf(ds).run('SELECT * FROM "orders"', { maxRows: 10 });
     expect(capped).toMatchObject({ truncated: true, truncatedBy: 'rows' });
+    expect(capped.reads?.[0]).toMatchObject({ table: 'orders', operation: 'Scan' });
+    const byIndex = await partiqlOf(ds).run('SELECT * FROM "orders"."by_customer" WHERE "customer_id" = 5');
+    expect(byIndex.reads?.[0]).toMatchObject({ operation: 'Query', index: 'by_customer' });
     expect(capped.rows).toHaveLength(10);
     expect(
       (await partiqlOf(ds).plan('SELECT * FROM "orders"."by_customer" WHERE "customer_id" = 5')).lines[0],

@@ -9,6 +9,7 @@ import type {
   Row,
   SchemaCache,
   TableInfo,
+  TableRead,
 } from '@toolrow/datasource';
 import { deadlineOf } from './deadline.ts';
 import { checkReadOnlyPartiql, type PartiqlRead } from './partiql-guard.ts';
@@ -57,6 +58,7 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
       let bytes = 0;
       let evaluated = 0;
       let readUnits = 0;
+      let returned = 0;
       let next: string | undefined;
       let truncatedBy: ReadQueryResult['truncatedBy'];
       const deadline = deadlineOf(options, 'The query');
@@ -81,6 +83,7 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
           // A page evaluates at most `limit` items; AWS also says what it cost (DynamoDB Local does not).
           evaluated += limit;
           readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
+          returned += page.Items?.length ?? 0;
           for (const item of (page.Items ?? []) as Record<string, AttributeValue>[]) {
             if (rows.length === maxRows) {
               truncatedBy = 'rows';
@@ -108,6 +111,7 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
       return {
         rows,
         fields,
+        reads: [partiqlRead(statement, table, keys, returned, readUnits)],
         truncated: truncatedBy !== undefined,
         ...(truncatedBy ? { truncatedBy } : {}),
         ...(truncatedBy === 'reads'
@@ -131,7 +135,7 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
             `Query on ${table.name}${read.index ? ` index ${read.index}` : ''}: key condition ${keyed}`,
             'Reads only the items with that partition key.',
           ],
-          estimatedRows: Math.max(
+          estimatedItemsRead: Math.max(
             1,
             Math.round(table.rowEstimate / Math.max(distinctOf(table, used!.partitionKey), 1)),
           ),
@@ -143,10 +147,43 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
           `Scan of the whole ${read.index ? `index ${read.index} of ` : ''}table ${table.name} (${table.rowEstimate.toLocaleString('en-US')} items, ${table.tableBytes.toLocaleString('en-US')} bytes): no equality on its partition key${used ? ` (${used.partitionKey})` : ''}.`,
           'Filter on the partition key (WHERE "key" = …) to make it a Query.',
         ],
-        estimatedRows: table.rowEstimate,
+        estimatedItemsRead: table.rowEstimate,
         note: PLAN_NOTE,
       };
     },
+  };
+}
+
+/**
+ * What a PartiQL statement read, for the result's badge: a Query when it has an equality on the
+ * (index's) partition key, else a Scan. DynamoDB does not say how many items a PartiQL page
+ * evaluated, so the items are those that came back, and the note says so.
+ */
+function partiqlRead(
+  statement: string,
+  table: TableInfo | undefined,
+  keys: KeyMap,
+  returned: number,
+  readUnits: number,
+): TableRead {
+  let read: PartiqlRead | undefined;
+  try {
+    read = checkReadOnlyPartiql(statement);
+  } catch {
+    // Run with the statement check off: the table alone.
+  }
+  const tableKeys = table ? keys.get(table.name) : undefined;
+  const used = read?.index
+    ? tableKeys?.indexes.find((index) => index.name === read.index)
+    : tableKeys && { partitionKey: tableKeys.partitionKey };
+  const keyed = read && used ? equalityOn(read, used.partitionKey) !== undefined : false;
+  return {
+    table: table?.name ?? read?.table ?? '?',
+    operation: keyed ? 'Query' : 'Scan',
+    ...(read?.index ? { index: read.index } : {}),
+    items: returned,
+    ...(readUnits > 0 ? { capacity: readUnits } : {}),
+    note: 'PartiQL does not report the items DynamoDB evaluated: these are the items that came back',
   };
 }
 

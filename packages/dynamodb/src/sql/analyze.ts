@@ -1,6 +1,7 @@
 // What a SQL statement asks of DynamoDB, read from DuckDB's own parse tree (json_serialize_sql):
-// the tables it reads, the attributes it uses of each, the conditions that pin a table's keys to
-// constants, and the equalities that join one table's key to another's column. Nothing here runs
+// the tables it reads, the conditions that pin a table's keys to constants, and the equalities
+// that join one table's key to another's column. Which attributes it reads is DuckDB's binder's
+// to say (bind.ts). Nothing here runs
 // the statement; the planner decides from this how each table is read.
 
 /** A constant a condition compares with, as the statement wrote it. */
@@ -24,7 +25,7 @@ export interface TableUse {
   /** Every reference (alias) is pinned by these, or `undefined` when one reference is not. */
   pins: Pin[] | undefined;
   joins: JoinEdge[];
-  /** The attributes used, or 'all' (SELECT *, or an unqualified name no schema owns). */
+  /** The attributes read: filled from DuckDB's binding (bind.ts), not guessed from names here. */
   columns: Set<string> | 'all';
 }
 
@@ -224,32 +225,6 @@ export function analyze(
   // one place do not hold for another.
   for (const [name, count] of declarations) if (count > 1) tables.get(name)!.pins = undefined;
 
-  // The attributes each table is asked for.
-  for (const node of walk(tree)) {
-    if (node.class === 'STAR' || node.type === 'STAR') {
-      const relation = (node.relation_name as string | undefined)?.toLowerCase();
-      for (const use of tables.values()) {
-        if (!relation || use.table.toLowerCase() === relation || relationAlias(tree, relation) === use.table)
-          use.columns = 'all';
-      }
-    } else if (node.class === 'COLUMN_REF' && Array.isArray(node.column_names)) {
-      const names = node.column_names as string[];
-      const column = names.at(-1)!;
-      const qualifier = names.length >= 2 ? names[0]!.toLowerCase() : undefined;
-      const owners = [...tables.values()].filter((use) =>
-        qualifier
-          ? use.table.toLowerCase() === qualifier || relationAlias(tree, qualifier) === use.table
-          : (columnsOf(use.table) ?? []).includes(column),
-      );
-      if (owners.length === 0 && !qualifier) {
-        // A name no schema knows (an attribute the sample missed, or a select-list alias): every
-        // table keeps it available.
-        for (const use of tables.values()) if (use.columns !== 'all') use.columns.add(column);
-      }
-      for (const use of owners)
-        if (use.columns !== 'all') use.columns.add(names.length >= 2 ? names[1]! : column);
-    }
-  }
   return { tables };
 }
 

@@ -1,10 +1,13 @@
 // The SQL planner alone, without DynamoDB Local: DuckDB parses (in this process), analyze() reads
-// the tree, planReads() decides each table's read from a schema written here. Table-driven: the
-// statement, and per table the read it must get.
+// the tree, DuckDB binds it against a schema written here (which attributes each table is read
+// for), planReads() decides each table's read. Table-driven: the statement, and per table the read
+// it must get.
 import type { ColumnInfo, TableInfo } from '@toolrow/datasource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoKeys } from '../schema.ts';
-import { analyze } from './analyze.ts';
+import { analyze, relationAlias } from './analyze.ts';
+import { BINDING_SETTINGS, bindStatement } from './bind.ts';
+import { openSession } from './duckdb-process.ts';
 import { planReads } from './plan.ts';
 import { openSandbox, type Sandbox } from './sandbox.ts';
 
@@ -94,6 +97,20 @@ async function plan(sql: string) {
     const analysis = analyze(tree.statements, (name) => TABLES.get(name)?.columns.map((each) => each.name));
     const uses = [...analysis.tables.values()];
     const tables = new Map(uses.map((use) => [use.table, TABLES.get(use.table)!]));
+    const session = await openSession({ settings: { ...BINDING_SETTINGS } });
+    try {
+      const bound = await bindStatement(
+        session,
+        sql,
+        tree.statements,
+        tables,
+        (alias) => relationAlias(tree.statements, alias),
+        (info) => KEYS.get(info.name)!.partitionKey,
+      );
+      for (const use of uses) use.columns = new Set(bound.get(use.table)!.attributes);
+    } finally {
+      session.close();
+    }
     return planReads(uses, tables, (info) => KEYS.get(info.name)!).map((access) => ({
       table: access.table.name,
       operation: access.operation,
@@ -108,7 +125,16 @@ async function plan(sql: string) {
 
 describe('planReads: each table read the cheapest way its WHERE allows', () => {
   it.each([
-    ['select * from orders where id = 7', [{ table: 'orders', operation: 'GetItem', attributes: 'all' }]],
+    [
+      'select * from orders where id = 7',
+      [
+        {
+          table: 'orders',
+          operation: 'GetItem',
+          attributes: ['customer_id', 'id', 'ordered_at', 'status', 'total'],
+        },
+      ],
+    ],
     [
       'select total from orders where id in (1, 2)',
       [{ table: 'orders', operation: 'BatchGetItem', attributes: ['id', 'total'] }],

@@ -825,6 +825,12 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       {
         "type": "object",
         "properties": {
+          "warnings": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
           "ok": {
             "const": true
           },
@@ -1708,6 +1714,15 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       },
       "note": {
         "type": "string"
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "estimatedItemsRead": {
+        "type": "number"
       },
       "estimatedRows": {
         "type": "number"

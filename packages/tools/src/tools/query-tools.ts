@@ -191,8 +191,9 @@ async function validateOtherDialect(text: string, ctx: ToolContext) {
       throw error;
     }
   }
+  let plan: QueryPlan;
   try {
-    await ctx.source.queries.plan(checked.statement, readOptions(ctx));
+    plan = await ctx.source.queries.plan(checked.statement, readOptions(ctx));
   } catch (error) {
     const aborted = abortedRead('validateQuery', error);
     if (aborted) throw aborted;
@@ -201,7 +202,11 @@ async function validateOtherDialect(text: string, ctx: ToolContext) {
       problems: [`${ctx.source.description} rejects it: ${databaseMessage(error)}`],
     };
   }
-  return { ok: true as const, tables };
+  return {
+    ok: true as const,
+    tables,
+    ...(plan.warnings && plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
+  };
 }
 
 export const validateQuery = defineTool({
@@ -258,6 +263,8 @@ export const explainQuery = defineTool({
       plan: clipText(lines.slice(0, maxLines).join('\n'), limitsOf(ctx).maxOutputChars),
       ...(plan.totalCost !== undefined ? { totalCost: plan.totalCost } : {}),
       ...(plan.estimatedRows !== undefined ? { estimatedRows: plan.estimatedRows } : {}),
+      ...(plan.estimatedItemsRead !== undefined ? { estimatedItemsRead: plan.estimatedItemsRead } : {}),
+      ...(plan.warnings && plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
       truncated: lines.length > maxLines,
       note: plan.note ?? 'Estimated plan only: nothing was run.',
     };
