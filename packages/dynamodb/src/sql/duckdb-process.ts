@@ -154,13 +154,17 @@ export async function openSession(options: SessionOptions = {}): Promise<SqlSess
   };
   signal?.addEventListener('abort', stop, { once: true });
   /** A request that fails with the stop's reason when the statement was stopped. */
+  let inFlight = 0;
   const ask = async <T>(request: Request): Promise<T> => {
+    inFlight++;
     try {
       return await child.request<T>(request);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (error instanceof DataSourceError) throw error;
       throw new DataSourceError('invalid-filter', (error as Error).message, { cause: error });
+    } finally {
+      inFlight--;
     }
   };
   const close = () => {
@@ -168,14 +172,16 @@ export async function openSession(options: SessionOptions = {}): Promise<SqlSess
     closed = true;
     signal?.removeEventListener('abort', stop);
     if (killTimer) clearTimeout(killTimer);
-    if (session === undefined || child.ended) {
-      release(child);
+    // A stopped statement still working in DuckDB (a long function call) goes with its process.
+    if (inFlight > 0) {
+      child.kill();
       return;
     }
-    child.request({ op: 'close', session }).then(
-      () => release(child),
-      () => child.kill(),
-    );
+    if (session !== undefined && !child.ended) {
+      // Messages arrive in order, so the next statement's session opens after this one is gone.
+      child.request({ op: 'close', session }).catch(() => child.kill());
+    }
+    release(child);
   };
   try {
     session = await ask<number>({
