@@ -11,26 +11,50 @@ export interface Pin {
   column: string;
   op: 'eq' | 'in' | 'lt' | 'lte' | 'gt' | 'gte' | 'between';
   values: Constant[];
+  /** The condition it was read from (one of its reference's filters). */
+  source?: unknown;
 }
 
-export interface JoinEdge {
+/**
+ * Where the rows a reference needs come from: only those whose `column` is among the values of
+ * another reference's `fromColumn`, taken after that reference's own filters (a join, a semi-join
+ * of IN or EXISTS, or a correlated equality of a subquery).
+ */
+export interface Edge {
   column: string;
-  /** The other table's name and column: this table's column equals it. */
-  other: { table: string; column: string };
+  from: number;
+  fromColumn: string;
+}
+
+/** One place the statement reads a table (FROM orders o: a reference; a self-join has two). */
+export interface Ref {
+  id: number;
+  /** The table as the statement names it. */
+  table: string;
+  /** How the statement calls this reference (its alias, else the table's name). */
+  alias: string;
+  /** Conditions on its key and other attributes, from its own filters: what may narrow its read. */
+  pins: Pin[];
+  /**
+   * Top-level conditions that read this reference alone (WHERE and inner-join ON conjuncts; a LEFT
+   * JOIN's ON for its right side): every row the statement needs passes them.
+   */
+  filters: Node[];
+  edges: Edge[];
 }
 
 export interface TableUse {
   /** The table as the statement names it (FROM orders). */
   table: string;
-  /** Every reference (alias) is pinned by these, or `undefined` when one reference is not. */
-  pins: Pin[] | undefined;
-  joins: JoinEdge[];
+  /** The references to it. */
+  refs: Ref[];
   /** The attributes read: filled from DuckDB's binding (bind.ts), not guessed from names here. */
   columns: Set<string> | 'all';
 }
 
 export interface Analysis {
   tables: Map<string, TableUse>;
+  refs: Ref[];
 }
 
 type Node = Record<string, unknown>;
@@ -124,108 +148,214 @@ function conjuncts(node: unknown): Node[] {
   return [node];
 }
 
+const SUBQUERY_FREE = (node: Node) => ![...walk(node)].some((each) => each.class === 'SUBQUERY');
+
 /**
- * Reads the tree. `columnsOf` names the attributes a table's schema knows (to give an
- * unqualified column to the tables that have it); `cteNames` are never DynamoDB tables.
+ * Reads the tree. `columnsOf` names the attributes a table's schema knows (to give an unqualified
+ * column to the reference that has it); a CTE's name is never a DynamoDB table inside its scope.
  */
 export function analyze(
   tree: unknown,
   columnsOf: (table: string) => readonly string[] | undefined,
 ): Analysis {
   const cteScopes = cteScopesOf(tree);
-  const tables = new Map<string, TableUse>();
-  const declarations = new Map<string, number>();
-  const selects = [...walk(tree)].filter((node) => node.type === 'SELECT_NODE');
-  for (const select of selects) {
-    // The references this SELECT's FROM declares (not those of nested SELECTs): alias → table.
-    const refs = new Map<string, string>();
-    const joinConditions: unknown[] = [];
-    const leftJoins: { right: Set<string>; on: unknown }[] = [];
-    /** Declares the references of a FROM subtree; returns their aliases. */
-    const collect = (from: unknown): Set<string> => {
-      if (!isNode(from)) return new Set();
+  const refs: Ref[] = [];
+  /** The references each SELECT's FROM declares, and the SELECT it is nested in. */
+  const scopeOf = new Map<Node, { refs: Ref[]; parent: Node | undefined }>();
+  /** The SELECT a subquery node's own SELECT sits in, and whether it is a top-level conjunct. */
+  const selects: { select: Node; parent: Node | undefined }[] = [];
+  const findSelects = (value: unknown, parent: Node | undefined) => {
+    if (Array.isArray(value)) {
+      for (const item of value) findSelects(item, parent);
+      return;
+    }
+    if (!isNode(value)) return;
+    let inner = parent;
+    if (value.type === 'SELECT_NODE') {
+      selects.push({ select: value, parent });
+      inner = value;
+    }
+    for (const child of Object.values(value)) findSelects(child, inner);
+  };
+  findSelects(tree, undefined);
+
+  // Declare each SELECT's references, with the conditions that may narrow each.
+  const pending: { select: Node; ref: Ref; conditions: Node[] }[] = [];
+  for (const { select, parent } of selects) {
+    const own: Ref[] = [];
+    /** References on the nullable side of an outer join: WHERE does not narrow them. */
+    const nullable = new Set<Ref>();
+    /** References on the preserved side of a FULL join, or under one: nothing narrows them. */
+    const opaque = new Set<Ref>();
+    const onConditions: { on: unknown; narrows: Set<Ref> }[] = [];
+    const collect = (from: unknown): Ref[] => {
+      if (!isNode(from)) return [];
       if (from.type === 'BASE_TABLE' && !from.schema_name && typeof from.table_name === 'string') {
         const name = from.table_name;
-        if (cteScopes.get(from)?.has(name.toLowerCase())) return new Set();
-        const alias = ((from.alias as string) || name).toLowerCase();
-        refs.set(alias, name);
-        declarations.set(name, (declarations.get(name) ?? 0) + 1);
-        if (!tables.has(name)) tables.set(name, { table: name, pins: [], joins: [], columns: new Set() });
-        return new Set([alias]);
+        if (cteScopes.get(from)?.has(name.toLowerCase())) return [];
+        const ref: Ref = {
+          id: refs.length,
+          table: name,
+          alias: (from.alias as string) || name,
+          pins: [],
+          filters: [],
+          edges: [],
+        };
+        refs.push(ref);
+        own.push(ref);
+        return [ref];
       }
       if (from.type === 'JOIN') {
         const left = collect(from.left);
         const right = collect(from.right);
-        if (from.join_type === 'INNER') joinConditions.push(from.condition);
-        else if (from.join_type === 'LEFT') leftJoins.push({ right, on: from.condition });
-        return new Set([...left, ...right]);
+        const kind = from.join_type;
+        if (kind === 'INNER')
+          onConditions.push({ on: from.condition, narrows: new Set([...left, ...right]) });
+        else if (kind === 'LEFT') {
+          for (const ref of right) nullable.add(ref);
+          onConditions.push({ on: from.condition, narrows: new Set(right) });
+        } else if (kind === 'RIGHT') {
+          for (const ref of left) nullable.add(ref);
+          onConditions.push({ on: from.condition, narrows: new Set(left) });
+        } else if (kind !== 'CROSS' || from.condition) for (const ref of [...left, ...right]) opaque.add(ref);
+        return [...left, ...right];
       }
-      return new Set();
+      return [];
     };
     collect(select.from_table);
-    if (refs.size === 0) continue;
-
-    const ownerOf = (columnNames: string[]): { table: string; column: string }[] => {
-      if (columnNames.length >= 2) {
-        const table = refs.get(columnNames[0]!.toLowerCase());
-        return table ? [{ table, column: columnNames[1]! }] : [];
-      }
-      const column = columnNames[0]!;
-      return [...new Set(refs.values())]
-        .filter((table) => (columnsOf(table) ?? []).includes(column))
-        .map((table) => ({ table, column }));
-    };
-    const single = (node: unknown) => {
-      if (!isNode(node) || node.class !== 'COLUMN_REF') return undefined;
-      const owners = ownerOf(node.column_names as string[]);
-      return owners.length === 1 ? owners[0] : undefined;
-    };
-    const addPin = (table: string, pin: Pin) => tables.get(table)!.pins?.push(pin);
-    /** One conjunct; `allowed`: the aliases it may narrow (a LEFT JOIN's ON narrows its right side only). */
-    const read = (condition: Node, allowed?: Set<string>) => {
-      const allows = (table: string) => !allowed || [...allowed].some((ref) => refs.get(ref) === table);
-      const op = COMPARISON[condition.type as string];
-      if (op && condition.class === 'COMPARISON') {
-        const left = single(condition.left);
-        const right = single(condition.right);
-        if (left && right && left.table !== right.table && op === 'eq' && !allowed) {
-          tables.get(left.table)!.joins.push({ column: left.column, other: right });
-          tables.get(right.table)!.joins.push({ column: right.column, other: left });
-          return;
-        }
-        const constantRight = isNode(condition.right) ? constantOf(condition.right) : undefined;
-        const constantLeft = isNode(condition.left) ? constantOf(condition.left) : undefined;
-        if (left && constantRight != null && allows(left.table))
-          addPin(left.table, { column: left.column, op, values: [constantRight] });
-        else if (right && constantLeft != null && allows(right.table))
-          addPin(right.table, { column: right.column, op: FLIP[op]!, values: [constantLeft] });
-        return;
-      }
-      if (condition.type === 'COMPARE_IN' && Array.isArray(condition.children)) {
-        const [column, ...rest] = condition.children as Node[];
-        const owner = single(column);
-        const values = rest.map((each) => constantOf(each));
-        if (owner && allows(owner.table) && values.every((each) => each != null))
-          addPin(owner.table, { column: owner.column, op: 'in', values: values as Constant[] });
-        return;
-      }
-      if (condition.type === 'COMPARE_BETWEEN') {
-        const owner = single(condition.input);
-        const lower = isNode(condition.lower) ? constantOf(condition.lower) : undefined;
-        const upper = isNode(condition.upper) ? constantOf(condition.upper) : undefined;
-        if (owner && allows(owner.table) && lower != null && upper != null)
-          addPin(owner.table, { column: owner.column, op: 'between', values: [lower, upper] });
-      }
-    };
-    for (const condition of conjuncts(select.where_clause)) read(condition);
-    for (const condition of joinConditions.flatMap(conjuncts)) read(condition);
-    for (const { right, on } of leftJoins) for (const condition of conjuncts(on)) read(condition, right);
+    scopeOf.set(select, { refs: own, parent });
+    for (const ref of own) {
+      if (opaque.has(ref)) continue;
+      const conditions: Node[] = [];
+      if (!nullable.has(ref)) conditions.push(...conjuncts(select.where_clause));
+      for (const { on, narrows } of onConditions) if (narrows.has(ref)) conditions.push(...conjuncts(on));
+      pending.push({ select, ref, conditions });
+    }
   }
-  // A table read in more than one place (a self-join, a second subquery) is read whole: pins of
-  // one place do not hold for another.
-  for (const [name, count] of declarations) if (count > 1) tables.get(name)!.pins = undefined;
 
-  return { tables };
+  /** The reference a column names, seen from a SELECT: its own first, then the enclosing ones. */
+  const resolve = (select: Node, names: string[]): { ref: Ref; column: string } | undefined => {
+    for (let scope: Node | undefined = select; scope; scope = scopeOf.get(scope)?.parent) {
+      const own = scopeOf.get(scope)?.refs ?? [];
+      if (names.length >= 2) {
+        const qualifier = names.at(-2)!.toLowerCase();
+        const ref = own.find((each) => each.alias.toLowerCase() === qualifier);
+        if (ref) return { ref, column: names.at(-1)! };
+        continue;
+      }
+      const column = names[0]!;
+      const owners = own.filter((each) => (columnsOf(each.table) ?? []).includes(column));
+      if (owners.length === 1) return { ref: owners[0]!, column };
+      if (owners.length > 1) return undefined;
+    }
+    return undefined;
+  };
+  const single = (select: Node, node: unknown) =>
+    isNode(node) && node.class === 'COLUMN_REF' ? resolve(select, node.column_names as string[]) : undefined;
+  /** The only reference a condition reads, if it reads one (and no subquery). */
+  const readsOnly = (select: Node, condition: Node): Ref | undefined => {
+    if (!SUBQUERY_FREE(condition)) return undefined;
+    let only: Ref | undefined;
+    for (const node of walk(condition)) {
+      if (node.class !== 'COLUMN_REF') continue;
+      const owner = resolve(select, node.column_names as string[]);
+      if (!owner || (only && owner.ref !== only)) return undefined;
+      only = owner.ref;
+    }
+    return only;
+  };
+
+  for (const { select, ref, conditions } of pending) {
+    for (const condition of conditions) {
+      if (readsOnly(select, condition) === ref) {
+        ref.filters.push(condition);
+        const pin = pinOf(condition, (node) => single(select, node));
+        if (pin) ref.pins.push({ ...pin, source: condition });
+        continue;
+      }
+      // An equality with a column of another reference: a join (or a correlated one).
+      if (condition.class === 'COMPARISON' && condition.type === 'COMPARE_EQUAL') {
+        const left = single(select, condition.left);
+        const right = single(select, condition.right);
+        if (!left || !right || left.ref === right.ref) continue;
+        const mine = left.ref === ref ? left : right.ref === ref ? right : undefined;
+        const other = mine === left ? right : left;
+        if (mine) ref.edges.push({ column: mine.column, from: other.ref.id, fromColumn: other.column });
+      }
+    }
+  }
+
+  // Semi-joins: x IN (SELECT c FROM …) and EXISTS (… correlated …) as top-level conjuncts narrow
+  // the outer reference by the inner one (the inner is narrowed by the outer through its own
+  // correlated equality, above, or here for IN).
+  for (const { select } of selects) {
+    for (const condition of conjuncts(select.where_clause)) {
+      if (condition.class !== 'SUBQUERY') continue;
+      const inner = (condition.subquery as { node?: Node } | undefined)?.node;
+      if (!inner || inner.type !== 'SELECT_NODE') continue;
+      if (condition.subquery_type === 'ANY' && condition.comparison_type === 'COMPARE_EQUAL') {
+        const outer = single(select, condition.child);
+        const list = inner.select_list as Node[] | undefined;
+        const picked = list?.length === 1 ? single(inner, list[0]) : undefined;
+        if (!outer || !picked || !(scopeOf.get(inner)?.refs ?? []).includes(picked.ref)) continue;
+        if (!pending.some((each) => each.ref === outer.ref)) continue;
+        outer.ref.edges.push({ column: outer.column, from: picked.ref.id, fromColumn: picked.column });
+        if (pending.some((each) => each.ref === picked.ref))
+          picked.ref.edges.push({ column: picked.column, from: outer.ref.id, fromColumn: outer.column });
+      } else if (condition.subquery_type === 'EXISTS') {
+        for (const inside of conjuncts(inner.where_clause)) {
+          if (inside.class !== 'COMPARISON' || inside.type !== 'COMPARE_EQUAL') continue;
+          const left = single(inner, inside.left);
+          const right = single(inner, inside.right);
+          if (!left || !right) continue;
+          const innerRefs = scopeOf.get(inner)?.refs ?? [];
+          const [mine, theirs] = innerRefs.includes(left.ref) ? [left, right] : [right, left];
+          if (!innerRefs.includes(mine.ref) || innerRefs.includes(theirs.ref)) continue;
+          if (!(scopeOf.get(select)?.refs ?? []).includes(theirs.ref)) continue;
+          if (!pending.some((each) => each.ref === theirs.ref)) continue;
+          theirs.ref.edges.push({ column: theirs.column, from: mine.ref.id, fromColumn: mine.column });
+        }
+      }
+    }
+  }
+
+  const tables = new Map<string, TableUse>();
+  for (const ref of refs) {
+    const use = tables.get(ref.table) ?? { table: ref.table, refs: [], columns: new Set<string>() };
+    use.refs.push(ref);
+    tables.set(ref.table, use);
+  }
+  return { tables, refs };
+}
+
+/** A condition that compares a column with constants, as a pin (or none). */
+function pinOf(condition: Node, column: (node: unknown) => { column: string } | undefined): Pin | undefined {
+  const op = COMPARISON[condition.type as string];
+  if (op && condition.class === 'COMPARISON') {
+    const left = column(condition.left);
+    const right = column(condition.right);
+    const constantRight = isNode(condition.right) ? constantOf(condition.right) : undefined;
+    const constantLeft = isNode(condition.left) ? constantOf(condition.left) : undefined;
+    if (left && constantRight != null) return { column: left.column, op, values: [constantRight] };
+    if (right && constantLeft != null) return { column: right.column, op: FLIP[op]!, values: [constantLeft] };
+    return undefined;
+  }
+  if (condition.type === 'COMPARE_IN' && Array.isArray(condition.children)) {
+    const [first, ...rest] = condition.children as Node[];
+    const owner = column(first);
+    const values = rest.map((each) => constantOf(each));
+    if (owner && values.every((each) => each != null))
+      return { column: owner.column, op: 'in', values: values as Constant[] };
+    return undefined;
+  }
+  if (condition.type === 'COMPARE_BETWEEN') {
+    const owner = column(condition.input);
+    const lower = isNode(condition.lower) ? constantOf(condition.lower) : undefined;
+    const upper = isNode(condition.upper) ? constantOf(condition.upper) : undefined;
+    if (owner && lower != null && upper != null)
+      return { column: owner.column, op: 'between', values: [lower, upper] };
+  }
+  return undefined;
 }
 
 /**

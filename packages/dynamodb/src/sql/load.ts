@@ -16,7 +16,7 @@ import { type ColumnInfo, DataSourceError, type TableInfo } from '@toolrow/datas
 import { merge, type Pages, parallelScan } from '../pages.ts';
 import type { DynamoKeys } from '../schema.ts';
 import { attributeJson, toAttribute } from '../values.ts';
-import type { Constant, Pin } from './analyze.ts';
+import type { Constant, Pin, Ref } from './analyze.ts';
 import { type BoundTable, ISO_DATE, ISO_TIMESTAMP, nearestAttribute, quote } from './bind.ts';
 import type { SqlSession } from './duckdb-process.ts';
 import { MAX_LOOKUP_KEYS, pinAdvice, type TableAccess } from './plan.ts';
@@ -209,9 +209,20 @@ function keyCondition(
   return { expression, names, values };
 }
 
+/** A table's rows as they arrive, before its typed copy: one text table per DynamoDB table. */
+interface Landing {
+  raw: string;
+  /** The attributes the statement binds (the key alone when it binds none). */
+  columns: string[];
+  /** Key attributes kept beside them when several reads fill the table (an item once). */
+  keys: string[];
+  stats: ColumnStats[];
+}
+
 /**
- * Reads every table as planned and builds its DuckDB table. Returns what each read cost. The
- * values a lookup needs are collected from the table it looks up from as that one is read.
+ * Reads every table as planned and builds its DuckDB table. Returns what each read cost. A lookup
+ * takes its values from the rows its source reference read, after that reference's own filters
+ * (run by DuckDB over what landed); past what the plan compared with a Scan, it Scans instead.
  */
 export async function loadTables(
   session: SqlSession,
@@ -219,14 +230,16 @@ export async function loadTables(
   accesses: TableAccess[],
   bound: ReadonlyMap<string, BoundTable>,
   keysOf: (table: TableInfo) => DynamoKeys,
-  options: LoadOptions,
+  options: LoadOptions & {
+    /** A reference's own filters as SQL over its alias, for the values it gives a lookup. */
+    filterSql?: (ref: Ref) => string | undefined;
+  },
 ): Promise<TableRead[]> {
   const reads: TableRead[] = [];
   let itemsRead = 0;
-  // For each lookup, the distinct values of the column it takes from another table.
-  const wanted = new Map<string, Map<string, AttributeValue>>();
-  for (const access of accesses)
-    if (access.lookup) wanted.set(`${access.lookup.table}\u0000${access.lookup.column}`, new Map());
+  const landings = new Map<string, Landing>();
+  const readsOf = new Map<string, number>();
+  for (const access of accesses) readsOf.set(access.table.name, (readsOf.get(access.table.name) ?? 0) + 1);
 
   const abortSignal = options.signal;
   const counted = (access: TableAccess, read: TableRead, items: number, capacity: number | undefined) => {
@@ -240,16 +253,67 @@ export async function loadTables(
       );
     }
   };
+  /** The typed columns of what landed for a table (by the stats so far). */
+  const typedColumns = (table: TableInfo, landing: Landing) => {
+    const binding = bound.get(table.name)!;
+    return landing.columns.map((name, index) => {
+      const sampled = table.columns.find((column) => column.name === name);
+      const type = landing.stats[index]!.type(name, sampled, binding.temporal.has(name));
+      return `${type.cast(`c${index}`)} AS ${quote(binding.names.get(name) ?? name)}`;
+    });
+  };
+  /** The distinct values of a reference's column over the rows it read, after its own filters. */
+  const valuesOf = async (lookup: NonNullable<TableAccess['lookup']>, target: TableInfo) => {
+    const source = accesses.findIndex((each) => each.refs.includes(lookup.from));
+    const sourceTable = accesses[source]!.table;
+    const landing = landings.get(sourceTable.name)!;
+    const binding = bound.get(sourceTable.name)!;
+    const column = binding.names.get(lookup.fromColumn) ?? lookup.fromColumn;
+    const rows = `(SELECT ${typedColumns(sourceTable, landing).join(', ')} FROM ${landing.raw} WHERE toolrow_read = ${source}) AS ${quote(lookup.from.alias)}`;
+    const select = (where: string) =>
+      `SELECT DISTINCT CAST(${quote(lookup.from.alias)}.${quote(column)} AS VARCHAR) AS v FROM ${rows} WHERE ${quote(lookup.from.alias)}.${quote(column)} IS NOT NULL${where}`;
+    const filter = options.filterSql?.(lookup.from);
+    let answer: { rows: unknown[][] };
+    try {
+      answer = await session.read(select(filter ? ` AND (${filter})` : ''), MAX_LOOKUP_KEYS + 1);
+    } catch {
+      // Its filters could not run alone: every value it read (more, never fewer).
+      answer = await session.read(select(''), MAX_LOOKUP_KEYS + 1);
+    }
+    return answer.rows.map((row) => keyAttribute(target, lookup.column, String(row[0])));
+  };
 
   for (const [position, access] of accesses.entries()) {
     const { table } = access;
     const keys = keysOf(table);
     const binding = bound.get(table.name)!;
-    // The attributes the statement binds; COUNT(*) binds none, and the key stands in for each item.
-    const columns = binding.attributes.length > 0 ? binding.attributes : [keys.partitionKey];
+    let landing = landings.get(table.name);
+    if (!landing) {
+      // The attributes the statement binds; COUNT(*) binds none, and the key stands in for each item.
+      const columns = binding.attributes.length > 0 ? binding.attributes : [keys.partitionKey];
+      const keyNames =
+        (readsOf.get(table.name) ?? 0) > 1
+          ? [keys.partitionKey, ...(keys.sortKey ? [keys.sortKey] : [])]
+          : [];
+      landing = {
+        raw: `toolrow_raw_${landings.size}`,
+        columns,
+        keys: keyNames,
+        stats: columns.map(() => new ColumnStats()),
+      };
+      landings.set(table.name, landing);
+      await session.run(
+        `CREATE TEMP TABLE ${landing.raw} (toolrow_read INTEGER, ${[
+          ...columns.map((_, index) => `c${index} VARCHAR`),
+          ...keyNames.map((_, index) => `k${index} VARCHAR`),
+        ].join(', ')})`,
+      );
+    }
+    const { columns, stats } = landing;
+    const fetched = [...new Set([...columns, ...landing.keys])];
     const projection = {
-      ProjectionExpression: columns.map((_, index) => `#p${index}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(columns.map((name, index) => [`#p${index}`, name])),
+      ProjectionExpression: fetched.map((_, index) => `#p${index}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(fetched.map((name, index) => [`#p${index}`, name])),
     };
     const filter = filterOf(table, access.filters);
     const read: TableRead = {
@@ -260,12 +324,8 @@ export async function loadTables(
     };
     reads.push(read);
 
-    const raw = `toolrow_raw_${position}`;
-    await session.run(
-      `CREATE TEMP TABLE ${raw} (${columns.map((_, index) => `c${index} VARCHAR`).join(', ')})`,
-    );
-    const stats = columns.map(() => new ColumnStats());
-    const collectors = columns.map((name) => wanted.get(`${table.name}\u0000${name}`));
+    const raw = landing.raw;
+    const keyNames = landing.keys;
     let batch: (string | null)[][] = [];
     const flush = async () => {
       if (batch.length === 0) return;
@@ -275,15 +335,16 @@ export async function loadTables(
     };
     const append = async (items: Record<string, AttributeValue>[]) => {
       for (const item of items) {
-        batch.push(
-          columns.map((name, index) => {
+        batch.push([
+          String(position),
+          ...columns.map((name, index) => {
             const value = item[name];
             if (value === undefined) return null;
             stats[index]!.see(value);
-            collectors[index]?.set(JSON.stringify(value), value);
             return textOf(value);
           }),
-        );
+          ...keyNames.map((name) => (item[name] ? JSON.stringify(item[name]) : null)),
+        ]);
       }
       if (batch.length >= APPEND_BATCH) await flush();
     };
@@ -391,19 +452,23 @@ export async function loadTables(
 
     let pages: Pages;
     if (access.lookup) {
-      const found = [...(wanted.get(`${access.lookup.table}\u0000${access.lookup.column}`)?.values() ?? [])];
-      if (found.length <= MAX_LOOKUP_KEYS && itemsRead + found.length > options.maxItemsRead)
-        throw new DataSourceError(
-          'too-large',
-          `The statement would look up ${found.length.toLocaleString('en-US')} keys of ${table.name} after reading ${itemsRead.toLocaleString('en-US')} items, past the ${options.maxItemsRead.toLocaleString('en-US')} one statement may read. ${pinAdvice(access, keys)}`,
-        );
-      if (found.length > MAX_LOOKUP_KEYS) {
+      const found = await valuesOf(access.lookup, table);
+      if (found.length > access.lookup.maxValues) {
+        // More values than the plan compared with a Scan: the Scan reads fewer.
         read.operation = 'Scan';
-        read.note = `${found.length} keys to look up, more than ${MAX_LOOKUP_KEYS}: read by Scan instead`;
+        delete read.index;
+        read.note = `${found.length.toLocaleString('en-US')} values to look up, more than the ${access.lookup.maxValues.toLocaleString('en-US')} that read fewer items than a Scan: read by Scan instead`;
         pages = scan();
-      } else if (access.operation === 'BatchGetItem') {
-        pages = get(found.map((value) => ({ [access.partitionKey]: value })));
-      } else pages = query(found);
+      } else {
+        if (itemsRead + found.length > options.maxItemsRead)
+          throw new DataSourceError(
+            'too-large',
+            `The statement would look up ${found.length.toLocaleString('en-US')} keys of ${table.name} after reading ${itemsRead.toLocaleString('en-US')} items, past the ${options.maxItemsRead.toLocaleString('en-US')} one statement may read. ${pinAdvice(access, keys)}`,
+          );
+        if (access.operation === 'BatchGetItem')
+          pages = get(found.map((value) => ({ [access.partitionKey]: value })));
+        else pages = query(found);
+      }
     } else if (access.operation === 'Scan') pages = scan();
     else {
       const values = (access.values ?? []).map((value) => keyAttribute(table, access.partitionKey, value));
@@ -424,24 +489,29 @@ export async function loadTables(
     }
     for await (const items of pages) await append(items);
     await flush();
-    // The typed table, under the name the statement uses.
+  }
+
+  // Each table, typed, under the name the statement uses: an item read twice (two references
+  // read it) is one row.
+  for (const [name, landing] of landings) {
+    const table = accesses.find((access) => access.table.name === name)!.table;
+    const binding = bound.get(name)!;
+    const from =
+      landing.keys.length > 0
+        ? `(SELECT DISTINCT ON (${landing.keys.map((_, index) => `k${index}`).join(', ')}) * FROM ${landing.raw})`
+        : landing.raw;
     await session.run(
-      `CREATE TEMP TABLE ${quote(table.name)} AS SELECT ${columns
-        .map((name, index) => {
-          const sampled = table.columns.find((column) => column.name === name);
-          const type = stats[index]!.type(name, sampled, binding.temporal.has(name));
-          return `${type.cast(`c${index}`)} AS ${quote(binding.names.get(name) ?? name)}`;
-        })
-        .join(', ')} FROM ${raw}`,
+      `CREATE TEMP TABLE ${quote(name)} AS SELECT ${typedColumns(table, landing).join(', ')} FROM ${from}`,
     );
-    await session.run(`DROP TABLE ${raw}`);
-    for (const [index, name] of columns.entries()) {
-      if (!binding.unsampled.has(name) || stats[index]!.kinds.size > 0) continue;
+    await session.run(`DROP TABLE ${landing.raw}`);
+    const read = reads.find((each) => each.table === name)!;
+    for (const [index, attribute] of landing.columns.entries()) {
+      if (!binding.unsampled.has(attribute) || landing.stats[index]!.kinds.size > 0) continue;
       const near = nearestAttribute(
-        name,
+        attribute,
         table.columns.map((column) => column.name),
       );
-      const note = `No item of ${table.name} read has an attribute ${name}${near ? `: did you mean ${near}?` : ' (it is NULL in every row).'}`;
+      const note = `No item of ${name} read has an attribute ${attribute}${near ? `: did you mean ${near}?` : ' (it is NULL in every row).'}`;
       read.note = read.note ? `${read.note}; ${note}` : note;
     }
   }

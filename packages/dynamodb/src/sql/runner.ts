@@ -18,7 +18,7 @@ import { deadlineOf } from '../deadline.ts';
 import { checkReadOnlyPartiql } from '../partiql-guard.ts';
 import { MAX_ITEMS_READ } from '../rows.ts';
 import type { DynamoKeys, KeyMap } from '../schema.ts';
-import { analyze, cteScopesOf, relationAlias, type TableUse } from './analyze.ts';
+import { analyze, cteScopesOf, type Ref, relationAlias } from './analyze.ts';
 import { BINDING_SETTINGS, type BoundTable, bindStatement, nearestAttribute } from './bind.ts';
 import { openSession, type SqlSession } from './duckdb-process.ts';
 import { loadTables, type TableRead } from './load.ts';
@@ -107,6 +107,14 @@ const eachOf =
   (form: (value: unknown) => unknown) =>
   (value: unknown): unknown =>
     Array.isArray(value) ? value.map((each) => (each === null ? null : form(each))) : value;
+
+/** A parse tree as JSON again, its bigints as the digits they were. */
+function treeText(tree: unknown): string {
+  const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+  return JSON.stringify(tree, (_key, value: unknown) =>
+    typeof value === 'bigint' ? rawJson(value.toString()) : value,
+  );
+}
 
 /** The statement's parse tree, integers past 2^53 kept exact (as bigint). */
 function parseTree(text: string): unknown {
@@ -241,13 +249,13 @@ export function createSqlRunner(
   }
 
   /** The tables the statement reads, resolved against the schema (an unknown one names the nearest). */
-  async function tablesOf(tree: unknown): Promise<{ uses: TableUse[]; tables: Map<string, TableInfo> }> {
+  async function tablesOf(tree: unknown): Promise<{ refs: Ref[]; tables: Map<string, TableInfo> }> {
     const snapshot = await schema.get();
     const byName = new Map(snapshot.tables.map((table) => [table.name, table]));
     const analysis = analyze(tree, (name) => byName.get(name)?.columns.map((column) => column.name));
     const tables = new Map<string, TableInfo>();
     for (const use of analysis.tables.values()) tables.set(use.table, await schema.resolveTable(use.table));
-    return { uses: [...analysis.tables.values()], tables };
+    return { refs: analysis.refs, tables };
   }
 
   /**
@@ -257,7 +265,12 @@ export function createSqlRunner(
   async function prepare(
     text: string,
     signal?: AbortSignal,
-  ): Promise<{ statement: string; accesses: TableAccess[]; bound: Map<string, BoundTable> }> {
+  ): Promise<{
+    statement: string;
+    accesses: TableAccess[];
+    bound: Map<string, BoundTable>;
+    filterSql: (ref: Ref) => string | undefined;
+  }> {
     const statement = text.trim().replace(/;\s*$/, '');
     const connection = await (await open()).connect();
     let tree: unknown;
@@ -269,7 +282,7 @@ export function createSqlRunner(
     } finally {
       connection.closeSync();
     }
-    const { uses, tables } = await tablesOf(tree);
+    const { refs, tables } = await tablesOf(tree);
     const session = await openSession({
       sandbox: switches.sandbox !== false,
       settings: { ...BINDING_SETTINGS },
@@ -288,15 +301,78 @@ export function createSqlRunner(
     } finally {
       session.close();
     }
-    for (const use of uses) {
-      const binding = bound.get(use.table);
+    for (const ref of refs) {
+      const binding = bound.get(ref.table);
       if (!binding) continue;
-      use.columns = new Set(binding.attributes);
       // A date or an instant compares as one in DuckDB and as text in DynamoDB: DuckDB alone filters it.
-      if (use.pins) use.pins = use.pins.filter((pin) => !binding.temporal.has(pin.column));
-      use.joins = use.joins.filter((edge) => !binding.temporal.has(edge.column));
+      ref.pins = ref.pins.filter((pin) => !binding.temporal.has(pin.column));
+      ref.edges = ref.edges.filter(
+        (edge) =>
+          !binding.temporal.has(edge.column) &&
+          !bound.get(refs[edge.from]!.table)?.temporal.has(edge.fromColumn),
+      );
     }
-    return { statement, accesses: planReads(uses, tables, keysOf), bound };
+    const accesses = planReads(refs, tables, keysOf, (table) => bound.get(table)?.attributes ?? []);
+    const filterSql = await filtersAsSql(refs);
+    return { statement, accesses, bound, filterSql: (ref) => filterSql.get(ref) };
+  }
+
+  /** Each reference's own filters as SQL (DuckDB writes its parse tree back), for a lookup's values. */
+  async function filtersAsSql(refs: readonly Ref[]): Promise<Map<Ref, string>> {
+    const out = new Map<Ref, string>();
+    const wanted = refs.filter((ref) => ref.filters.length > 0);
+    if (wanted.length === 0) return out;
+    const connection = await (await open()).connect();
+    try {
+      for (const ref of wanted) {
+        const where =
+          ref.filters.length === 1
+            ? ref.filters[0]
+            : { class: 'CONJUNCTION', type: 'CONJUNCTION_AND', alias: '', children: ref.filters };
+        const tree = {
+          error: false,
+          statements: [
+            {
+              node: {
+                type: 'SELECT_NODE',
+                modifiers: [],
+                cte_map: { map: [] },
+                select_list: [
+                  {
+                    class: 'CONSTANT',
+                    type: 'VALUE_CONSTANT',
+                    alias: '',
+                    value: { type: { id: 'INTEGER', type_info: null }, is_null: false, value: 1 },
+                  },
+                ],
+                from_table: { type: 'EMPTY', alias: '', sample: null },
+                where_clause: where,
+                group_expressions: [],
+                group_sets: [],
+                aggregate_handling: 'STANDARD_HANDLING',
+                having: null,
+                sample: null,
+                qualify: null,
+              },
+              named_param_map: [],
+            },
+          ],
+        };
+        try {
+          const reader = await connection.runAndReadAll('SELECT json_deserialize_sql($1::JSON) AS sql', [
+            treeText(tree),
+          ]);
+          const sql = String(reader.getRowObjects()[0]?.sql ?? '');
+          const at = sql.indexOf(' WHERE ');
+          if (at !== -1) out.set(ref, sql.slice(at + ' WHERE '.length));
+        } catch {
+          // Not written back: the lookup takes every value its source read.
+        }
+      }
+    } finally {
+      connection.closeSync();
+    }
+    return out;
   }
 
   /** What a statement would read, refused before any request when past the bound. */
@@ -385,7 +461,7 @@ export function createSqlRunner(
       const deadline = deadlineOf(options, 'The query');
       let session: SqlSession | undefined;
       try {
-        const { statement, accesses, bound } = await prepare(text, deadline.signal);
+        const { statement, accesses, bound, filterSql } = await prepare(text, deadline.signal);
         checkBound(accesses, maxItemsRead);
         session = await openSession({
           sandbox: switches.sandbox !== false,
@@ -394,6 +470,7 @@ export function createSqlRunner(
         const reads = await loadTables(session, client, accesses, bound, keysOf, {
           ...(deadline.signal ? { signal: deadline.signal } : {}),
           maxItemsRead,
+          filterSql,
         });
         const answer = await session.read(statement, maxRows + 1);
         const names = answer.names;
@@ -442,7 +519,7 @@ export function createSqlRunner(
     },
 
     async stream(text, options): Promise<SqlRows> {
-      const { statement, accesses, bound } = await prepare(text, options.signal);
+      const { statement, accesses, bound, filterSql } = await prepare(text, options.signal);
       checkBound(accesses, options.maxItemsRead);
       const session = await openSession({
         sandbox: switches.sandbox !== false,
@@ -452,6 +529,7 @@ export function createSqlRunner(
         await loadTables(session, client, accesses, bound, keysOf, {
           ...(options.signal ? { signal: options.signal } : {}),
           maxItemsRead: options.maxItemsRead,
+          filterSql,
         });
         const result = await session.stream(statement);
         const asStored = storedForms(result.types);
