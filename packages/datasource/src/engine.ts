@@ -85,6 +85,11 @@ export interface EngineDescriptor {
   readonly capabilities: EngineCapabilities;
   /** What it can do that some tools need ('foreignKeys'), as its connections' `features` say. */
   readonly features: readonly string[];
+  /**
+   * The URL setting that bounds the items one read may evaluate, where the engine has one (a
+   * DynamoDB read is billed per item): the user's setting, never the agent's.
+   */
+  readonly readBound?: { readonly setting: string; readonly default: number };
   /** Reads a URL it claims; relative paths resolve against `cwd`. Throws a DataSourceError naming `field`. */
   parseUrl(url: string, options: { cwd: string; field: string }): ParsedConnectionUrl;
   /** Opens a connection (loading its drivers only now). */

@@ -4,6 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { EngineDescriptor } from '@toolrow/datasource/engine';
 import { DataSourceError } from '@toolrow/datasource/errors';
 import { DYNAMODB_FEATURES } from './features.ts';
+import { MAX_ITEMS_READ } from './read-bound.ts';
 import { parseDynamoUrl } from './url.ts';
 
 export const dynamodbEngine: EngineDescriptor = {
@@ -14,6 +15,7 @@ export const dynamodbEngine: EngineDescriptor = {
   urlForms: 'dynamodb://127.0.0.1:8000?region=us-east-1 / dynamodb://aws/<region>?profile=<aws profile>',
   capabilities: { typedValues: true, largeShop: false },
   features: DYNAMODB_FEATURES,
+  readBound: { setting: 'maxItemsRead', default: MAX_ITEMS_READ },
   parseUrl(url, { field }) {
     // A DynamoDB URL holds no secret: its credentials are the AWS profile's.
     const target = parseDynamoUrl(url, field);

@@ -13,7 +13,7 @@ import type {
 } from '@toolrow/datasource';
 import { deadlineOf } from './deadline.ts';
 import { checkReadOnlyPartiql, type PartiqlRead } from './partiql-guard.ts';
-import { MAX_ITEMS_READ } from './rows.ts';
+import { MAX_ITEMS_READ } from './read-bound.ts';
 import type { KeyMap } from './schema.ts';
 import { itemToRow, valueText } from './values.ts';
 
@@ -39,7 +39,12 @@ export function partiqlExample(tables: readonly TableInfo[], keys: KeyMap): stri
   return `SELECT * FROM "${first.name.replaceAll('"', '""')}" WHERE "${key.replaceAll('"', '""')}" = ${/^N\b/.test(type) ? '1' : "'…'"}`;
 }
 
-export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache, keys: KeyMap): QueryRunner {
+export function createPartiqlRunner(
+  client: DynamoDBClient,
+  schema: SchemaCache,
+  keys: KeyMap,
+  bound = MAX_ITEMS_READ,
+): QueryRunner {
   return {
     dialect: 'partiql',
     // The workbench's first statement, on a table this account has: a Query on its partition key.
@@ -53,7 +58,7 @@ export function createPartiqlRunner(client: DynamoDBClient, schema: SchemaCache,
     async run(statement, options = {}): Promise<ReadQueryResult> {
       const maxRows = options.maxRows ?? 1000;
       const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
-      const maxItemsRead = options.maxItemsRead ?? MAX_ITEMS_READ;
+      const maxItemsRead = options.maxItemsRead ?? bound;
       const rows: Row[] = [];
       let bytes = 0;
       let evaluated = 0;

@@ -18,11 +18,9 @@ import {
 } from '@toolrow/datasource';
 import { deadlineOf, type ReadLimits } from './deadline.ts';
 import { DYNAMO_FILTER_OPS, planRead, type ReadPlan } from './expressions.ts';
+import { MAX_ITEMS_READ } from './read-bound.ts';
 import type { KeyMap } from './schema.ts';
 import { itemToRow, toAttribute, valueText } from './values.ts';
-
-/** Items a page may read to find its rows (a selective Scan stops here and says so). */
-export const MAX_ITEMS_READ = 100_000;
 
 export function keysFor(keys: KeyMap, table: TableInfo) {
   const found = keys.get(table.name);
@@ -83,7 +81,12 @@ export async function* readItems(
   } while (start);
 }
 
-export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCache, keys: KeyMap): RowReader {
+export function createDynamoRowReader(
+  client: DynamoDBClient,
+  schema: SchemaCache,
+  keys: KeyMap,
+  maxItemsRead = MAX_ITEMS_READ,
+): RowReader {
   return {
     filterOps: DYNAMO_FILTER_OPS,
     async select(tableName, options = {}): Promise<RowPage> {
@@ -133,7 +136,7 @@ export function createDynamoRowReader(client: DynamoDBClient, schema: SchemaCach
           }
           rows.push(row);
         }
-        if (itemsRead >= MAX_ITEMS_READ) {
+        if (itemsRead >= maxItemsRead) {
           hasMore = true;
           truncated = true;
           break;

@@ -14,6 +14,7 @@ import { type ClientLayerSwitches, createClients, signingKeyOf } from './clients
 import { createDynamoExportEngine } from './exports.ts';
 import { DYNAMODB_FEATURES } from './features.ts';
 import { createPartiqlRunner } from './queries.ts';
+import { MAX_ITEMS_READ } from './read-bound.ts';
 import { createDynamoRowReader } from './rows.ts';
 import { type KeyMap, loadDynamoSchema } from './schema.ts';
 import { seedDynamoShop } from './seed.ts';
@@ -61,12 +62,14 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
   const keys: KeyMap = new Map();
   const schema = createSnapshotCache(() => loadDynamoSchema(clients.read, keys));
   // SQL (DuckDB over what the read client fetches) is the query language; PartiQL is its second mode.
+  const bound = target.maxItemsRead ?? MAX_ITEMS_READ;
   const sql = createSqlRunner(
     clients.read,
     schema,
     keys,
-    createPartiqlRunner(clients.read, schema, keys),
+    createPartiqlRunner(clients.read, schema, keys, bound),
     options.layers ?? {},
+    bound,
   );
   const readerRole: ReaderRoleStatus = {
     role: target.profile ?? '(the default AWS credentials)',
@@ -82,7 +85,7 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
     driver: 'dynamodb',
     description: target.description,
     schema,
-    rows: createDynamoRowReader(clients.read, schema, keys),
+    rows: createDynamoRowReader(clients.read, schema, keys, bound),
     queries: sql,
     changes: createDynamoChangeWriter(clients.read, () => clients.write(), schema, keys, target.description, {
       ...(target.versionAttribute ? { versionAttribute: target.versionAttribute } : {}),

@@ -28,6 +28,14 @@ describe('dynamodb:// URLs', () => {
       'dynamodb://aws/ap-southeast-2',
       { kind: 'aws', region: 'ap-southeast-2', description: 'DynamoDB ap-southeast-2' },
     ],
+    [
+      'dynamodb://aws/eu-west-1?maxItemsRead=400000',
+      { maxItemsRead: 400_000, url: 'dynamodb://aws/eu-west-1?maxItemsRead=400000' },
+    ],
+    [
+      'dynamodb://127.0.0.1:8000?maxItemsRead=50&region=us-east-1',
+      { maxItemsRead: 50, url: 'dynamodb://127.0.0.1:8000?region=us-east-1&maxItemsRead=50' },
+    ],
   ])('%s', (raw, expected) => {
     const target = parseDynamoUrl(raw);
     expect(target).toMatchObject(expected);
@@ -42,6 +50,10 @@ describe('dynamodb:// URLs', () => {
     ['dynamodb://127.0.0.1:8000?region=mars', /'mars' is not an AWS region/],
     ['dynamodb://127.0.0.1:8000/tables', /takes no path/],
     ['dynamodb://127.0.0.1:8000?table=x', /unknown setting 'table'/],
+    ['dynamodb://127.0.0.1:8000?maxItemsRead=0', /maxItemsRead='0' is not a count of items/],
+    ['dynamodb://127.0.0.1:8000?maxItemsRead=1e6', /maxItemsRead='1e6' is not a count of items/],
+    ['dynamodb://127.0.0.1:8000?maxItemsRead=2000000000', /from 1 to 1,000,000,000/],
+    ['dynamodb://127.0.0.1:8000?maxItemsRead=', /maxItemsRead='' is not a count/],
     ['dynamodb://aws/us-east-1?profile=bad%20name', /not an AWS profile name \(profile=\)/],
     ['postgres://h/db', /starts with dynamodb:\/\//],
     ['dynamodb:', /no host|not a URL/],

@@ -17,6 +17,8 @@ export interface DynamoTarget {
    * on a table whose items have it, a commit's condition holds it and the write increments it.
    */
   versionAttribute?: string;
+  /** Items one read may evaluate (the user's setting; default MAX_ITEMS_READ). */
+  maxItemsRead?: number;
   /** Where it points, with no secret (a URL never holds one: credentials come from AWS profiles). */
   description: string;
   /** The URL in its canonical form. */
@@ -27,7 +29,9 @@ const FORMS =
   'dynamodb://127.0.0.1:8000?region=us-east-1 (a local endpoint), or dynamodb://aws/<region>?profile=<aws profile> (AWS)';
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const PROFILE = /^[\w.+@-]{1,128}$/;
-const KNOWN = new Set(['region', 'profile', 'commitProfile', 'version']);
+const KNOWN = new Set(['region', 'profile', 'commitProfile', 'version', 'maxItemsRead']);
+/** The largest read bound a URL may set: a billion items. */
+const MAX_READ_BOUND = 1_000_000_000;
 const ATTRIBUTE = /^[A-Za-z_][A-Za-z0-9_.-]{0,254}$/;
 
 /** True when a URL is DynamoDB's (the engine to load is decided on this). */
@@ -69,11 +73,23 @@ export function parseDynamoUrl(raw: string, field = 'url'): DynamoTarget {
       `${field}: '${version}' is not an attribute name (version=): name the attribute that versions your items, such as version=version.`,
     );
   }
+  const bound = url.searchParams.get('maxItemsRead');
+  let maxItemsRead: number | undefined;
+  if (bound !== null) {
+    maxItemsRead = Number(bound);
+    if (!/^\d+$/.test(bound) || maxItemsRead < 1 || maxItemsRead > MAX_READ_BOUND)
+      throw new DataSourceError(
+        'config',
+        `${field}: maxItemsRead='${bound}' is not a count of items: write a whole number from 1 to ${MAX_READ_BOUND.toLocaleString('en-US')}, as in maxItemsRead=400000.`,
+      );
+  }
   const profiles = {
     ...(profile ? { profile } : {}),
     ...(commitProfile ? { commitProfile } : {}),
     ...(version ? { version } : {}),
+    ...(maxItemsRead !== undefined ? { maxItemsRead: String(maxItemsRead) } : {}),
   };
+  const bounded = maxItemsRead !== undefined ? { maxItemsRead } : {};
   const who = `${profile ? `, profile ${profile}` : ''}${commitProfile ? `, commits as ${commitProfile}` : ''}`;
   if (url.hostname === 'aws') {
     const region = url.pathname.replace(/^\/+|\/+$/g, '');
@@ -96,6 +112,7 @@ export function parseDynamoUrl(raw: string, field = 'url'): DynamoTarget {
       ...(profile ? { profile } : {}),
       ...(commitProfile ? { commitProfile } : {}),
       ...(version ? { versionAttribute: version } : {}),
+      ...bounded,
       description: `DynamoDB ${region}${who}`,
       url: `dynamodb://aws/${region}${query ? `?${query}` : ''}`,
     };
@@ -123,6 +140,7 @@ export function parseDynamoUrl(raw: string, field = 'url'): DynamoTarget {
     ...(profile ? { profile } : {}),
     ...(commitProfile ? { commitProfile } : {}),
     ...(version ? { versionAttribute: version } : {}),
+    ...bounded,
     description: `DynamoDB at ${host} (${region}${who})`,
     url: `dynamodb://${host}?${query}`,
   };

@@ -38,8 +38,15 @@ ${installedEngines.engines.map((engine) => `          ${engine.label}: ${engine.
         Toolrow's state or any listing; leave it out to use the driver's own (PostgreSQL:
         PGPASSWORD or ~/.pgpass; DynamoDB's URL holds none: the AWS profile signs). Mode
         defaults to manual, MCP exposure to off.
-  set <name> [--mode ${PERMISSION_MODES.join('|')}] [--mcp ${MCP_CHOICES.join('|')}]
-        Change a connection's permission mode or MCP exposure (the scope ceiling of MCP clients).
+  set <name> [--mode ${PERMISSION_MODES.join('|')}] [--mcp ${MCP_CHOICES.join('|')}] [--max-items-read <n>]
+        Change a connection's permission mode, MCP exposure (the scope ceiling of MCP clients), or
+        the items one read may evaluate where its engine bills reads per item (${installedEngines.engines
+          .filter((engine) => engine.readBound)
+          .map(
+            (engine) =>
+              `${engine.label}: ${engine.readBound!.setting} in the URL, default ${engine.readBound!.default.toLocaleString('en-US')}`,
+          )
+          .join('; ')}). The agent cannot change it.
   use <name|${UNNAMED_CONNECTION}>
         The connection commands and the app use when none is named ('${UNNAMED_CONNECTION}': DATABASE_URL
         when set, else the embedded sample shop).
@@ -227,15 +234,44 @@ async function add(io: CommandIo, args: string[]): Promise<number> {
 }
 
 async function set(io: CommandIo, args: string[]): Promise<number> {
-  const { values, positionals: found } = parse(args, { mode: { type: 'string' }, mcp: { type: 'string' } });
+  const { values, positionals: found } = parse(args, {
+    mode: { type: 'string' },
+    mcp: { type: 'string' },
+    'max-items-read': { type: 'string' },
+  });
   const [raw] = positionals(found, ['name'], 'set');
   const mode = parseMode(values.mode as string | undefined);
   const mcpScope = parseMcp(values.mcp as string | undefined);
-  if (mode === undefined && mcpScope === undefined)
-    throw new UsageError('connections set needs --mode or --mcp.');
+  const readBound = values['max-items-read'] as string | undefined;
+  if (mode === undefined && mcpScope === undefined && readBound === undefined)
+    throw new UsageError('connections set needs --mode, --mcp or --max-items-read.');
   return withState(io, async (state) => {
     const name = raw!;
     if (name !== UNNAMED_CONNECTION && !(await state.connections.get(name))) throw await unknown(state, name);
+    // Every change is checked before any is made: a bad count changes nothing.
+    let bound = '';
+    let newUrl: { url: string; description: string } | undefined;
+    if (readBound !== undefined) {
+      const stored = name === UNNAMED_CONNECTION ? undefined : (await state.connections.get(name))?.url;
+      if (!stored)
+        throw new UsageError(
+          `The unnamed connection's URL is DATABASE_URL: set its read bound there; --max-items-read is for named connections.`,
+        );
+      const engine = installedEngines.forUrl(stored);
+      if (!engine.readBound)
+        throw new Error(
+          `${engine.label} reads have no item bound to set: --max-items-read is for engines that bill reads per item (${installedEngines.engines
+            .filter((each) => each.readBound)
+            .map((each) => each.label)
+            .join(', ')}).`,
+        );
+      const url = new URL(stored);
+      url.searchParams.set(engine.readBound.setting, readBound.trim());
+      // The engine reads the new URL as it reads any: a bad count is refused, nothing saved.
+      const parsed = parseConnectionUrl(url.href, io.cwd);
+      newUrl = parsed.target;
+      bound = ` reads up to ${Number(readBound).toLocaleString('en-US')} items (${engine.readBound.setting} in its URL)`;
+    }
     if (mcpScope !== undefined) {
       if (name === UNNAMED_CONNECTION)
         throw new UsageError(
@@ -243,12 +279,13 @@ async function set(io: CommandIo, args: string[]): Promise<number> {
         );
       await state.connections.setMcpScope(name, mcpScope);
     }
+    if (newUrl) await state.connections.setUrl(name, newUrl.url, newUrl.description);
     if (mode) {
       await state.profiles.ensure(name);
       await state.profiles.setMode(name, mode);
     }
     io.stdout(
-      `Connection '${name}':${mode ? ` mode ${mode}` : ''}${mcpScope !== undefined ? ` MCP ${mcpScope ?? 'off'}` : ''}.\n`,
+      `Connection '${name}':${mode ? ` mode ${mode}` : ''}${mcpScope !== undefined ? ` MCP ${mcpScope ?? 'off'}` : ''}${bound}.\n`,
     );
     return 0;
   });

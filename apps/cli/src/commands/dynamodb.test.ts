@@ -91,6 +91,43 @@ describeWithService('dynamodb', 'toolrow on a DynamoDB connection', () => {
     );
   });
 
+  it("the read bound is the user's: connections set --max-items-read rewrites the URL the engine reads, and a read past it is refused with its cost", async () => {
+    const url = async (name: string) =>
+      (
+        JSON.parse((await run('connections', 'list', '--json')).stdout) as {
+          connections: { name: string; url: string }[];
+        }
+      ).connections.find((each) => each.name === name)!.url;
+    const before = await url('ddb');
+    const bad = await run('connections', 'set', 'ddb', '--max-items-read', '12x');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/maxItemsRead='12x' is not a count of items/);
+    expect(await url('ddb')).toBe(before);
+
+    const set = await run('connections', 'set', 'ddb', '--max-items-read', '20');
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/reads up to 20 items \(maxItemsRead in its URL\)/);
+    expect(await url('ddb')).toMatch(/maxItemsRead=20/);
+    const refused = await call('runQuery', {
+      sql: 'SELECT status, count(*) AS n FROM orders GROUP BY status',
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/more than the 20 items this connection lets one statement read/);
+    expect(refused.stderr).toMatch(/--max-items-read \d+/);
+
+    expect((await run('connections', 'set', 'ddb', '--max-items-read', '100000')).code).toBe(0);
+    const grouped = await call('runQuery', {
+      sql: 'SELECT status, count(*) AS n FROM orders GROUP BY status',
+    });
+    expect(grouped.code, grouped.stderr).toBe(0);
+
+    expect((await run('connections', 'add', 'pgbound', `pglite:${join(dir, 'pgbound')}`)).code).toBe(0);
+    const notHere = await run('connections', 'set', 'pgbound', '--max-items-read', '10');
+    expect(notHere.code).toBe(1);
+    expect(notHere.stderr).toMatch(/PostgreSQL reads have no item bound to set/);
+    expect((await run('connections', 'remove', 'pgbound')).code).toBe(0);
+  });
+
   it('refuses a write through runQuery and a tool DynamoDB does not serve, changing nothing', async () => {
     const before = await call('runQuery', { sql: 'SELECT * FROM "orders" WHERE "id" = 1' });
     const write = await call('runQuery', { sql: `UPDATE "orders" SET "status" = 'forged' WHERE "id" = 1` });

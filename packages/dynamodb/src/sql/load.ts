@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type ColumnInfo, DataSourceError, type TableInfo } from '@toolrow/datasource';
 import { merge, type Pages, parallelScan } from '../pages.ts';
+import { raiseBound } from '../read-bound.ts';
 import type { DynamoKeys } from '../schema.ts';
 import { attributeJson, toAttribute } from '../values.ts';
 import type { Constant, Pin, Ref } from './analyze.ts';
@@ -249,7 +250,7 @@ export async function loadTables(
     if (itemsRead > options.maxItemsRead) {
       throw new DataSourceError(
         'too-large',
-        `The statement stopped after reading ${itemsRead.toLocaleString('en-US')} items, past the ${options.maxItemsRead.toLocaleString('en-US')} one statement may read. ${pinAdvice(access, keysOf(access.table))}`,
+        `The statement stopped after reading ${itemsRead.toLocaleString('en-US')} items, past the ${options.maxItemsRead.toLocaleString('en-US')} this connection lets one statement read. ${pinAdvice(access, keysOf(access.table))} ${raiseBound(itemsRead * 2)}`,
       );
     }
   };
@@ -463,7 +464,7 @@ export async function loadTables(
         if (itemsRead + found.length > options.maxItemsRead)
           throw new DataSourceError(
             'too-large',
-            `The statement would look up ${found.length.toLocaleString('en-US')} keys of ${table.name} after reading ${itemsRead.toLocaleString('en-US')} items, past the ${options.maxItemsRead.toLocaleString('en-US')} one statement may read. ${pinAdvice(access, keys)}`,
+            `The statement would look up ${found.length.toLocaleString('en-US')} keys of ${table.name} after reading ${itemsRead.toLocaleString('en-US')} items, past the ${options.maxItemsRead.toLocaleString('en-US')} this connection lets one statement read. ${pinAdvice(access, keys)} ${raiseBound(itemsRead + found.length)}`,
           );
         if (access.operation === 'BatchGetItem')
           pages = get(found.map((value) => ({ [access.partitionKey]: value })));

@@ -177,7 +177,12 @@ describeWithService(
         .run('select status, count(*) from orders group by status', { maxItemsRead: 100 })
         .catch((caught: unknown) => caught);
       expect(isDataSourceError(error, 'too-large')).toBe(true);
-      expect((error as Error).message).toMatch(/orders holds about [\d,]+ items, more than the 100/);
+      expect((error as Error).message).toMatch(
+        /orders holds about [\d,]+ items, [\d,]+ read capacity units and \d+ s to Scan, more than the 100 items this connection lets one statement read/,
+      );
+      expect((error as Error).message).toMatch(
+        /maxItemsRead=\d+ in its URL \(toolrow connections set <name> --max-items-read \d+\)/,
+      );
       expect((error as Error).message).toMatch(/id|customer_id|status/);
       expect(proxy.take().filter((request) => request.operation === 'Scan')).toEqual([]);
     });
@@ -211,6 +216,34 @@ describeWithService(
       expect(requests.reduce((sum, request) => sum + (request.keys ?? 0), 0)).toBe(60);
       expect(result.reads?.[0]?.items).toBe(60);
       expectReadsToBe(result.reads ?? [], requests);
+    });
+
+    it('the bound is the connection’s: maxItemsRead in its URL, refused with the cost, raised by the user', async () => {
+      const tight = await openDynamoDataSource({ url: `${proxy.url}&maxItemsRead=100`, dataDir: tmpdir() });
+      const loose = await openDynamoDataSource({ url: `${proxy.url}&maxItemsRead=1000`, dataDir: tmpdir() });
+      try {
+        await Promise.all([tight.schema.refresh(), loose.schema.refresh()]);
+        const sql = 'select status, count(*) as n from orders group by status';
+        proxy.take();
+        const error = await tight.queries.run(sql).catch((caught: unknown) => caught);
+        expect(isDataSourceError(error, 'too-large')).toBe(true);
+        expect((error as Error).message).toMatch(
+          /more than the 100 items this connection lets one statement read/,
+        );
+        expect(proxy.take().filter((request) => request.operation === 'Scan')).toEqual([]);
+        expect((await tight.queries.plan(sql)).lines.at(-1)).toMatch(
+          /past the 100 items .* it would be refused/,
+        );
+        const result = await loose.queries.run(sql);
+        expect(result.rows.reduce((sum, row) => sum + Number(row.n), 0)).toBe(ORDERS);
+        // PartiQL and the grid read under the same bound.
+        const partiql = tight.queries.modes!.find((mode) => mode.dialect === 'partiql')!;
+        expect(await partiql.run(`SELECT * FROM "orders" WHERE "status" = 'no such'`)).toMatchObject({
+          truncatedBy: 'reads',
+        });
+      } finally {
+        await Promise.all([tight.close(), loose.close()]);
+      }
     });
 
     it('explains each table’s read before anything is read', async () => {

@@ -16,7 +16,7 @@ import {
 } from '@toolrow/datasource';
 import { deadlineOf } from '../deadline.ts';
 import { checkReadOnlyPartiql } from '../partiql-guard.ts';
-import { MAX_ITEMS_READ } from '../rows.ts';
+import { MAX_ITEMS_READ, raiseBound, readCost } from '../read-bound.ts';
 import type { DynamoKeys, KeyMap } from '../schema.ts';
 import { analyze, cteScopesOf, type Ref, relationAlias } from './analyze.ts';
 import { BINDING_SETTINGS, type BoundTable, bindStatement, nearestAttribute } from './bind.ts';
@@ -152,6 +152,8 @@ export function createSqlRunner(
   keys: KeyMap,
   partiql: QueryRunner,
   switches: SqlLayerSwitches = {},
+  /** Items one statement may read: the connection's setting (maxItemsRead in its URL). */
+  bound = MAX_ITEMS_READ,
 ): SqlRunner {
   // One in-process instance parses (it only ever runs json_serialize_sql over a bound string); each
   // statement is bound and run in a DuckDB of its own in a bounded process (duckdb-process.ts), so
@@ -375,13 +377,14 @@ export function createSqlRunner(
     return out;
   }
 
-  /** What a statement would read, refused before any request when past the bound. */
+  /** What a statement would read, refused before any request when past the bound, with its cost. */
   function checkBound(accesses: readonly TableAccess[], maxItemsRead: number): void {
+    const bound = maxItemsRead.toLocaleString('en-US');
     for (const access of accesses) {
       if (access.operation === 'Scan' && access.expectedItems > maxItemsRead)
         throw new DataSourceError(
           'too-large',
-          `${access.table.name} holds about ${access.expectedItems.toLocaleString('en-US')} items, more than the ${maxItemsRead.toLocaleString('en-US')} one statement may read. ${pinAdvice(access, keysOf(access.table))}`,
+          `${access.table.name} holds ${readCost(access.expectedItems, access.table)} to Scan, more than the ${bound} items this connection lets one statement read. ${pinAdvice(access, keysOf(access.table))} ${raiseBound(access.expectedItems)}`,
         );
     }
     const keyed = accesses.reduce((sum, access) => sum + keysToRead(access), 0);
@@ -389,7 +392,7 @@ export function createSqlRunner(
       const widest = [...accesses].sort((a, b) => keysToRead(b) - keysToRead(a))[0]!;
       throw new DataSourceError(
         'too-large',
-        `The statement asks for ${keyed.toLocaleString('en-US')} keys (${widest.describe}), more than the ${maxItemsRead.toLocaleString('en-US')} items one statement may read: each key is a read whether or not the item exists. Ask for fewer keys.`,
+        `The statement asks for ${keyed.toLocaleString('en-US')} keys (${widest.describe}), more than the ${bound} items this connection lets one statement read: each key is a read whether or not the item exists (${readCost(keyed, widest.table, true)}). Ask for fewer keys. ${raiseBound(keyed)}`,
       );
     }
   }
@@ -436,7 +439,7 @@ export function createSqlRunner(
     },
 
     async plan(text, options = {}): Promise<QueryPlan> {
-      const { accesses, bound } = await prepare(text, options.signal);
+      const { accesses, bound: binding } = await prepare(text, options.signal);
       const lines = accesses.map(
         (access) =>
           `${access.describe}: ${access.attributes === 'all' ? 'every attribute' : access.attributes.join(', ') || 'the key only'}; about ${access.expectedItems.toLocaleString('en-US')} item${access.expectedItems === 1 ? '' : 's'} read`,
@@ -444,7 +447,12 @@ export function createSqlRunner(
       lines.push(
         'Then DuckDB runs the statement over what was read (joins, grouping, ordering in this process).',
       );
-      const warnings = unsampledNotes(bound);
+      const warnings = unsampledNotes(binding);
+      const items = accesses.reduce((sum, access) => sum + access.expectedItems, 0);
+      const limit = bound;
+      lines.push(
+        `In all: ${readCost(items, undefined)}${items > limit ? `, past the ${limit.toLocaleString('en-US')} items this connection lets one statement read: it would be refused. ${raiseBound(items)}` : ''}.`,
+      );
       return {
         lines,
         estimatedItemsRead: accesses.reduce((sum, access) => sum + access.expectedItems, 0),
@@ -457,7 +465,7 @@ export function createSqlRunner(
       const maxRows = options.maxRows ?? 1000;
       const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
       const maxValueBytes = options.maxValueBytes ?? 64 * 1024;
-      const maxItemsRead = options.maxItemsRead ?? MAX_ITEMS_READ;
+      const maxItemsRead = options.maxItemsRead ?? bound;
       const deadline = deadlineOf(options, 'The query');
       let session: SqlSession | undefined;
       try {

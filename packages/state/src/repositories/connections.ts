@@ -17,6 +17,8 @@ export interface ConnectionRepository {
   remove(name: string): Promise<boolean>;
   /** Sets the MCP scope ceiling of a named connection (null: not exposed). */
   setMcpScope(name: string, scope: string | null): Promise<ConnectionInfo>;
+  /** Points a named connection at a new URL of the same engine (a setting changed; no password). */
+  setUrl(name: string, url: string, description: string): Promise<ConnectionInfo>;
   /** The connection used when none is named; undefined: the unnamed one. */
   defaultName(): Promise<string | undefined>;
   /** Makes a named connection the default (undefined: back to the unnamed one). */
@@ -163,6 +165,22 @@ export function createConnections(
       const result = await q
         .updateTable('connections')
         .set({ mcp_scope: scope, updated_at: new Date() })
+        .where('name', '=', name)
+        .where('url', 'is not', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) throw unknownConnection(name, await namedConnections());
+      return (await getConnection(name))!;
+    },
+    async setUrl(name, url, description) {
+      if (/:\/\/[^/@\s]*:[^/@\s]*@/.test(url)) {
+        throw new DataSourceError(
+          'misuse',
+          'A stored connection URL must not hold a password; keep it apart.',
+        );
+      }
+      const result = await q
+        .updateTable('connections')
+        .set({ url, description, updated_at: new Date() })
         .where('name', '=', name)
         .where('url', 'is not', null)
         .executeTakeFirst();
