@@ -33,6 +33,15 @@ export interface ParsedConnectionUrl {
  * What every engine's open takes. An engine reads the options it knows and ignores the rest, so
  * engine-specific ones (PostgreSQL's poolSize, memory, pgdata …) pass through the apps unread.
  */
+/**
+ * A small store an engine may keep what it learnt of a connection in (DynamoDB: each table's sampled
+ * schema), shared by every process on Toolrow's state store. Values are the engine's own text.
+ */
+export interface EngineCache {
+  get(key: string): Promise<{ value: string; savedAt: Date } | undefined>;
+  set(key: string, value: string): Promise<void>;
+}
+
 export interface OpenEngineOptions {
   /** The connection's URL; absent: DATABASE_URL, else the engine's own default (the embedded sample). */
   url?: string;
@@ -46,6 +55,8 @@ export interface OpenEngineOptions {
   dataDir?: string;
   /** 'later': the caller sets the reader role up once interrupted commits are settled (engines that have one). */
   readerRoleSetup?: 'on-open' | 'later';
+  /** Where the engine may keep what it learnt across processes (Toolrow's state store). */
+  cache?: EngineCache;
   readonly [option: string]: unknown;
 }
 

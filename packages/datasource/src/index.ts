@@ -14,6 +14,7 @@ export type {
 } from './changes.ts';
 export type { DataSource } from './data-source.ts';
 export type {
+  EngineCache,
   EngineCapabilities,
   EngineDescriptor,
   EngineDriver,
@@ -91,6 +92,7 @@ export {
 export {
   type ColumnMatch,
   createSnapshotCache,
+  findColumnsIn,
   type RefreshOptions,
   type SchemaCache,
 } from './schema-cache.ts';

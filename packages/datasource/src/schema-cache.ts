@@ -76,25 +76,31 @@ export function createSnapshotCache(load: (options: RefreshOptions) => Promise<S
     },
     resolveColumn: resolveColumnIn,
     async findColumns(text): Promise<ColumnMatch[]> {
-      const needle = text.trim().toLowerCase();
-      const snapshot = await get();
-      // Exact names first, then names containing the text, then columns whose comment does.
-      const ranked: ColumnMatch[][] = [[], [], []];
-      for (const table of snapshot.tables) {
-        for (const column of table.columns) {
-          const name = column.name.toLowerCase();
-          const rank =
-            name === needle
-              ? 0
-              : name.includes(needle)
-                ? 1
-                : column.comment?.toLowerCase().includes(needle)
-                  ? 2
-                  : -1;
-          if (rank >= 0) ranked[rank]!.push({ table: table.qualifiedName, column });
-        }
-      }
-      return ranked.flat();
+      return findColumnsIn(await get(), text);
     },
   };
+}
+
+/**
+ * Columns whose name or comment contains `text` (case-insensitive), across a snapshot: exact names
+ * first, then names containing it, then comments.
+ */
+export function findColumnsIn(snapshot: SchemaSnapshot, text: string): ColumnMatch[] {
+  const needle = text.trim().toLowerCase();
+  const ranked: ColumnMatch[][] = [[], [], []];
+  for (const table of snapshot.tables) {
+    for (const column of table.columns) {
+      const name = column.name.toLowerCase();
+      const rank =
+        name === needle
+          ? 0
+          : name.includes(needle)
+            ? 1
+            : column.comment?.toLowerCase().includes(needle)
+              ? 2
+              : -1;
+      if (rank >= 0) ranked[rank]!.push({ table: table.qualifiedName, column });
+    }
+  }
+  return ranked.flat();
 }

@@ -33,6 +33,7 @@ export const dynamodbEngine: EngineDescriptor = {
       urlSource: options.url !== undefined ? (options.urlSource ?? 'the url option') : 'DATABASE_URL',
       dataDir: isAbsolute(dir) ? dir : resolve(options.cwd ?? process.cwd(), dir),
       ...(options.layers ? { layers: options.layers as never } : {}),
+      ...(options.cache ? { cache: options.cache } : {}),
     });
   },
   async readLayerSetup(options) {

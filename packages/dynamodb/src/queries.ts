@@ -15,6 +15,7 @@ import { deadlineOf } from './deadline.ts';
 import { checkReadOnlyPartiql, type PartiqlRead } from './partiql-guard.ts';
 import { MAX_ITEMS_READ } from './read-bound.ts';
 import type { KeyMap } from './schema.ts';
+import { resolveWithin } from './table-schemas.ts';
 import { itemToRow, valueText } from './values.ts';
 
 const PLAN_NOTE =
@@ -70,7 +71,7 @@ export function createPartiqlRunner(
       // The table's attribute types decide how a value travels (see itemToRow).
       // Looked up leniently: this layer runs what it is given (the statement check is another layer).
       const table = await Promise.resolve()
-        .then(() => schema.resolveTable(checkReadOnlyPartiql(statement).table))
+        .then(() => resolveWithin(schema, checkReadOnlyPartiql(statement).table, options))
         .catch(() => undefined);
       try {
         do {

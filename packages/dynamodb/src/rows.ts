@@ -20,6 +20,7 @@ import { deadlineOf, type ReadLimits } from './deadline.ts';
 import { DYNAMO_FILTER_OPS, planRead, type ReadPlan } from './expressions.ts';
 import { MAX_ITEMS_READ } from './read-bound.ts';
 import type { KeyMap } from './schema.ts';
+import { resolveWithin } from './table-schemas.ts';
 import { itemToRow, toAttribute, valueText } from './values.ts';
 
 export function keysFor(keys: KeyMap, table: TableInfo) {
@@ -90,7 +91,7 @@ export function createDynamoRowReader(
   return {
     filterOps: DYNAMO_FILTER_OPS,
     async select(tableName, options = {}): Promise<RowPage> {
-      const table = await schema.resolveTable(tableName);
+      const table = await resolveWithin(schema, tableName, options);
       const tableKeys = keysFor(keys, table);
       const plan = planRead(table, tableKeys, options.filter);
       const [sort] = options.sort ?? [];
@@ -163,7 +164,7 @@ export function createDynamoRowReader(
     },
 
     async count(tableName, filter?: Filter, options = {}) {
-      const table = await schema.resolveTable(tableName);
+      const table = await resolveWithin(schema, tableName, options);
       const plan = planRead(table, keysFor(keys, table), filter);
       let count = 0;
       for await (const page of readItems(client, table, plan, {
@@ -177,7 +178,7 @@ export function createDynamoRowReader(
     },
 
     async get(tableName, key, options = {}) {
-      const table = await schema.resolveTable(tableName);
+      const table = await resolveWithin(schema, tableName, options);
       const deadline = deadlineOf(options, `The read of an item of ${table.name}`);
       const result = await client
         .send(new GetItemCommand({ TableName: table.name, Key: keyOf(table, keysFor(keys, table), key) }), {

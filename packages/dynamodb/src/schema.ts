@@ -1,14 +1,8 @@
-// The schema of DynamoDB tables: key schema, indexes, TTL, item count and size from DescribeTable,
+// The schema of a DynamoDB table: key schema, indexes, TTL, item count and size from DescribeTable,
 // and attributes inferred from a bounded sample of items (name, the types seen, how often present).
-import {
-  DescribeTableCommand,
-  DescribeTimeToLiveCommand,
-  type DynamoDBClient,
-  ListTablesCommand,
-  ScanCommand,
-  type TableDescription,
-} from '@aws-sdk/client-dynamodb';
-import type { ColumnInfo, CommonValue, IndexInfo, SchemaSnapshot, TableInfo } from '@toolrow/datasource';
+// When each table is read, and kept, is table-schemas.ts's.
+import { type DynamoDBClient, ListTablesCommand, type TableDescription } from '@aws-sdk/client-dynamodb';
+import type { ColumnInfo, CommonValue, IndexInfo, TableInfo } from '@toolrow/datasource';
 import { fromAttribute, typeOf, valueText } from './values.ts';
 
 /** Items read per table to infer its attributes. */
@@ -39,30 +33,7 @@ export async function listTableNames(client: DynamoDBClient): Promise<string[]> 
   return names;
 }
 
-export async function loadDynamoSchema(client: DynamoDBClient, keys: KeyMap): Promise<SchemaSnapshot> {
-  const names = await listTableNames(client);
-  const tables: TableInfo[] = [];
-  keys.clear();
-  for (const name of names.sort()) {
-    const [described, ttl, sample] = await Promise.all([
-      client.send(new DescribeTableCommand({ TableName: name })),
-      client.send(new DescribeTimeToLiveCommand({ TableName: name })).catch(() => undefined),
-      client.send(new ScanCommand({ TableName: name, Limit: SAMPLE_ITEMS })),
-    ]);
-    const table = described.Table;
-    if (!table) continue;
-    const ttlAttribute =
-      ttl?.TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED'
-        ? ttl.TimeToLiveDescription.AttributeName
-        : undefined;
-    const tableKeys = keysOf(table);
-    keys.set(name, tableKeys);
-    tables.push(tableInfo(name, table, tableKeys, sample.Items ?? [], ttlAttribute));
-  }
-  return { tables, refreshedAt: new Date() };
-}
-
-function keysOf(table: TableDescription): DynamoKeys {
+export function keysOf(table: TableDescription): DynamoKeys {
   const key = (schema: TableDescription['KeySchema']) => ({
     partitionKey: schema?.find((part) => part.KeyType === 'HASH')?.AttributeName ?? '',
     ...(schema?.find((part) => part.KeyType === 'RANGE')
@@ -87,7 +58,7 @@ function keysOf(table: TableDescription): DynamoKeys {
   };
 }
 
-function tableInfo(
+export function tableInfo(
   name: string,
   table: TableDescription,
   keys: DynamoKeys,

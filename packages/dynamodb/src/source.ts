@@ -3,9 +3,9 @@
 
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
-  createSnapshotCache,
   type DataSource,
   DataSourceError,
+  type EngineCache,
   type ReaderRoleStatus,
   type ReadLayer,
 } from '@toolrow/datasource';
@@ -16,9 +16,10 @@ import { DYNAMODB_FEATURES } from './features.ts';
 import { createPartiqlRunner } from './queries.ts';
 import { MAX_ITEMS_READ } from './read-bound.ts';
 import { createDynamoRowReader } from './rows.ts';
-import { type KeyMap, loadDynamoSchema } from './schema.ts';
+import type { KeyMap } from './schema.ts';
 import { seedDynamoShop } from './seed.ts';
 import { createSqlRunner, type SqlLayerSwitches } from './sql/runner.ts';
+import { createDynamoSchemaCache } from './table-schemas.ts';
 import { parseDynamoUrl } from './url.ts';
 
 export interface OpenDynamoOptions {
@@ -30,6 +31,8 @@ export interface OpenDynamoOptions {
   dataDir: string;
   /** Test switches: a read layer switched off, to test the others alone. */
   layers?: ClientLayerSwitches & SqlLayerSwitches;
+  /** Where tables' schemas are kept across processes (Toolrow's state store). */
+  cache?: EngineCache;
 }
 
 /** How long opening waits for DynamoDB to answer its first request. */
@@ -60,7 +63,12 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
     );
   }
   const keys: KeyMap = new Map();
-  const schema = createSnapshotCache(() => loadDynamoSchema(clients.read, keys));
+  const schema = createDynamoSchemaCache(clients.read, keys, {
+    ...(options.cache ? { cache: options.cache } : {}),
+    // Another endpoint, region or key is another set of tables (DynamoDB Local keeps one per key).
+    scope: async () =>
+      `${target.endpoint ?? 'aws'} ${target.region} ${(await signingKeyOf(clients.read)).accessKeyId}`,
+  });
   // SQL (DuckDB over what the read client fetches) is the query language; PartiQL is its second mode.
   const bound = target.maxItemsRead ?? MAX_ITEMS_READ;
   const sql = createSqlRunner(

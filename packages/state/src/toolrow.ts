@@ -1,4 +1,9 @@
-import { type DataSource, DataSourceError, type OpenEngineOptions } from '@toolrow/datasource';
+import {
+  type DataSource,
+  DataSourceError,
+  type EngineCache,
+  type OpenEngineOptions,
+} from '@toolrow/datasource';
 import { connectionDataOptions } from './add-connection.ts';
 import type { AppState } from './app-state.ts';
 import { createAppState } from './app-state.ts';
@@ -6,6 +11,7 @@ import { readSecrets } from './connection-secrets.ts';
 import { targetOf, UNNAMED_CONNECTION } from './named-connections.ts';
 import { openEngine } from './open-engine.ts';
 import { unknownConnection } from './repositories/connections.ts';
+import { createEngineCache } from './repositories/engine-cache.ts';
 import type { OpenStateOptions, ToolrowState } from './state.ts';
 import {
   checkStateSettings,
@@ -69,9 +75,10 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
   const asked = options.connection ?? (env.TOOLROW_CONNECTION?.trim() || undefined);
   const unnamed = asked === UNNAMED_CONNECTION || (asked === undefined && Boolean(env.DATABASE_URL?.trim()));
   if (unnamed) {
+    const opening = openStateStore({ ...options.state, ...common });
     const [data, store] = await Promise.allSettled([
-      openEngine({ ...options.data, ...common, readerRoleSetup: 'later' }),
-      openStateStore({ ...options.state, ...common }),
+      openEngine({ ...options.data, ...common, readerRoleSetup: 'later', cache: cacheOnceOpen(opening) }),
+      opening,
     ]);
     if (data.status === 'rejected' || store.status === 'rejected') {
       if (data.status === 'fulfilled') await data.value.close().catch(() => {});
@@ -86,14 +93,16 @@ export async function openToolrow(options: OpenToolrowOptions = {}): Promise<Too
   try {
     const { connections } = createAppState(store.db);
     name = asked ?? (await connections.defaultName()) ?? UNNAMED_CONNECTION;
+    const cache = createEngineCache(store.db);
     if (name === UNNAMED_CONNECTION) {
-      source = await openEngine({ ...options.data, ...common, readerRoleSetup: 'later' });
+      source = await openEngine({ ...options.data, ...common, readerRoleSetup: 'later', cache });
     } else {
       source = await openEngine({
         ...options.data,
         ...common,
         ...(await namedDataOptions(connections, store.dataDir, name, env)),
         readerRoleSetup: 'later',
+        cache,
       });
     }
   } catch (error) {
@@ -184,6 +193,16 @@ export async function resolveConnectionOptions(
   return {
     connection: { name, named: name !== UNNAMED_CONNECTION, profile: name },
     data: { ...common, ...where },
+  };
+}
+
+/** The engine cache of a state store still opening: an engine opened beside it waits for it. */
+function cacheOnceOpen(opening: Promise<StateStore>): EngineCache {
+  const cache = opening.then((store) => createEngineCache(store.db));
+  cache.catch(() => {});
+  return {
+    get: async (key) => (await cache).get(key),
+    set: async (key, value) => (await cache).set(key, value),
   };
 }
 

@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   DataSourceError,
+  type TableRead as DataSourceTableRead,
   type FieldInfo,
   type QueryPlan,
   type QueryRunner,
@@ -18,6 +19,7 @@ import { deadlineOf } from '../deadline.ts';
 import { checkReadOnlyPartiql } from '../partiql-guard.ts';
 import { MAX_ITEMS_READ, raiseBound, readCost } from '../read-bound.ts';
 import type { DynamoKeys, KeyMap } from '../schema.ts';
+import { countingSchemaReads, resolveWithin } from '../table-schemas.ts';
 import { analyze, cteScopesOf, type Ref, relationAlias } from './analyze.ts';
 import { BINDING_SETTINGS, type BoundTable, bindStatement, nearestAttribute } from './bind.ts';
 import { openSession, type SqlSession } from './duckdb-process.ts';
@@ -251,12 +253,27 @@ export function createSqlRunner(
   }
 
   /** The tables the statement reads, resolved against the schema (an unknown one names the nearest). */
-  async function tablesOf(tree: unknown): Promise<{ refs: Ref[]; tables: Map<string, TableInfo> }> {
-    const snapshot = await schema.get();
-    const byName = new Map(snapshot.tables.map((table) => [table.name, table]));
-    const analysis = analyze(tree, (name) => byName.get(name)?.columns.map((column) => column.name));
+  /**
+   * The tables the statement reads, resolved one by one (an unknown one names the nearest): only
+   * those are described and sampled, however many the account holds.
+   */
+  async function tablesOf(
+    tree: unknown,
+    signal?: AbortSignal,
+  ): Promise<{ refs: Ref[]; tables: Map<string, TableInfo> }> {
+    const scopes = cteScopesOf(tree);
+    const named = new Set<string>();
+    for (const node of nodes(tree))
+      if (
+        node.type === 'BASE_TABLE' &&
+        !node.schema_name &&
+        typeof node.table_name === 'string' &&
+        !scopes.get(node)?.has(node.table_name.toLowerCase())
+      )
+        named.add(node.table_name);
     const tables = new Map<string, TableInfo>();
-    for (const use of analysis.tables.values()) tables.set(use.table, await schema.resolveTable(use.table));
+    for (const name of named) tables.set(name, await resolveWithin(schema, name, signal ? { signal } : {}));
+    const analysis = analyze(tree, (name) => tables.get(name)?.columns.map((column) => column.name));
     return { refs: analysis.refs, tables };
   }
 
@@ -284,7 +301,7 @@ export function createSqlRunner(
     } finally {
       connection.closeSync();
     }
-    const { refs, tables } = await tablesOf(tree);
+    const { refs, tables } = await tablesOf(tree, signal);
     const session = await openSession({
       sandbox: switches.sandbox !== false,
       settings: { ...BINDING_SETTINGS },
@@ -468,8 +485,12 @@ export function createSqlRunner(
       const maxItemsRead = options.maxItemsRead ?? bound;
       const deadline = deadlineOf(options, 'The query');
       let session: SqlSession | undefined;
+      // Tables this statement had to sample first: their reads are its reads too.
+      const sampling: DataSourceTableRead[] = [];
       try {
-        const { statement, accesses, bound, filterSql } = await prepare(text, deadline.signal);
+        const { statement, accesses, bound, filterSql } = await countingSchemaReads(sampling, () =>
+          prepare(text, deadline.signal),
+        );
         checkBound(accesses, maxItemsRead);
         session = await openSession({
           sandbox: switches.sandbox !== false,
@@ -517,7 +538,7 @@ export function createSqlRunner(
           truncated: truncatedBy !== undefined,
           ...(truncatedBy ? { truncatedBy } : {}),
           ...(oversized.length > 0 ? { oversized } : {}),
-          reads: reads.map(readOf),
+          reads: [...sampling, ...reads.map(readOf)],
         };
       } catch (error) {
         throw deadline.explain(error);

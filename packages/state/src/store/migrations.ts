@@ -346,6 +346,19 @@ DROP TABLE ${t.s}connections;
 ALTER TABLE ${t.s}connections_v14 RENAME TO connections;
 `,
   },
+  {
+    version: 15,
+    name: 'engine cache',
+    // What an engine learnt of a connection (DynamoDB: each table's sampled schema), with its age,
+    // so every process on this store reuses it instead of reading it again.
+    sql: (t) => `
+CREATE TABLE ${t.s}engine_cache (
+  key text PRIMARY KEY,
+  value text NOT NULL,
+  saved_at ${t.timestamp} NOT NULL DEFAULT ${t.now}
+);
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

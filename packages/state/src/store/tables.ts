@@ -25,6 +25,11 @@ export interface StateTables {
     granted_by: string;
     granted_at: Timestamp;
   };
+  engine_cache: {
+    key: string;
+    value: string;
+    saved_at: Timestamp;
+  };
   ui_state: {
     profile: string;
     tabs: Json;
