@@ -3,6 +3,9 @@
 // own high-water mark, resourceUsage().maxRSS, printed at exit by a preloaded hook).
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type AttributeValue,
   BatchWriteItemCommand,
@@ -11,7 +14,10 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 
-const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nmaxRSS '+process.resourceUsage().maxRSS+'\\n'))`;
+/** Printed at exit by every Node process of a command (through NODE_OPTIONS, so its children too). */
+const RSS_HOOK_SOURCE = `process.on('exit',()=>process.stderr.write('\\nmaxRSS '+process.resourceUsage().maxRSS+'\\n'))`;
+const RSS_HOOK = join(mkdtempSync(join(tmpdir(), 'toolrow-rss-')), 'rss-hook.mjs');
+writeFileSync(RSS_HOOK, RSS_HOOK_SOURCE);
 
 export const CATEGORIES = ['tools', 'garden', 'kitchen', 'books', 'toys'];
 
@@ -80,11 +86,19 @@ export function benchTarget() {
   return { url, region, endpoint, client, fill };
 }
 
-/** Runs `node <args>` as its own process: its time from start to exit, its peak RSS, its stdout. */
+/**
+ * Runs `node <args>` as its own process: its time from start to exit, its stdout, and its peak RSS
+ * — with the Node processes it starts (Toolrow's DuckDB process) added in: each one's own peak,
+ * summed, an upper bound of what the command held at once.
+ */
 export async function timed(args: string[], env: Record<string, string | undefined>, cwd: string) {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', RSS_HOOK, ...args], {
-    env: { ...process.env, ...env },
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      ...env,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${RSS_HOOK}`.trim(),
+    },
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -95,6 +109,7 @@ export async function timed(args: string[], env: Record<string, string | undefin
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   const ms = performance.now() - started;
   if (code !== 0) throw new Error(`${args.join(' ')} failed (${code}): ${stderr}`);
-  const rss = Number(/maxRSS (\d+)/.exec(stderr)?.[1] ?? Number.NaN) / 1024;
-  return { ms, peakMb: rss, stdout };
+  const peaks = [...stderr.matchAll(/maxRSS (\d+)/g)].map((match) => Number(match[1]));
+  const rss = peaks.length > 0 ? peaks.reduce((sum, each) => sum + each, 0) / 1024 : Number.NaN;
+  return { ms, peakMb: rss, stdout, processes: peaks.length };
 }
