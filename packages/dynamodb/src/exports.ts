@@ -129,7 +129,7 @@ export function createDynamoExportEngine(
         ...(Object.keys(read.names).length > 0 ? { ExpressionAttributeNames: read.names } : {}),
         ...(Object.keys(read.values).length > 0 ? { ExpressionAttributeValues: read.values } : {}),
       },
-      { signal },
+      { signal, tableBytes: table.tableBytes ?? 0 },
     );
   }
 

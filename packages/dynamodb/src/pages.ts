@@ -10,8 +10,17 @@ import {
 
 export type Pages = AsyncIterable<Record<string, AttributeValue>[]>;
 
-/** Segments a whole-table Scan is read in at once (DynamoDB's parallel scan). */
+/** Segments a whole-table Scan is read in at once (DynamoDB's parallel scan), at the least. */
 export const SCAN_SEGMENTS = 4;
+/** At the most: each holds a page in flight. */
+const MAX_SCAN_SEGMENTS = 32;
+/** DynamoDB's rule of thumb: a segment per 2 GB of table. */
+const BYTES_PER_SEGMENT = 2 * 1024 ** 3;
+
+/** Segments for a table of this size: more as it grows, so a large Scan's time does not. */
+export function segmentsFor(tableBytes: number): number {
+  return Math.min(MAX_SCAN_SEGMENTS, Math.max(SCAN_SEGMENTS, Math.ceil(tableBytes / BYTES_PER_SEGMENT)));
+}
 /**
  * Items a segment reads per request: a page in flight per segment is what a reader holds, so a
  * page well under DynamoDB's 1 MB keeps the memory of four at once small, whatever the item count.
@@ -19,14 +28,20 @@ export const SCAN_SEGMENTS = 4;
 export const SCAN_PAGE_ITEMS = 1000;
 
 /**
- * A whole table as a parallel Scan of SCAN_SEGMENTS segments, SCAN_PAGE_ITEMS a request, pages
+ * A whole table as a parallel Scan (segmentsFor its size), SCAN_PAGE_ITEMS a request, pages
  * merged as they arrive; `onPage` sees each response (its scanned count, its capacity).
  */
 export function parallelScan(
   client: DynamoDBClient,
   input: Omit<ScanCommandInput, 'Segment' | 'TotalSegments' | 'Limit' | 'ExclusiveStartKey'>,
-  options: { signal?: AbortSignal; onPage?: (page: ScanCommandOutput) => void } = {},
+  options: {
+    signal?: AbortSignal;
+    onPage?: (page: ScanCommandOutput) => void;
+    /** The table's size (DescribeTable's), which decides the segments. */
+    tableBytes?: number;
+  } = {},
 ): Pages {
+  const segments = segmentsFor(options.tableBytes ?? 0);
   async function* segment(index: number): Pages {
     let start: Record<string, AttributeValue> | undefined;
     do {
@@ -34,7 +49,7 @@ export function parallelScan(
         new ScanCommand({
           ...input,
           Segment: index,
-          TotalSegments: SCAN_SEGMENTS,
+          TotalSegments: segments,
           Limit: SCAN_PAGE_ITEMS,
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
@@ -45,7 +60,7 @@ export function parallelScan(
       start = page.LastEvaluatedKey;
     } while (start);
   }
-  return merge(Array.from({ length: SCAN_SEGMENTS }, (_, index) => segment(index)));
+  return merge(Array.from({ length: segments }, (_, index) => segment(index)));
 }
 
 /**

@@ -364,6 +364,7 @@ export async function loadTables(
         },
         {
           signal: abortSignal,
+          tableBytes: table.tableBytes ?? 0,
           onPage: (page) =>
             counted(access, read, page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits),
         },
