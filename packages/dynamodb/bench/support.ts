@@ -111,5 +111,5 @@ export async function timed(args: string[], env: Record<string, string | undefin
   if (code !== 0) throw new Error(`${args.join(' ')} failed (${code}): ${stderr}`);
   const peaks = [...stderr.matchAll(/maxRSS (\d+)/g)].map((match) => Number(match[1]));
   const rss = peaks.length > 0 ? peaks.reduce((sum, each) => sum + each, 0) / 1024 : Number.NaN;
-  return { ms, peakMb: rss, stdout, processes: peaks.length };
+  return { ms, peakMb: rss, stdout, peaksMb: peaks.map((each) => each / 1024) };
 }
