@@ -79,7 +79,14 @@ const KEYS = new Map<string, DynamoKeys>([
       ],
     },
   ],
-  ['order_items', { partitionKey: 'order_id', sortKey: 'id', indexes: [] }],
+  [
+    'order_items',
+    {
+      partitionKey: 'order_id',
+      sortKey: 'id',
+      indexes: [{ name: 'by_quantity', kind: 'LSI', partitionKey: 'order_id', sortKey: 'quantity' }],
+    },
+  ],
   ['customers', { partitionKey: 'id', indexes: [] }],
 ]);
 
@@ -156,6 +163,29 @@ describe('planReads: each table read the cheapest way its WHERE allows', () => {
           index: 'by_status',
           filters: ['total'],
           attributes: ['id', 'status', 'total'],
+        },
+      ],
+    ],
+    [
+      // The table's sort key is free and a local index's is pinned: the index reads a range.
+      'select id from order_items where order_id = 5 and quantity > 10',
+      [
+        {
+          table: 'order_items',
+          operation: 'Query',
+          index: 'by_quantity',
+          attributes: ['id', 'order_id', 'quantity'],
+        },
+      ],
+    ],
+    [
+      'select id from order_items where order_id = 5 and id between 1 and 9 and quantity > 10',
+      [
+        {
+          table: 'order_items',
+          operation: 'Query',
+          filters: ['quantity'],
+          attributes: ['id', 'order_id', 'quantity'],
         },
       ],
     ],

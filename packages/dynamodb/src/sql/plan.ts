@@ -187,17 +187,30 @@ export function planReads(
           describe: `${operation} on ${table.name} (${[on(keys.partitionKey)!, ...(sortPin ? [sortPin] : [])].map(describePin).join(' AND ')})`,
         };
       }
+      // The table's sort key is not narrowed, and a local index's is: that index reads fewer (a
+      // range of the partition instead of all of it).
+      const local = sortPin
+        ? undefined
+        : keys.indexes.find(
+            (index) =>
+              index.kind === 'LSI' &&
+              index.partitionKey === keys.partitionKey &&
+              on(index.sortKey) !== undefined,
+          );
+      const usedSort = local ? on(local.sortKey)! : sortPin;
+      const partitionItems = estimateFor(table, keys, keys.partitionKey, partition.length);
       return {
         table,
         refs: [ref],
         operation: 'Query',
+        ...(local ? { index: local.name } : {}),
         partitionKey: keys.partitionKey,
-        ...(keys.sortKey ? { sortKey: keys.sortKey } : {}),
+        ...((local?.sortKey ?? keys.sortKey) ? { sortKey: (local?.sortKey ?? keys.sortKey)! } : {}),
         values: partition,
-        ...(sortPin ? { sortPin } : {}),
+        ...(usedSort ? { sortPin: usedSort } : {}),
         attributes,
-        expectedItems: estimateFor(table, keys, keys.partitionKey, partition.length),
-        describe: `Query on ${table.name} (${[on(keys.partitionKey)!, ...(sortPin ? [sortPin] : [])].map(describePin).join(' AND ')})`,
+        expectedItems: local ? Math.max(partition.length, Math.round(partitionItems * 0.3)) : partitionItems,
+        describe: `Query on ${table.name}${local ? ` index ${local.name}` : ''} (${[on(keys.partitionKey)!, ...(usedSort ? [usedSort] : [])].map(describePin).join(' AND ')})`,
       };
     }
     // The index whose partition key is pinned; one whose sort key is pinned too, first.
