@@ -79,6 +79,9 @@ export interface TableRead {
   items: number;
   /** Read capacity units, where the service reports them. */
   capacity?: number;
-  /** Why the read differs from the plan (a lookup of too many keys read by Scan instead). */
+  /**
+   * What to know of this read: why it differs from the plan (a lookup of too many values read by
+   * Scan instead), that it sampled the table's schema, that no item had an attribute asked for.
+   */
   note?: string;
 }

@@ -63,7 +63,7 @@ const isNode = (value: unknown): value is Node =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Every object in the tree, depth first. */
-function* walk(value: unknown): Generator<Node> {
+export function* walk(value: unknown): Generator<Node> {
   if (Array.isArray(value)) for (const item of value) yield* walk(item);
   else if (isNode(value)) {
     yield value;

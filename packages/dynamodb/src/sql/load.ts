@@ -12,7 +12,7 @@ import {
   GetItemCommand,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
-import { type ColumnInfo, DataSourceError, type TableInfo } from '@toolrow/datasource';
+import { type ColumnInfo, DataSourceError, type TableInfo, type TableRead } from '@toolrow/datasource';
 import { merge, type Pages, parallelScan } from '../pages.ts';
 import { raiseBound } from '../read-bound.ts';
 import type { DynamoKeys } from '../schema.ts';
@@ -21,19 +21,6 @@ import type { Constant, Pin, Ref } from './analyze.ts';
 import { type BoundTable, ISO_DATE, ISO_TIMESTAMP, nearestAttribute, quote } from './bind.ts';
 import type { SqlSession } from './duckdb-process.ts';
 import { MAX_LOOKUP_KEYS, pinAdvice, type TableAccess } from './plan.ts';
-
-/** What one table's read cost, for the result to say. */
-export interface TableRead {
-  table: string;
-  operation: TableAccess['operation'];
-  index?: string;
-  /** Items DynamoDB read (a Scan's and a Query's ScannedCount; a get's items). */
-  items: number;
-  /** Read capacity units, where DynamoDB reports them (AWS does; DynamoDB Local does not). */
-  capacity?: number;
-  /** Why the plan changed while reading (a lookup with too many keys became a Scan). */
-  note?: string;
-}
 
 export interface LoadOptions {
   signal?: AbortSignal;

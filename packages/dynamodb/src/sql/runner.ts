@@ -6,7 +6,6 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   DataSourceError,
-  type TableRead as DataSourceTableRead,
   type FieldInfo,
   type QueryPlan,
   type QueryRunner,
@@ -14,16 +13,17 @@ import {
   type Row,
   type SchemaCache,
   type TableInfo,
+  type TableRead,
 } from '@toolrow/datasource';
 import { deadlineOf } from '../deadline.ts';
 import { checkReadOnlyPartiql } from '../partiql-guard.ts';
 import { MAX_ITEMS_READ, raiseBound, readCost } from '../read-bound.ts';
 import type { DynamoKeys, KeyMap } from '../schema.ts';
 import { countingSchemaReads, resolveWithin } from '../table-schemas.ts';
-import { analyze, cteScopesOf, type Ref, relationAlias } from './analyze.ts';
+import { analyze, cteScopesOf, type Ref, relationAlias, walk } from './analyze.ts';
 import { BINDING_SETTINGS, type BoundTable, bindStatement, nearestAttribute } from './bind.ts';
 import { openSession, type SqlSession } from './duckdb-process.ts';
-import { loadTables, type TableRead } from './load.ts';
+import { loadTables } from './load.ts';
 import { keysToRead, pinAdvice, planReads, type TableAccess } from './plan.ts';
 import { openSandbox, type Sandbox, type SandboxSwitches } from './sandbox.ts';
 
@@ -52,13 +52,6 @@ const STATEMENT_HINT =
   'Write one SELECT over your tables, e.g. select status, count(*) from orders group by status. Changes are staged and committed after review.';
 
 type Node = Record<string, unknown>;
-function* nodes(value: unknown): Generator<Node> {
-  if (Array.isArray(value)) for (const item of value) yield* nodes(item);
-  else if (value && typeof value === 'object') {
-    yield value as Node;
-    for (const child of Object.values(value)) yield* nodes(child);
-  }
-}
 
 /** The refusal of the statement check: a DataSourceError the tools show as a refusal. */
 function refused(message: string): DataSourceError {
@@ -216,7 +209,7 @@ export function createSqlRunner(
         `Only one statement is read at a time (this text has ${tree.statements?.length ?? 0}). ${STATEMENT_HINT}`,
       );
     const scopes = cteScopesOf(tree.statements);
-    for (const node of nodes(tree.statements)) {
+    for (const node of walk(tree.statements)) {
       // PartiQL's way of naming an index ("orders"."by_customer") reads in SQL as a schema.
       if (node.type === 'BASE_TABLE' && typeof node.schema_name === 'string' && node.schema_name !== '') {
         throw refused(
@@ -263,7 +256,7 @@ export function createSqlRunner(
   ): Promise<{ refs: Ref[]; tables: Map<string, TableInfo> }> {
     const scopes = cteScopesOf(tree);
     const named = new Set<string>();
-    for (const node of nodes(tree))
+    for (const node of walk(tree))
       if (
         node.type === 'BASE_TABLE' &&
         !node.schema_name &&
@@ -486,7 +479,7 @@ export function createSqlRunner(
       const deadline = deadlineOf(options, 'The query');
       let session: SqlSession | undefined;
       // Tables this statement had to sample first: their reads are its reads too.
-      const sampling: DataSourceTableRead[] = [];
+      const sampling: TableRead[] = [];
       try {
         const { statement, accesses, bound, filterSql } = await countingSchemaReads(sampling, () =>
           prepare(text, deadline.signal),
@@ -538,7 +531,7 @@ export function createSqlRunner(
           truncated: truncatedBy !== undefined,
           ...(truncatedBy ? { truncatedBy } : {}),
           ...(oversized.length > 0 ? { oversized } : {}),
-          reads: [...sampling, ...reads.map(readOf)],
+          reads: [...sampling, ...reads],
         };
       } catch (error) {
         throw deadline.explain(error);
@@ -594,17 +587,6 @@ export function createSqlRunner(
       void parser?.then((opened) => opened.close()).catch(() => {});
       parser = undefined;
     },
-  };
-}
-
-function readOf(read: TableRead) {
-  return {
-    table: read.table,
-    operation: read.operation,
-    ...(read.index ? { index: read.index } : {}),
-    items: read.items,
-    ...(read.capacity !== undefined ? { capacity: read.capacity } : {}),
-    ...(read.note ? { note: read.note } : {}),
   };
 }
 
