@@ -57,7 +57,12 @@ class DuckChild {
   constructor() {
     this.process = fork(childEntry(), [], {
       execArgv: [],
-      env: { ...process.env, TOOLROW_SQL_MAX_RSS: String(MAX_STATEMENT_RSS) },
+      // Nothing of this process's environment it does not need (credentials stay here).
+      env: {
+        ...(process.env.PATH ? { PATH: process.env.PATH } : {}),
+        ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
+        TOOLROW_SQL_MAX_RSS: String(MAX_STATEMENT_RSS),
+      },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
