@@ -513,6 +513,55 @@ describeWithService('dynamodb', 'the app on DynamoDB', () => {
     expect(await toolrow.source.rows.get('orders', { id: 5 })).not.toMatchObject({ status: 'x' });
   });
 
+  it("a read past the connection's bound is the person's to confirm: the API refuses it with the estimate, the workbench offers to read it anyway", async () => {
+    // The same tables, through a connection whose URL allows 50 items a read.
+    const bounded = new URL(toolrowUrl);
+    bounded.searchParams.set('maxItemsRead', '50');
+    const boundedDir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-bound-'));
+    const small = await openToolrow({
+      env: { DATABASE_URL: bounded.href },
+      dataDir: boundedDir,
+      state: { memory: true },
+    });
+    const smallApp = await startTestServer(small, {});
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const sql = 'select status, count(*) as n from orders group by status order by status';
+      const refused = await api(smallApp, '/api/query', { body: { sql } }).catch((caught: unknown) => caught);
+      expect((refused as { status: number }).status).toBe(413);
+      expect((refused as { data: unknown }).data).toMatchObject({
+        error: { code: 'too-large', details: { itemsToRead: 120, bound: 50 } },
+      });
+      const confirmed = await api<{ rows: { n: string }[] }>(smallApp, '/api/query', {
+        body: { sql, maxItemsRead: 200 },
+      });
+      expect(confirmed.rows.reduce((sum, row) => sum + Number(row.n), 0)).toBe(120);
+
+      const page = await context.newPage();
+      const errors = collectPageErrors(page);
+      await page.goto(smallApp.openUrl);
+      await page.getByRole('button', { name: 'New query' }).click();
+      await page.getByLabel('SQL', { exact: true }).fill(sql);
+      await page.getByLabel('SQL', { exact: true }).press('Control+Enter');
+      const offer = page.getByTestId('read-past-bound');
+      await expect
+        .poll(() => offer.textContent())
+        .toMatch(/about 120 items, past the 50 this connection allows/);
+      await offer.getByRole('button', { name: 'Read about 120 items anyway' }).click();
+      await expect
+        .poll(() => page.getByTestId('query-read').allTextContents())
+        .toEqual([expect.stringMatching(/^Scan of orders · 120 items/)]);
+      expect(await offer.count()).toBe(0);
+      // The refusal itself, as the browser logs a 413; nothing else went wrong.
+      expect(errors).toEqual([expect.stringMatching(/status of 413 \(Payload Too Large\)/)]);
+    } finally {
+      await context.close();
+      await smallApp.close();
+      await small.close();
+      await rm(boundedDir, { recursive: true, force: true });
+    }
+  });
+
   it('in Chromium, the workbench plans and runs SQL with a join and GROUP BY, shows how each table was read, and reads PartiQL as a mode', async () => {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();

@@ -1,5 +1,5 @@
 // Every failure leaves the server as JSON `{ error: { message, hint?, code } }` with a fitting status.
-import { isDataSourceError, StaleEditError, UnknownNameError } from '@toolrow/datasource';
+import { isDataSourceError, ReadBoundError, StaleEditError, UnknownNameError } from '@toolrow/datasource';
 import { isToolError, SqlGuardError } from '@toolrow/tools';
 
 /** An error this server raises on purpose: the message says what is wrong, the hint how to fix it. */
@@ -86,7 +86,9 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
         ? { unknown: error.unknown, suggestions: error.suggestions }
         : error instanceof StaleEditError
           ? { stale: error.columns, current: error.current }
-          : undefined;
+          : error instanceof ReadBoundError
+            ? { itemsToRead: error.items, bound: error.bound }
+            : undefined;
     return {
       status: DATASOURCE_STATUS[error.code] ?? 500,
       body: { error: { message: error.message, code: error.code, ...(details ? { details } : {}) } },

@@ -87,6 +87,22 @@ export class StaleEditError extends DataSourceError {
   }
 }
 
+/**
+ * A read refused before it started because it would evaluate more items than the connection lets
+ * one read (a DynamoDB Scan past `maxItemsRead`): `items` is what it would read, `bound` the
+ * connection's. A person may confirm a larger read; the agent cannot.
+ */
+export class ReadBoundError extends DataSourceError {
+  override name = 'ReadBoundError';
+  readonly items: number;
+  readonly bound: number;
+  constructor(details: { items: number; bound: number }, message: string) {
+    super('too-large', message);
+    this.items = details.items;
+    this.bound = details.bound;
+  }
+}
+
 /** Who holds an embedded database's data directory. */
 export interface DataDirOwner {
   pid: number;

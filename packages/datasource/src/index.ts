@@ -32,6 +32,7 @@ export {
   DataSourceError,
   type DataSourceErrorCode,
   isDataSourceError,
+  ReadBoundError,
   type StaleColumn,
   StaleEditError,
   UnknownNameError,

@@ -1,6 +1,6 @@
 import { isNumberText } from '@toolrow/datasource/numbers';
 import { useMemo, useRef, useState } from 'react';
-import { api, type ExportJob, type QueryPlanResult, type QueryResult } from './api.ts';
+import { ApiError, api, type ExportJob, type QueryPlanResult, type QueryResult } from './api.ts';
 import { formatCount, readBadgeText } from './format.ts';
 import { Grid, type GridColumn } from './Grid.tsx';
 import { ErrorBox } from './widgets.tsx';
@@ -27,6 +27,15 @@ interface Language {
 
 const SQL: Language = { name: 'SQL', example: 'select status, count(*) from orders group by status' };
 
+/** A read refused before it started for the connection's item bound: what it would read, and the bound. */
+function pastBound(error: unknown): { itemsToRead: number; bound: number } | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'too-large') return undefined;
+  const details = error.details as { itemsToRead?: unknown; bound?: unknown } | undefined;
+  return typeof details?.itemsToRead === 'number' && typeof details.bound === 'number'
+    ? { itemsToRead: details.itemsToRead, bound: details.bound }
+    : undefined;
+}
+
 /** "Query on orders index by_customer · 12 items": how the engine read each table. */
 /** The SQL workbench: one read-only statement at a time (the server refuses writes; stage them instead). */
 export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange, onExport }: WorkbenchProps) {
@@ -42,13 +51,13 @@ export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange,
   const [running, setRunning] = useState(false);
   const editor = useRef<HTMLTextAreaElement>(null);
 
-  const run = async () => {
+  const run = async (maxItemsRead?: number) => {
     if (!sql.trim() || running) return;
     setRunning(true);
     setError(null);
     setPlan(null);
     try {
-      setResult(await api.query(sql, named));
+      setResult(await api.query(sql, named, maxItemsRead));
       setResultOf(sql);
     } catch (cause) {
       // The previous statement's rows would read as this one's answer: show only the error.
@@ -153,6 +162,21 @@ export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange,
         />
       </div>
       {error ? <ErrorBox error={error} /> : null}
+      {pastBound(error) ? (
+        <div className="toolbar" data-testid="read-past-bound">
+          <span className="muted">
+            It would read about {formatCount(pastBound(error)!.itemsToRead)} items, past the{' '}
+            {formatCount(pastBound(error)!.bound)} this connection allows one read.
+          </span>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => void run(Math.ceil(pastBound(error)!.itemsToRead * 1.2))}
+          >
+            Read about {formatCount(pastBound(error)!.itemsToRead)} items anyway
+          </button>
+        </div>
+      ) : null}
       {plan ? (
         <div className="workbench-plan" data-testid="query-plan">
           <strong>Plan</strong> <span className="faint">{plan.note ?? 'nothing was run'}</span>

@@ -472,8 +472,13 @@ export const api = {
     request<RowsPage>('POST', `${table(id)}/rows`, query),
   count: (id: string, filter: Filter) => request<{ count: number }>('POST', `${table(id)}/count`, { filter }),
   row: (id: string, key: RowKey) => request<{ row: Row | null }>('POST', `${table(id)}/row`, { key }),
-  query: (sql: string, language?: string) =>
-    request<QueryResult>('POST', '/api/query', { sql, ...(language ? { language } : {}) }),
+  /** `maxItemsRead`: the person confirmed a read past the connection's bound. */
+  query: (sql: string, language?: string, maxItemsRead?: number) =>
+    request<QueryResult>('POST', '/api/query', {
+      sql,
+      ...(language ? { language } : {}),
+      ...(maxItemsRead ? { maxItemsRead } : {}),
+    }),
   queryPlan: (sql: string, language?: string) =>
     request<QueryPlanResult>('POST', '/api/query/plan', { sql, ...(language ? { language } : {}) }),
   staging: () =>

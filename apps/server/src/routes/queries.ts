@@ -9,6 +9,9 @@ import { jsonRow } from '../wire.ts';
 
 import type { RouteContext } from './context.ts';
 
+/** The most a person may confirm for one workbench read (past it: an export). */
+const MAX_CONFIRMED_ITEMS = 10_000_000;
+
 export function queryRoutes(ctx: RouteContext): Hono<ServerEnv> {
   const { checkStatement } = ctx;
   const app = new Hono<ServerEnv>();
@@ -23,6 +26,15 @@ export function queryRoutes(ctx: RouteContext): Hono<ServerEnv> {
           .string()
           .optional()
           .describe("the connection's language to read it in (default its first)"),
+        maxItemsRead: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_CONFIRMED_ITEMS)
+          .optional()
+          .describe(
+            'the items this one read may evaluate, when the person confirmed a read past the connection’s bound',
+          ),
       }),
     );
     const runner = runnerFor(source, body.language);
@@ -33,6 +45,7 @@ export function queryRoutes(ctx: RouteContext): Hono<ServerEnv> {
       const result = await runner.run(statement.statement, {
         maxRows: WORKBENCH_MAX_ROWS,
         timeoutMs: WORKBENCH_TIMEOUT_MS,
+        ...(body.maxItemsRead !== undefined ? { maxItemsRead: body.maxItemsRead } : {}),
       });
       const elapsedMs = Math.round(performance.now() - started);
       await state.history.add({

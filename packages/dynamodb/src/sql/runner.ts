@@ -9,6 +9,7 @@ import {
   type FieldInfo,
   type QueryPlan,
   type QueryRunner,
+  ReadBoundError,
   type ReadQueryResult,
   type Row,
   type SchemaCache,
@@ -392,16 +393,19 @@ export function createSqlRunner(
     const bound = maxItemsRead.toLocaleString('en-US');
     for (const access of accesses) {
       if (access.operation === 'Scan' && access.expectedItems > maxItemsRead)
-        throw new DataSourceError(
-          'too-large',
+        throw new ReadBoundError(
+          {
+            items: accesses.reduce((sum, each) => sum + each.expectedItems, 0),
+            bound: maxItemsRead,
+          },
           `${access.table.name} holds ${readCost(access.expectedItems, access.table)} to Scan, more than the ${bound} items this connection lets one statement read. ${pinAdvice(access, keysOf(access.table))} ${raiseBound(access.expectedItems)}`,
         );
     }
     const keyed = accesses.reduce((sum, access) => sum + keysToRead(access), 0);
     if (keyed > maxItemsRead) {
       const widest = [...accesses].sort((a, b) => keysToRead(b) - keysToRead(a))[0]!;
-      throw new DataSourceError(
-        'too-large',
+      throw new ReadBoundError(
+        { items: keyed, bound: maxItemsRead },
         `The statement asks for ${keyed.toLocaleString('en-US')} keys (${widest.describe}), more than the ${bound} items this connection lets one statement read: each key is a read whether or not the item exists (${readCost(keyed, widest.table, true)}). Ask for fewer keys. ${raiseBound(keyed)}`,
       );
     }
