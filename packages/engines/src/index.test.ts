@@ -1,6 +1,10 @@
 // The installed engines: each URL form goes to its engine and driver, and the registry is cheap to
 // import (the apps load it on every command): no driver, no AWS SDK, no DuckDB until one opens.
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { installedEngines } from './index.ts';
 
@@ -31,18 +35,19 @@ describe('the installed engines', () => {
     );
   });
 
-  it('importing the registry loads no driver, SDK or query engine', async () => {
+  /** What importing `entry` resolves beyond Toolrow's own files and these builtins. */
+  const foreignImports = async (entry: string): Promise<string[]> => {
     const script = `
       import { registerHooks } from 'node:module';
       const seen = new Set();
       registerHooks({
         resolve(specifier, context, next) {
-          if (/^(pg|pg-copy-streams|@electric-sql\\/pglite|@aws-sdk\\/[^/]+|@duckdb\\/[^/]+|libpg-query)(\\/|$)/.test(specifier)) seen.add(specifier);
+          if (!/^(\\.|\\/|file:|@toolrow\\/|node:(path|url)$)/.test(specifier)) seen.add(specifier);
           return next(specifier, context);
         },
       });
-      await import(${JSON.stringify(new URL('./index.ts', import.meta.url).href)});
-      console.log(JSON.stringify([...seen]));`;
+      await import(${JSON.stringify('ENTRY')});
+      console.log(JSON.stringify([...seen]));`.replace('"ENTRY"', JSON.stringify(entry));
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
@@ -50,6 +55,26 @@ describe('the installed engines', () => {
         (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
       );
     });
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual([]);
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
+  };
+
+  // Any package or builtin beyond those (a driver such as pg, the AWS SDK, DuckDB, node:sqlite)
+  // loaded at import fails this: an engine loads its driver when a connection opens.
+  it('importing the registry loads no driver, SDK or query engine, nor any package but its own', async () => {
+    expect(await foreignImports(new URL('./index.ts', import.meta.url).href)).toEqual([]);
+  });
+
+  it('the check above sees a driver imported at an engine’s top (node:sqlite here)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'toolrow-engine-probe-'));
+    try {
+      const probe = join(dir, 'probe.mjs');
+      await writeFile(
+        probe,
+        `import 'node:sqlite';\nexport * from ${JSON.stringify(new URL('./index.ts', import.meta.url).href)};\n`,
+      );
+      expect(await foreignImports(pathToFileURL(probe).href)).toEqual(['node:sqlite']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
