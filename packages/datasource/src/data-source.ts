@@ -13,7 +13,7 @@ import type { SeedOptions, SeedResult } from './seed-types.ts';
  * state (app state, the staging area, export jobs) is not here: it lives in @toolrow/state.
  */
 export interface DataSource {
-  /** The engine's id (its descriptor's): it decides the tools the connection serves (the rows' `engines`). */
+  /** The engine's id (its descriptor's); the tools it serves follow its features, which the rows' `needs` name. */
   readonly engine: string;
   /** The driver it is connected through (one of its engine's `drivers`). */
   readonly driver: string;

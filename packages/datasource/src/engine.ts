@@ -82,7 +82,7 @@ export interface ReadLayerSetupOptions extends OpenEngineOptions {
 }
 
 export interface EngineDescriptor {
-  /** What `DataSource.engine` says, and the rows' `engines` name ('postgres', 'dynamodb'). */
+  /** What `DataSource.engine` says ('postgres', 'dynamodb'). */
   readonly id: string;
   /** How a person names it ('PostgreSQL', 'DynamoDB'). */
   readonly label: string;
