@@ -292,7 +292,7 @@ export function analyze(
     for (const condition of conjuncts(select.where_clause)) {
       if (condition.class !== 'SUBQUERY') continue;
       const inner = (condition.subquery as { node?: Node } | undefined)?.node;
-      if (!inner || inner.type !== 'SELECT_NODE') continue;
+      if (inner?.type !== 'SELECT_NODE') continue;
       if (condition.subquery_type === 'ANY' && condition.comparison_type === 'COMPARE_EQUAL') {
         const outer = single(select, condition.child);
         const list = inner.select_list as Node[] | undefined;

@@ -6,6 +6,7 @@
 // it as a date or an instant.
 import type { ColumnInfo, TableInfo } from '@toolrow/datasource';
 import { DataSourceError } from '@toolrow/datasource';
+import type { Ref } from './analyze.ts';
 import type { SqlSession } from './duckdb-process.ts';
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
@@ -358,4 +359,34 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length]!;
+}
+
+/** Notes for attributes no sampled item has: read if items have them, NULL otherwise. */
+export function unsampledNotes(bound: ReadonlyMap<string, BoundTable>): string[] {
+  return [...bound.values()].flatMap((binding) =>
+    [...binding.unsampled].map((attribute) => {
+      const near = nearestAttribute(
+        attribute,
+        binding.table.columns.map((column) => column.name),
+      );
+      return `${attribute} is in no sampled item of ${binding.table.name}${near ? ` (did you mean ${near}?)` : ''}: it is read from the items that have it, and NULL elsewhere.`;
+    }),
+  );
+}
+
+/**
+ * A date or an instant compares as one in DuckDB and as text in DynamoDB: pins and joins on
+ * attributes the statement binds so are DuckDB's alone, never sent to DynamoDB.
+ */
+export function dropTemporalPins(refs: Ref[], bound: ReadonlyMap<string, BoundTable>): void {
+  for (const ref of refs) {
+    const binding = bound.get(ref.table);
+    if (!binding) continue;
+    ref.pins = ref.pins.filter((pin) => !binding.temporal.has(pin.column));
+    ref.edges = ref.edges.filter(
+      (edge) =>
+        !binding.temporal.has(edge.column) &&
+        !bound.get(refs[edge.from]!.table)?.temporal.has(edge.fromColumn),
+    );
+  }
 }

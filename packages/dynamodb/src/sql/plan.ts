@@ -6,7 +6,8 @@
 // Query per value), when a cost model in items says that reads fewer than a Scan. The most
 // selective references are read first; a parallel Scan reads what nothing pins, smallest first.
 // Only the attributes the statement binds are fetched.
-import type { TableInfo } from '@toolrow/datasource';
+import { ReadBoundError, type TableInfo } from '@toolrow/datasource';
+import { raiseBound, readCost } from '../read-bound.ts';
 import type { DynamoKeys } from '../schema.ts';
 import type { Constant, Edge, Pin, Ref } from './analyze.ts';
 
@@ -461,4 +462,31 @@ export function pinAdvice(access: TableAccess, keys: DynamoKeys): string {
     ...keys.indexes.map((index) => `WHERE ${index.partitionKey} = … (index ${index.name})`),
   ];
   return `${access.table.name} is read by Scan: pin ${options.join(', or ')}, join it on its key to a table that is pinned, or export the query instead (an export reads past the bound).`;
+}
+
+/** What a statement would read, refused before any request when past the bound, with its cost. */
+export function checkReadBound(
+  accesses: readonly TableAccess[],
+  maxItemsRead: number,
+  keysOf: (table: TableInfo) => DynamoKeys,
+): void {
+  const bound = maxItemsRead.toLocaleString('en-US');
+  for (const access of accesses) {
+    if (access.operation === 'Scan' && access.expectedItems > maxItemsRead)
+      throw new ReadBoundError(
+        {
+          items: accesses.reduce((sum, each) => sum + each.expectedItems, 0),
+          bound: maxItemsRead,
+        },
+        `${access.table.name} holds ${readCost(access.expectedItems, access.table)} to Scan, more than the ${bound} items this connection lets one statement read. ${pinAdvice(access, keysOf(access.table))} ${raiseBound(access.expectedItems)}`,
+      );
+  }
+  const keyed = accesses.reduce((sum, access) => sum + keysToRead(access), 0);
+  if (keyed > maxItemsRead) {
+    const widest = [...accesses].sort((a, b) => keysToRead(b) - keysToRead(a))[0]!;
+    throw new ReadBoundError(
+      { items: keyed, bound: maxItemsRead },
+      `The statement asks for ${keyed.toLocaleString('en-US')} keys (${widest.describe}), more than the ${bound} items this connection lets one statement read: each key is a read whether or not the item exists (${readCost(keyed, widest.table, true)}). Ask for fewer keys. ${raiseBound(keyed)}`,
+    );
+  }
 }
