@@ -197,6 +197,111 @@ function keyCondition(
   return { expression, names, values };
 }
 
+/** The ways a planned read fetches pages: a parallel Scan, a Query per value, gets by key. */
+function readersOf(
+  client: DynamoDBClient,
+  access: TableAccess,
+  projection: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> },
+  filter: ReturnType<typeof filterOf>,
+  abortSignal: AbortSignal | undefined,
+  /** Items evaluated (a key asked for is one, found or not) and capacity, as each page answers. */
+  count: (items: number, capacity: number | undefined) => void,
+) {
+  const { table } = access;
+  const scan = (): Pages =>
+    parallelScan(
+      client,
+      {
+        TableName: table.name,
+        ReturnConsumedCapacity: 'TOTAL',
+        ProjectionExpression: projection.ProjectionExpression,
+        ExpressionAttributeNames: { ...projection.ExpressionAttributeNames, ...filter?.names },
+        ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeValues: filter.values } : {}),
+      },
+      {
+        signal: abortSignal,
+        tableBytes: table.tableBytes ?? 0,
+        onPage: (page) => count(page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits),
+      },
+    );
+
+  const query = (values: AttributeValue[]): Pages =>
+    merge(
+      values.map((value) =>
+        (async function* () {
+          const condition = keyCondition(table, access.partitionKey, value, access.sortKey, access.sortPin);
+          let start: Record<string, AttributeValue> | undefined;
+          do {
+            const page = await client.send(
+              new QueryCommand({
+                TableName: table.name,
+                ...(access.index ? { IndexName: access.index } : {}),
+                KeyConditionExpression: condition.expression,
+                ProjectionExpression: projection.ProjectionExpression,
+                ExpressionAttributeNames: {
+                  ...projection.ExpressionAttributeNames,
+                  ...condition.names,
+                  ...filter?.names,
+                },
+                ExpressionAttributeValues: { ...condition.values, ...filter?.values },
+                ...(filter ? { FilterExpression: filter.expression } : {}),
+                ReturnConsumedCapacity: 'TOTAL',
+                ...(start ? { ExclusiveStartKey: start } : {}),
+              }),
+              { abortSignal },
+            );
+            // A Query for an absent value still costs a read.
+            count(Math.max(1, page.ScannedCount ?? 0), page.ConsumedCapacity?.CapacityUnits);
+            yield page.Items ?? [];
+            start = page.LastEvaluatedKey;
+          } while (start);
+        })(),
+      ),
+      LOOKUP_CONCURRENCY,
+    );
+
+  const get = async function* (keyItems: Record<string, AttributeValue>[]): Pages {
+    if (keyItems.length === 1 && access.operation === 'GetItem') {
+      const page = await client.send(
+        new GetItemCommand({
+          TableName: table.name,
+          Key: keyItems[0]!,
+          ConsistentRead: true,
+          ReturnConsumedCapacity: 'TOTAL',
+          ...projection,
+        }),
+        { abortSignal },
+      );
+      // A key asked for is an item evaluated (and billed) whether or not it exists.
+      count(1, page.ConsumedCapacity?.CapacityUnits);
+      yield page.Item ? [page.Item] : [];
+      return;
+    }
+    for (let at = 0; at < keyItems.length; at += 100) {
+      let pending: Record<string, AttributeValue>[] = keyItems.slice(at, at + 100);
+      while (pending.length > 0) {
+        const page = await client.send(
+          new BatchGetItemCommand({
+            RequestItems: { [table.name]: { Keys: pending, ConsistentRead: true, ...projection } },
+            ReturnConsumedCapacity: 'TOTAL',
+          }),
+          { abortSignal },
+        );
+        const items = page.Responses?.[table.name] ?? [];
+        const unprocessed =
+          (page.UnprocessedKeys?.[table.name]?.Keys as Record<string, AttributeValue>[]) ?? [];
+        count(
+          pending.length - unprocessed.length,
+          page.ConsumedCapacity?.reduce((sum, each) => sum + (each.CapacityUnits ?? 0), 0),
+        );
+        yield items;
+        pending = unprocessed;
+      }
+    }
+  };
+  return { scan, query, get };
+}
+
 /** A table's rows as they arrive, before its typed copy: one text table per DynamoDB table. */
 interface Landing {
   raw: string;
@@ -205,6 +310,46 @@ interface Landing {
   /** Key attributes kept beside them when several reads fill the table (an item once). */
   keys: string[];
   stats: ColumnStats[];
+}
+
+/** A landed table's columns, typed (by the stats so far) under the names the statement uses. */
+function typedColumnsOf(table: TableInfo, landing: Landing, binding: BoundTable): string[] {
+  return landing.columns.map((name, index) => {
+    const sampled = table.columns.find((column) => column.name === name);
+    const type = landing.stats[index]!.type(name, sampled, binding.temporal.has(name));
+    return `${type.cast(`c${index}`)} AS ${quote(binding.names.get(name) ?? name)}`;
+  });
+}
+
+/**
+ * A table, typed, under the name the statement uses (an item two references read is one row), and
+ * the note of an attribute no item read had.
+ */
+async function typeLanding(
+  session: SqlSession,
+  table: TableInfo,
+  landing: Landing,
+  binding: BoundTable,
+  reads: TableRead[],
+): Promise<void> {
+  const from =
+    landing.keys.length > 0
+      ? `(SELECT DISTINCT ON (${landing.keys.map((_, index) => `k${index}`).join(', ')}) * FROM ${landing.raw})`
+      : landing.raw;
+  await session.run(
+    `CREATE TEMP TABLE ${quote(table.name)} AS SELECT ${typedColumnsOf(table, landing, binding).join(', ')} FROM ${from}`,
+  );
+  await session.run(`DROP TABLE ${landing.raw}`);
+  const read = reads.find((each) => each.table === table.name)!;
+  for (const [index, attribute] of landing.columns.entries()) {
+    if (!binding.unsampled.has(attribute) || landing.stats[index]!.kinds.size > 0) continue;
+    const near = nearestAttribute(
+      attribute,
+      table.columns.map((column) => column.name),
+    );
+    const note = `No item of ${table.name} read has an attribute ${attribute}${near ? `: did you mean ${near}?` : ' (it is NULL in every row).'}`;
+    read.note = read.note ? `${read.note}; ${note}` : note;
+  }
 }
 
 /**
@@ -242,14 +387,8 @@ export async function loadTables(
     }
   };
   /** The typed columns of what landed for a table (by the stats so far). */
-  const typedColumns = (table: TableInfo, landing: Landing) => {
-    const binding = bound.get(table.name)!;
-    return landing.columns.map((name, index) => {
-      const sampled = table.columns.find((column) => column.name === name);
-      const type = landing.stats[index]!.type(name, sampled, binding.temporal.has(name));
-      return `${type.cast(`c${index}`)} AS ${quote(binding.names.get(name) ?? name)}`;
-    });
-  };
+  const typedColumns = (table: TableInfo, landing: Landing) =>
+    typedColumnsOf(table, landing, bound.get(table.name)!);
   /** The distinct values of a reference's column over the rows it read, after its own filters. */
   const valuesOf = async (lookup: NonNullable<TableAccess['lookup']>, target: TableInfo) => {
     const source = accesses.findIndex((each) => each.refs.includes(lookup.from));
@@ -337,107 +476,14 @@ export async function loadTables(
       if (batch.length >= APPEND_BATCH) await flush();
     };
 
-    const scan = (): Pages =>
-      parallelScan(
-        client,
-        {
-          TableName: table.name,
-          ReturnConsumedCapacity: 'TOTAL',
-          ProjectionExpression: projection.ProjectionExpression,
-          ExpressionAttributeNames: { ...projection.ExpressionAttributeNames, ...filter?.names },
-          ...(filter
-            ? { FilterExpression: filter.expression, ExpressionAttributeValues: filter.values }
-            : {}),
-        },
-        {
-          signal: abortSignal,
-          tableBytes: table.tableBytes ?? 0,
-          onPage: (page) =>
-            counted(access, read, page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits),
-        },
-      );
-
-    const query = (values: AttributeValue[]): Pages =>
-      merge(
-        values.map((value) =>
-          (async function* () {
-            const condition = keyCondition(table, access.partitionKey, value, access.sortKey, access.sortPin);
-            let start: Record<string, AttributeValue> | undefined;
-            do {
-              const page = await client.send(
-                new QueryCommand({
-                  TableName: table.name,
-                  ...(access.index ? { IndexName: access.index } : {}),
-                  KeyConditionExpression: condition.expression,
-                  ProjectionExpression: projection.ProjectionExpression,
-                  ExpressionAttributeNames: {
-                    ...projection.ExpressionAttributeNames,
-                    ...condition.names,
-                    ...filter?.names,
-                  },
-                  ExpressionAttributeValues: { ...condition.values, ...filter?.values },
-                  ...(filter ? { FilterExpression: filter.expression } : {}),
-                  ReturnConsumedCapacity: 'TOTAL',
-                  ...(start ? { ExclusiveStartKey: start } : {}),
-                }),
-                { abortSignal },
-              );
-              // A Query for an absent value still costs a read.
-              counted(
-                access,
-                read,
-                Math.max(1, page.ScannedCount ?? 0),
-                page.ConsumedCapacity?.CapacityUnits,
-              );
-              yield page.Items ?? [];
-              start = page.LastEvaluatedKey;
-            } while (start);
-          })(),
-        ),
-        LOOKUP_CONCURRENCY,
-      );
-
-    const get = async function* (keyItems: Record<string, AttributeValue>[]): Pages {
-      if (keyItems.length === 1 && access.operation === 'GetItem') {
-        const page = await client.send(
-          new GetItemCommand({
-            TableName: table.name,
-            Key: keyItems[0]!,
-            ConsistentRead: true,
-            ReturnConsumedCapacity: 'TOTAL',
-            ...projection,
-          }),
-          { abortSignal },
-        );
-        // A key asked for is an item evaluated (and billed) whether or not it exists.
-        counted(access, read, 1, page.ConsumedCapacity?.CapacityUnits);
-        yield page.Item ? [page.Item] : [];
-        return;
-      }
-      for (let at = 0; at < keyItems.length; at += 100) {
-        let pending: Record<string, AttributeValue>[] = keyItems.slice(at, at + 100);
-        while (pending.length > 0) {
-          const page = await client.send(
-            new BatchGetItemCommand({
-              RequestItems: { [table.name]: { Keys: pending, ConsistentRead: true, ...projection } },
-              ReturnConsumedCapacity: 'TOTAL',
-            }),
-            { abortSignal },
-          );
-          const items = page.Responses?.[table.name] ?? [];
-          const unprocessed =
-            (page.UnprocessedKeys?.[table.name]?.Keys as Record<string, AttributeValue>[]) ?? [];
-          counted(
-            access,
-            read,
-            pending.length - unprocessed.length,
-            page.ConsumedCapacity?.reduce((sum, each) => sum + (each.CapacityUnits ?? 0), 0),
-          );
-          yield items;
-          pending = unprocessed;
-        }
-      }
-    };
+    const { scan, query, get } = readersOf(
+      client,
+      access,
+      projection,
+      filter,
+      abortSignal,
+      (items, capacity) => counted(access, read, items, capacity),
+    );
 
     let pages: Pages;
     if (access.lookup) {
@@ -480,29 +526,13 @@ export async function loadTables(
     await flush();
   }
 
-  // Each table, typed, under the name the statement uses: an item read twice (two references
-  // read it) is one row.
-  for (const [name, landing] of landings) {
-    const table = accesses.find((access) => access.table.name === name)!.table;
-    const binding = bound.get(name)!;
-    const from =
-      landing.keys.length > 0
-        ? `(SELECT DISTINCT ON (${landing.keys.map((_, index) => `k${index}`).join(', ')}) * FROM ${landing.raw})`
-        : landing.raw;
-    await session.run(
-      `CREATE TEMP TABLE ${quote(name)} AS SELECT ${typedColumns(table, landing).join(', ')} FROM ${from}`,
+  for (const [name, landing] of landings)
+    await typeLanding(
+      session,
+      accesses.find((access) => access.table.name === name)!.table,
+      landing,
+      bound.get(name)!,
+      reads,
     );
-    await session.run(`DROP TABLE ${landing.raw}`);
-    const read = reads.find((each) => each.table === name)!;
-    for (const [index, attribute] of landing.columns.entries()) {
-      if (!binding.unsampled.has(attribute) || landing.stats[index]!.kinds.size > 0) continue;
-      const near = nearestAttribute(
-        attribute,
-        table.columns.map((column) => column.name),
-      );
-      const note = `No item of ${name} read has an attribute ${attribute}${near ? `: did you mean ${near}?` : ' (it is NULL in every row).'}`;
-      read.note = read.note ? `${read.note}; ${note}` : note;
-    }
-  }
   return reads;
 }

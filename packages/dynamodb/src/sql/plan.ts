@@ -161,82 +161,7 @@ export function planReads(
   /** Rows each planned reference is expected to keep after its own filters. */
   const keeps = new Map<Ref, number>();
 
-  const pinned = (ref: Ref): TableAccess | undefined => {
-    const table = tables.get(ref.table)!;
-    const keys = keysOf(table);
-    const pins = ref.pins;
-    const on = (column: string | undefined) =>
-      column ? pins.find((pin) => pin.column === column) : undefined;
-    const attributes = attributesOf(ref.table);
-    const partition = keyValues(on(keys.partitionKey));
-    if (partition && partition.length <= MAX_QUERIES) {
-      const sortPin = on(keys.sortKey);
-      const sortValues = keyValues(sortPin);
-      if (!keys.sortKey || sortValues) {
-        const count = partition.length * (sortValues?.length ?? 1);
-        const operation: Operation = count === 1 ? 'GetItem' : 'BatchGetItem';
-        return {
-          table,
-          refs: [ref],
-          operation,
-          partitionKey: keys.partitionKey,
-          ...(keys.sortKey ? { sortKey: keys.sortKey } : {}),
-          values: partition,
-          ...(sortPin ? { sortPin } : {}),
-          attributes,
-          expectedItems: count,
-          describe: `${operation} on ${table.name} (${[on(keys.partitionKey)!, ...(sortPin ? [sortPin] : [])].map(describePin).join(' AND ')})`,
-        };
-      }
-      // The table's sort key is not narrowed, and a local index's is: that index reads fewer (a
-      // range of the partition instead of all of it).
-      const local = sortPin
-        ? undefined
-        : keys.indexes.find(
-            (index) =>
-              index.kind === 'LSI' &&
-              index.partitionKey === keys.partitionKey &&
-              on(index.sortKey) !== undefined,
-          );
-      const usedSort = local ? on(local.sortKey)! : sortPin;
-      const partitionItems = estimateFor(table, keys, keys.partitionKey, partition.length);
-      return {
-        table,
-        refs: [ref],
-        operation: 'Query',
-        ...(local ? { index: local.name } : {}),
-        partitionKey: keys.partitionKey,
-        ...((local?.sortKey ?? keys.sortKey) ? { sortKey: (local?.sortKey ?? keys.sortKey)! } : {}),
-        values: partition,
-        ...(usedSort ? { sortPin: usedSort } : {}),
-        attributes,
-        expectedItems: local ? Math.max(partition.length, Math.round(partitionItems * 0.3)) : partitionItems,
-        describe: `Query on ${table.name}${local ? ` index ${local.name}` : ''} (${[on(keys.partitionKey)!, ...(usedSort ? [usedSort] : [])].map(describePin).join(' AND ')})`,
-      };
-    }
-    // The index whose partition key is pinned; one whose sort key is pinned too, first.
-    const candidates = keys.indexes
-      .map((index) => ({ index, values: keyValues(on(index.partitionKey)), sortPin: on(index.sortKey) }))
-      .filter((each) => each.values && each.values.length <= MAX_QUERIES)
-      .sort((a, b) => Number(Boolean(b.sortPin)) - Number(Boolean(a.sortPin)));
-    const best = candidates[0];
-    if (best) {
-      return {
-        table,
-        refs: [ref],
-        operation: 'Query',
-        index: best.index.name,
-        partitionKey: best.index.partitionKey,
-        ...(best.index.sortKey ? { sortKey: best.index.sortKey } : {}),
-        values: best.values!,
-        ...(best.sortPin ? { sortPin: best.sortPin } : {}),
-        attributes,
-        expectedItems: estimateFor(table, keys, best.index.partitionKey, best.values!.length),
-        describe: `Query on ${table.name} index ${best.index.name} (${[on(best.index.partitionKey)!, ...(best.sortPin ? [best.sortPin] : [])].map(describePin).join(' AND ')})`,
-      };
-    }
-    return undefined;
-  };
+  const pinned = (ref: Ref) => keyedRead(ref, tables.get(ref.table)!, keysOf, attributesOf(ref.table));
 
   /** The cheapest lookup of a reference from one already planned, if it reads fewer than a Scan. */
   const lookup = (ref: Ref): { access: TableAccess; cost: number } | undefined => {
@@ -367,6 +292,86 @@ export function planReads(
     access.describe += `, filtered by ${filters.map(describePin).join(' AND ')}`;
   }
   return merged;
+}
+
+/** The read of a reference its constants pin: gets of its whole key, a Query of its partition or an index's. */
+function keyedRead(
+  ref: Ref,
+  table: TableInfo,
+  keysOf: (table: TableInfo) => DynamoKeys,
+  attributes: string[],
+): TableAccess | undefined {
+  const keys = keysOf(table);
+  const pins = ref.pins;
+  const on = (column: string | undefined) => (column ? pins.find((pin) => pin.column === column) : undefined);
+  const partition = keyValues(on(keys.partitionKey));
+  if (partition && partition.length <= MAX_QUERIES) {
+    const sortPin = on(keys.sortKey);
+    const sortValues = keyValues(sortPin);
+    if (!keys.sortKey || sortValues) {
+      const count = partition.length * (sortValues?.length ?? 1);
+      const operation: Operation = count === 1 ? 'GetItem' : 'BatchGetItem';
+      return {
+        table,
+        refs: [ref],
+        operation,
+        partitionKey: keys.partitionKey,
+        ...(keys.sortKey ? { sortKey: keys.sortKey } : {}),
+        values: partition,
+        ...(sortPin ? { sortPin } : {}),
+        attributes,
+        expectedItems: count,
+        describe: `${operation} on ${table.name} (${[on(keys.partitionKey)!, ...(sortPin ? [sortPin] : [])].map(describePin).join(' AND ')})`,
+      };
+    }
+    // The table's sort key is not narrowed, and a local index's is: that index reads fewer (a
+    // range of the partition instead of all of it).
+    const local = sortPin
+      ? undefined
+      : keys.indexes.find(
+          (index) =>
+            index.kind === 'LSI' &&
+            index.partitionKey === keys.partitionKey &&
+            on(index.sortKey) !== undefined,
+        );
+    const usedSort = local ? on(local.sortKey)! : sortPin;
+    const partitionItems = estimateFor(table, keys, keys.partitionKey, partition.length);
+    return {
+      table,
+      refs: [ref],
+      operation: 'Query',
+      ...(local ? { index: local.name } : {}),
+      partitionKey: keys.partitionKey,
+      ...((local?.sortKey ?? keys.sortKey) ? { sortKey: (local?.sortKey ?? keys.sortKey)! } : {}),
+      values: partition,
+      ...(usedSort ? { sortPin: usedSort } : {}),
+      attributes,
+      expectedItems: local ? Math.max(partition.length, Math.round(partitionItems * 0.3)) : partitionItems,
+      describe: `Query on ${table.name}${local ? ` index ${local.name}` : ''} (${[on(keys.partitionKey)!, ...(usedSort ? [usedSort] : [])].map(describePin).join(' AND ')})`,
+    };
+  }
+  // The index whose partition key is pinned; one whose sort key is pinned too, first.
+  const candidates = keys.indexes
+    .map((index) => ({ index, values: keyValues(on(index.partitionKey)), sortPin: on(index.sortKey) }))
+    .filter((each) => each.values && each.values.length <= MAX_QUERIES)
+    .sort((a, b) => Number(Boolean(b.sortPin)) - Number(Boolean(a.sortPin)));
+  const best = candidates[0];
+  if (best) {
+    return {
+      table,
+      refs: [ref],
+      operation: 'Query',
+      index: best.index.name,
+      partitionKey: best.index.partitionKey,
+      ...(best.index.sortKey ? { sortKey: best.index.sortKey } : {}),
+      values: best.values!,
+      ...(best.sortPin ? { sortPin: best.sortPin } : {}),
+      attributes,
+      expectedItems: estimateFor(table, keys, best.index.partitionKey, best.values!.length),
+      describe: `Query on ${table.name} index ${best.index.name} (${[on(best.index.partitionKey)!, ...(best.sortPin ? [best.sortPin] : [])].map(describePin).join(' AND ')})`,
+    };
+  }
+  return undefined;
 }
 
 /**
