@@ -24,7 +24,7 @@ import {
   type TableInfo,
 } from '@toolrow/datasource';
 import { keyOf, keysFor } from './rows.ts';
-import type { KeyMap } from './schema.ts';
+import type { DynamoKeys, KeyMap } from './schema.ts';
 import { itemToRow, toAttribute } from './values.ts';
 
 /** DynamoDB's limit of actions in one transaction. */
@@ -138,6 +138,121 @@ interface ItemWrite {
   values: Row;
 }
 
+/**
+ * The transaction's action for one item: a Put (an insert, or a replace), a Delete, an Update of
+ * the staged attributes (and the version), or a ConditionCheck — each conditioned on the item being
+ * as staged (`before`). `version`: the table's version attribute, when its items have it.
+ */
+function actionOf(
+  item: ItemWrite,
+  tableKeys: DynamoKeys,
+  version: string | undefined,
+): TransactWriteItem | undefined {
+  const { table, keyRow, before } = item;
+  const keyNames = [tableKeys.partitionKey, tableKeys.sortKey].filter((each): each is string =>
+    Boolean(each),
+  );
+  const first = item.changes[0]!;
+  if (item.kind === 'none') return undefined;
+  if (item.kind === 'insert' || item.kind === 'replace') {
+    const values =
+      version && item.values[version] === undefined ? { ...item.values, [version]: 1 } : item.values;
+    const attributes = attributesOf(table, values);
+    const missing = keyNames.filter((name) => attributes[name] === undefined);
+    if (missing.length > 0) {
+      throw new DataSourceError(
+        'invalid-change',
+        `change ${first.id}: an item of ${table.name} needs its key ${missing.join(', ')}.`,
+      );
+    }
+    if (item.kind === 'insert') {
+      return {
+        Put: {
+          TableName: table.name,
+          Item: attributes,
+          ConditionExpression: 'attribute_not_exists(#k)',
+          ExpressionAttributeNames: { '#k': tableKeys.partitionKey },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      };
+    }
+  }
+  const key = keyOf(table, tableKeys, keyRow);
+  const staged = item.kind === 'update' ? item.values : {};
+  // An item without the version attribute is at version 0: the condition is that it still has
+  // none (a versioning writer since would have set it), and an update sets it to 1.
+  const unversioned = version !== undefined && before !== null && before[version] === undefined;
+  const added = [
+    ...new Set([
+      ...Object.keys(staged).filter((name) => !before || !Object.hasOwn(before, name)),
+      ...(unversioned ? [version] : []),
+    ]),
+  ];
+  const condition = sameAs(before ?? {}, table, added);
+  const guard = {
+    ConditionExpression: condition.expression,
+    ExpressionAttributeNames: {
+      ...condition.names,
+      ...(condition.expression.includes('#k') ? { '#k': tableKeys.partitionKey } : {}),
+    },
+    ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  if (item.kind === 'delete') return { Delete: { TableName: table.name, Key: key, ...guard } };
+  if (item.kind === 'replace') {
+    return { Put: { TableName: table.name, Item: attributesOf(table, item.values), ...guard } };
+  }
+  const changedKey = keyNames.find(
+    (name) => Object.hasOwn(staged, name) && JSON.stringify(staged[name]) !== JSON.stringify(before?.[name]),
+  );
+  if (changedKey) {
+    throw new DataSourceError(
+      'invalid-change',
+      `change ${first.id}: ${changedKey} is part of the key of ${table.name}; stage a delete and an insert instead.`,
+    );
+  }
+  // An update sets the staged attributes and no other (a key attribute is never SET), and
+  // increments the version where the table has one.
+  const set = Object.fromEntries(
+    Object.entries(staged).filter(([name]) => !keyNames.includes(name) && name !== version),
+  );
+  if (Object.keys(set).length === 0 && !version) {
+    // Nothing to set: the transaction still checks the item is as staged.
+    return { ConditionCheck: { TableName: table.name, Key: key, ...guard } };
+  }
+  const update = setOf(set, table, version ? { name: version, absent: unversioned } : undefined);
+  return {
+    Update: {
+      TableName: table.name,
+      Key: key,
+      UpdateExpression: update.expression,
+      ...guard,
+      ExpressionAttributeNames: { ...guard.ExpressionAttributeNames, ...update.names },
+      ExpressionAttributeValues: { ...(guard.ExpressionAttributeValues ?? {}), ...update.values },
+    },
+  };
+}
+
+/** The conflicts a cancelled transaction reports, one per refused item (its first change). */
+function conflictsOf(error: TransactionCanceledException, sent: ItemWrite[]): StagingConflict[] {
+  const conflicts: StagingConflict[] = [];
+  (error.CancellationReasons ?? []).forEach((reason, index) => {
+    if (reason.Code !== 'ConditionalCheckFailed') return;
+    const item = sent[index]!;
+    const change = item.changes[0]!;
+    const now = reason.Item ? itemToRow(reason.Item, item.table) : null;
+    conflicts.push({
+      changeId: change.id,
+      table: item.table.name,
+      key: change.keyJson ? (JSON.parse(change.keyJson) as Row) : item.keyRow,
+      reason: change.kind === 'insert' ? 'exists' : now === null ? 'missing' : 'changed',
+      current: now,
+      changedColumns: now && item.before ? changedAttributes(item.table, now, item.before) : [],
+    });
+  });
+  return conflicts;
+}
+
 /** How long DynamoDB keeps a ClientRequestToken: a resent transaction within it applies once. */
 const IDEMPOTENCY_WINDOW_MS = 9 * 60 * 1000;
 
@@ -146,14 +261,16 @@ export interface DynamoChangeWriterOptions {
   versionAttribute?: string;
 }
 
-export function createDynamoChangeWriter(
+/**
+ * The items a commit writes, as they are now: read consistently, their keys as staged, each staged
+ * change checked against the whole item, and the changes of one item merged into one write.
+ */
+function itemsAsTheyAre(
   read: DynamoDBClient,
-  write: () => DynamoDBClient,
   schema: SchemaCache,
   keys: KeyMap,
-  description: string,
-  options: DynamoChangeWriterOptions = {},
-): ChangeWriter {
+  options: DynamoChangeWriterOptions,
+) {
   async function current(table: TableInfo, key: Record<string, AttributeValue>): Promise<Row | null> {
     const result = await read.send(
       new GetItemCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
@@ -271,112 +388,23 @@ export function createDynamoChangeWriter(
     return [...byItem.values()];
   }
 
-  function actionOf(item: ItemWrite): TransactWriteItem | undefined {
-    const { table, keyRow, before } = item;
-    const tableKeys = keysFor(keys, table);
-    const keyNames = keyNamesOf(table);
-    const first = item.changes[0]!;
-    const version = versionOf(table);
-    if (item.kind === 'none') return undefined;
-    if (item.kind === 'insert' || item.kind === 'replace') {
-      const values =
-        version && item.values[version] === undefined ? { ...item.values, [version]: 1 } : item.values;
-      const attributes = attributesOf(table, values);
-      const missing = keyNames.filter((name) => attributes[name] === undefined);
-      if (missing.length > 0) {
-        throw new DataSourceError(
-          'invalid-change',
-          `change ${first.id}: an item of ${table.name} needs its key ${missing.join(', ')}.`,
-        );
-      }
-      if (item.kind === 'insert') {
-        return {
-          Put: {
-            TableName: table.name,
-            Item: attributes,
-            ConditionExpression: 'attribute_not_exists(#k)',
-            ExpressionAttributeNames: { '#k': tableKeys.partitionKey },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        };
-      }
-    }
-    const key = keyOf(table, tableKeys, keyRow);
-    const staged = item.kind === 'update' ? item.values : {};
-    // An item without the version attribute is at version 0: the condition is that it still has
-    // none (a versioning writer since would have set it), and an update sets it to 1.
-    const unversioned = version !== undefined && before !== null && before[version] === undefined;
-    const added = [
-      ...new Set([
-        ...Object.keys(staged).filter((name) => !before || !Object.hasOwn(before, name)),
-        ...(unversioned ? [version] : []),
-      ]),
-    ];
-    const condition = sameAs(before ?? {}, table, added);
-    const guard = {
-      ConditionExpression: condition.expression,
-      ExpressionAttributeNames: {
-        ...condition.names,
-        ...(condition.expression.includes('#k') ? { '#k': tableKeys.partitionKey } : {}),
-      },
-      ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    };
-    if (item.kind === 'delete') return { Delete: { TableName: table.name, Key: key, ...guard } };
-    if (item.kind === 'replace') {
-      return { Put: { TableName: table.name, Item: attributesOf(table, item.values), ...guard } };
-    }
-    const changedKey = keyNames.find(
-      (name) =>
-        Object.hasOwn(staged, name) && JSON.stringify(staged[name]) !== JSON.stringify(before?.[name]),
-    );
-    if (changedKey) {
-      throw new DataSourceError(
-        'invalid-change',
-        `change ${first.id}: ${changedKey} is part of the key of ${table.name}; stage a delete and an insert instead.`,
-      );
-    }
-    // An update sets the staged attributes and no other (a key attribute is never SET), and
-    // increments the version where the table has one.
-    const set = Object.fromEntries(
-      Object.entries(staged).filter(([name]) => !keyNames.includes(name) && name !== version),
-    );
-    if (Object.keys(set).length === 0 && !version) {
-      // Nothing to set: the transaction still checks the item is as staged.
-      return { ConditionCheck: { TableName: table.name, Key: key, ...guard } };
-    }
-    const update = setOf(set, table, version ? { name: version, absent: unversioned } : undefined);
-    return {
-      Update: {
-        TableName: table.name,
-        Key: key,
-        UpdateExpression: update.expression,
-        ...guard,
-        ExpressionAttributeNames: { ...guard.ExpressionAttributeNames, ...update.names },
-        ExpressionAttributeValues: { ...(guard.ExpressionAttributeValues ?? {}), ...update.values },
-      },
-    };
-  }
+  return { current, keyNamesOf, versionOf, checkChanges, itemWrites };
+}
 
-  /** The conflicts a cancelled transaction reports, one per refused item (its first change). */
-  function conflictsOf(error: TransactionCanceledException, sent: ItemWrite[]): StagingConflict[] {
-    const conflicts: StagingConflict[] = [];
-    (error.CancellationReasons ?? []).forEach((reason, index) => {
-      if (reason.Code !== 'ConditionalCheckFailed') return;
-      const item = sent[index]!;
-      const change = item.changes[0]!;
-      const now = reason.Item ? itemToRow(reason.Item, item.table) : null;
-      conflicts.push({
-        changeId: change.id,
-        table: item.table.name,
-        key: change.keyJson ? (JSON.parse(change.keyJson) as Row) : item.keyRow,
-        reason: change.kind === 'insert' ? 'exists' : now === null ? 'missing' : 'changed',
-        current: now,
-        changedColumns: now && item.before ? changedAttributes(item.table, now, item.before) : [],
-      });
-    });
-    return conflicts;
-  }
+export function createDynamoChangeWriter(
+  read: DynamoDBClient,
+  write: () => DynamoDBClient,
+  schema: SchemaCache,
+  keys: KeyMap,
+  description: string,
+  options: DynamoChangeWriterOptions = {},
+): ChangeWriter {
+  const { current, keyNamesOf, versionOf, checkChanges, itemWrites } = itemsAsTheyAre(
+    read,
+    schema,
+    keys,
+    options,
+  );
 
   return {
     writer: { description, source: 'option' },
@@ -423,7 +451,7 @@ export function createDynamoChangeWriter(
       const sent: ItemWrite[] = [];
       const actions: TransactWriteItem[] = [];
       for (const item of writes) {
-        const action = actionOf(item);
+        const action = actionOf(item, keysFor(keys, item.table), versionOf(item.table));
         if (!action) continue;
         sent.push(item);
         actions.push(action);

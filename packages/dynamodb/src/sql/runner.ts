@@ -8,7 +8,6 @@ import {
   type FieldInfo,
   type QueryPlan,
   type QueryRunner,
-  ReadBoundError,
   type ReadQueryResult,
   type Row,
   type SchemaCache,
@@ -32,7 +31,7 @@ import { filtersAsSql } from './filters-sql.ts';
 import { loadTables } from './load.ts';
 import { checkReadBound, planReads, type TableAccess } from './plan.ts';
 import { openSandbox, type Sandbox, type SandboxSwitches } from './sandbox.ts';
-import { parseLenient, parseStatement, treeText } from './statement-check.ts';
+import { parseLenient, parseStatement } from './statement-check.ts';
 
 /** Test switches: a layer switched off, to test the others alone. */
 export interface SqlLayerSwitches extends SandboxSwitches {
