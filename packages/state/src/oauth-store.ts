@@ -152,9 +152,13 @@ export interface OAuthStoreDeps {
   lastUse: LastUse<string>;
 }
 
-export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): OAuthRepository {
-  const { q, dialect } = db;
+export function createOAuthStore(deps: OAuthStoreDeps): OAuthRepository {
+  const shared = oauthShared();
+  return { ...clientMethods(deps, shared), ...grantMethods(deps), ...tokenMethods(deps, shared) };
+}
 
+/** What the store's parts share: issuing a token pair, and the registered clients no grant approved. */
+function oauthShared() {
   async function issue(tx: StateQueries, grant: OAuthGrant, accessExpiresAt: Date): Promise<OAuthTokenPair> {
     const accessToken = secret(OAUTH_PREFIX.access);
     const refreshToken = secret(OAUTH_PREFIX.refresh);
@@ -190,6 +194,17 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): OAuthR
         ),
       );
 
+  return { issue, unapproved };
+}
+
+type Shared = ReturnType<typeof oauthShared>;
+
+/** Registered clients: saved, counted and pruned while no grant approved them. */
+function clientMethods(
+  { db }: OAuthStoreDeps,
+  { unapproved }: Shared,
+): Pick<OAuthRepository, 'saveClient' | 'countUnapprovedClients' | 'pruneUnapprovedClients' | 'getClient'> {
+  const { q } = db;
   return {
     async saveClient(client) {
       const values = {
@@ -220,6 +235,20 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): OAuthR
       const row = await q.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
       return row ? toClient(row) : null;
     },
+  };
+}
+
+/** Grants (a client's approved access for a person), their codes and their ending. */
+function grantMethods({
+  db,
+  cache,
+  lastUse,
+}: OAuthStoreDeps): Pick<
+  OAuthRepository,
+  'createGrant' | 'issueCode' | 'redeemCode' | 'listGrants' | 'getGrant' | 'revokeGrant'
+> {
+  const { q, dialect } = db;
+  return {
     async createGrant({ clientId, scope, profile, resource, actorName, expiresAt, askViaClient }) {
       const id = `grant_${randomUUID()}`;
       await q
@@ -284,6 +313,52 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): OAuthR
       if (!outcome.ok && outcome.reason === 'replayed') cache.clear();
       return outcome;
     },
+    async listGrants(options = {}) {
+      await lastUse.flush();
+      const now = new Date();
+      const rows = await grants(q)
+        .select(GRANT_COLUMNS)
+        .$if(!options.all, (qb) =>
+          qb
+            .where('g.revoked_at', 'is', null)
+            .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)])),
+        )
+        .orderBy('g.created_at')
+        .orderBy('g.id')
+        .execute();
+      const ids = rows.map((row) => row.id as string);
+      const issued = new Set(
+        ids.length === 0
+          ? []
+          : (
+              await q
+                .selectFrom('oauth_tokens')
+                .select('grant_id')
+                .distinct()
+                .where('grant_id', 'in', ids)
+                .execute()
+            ).map((row) => row.grant_id),
+      );
+      return rows.map((row) => ({ ...toGrant(row), tokensIssued: issued.has(row.id as string) }));
+    },
+    async getGrant(id) {
+      return (await grantById(q, id)) ?? null;
+    },
+    async revokeGrant(id, reason = 'disconnected by the user') {
+      const revoked = await q.transaction().execute((tx) => revokeGrantIn(tx, id, reason));
+      cache.clear();
+      return revoked;
+    },
+  };
+}
+
+/** Token pairs of a grant: issued, refreshed, verified, revoked. */
+function tokenMethods(
+  { db, cache, lastUse }: OAuthStoreDeps,
+  { issue }: Shared,
+): Pick<OAuthRepository, 'issueTokens' | 'refresh' | 'verifyAccess' | 'revokeToken' | 'grantOfToken'> {
+  const { q, dialect } = db;
+  return {
     async issueTokens(grantId, { accessExpiresAt }) {
       const grant = await grantById(q, grantId);
       if (!grant || !live(grant, Date.now())) {
@@ -378,37 +453,6 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): OAuthR
       cache.clear();
       return revoked;
     },
-    async listGrants(options = {}) {
-      await lastUse.flush();
-      const now = new Date();
-      const rows = await grants(q)
-        .select(GRANT_COLUMNS)
-        .$if(!options.all, (qb) =>
-          qb
-            .where('g.revoked_at', 'is', null)
-            .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)])),
-        )
-        .orderBy('g.created_at')
-        .orderBy('g.id')
-        .execute();
-      const ids = rows.map((row) => row.id as string);
-      const issued = new Set(
-        ids.length === 0
-          ? []
-          : (
-              await q
-                .selectFrom('oauth_tokens')
-                .select('grant_id')
-                .distinct()
-                .where('grant_id', 'in', ids)
-                .execute()
-            ).map((row) => row.grant_id),
-      );
-      return rows.map((row) => ({ ...toGrant(row), tokensIssued: issued.has(row.id as string) }));
-    },
-    async getGrant(id) {
-      return (await grantById(q, id)) ?? null;
-    },
     async grantOfToken(token) {
       const row = await grants(q)
         .innerJoin('oauth_tokens as t', 't.grant_id', 'g.id')
@@ -416,11 +460,6 @@ export function createOAuthStore({ db, cache, lastUse }: OAuthStoreDeps): OAuthR
         .where('t.token_hash', '=', hashToken(token))
         .executeTakeFirst();
       return row ? toGrant(row) : null;
-    },
-    async revokeGrant(id, reason = 'disconnected by the user') {
-      const revoked = await q.transaction().execute((tx) => revokeGrantIn(tx, id, reason));
-      cache.clear();
-      return revoked;
     },
   };
 }
