@@ -233,6 +233,371 @@ export function clientIdOf(request: Request, form: URLSearchParams): string | un
   return form.get('client_id') ?? undefined;
 }
 
+/** What the endpoints share: the options, the store, what is pending, the helpers over them. */
+interface ServerState {
+  options: AuthorizationServerOptions;
+  oauth: AuthorizationServerOptions['state']['oauth'];
+  accessTtl: number;
+  pending: Map<string, Pending>;
+  replacing: Map<string, string[]>;
+  registrations: number[];
+  issuerOf(request: Request): string;
+  resourceOf(issuer: string): string;
+  sweep(now: number): void;
+  resolveClient(
+    clientId: string | undefined | null,
+    options?: { fresh?: boolean },
+  ): Promise<OAuthClient & { document?: AcceptedClientMetadata }>;
+  tokenResponse(
+    tokens: Awaited<ReturnType<AuthorizationServerOptions['state']['oauth']['issueTokens']>>,
+  ): Response;
+}
+
+async function authorizeEndpoint(server: ServerState, request: Request): Promise<Response> {
+  const { options, pending, issuerOf, resourceOf, sweep, resolveClient } = server;
+  if (request.method !== 'GET') return new Response(null, { status: 405, headers: { allow: 'GET' } });
+  const issuer = issuerOf(request);
+  const params = new URL(request.url).searchParams;
+  // A sign-in is a page the client opens in the browser. An <img>, a script, a frame or a
+  // fetch() from some web page is not one (browsers say so in Sec-Fetch-Dest), and must not make
+  // the app fetch documents or hold requests. Clients outside a browser send no such header.
+  const dest = request.headers.get('sec-fetch-dest');
+  if (dest !== null && dest !== 'document') {
+    return authorizeErrorPage(
+      new OAuthError(
+        OAuthErrorCode.InvalidRequest,
+        `An authorization request must be opened as a page (this one came as a request for ${dest === 'empty' ? "a script's fetch" : `an ${dest}`}). Nothing was fetched or stored.`,
+      ),
+      403,
+    );
+  }
+  // Until the client and its redirect URI are known good, errors are shown, never redirected:
+  // redirecting to an unchecked URI would make this an open redirector (RFC 6749 §4.1.2.1).
+  let client: OAuthClient & { document?: AcceptedClientMetadata };
+  try {
+    client = await resolveClient(params.get('client_id'), { fresh: true });
+  } catch (error) {
+    if (error instanceof OAuthError) return authorizeErrorPage(error);
+    throw error;
+  }
+  const redirectUri = params.get('redirect_uri');
+  if (!redirectUri || !redirectUriMatches(client.redirectUris, redirectUri)) {
+    return authorizeErrorPage(
+      new OAuthError(
+        OAuthErrorCode.InvalidRequest,
+        redirectUri
+          ? `redirect_uri ${redirectUri} is not one ${client.name} registered (${client.redirectUris.join(', ')}).`
+          : 'redirect_uri is required.',
+      ),
+    );
+  }
+  const state = params.get('state') ?? undefined;
+  const back = (error: OAuthError) =>
+    new Response(null, {
+      status: 302,
+      headers: {
+        location: redirectWith(redirectUri, {
+          error: error.code,
+          error_description: error.message,
+          state,
+          iss: issuer,
+        }),
+        ...noStore,
+      },
+    });
+  try {
+    if (params.get('response_type') !== 'code') {
+      throw new OAuthError(
+        OAuthErrorCode.UnsupportedResponseType,
+        `response_type must be 'code' (got '${params.get('response_type') ?? ''}').`,
+      );
+    }
+    const challenge = params.get('code_challenge');
+    if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidRequest,
+        'PKCE is required: send code_challenge, the base64url SHA-256 of your code_verifier, with code_challenge_method=S256.',
+      );
+    }
+    if (params.get('code_challenge_method') !== 'S256') {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidRequest,
+        `code_challenge_method must be S256 (got '${params.get('code_challenge_method') ?? 'none, which means plain'}'); plain PKCE is refused.`,
+      );
+    }
+    const scope = requestedScope(params.get('scope'));
+    const resource = resourceOf(issuer);
+    const asked = params.getAll('resource');
+    if (asked.length > 1 || (asked.length === 1 && asked[0] !== resource)) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidTarget,
+        `This server issues tokens for ${resource} only (asked for ${asked.join(', ')}).`,
+      );
+    }
+    const now = Date.now();
+    sweep(now);
+    // Bounded without letting anyone push out the user's own waiting consent: a client's own
+    // oldest request gives way to its newest; past the total, new requests are refused.
+    const ofClient = [...pending.values()].filter((entry) => entry.clientId === client.id);
+    if (ofClient.length >= MAX_PENDING_PER_CLIENT) pending.delete(ofClient[0]!.id);
+    if (pending.size >= MAX_PENDING) {
+      throw new OAuthError(
+        OAuthErrorCode.TemporarilyUnavailable,
+        `${MAX_PENDING} sign-ins are already waiting for the user's consent in the Toolrow app. Answer or let them expire (15 minutes), then connect again.`,
+      );
+    }
+    const id = randomBytes(16).toString('base64url');
+    pending.set(id, {
+      id,
+      csrf: randomBytes(24).toString('base64url'),
+      clientId: client.id,
+      clientName: client.name,
+      clientKind: client.kind,
+      redirectUri,
+      scope,
+      resource,
+      expiresAt: new Date(now + CONSENT_TTL_MS),
+      state,
+      codeChallenge: challenge,
+      issuer,
+      ...(client.document ? { document: client.document } : {}),
+    });
+    return new Response(null, {
+      status: 302,
+      headers: { location: `${options.consentPath}?request=${encodeURIComponent(id)}`, ...noStore },
+    });
+  } catch (error) {
+    if (error instanceof OAuthError) return back(error);
+    throw error;
+  }
+}
+
+async function tokenEndpoint(server: ServerState, request: Request): Promise<Response> {
+  const { oauth, accessTtl, replacing, issuerOf, resourceOf, resolveClient, tokenResponse } = server;
+  if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+  const form = await formBody(request);
+  const grantType = form.get('grant_type');
+  if (!grantType) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'grant_type is required.');
+  if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+    throw new OAuthError(
+      OAuthErrorCode.UnsupportedGrantType,
+      `grant_type '${grantType}' is not supported: use authorization_code or refresh_token.`,
+    );
+  }
+  const clientId = clientIdOf(request, form);
+  let client: OAuthClient;
+  try {
+    client = await resolveClient(clientId);
+  } catch (error) {
+    if (error instanceof OAuthError) throw new OAuthError(OAuthErrorCode.InvalidClient, error.message);
+    throw error;
+  }
+  const issuer = issuerOf(request);
+  const asked = form.getAll('resource');
+  const checkResource = (bound: string) => {
+    if (asked.length > 1 || (asked.length === 1 && asked[0] !== bound)) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidTarget,
+        `This grant is for ${bound}; a token for ${asked.join(', ')} cannot be issued from it.`,
+      );
+    }
+  };
+  const accessExpiresAt = new Date(Date.now() + accessTtl);
+
+  if (grantType === 'authorization_code') {
+    const code = form.get('code');
+    const verifier = form.get('code_verifier');
+    const redirectUri = form.get('redirect_uri');
+    if (!code) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'code is required.');
+    if (!verifier) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'code_verifier is required (PKCE).');
+    const redeemed = await oauth.redeemCode(code);
+    if (!redeemed.ok) {
+      const why = {
+        unknown: 'The authorization code is not one this server issued.',
+        expired: 'The authorization code expired; start the authorization again.',
+        replayed:
+          'The authorization code was already used. A code works once; every token issued with it is now revoked.',
+        revoked: 'The connection this code was issued for was disconnected.',
+      }[redeemed.reason];
+      throw new OAuthError(OAuthErrorCode.InvalidGrant, why);
+    }
+    const { grant } = redeemed;
+    if (grant.clientId !== client.id)
+      throw new OAuthError(
+        OAuthErrorCode.InvalidGrant,
+        'The authorization code was issued to another client.',
+      );
+    if (redirectUri !== redeemed.redirectUri) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidGrant,
+        'redirect_uri does not match the one of the authorization request.',
+      );
+    }
+    if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !sameSecret(s256(verifier), redeemed.codeChallenge)) {
+      throw new OAuthError(
+        OAuthErrorCode.InvalidGrant,
+        'code_verifier does not match the code_challenge (PKCE).',
+      );
+    }
+    checkResource(grant.resource);
+    if (grant.resource !== resourceOf(issuer))
+      throw new OAuthError(OAuthErrorCode.InvalidTarget, `This grant is for ${grant.resource}.`);
+    let tokens: Awaited<ReturnType<typeof oauth.issueTokens>>;
+    try {
+      tokens = await oauth.issueTokens(grant.id, { accessExpiresAt });
+    } catch (error) {
+      // The same code redeemed again at the same moment revoked the grant in between.
+      if (!isDataSourceError(error, 'misuse')) throw error;
+      throw new OAuthError(
+        OAuthErrorCode.InvalidGrant,
+        'The authorization code was used more than once; the connection is revoked. Authorize again.',
+      );
+    }
+    // The grants this one replaces end now that it works.
+    const replaced = replacing.get(grant.id) ?? [];
+    replacing.delete(grant.id);
+    for (const id of replaced) {
+      if (id !== grant.id)
+        await oauth.revokeGrant(id, `replaced by a new consent (${grant.scope} on ${grant.profile})`);
+    }
+    return tokenResponse(tokens);
+  }
+
+  const refreshToken = form.get('refresh_token');
+  if (!refreshToken) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'refresh_token is required.');
+  const before = await oauth.grantOfToken(refreshToken);
+  if (before) checkResource(before.resource);
+  const scope = form.get('scope');
+  if (scope && before && !scopeCovers(before.scope as McpScope, requestedScope(scope))) {
+    throw new OAuthError(
+      OAuthErrorCode.InvalidScope,
+      `This connection was granted ${before.scope}; a refresh cannot widen it. Authorize again to ask for more.`,
+    );
+  }
+  const refreshed = await oauth.refresh(refreshToken, { clientId: client.id, accessExpiresAt });
+  if (!refreshed.ok) {
+    const why = {
+      unknown: 'The refresh token is not one this server issued.',
+      expired: 'The connection expired; authorize again.',
+      revoked: 'The connection was disconnected; authorize again.',
+      reused:
+        'This refresh token was already used. Refresh tokens rotate: reuse means it leaked, so the connection is revoked. Authorize again.',
+      'wrong-client': 'The refresh token was issued to another client.',
+    }[refreshed.reason];
+    throw new OAuthError(OAuthErrorCode.InvalidGrant, why);
+  }
+  return tokenResponse(refreshed.tokens);
+}
+
+async function registerEndpoint(server: ServerState, request: Request): Promise<Response> {
+  const { oauth, registrations } = server;
+  if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+  const read = await readRequestBody(request);
+  if (read.tooLarge) throw new OAuthError(OAuthErrorCode.InvalidClientMetadata, 'Registration too large.');
+  let body: unknown;
+  try {
+    body = JSON.parse(read.text);
+  } catch {
+    throw new OAuthError(OAuthErrorCode.InvalidClientMetadata, 'The registration must be a JSON object.');
+  }
+  const accepted = acceptClientMetadata(body, { document: false, fallbackName: 'Unnamed MCP client' });
+  const now = Date.now();
+  while (registrations.length > 0 && registrations[0]! <= now - 60_000) registrations.shift();
+  if (registrations.length >= REGISTRATIONS_PER_MINUTE) {
+    throw new OAuthError(
+      OAuthErrorCode.TemporarilyUnavailable,
+      `${REGISTRATIONS_PER_MINUTE} clients registered in the last minute; try again in a minute.`,
+    );
+  }
+  // Registrations nobody approved expire after a day; past the cap, new ones wait for that.
+  await oauth.pruneUnapprovedClients(new Date(now - UNAPPROVED_REGISTRATION_TTL_MS));
+  if ((await oauth.countUnapprovedClients()) >= MAX_UNAPPROVED_REGISTRATIONS) {
+    throw new OAuthError(
+      OAuthErrorCode.TemporarilyUnavailable,
+      `${MAX_UNAPPROVED_REGISTRATIONS} registered clients are waiting for a first approval; new registrations are refused until some are approved or expire (a day after registering).`,
+    );
+  }
+  registrations.push(now);
+  const id = `trwclient_${randomBytes(16).toString('base64url')}`;
+  const client = await oauth.saveClient({
+    id,
+    kind: 'registered',
+    name: accepted.name,
+    redirectUris: accepted.redirectUris,
+    metadata: accepted.metadata,
+  });
+  return Response.json(
+    {
+      ...accepted.metadata,
+      client_id: client.id,
+      client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
+    },
+    { status: 201, headers: noStore },
+  );
+}
+
+async function revokeEndpoint(server: ServerState, request: Request): Promise<Response> {
+  const { oauth, resolveClient } = server;
+  if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+  const form = await formBody(request);
+  const value = form.get('token');
+  if (!value) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'token is required.');
+  const clientId = clientIdOf(request, form);
+  try {
+    await resolveClient(clientId);
+  } catch (error) {
+    if (error instanceof OAuthError) throw new OAuthError(OAuthErrorCode.InvalidClient, error.message);
+    throw error;
+  }
+  // RFC 7009 §2.2: 200 whether or not there was anything to revoke.
+  await oauth.revokeToken(value, clientId);
+  return new Response(null, { status: 200, headers: noStore });
+}
+
+function metadataEndpoint(server: ServerState, request: Request): Response {
+  const { issuerOf } = server;
+  const issuer = issuerOf(request);
+  const document: OAuthMetadata & Record<string, unknown> = {
+    issuer,
+    authorization_endpoint: `${issuer}${OAUTH_PATHS.authorize}`,
+    token_endpoint: `${issuer}${OAUTH_PATHS.token}`,
+    registration_endpoint: `${issuer}${OAUTH_PATHS.register}`,
+    revocation_endpoint: `${issuer}${OAUTH_PATHS.revoke}`,
+    scopes_supported: [...MCP_SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+  };
+  return Response.json(document, { headers: { 'cache-control': 'no-store' } });
+}
+
+/** A pending authorization request, taken once by the consent form that belongs to it. */
+function takePending(
+  pending: Map<string, Pending>,
+  sweep: (now: number) => void,
+  id: string,
+  csrf: string,
+): Pending {
+  sweep(Date.now());
+  const request = pending.get(id);
+  if (!request) {
+    throw new OAuthError(
+      OAuthErrorCode.InvalidRequest,
+      'This authorization request is unknown or expired (they last 15 minutes). Connect again from the client.',
+    );
+  }
+  if (!sameSecret(csrf, request.csrf)) {
+    throw new OAuthError(OAuthErrorCode.InvalidRequest, 'The consent form does not belong to this request.');
+  }
+  pending.delete(id);
+  return request;
+}
+
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const { oauth } = options.state;
   const accessTtl = options.accessTokenTtlMs ?? ACCESS_TOKEN_TTL_MS;
@@ -300,264 +665,6 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     return client;
   }
 
-  function metadata(request: Request): Response {
-    const issuer = issuerOf(request);
-    const document: OAuthMetadata & Record<string, unknown> = {
-      issuer,
-      authorization_endpoint: `${issuer}${OAUTH_PATHS.authorize}`,
-      token_endpoint: `${issuer}${OAUTH_PATHS.token}`,
-      registration_endpoint: `${issuer}${OAUTH_PATHS.register}`,
-      revocation_endpoint: `${issuer}${OAUTH_PATHS.revoke}`,
-      scopes_supported: [...MCP_SCOPES],
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
-      code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none'],
-      revocation_endpoint_auth_methods_supported: ['none'],
-      client_id_metadata_document_supported: true,
-      authorization_response_iss_parameter_supported: true,
-    };
-    return Response.json(document, { headers: { 'cache-control': 'no-store' } });
-  }
-
-  async function authorize(request: Request): Promise<Response> {
-    if (request.method !== 'GET') return new Response(null, { status: 405, headers: { allow: 'GET' } });
-    const issuer = issuerOf(request);
-    const params = new URL(request.url).searchParams;
-    // A sign-in is a page the client opens in the browser. An <img>, a script, a frame or a
-    // fetch() from some web page is not one (browsers say so in Sec-Fetch-Dest), and must not make
-    // the app fetch documents or hold requests. Clients outside a browser send no such header.
-    const dest = request.headers.get('sec-fetch-dest');
-    if (dest !== null && dest !== 'document') {
-      return authorizeErrorPage(
-        new OAuthError(
-          OAuthErrorCode.InvalidRequest,
-          `An authorization request must be opened as a page (this one came as a request for ${dest === 'empty' ? "a script's fetch" : `an ${dest}`}). Nothing was fetched or stored.`,
-        ),
-        403,
-      );
-    }
-    // Until the client and its redirect URI are known good, errors are shown, never redirected:
-    // redirecting to an unchecked URI would make this an open redirector (RFC 6749 §4.1.2.1).
-    let client: OAuthClient & { document?: AcceptedClientMetadata };
-    try {
-      client = await resolveClient(params.get('client_id'), { fresh: true });
-    } catch (error) {
-      if (error instanceof OAuthError) return authorizeErrorPage(error);
-      throw error;
-    }
-    const redirectUri = params.get('redirect_uri');
-    if (!redirectUri || !redirectUriMatches(client.redirectUris, redirectUri)) {
-      return authorizeErrorPage(
-        new OAuthError(
-          OAuthErrorCode.InvalidRequest,
-          redirectUri
-            ? `redirect_uri ${redirectUri} is not one ${client.name} registered (${client.redirectUris.join(', ')}).`
-            : 'redirect_uri is required.',
-        ),
-      );
-    }
-    const state = params.get('state') ?? undefined;
-    const back = (error: OAuthError) =>
-      new Response(null, {
-        status: 302,
-        headers: {
-          location: redirectWith(redirectUri, {
-            error: error.code,
-            error_description: error.message,
-            state,
-            iss: issuer,
-          }),
-          ...noStore,
-        },
-      });
-    try {
-      if (params.get('response_type') !== 'code') {
-        throw new OAuthError(
-          OAuthErrorCode.UnsupportedResponseType,
-          `response_type must be 'code' (got '${params.get('response_type') ?? ''}').`,
-        );
-      }
-      const challenge = params.get('code_challenge');
-      if (!challenge || !/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-        throw new OAuthError(
-          OAuthErrorCode.InvalidRequest,
-          'PKCE is required: send code_challenge, the base64url SHA-256 of your code_verifier, with code_challenge_method=S256.',
-        );
-      }
-      if (params.get('code_challenge_method') !== 'S256') {
-        throw new OAuthError(
-          OAuthErrorCode.InvalidRequest,
-          `code_challenge_method must be S256 (got '${params.get('code_challenge_method') ?? 'none, which means plain'}'); plain PKCE is refused.`,
-        );
-      }
-      const scope = requestedScope(params.get('scope'));
-      const resource = resourceOf(issuer);
-      const asked = params.getAll('resource');
-      if (asked.length > 1 || (asked.length === 1 && asked[0] !== resource)) {
-        throw new OAuthError(
-          OAuthErrorCode.InvalidTarget,
-          `This server issues tokens for ${resource} only (asked for ${asked.join(', ')}).`,
-        );
-      }
-      const now = Date.now();
-      sweep(now);
-      // Bounded without letting anyone push out the user's own waiting consent: a client's own
-      // oldest request gives way to its newest; past the total, new requests are refused.
-      const ofClient = [...pending.values()].filter((entry) => entry.clientId === client.id);
-      if (ofClient.length >= MAX_PENDING_PER_CLIENT) pending.delete(ofClient[0]!.id);
-      if (pending.size >= MAX_PENDING) {
-        throw new OAuthError(
-          OAuthErrorCode.TemporarilyUnavailable,
-          `${MAX_PENDING} sign-ins are already waiting for the user's consent in the Toolrow app. Answer or let them expire (15 minutes), then connect again.`,
-        );
-      }
-      const id = randomBytes(16).toString('base64url');
-      pending.set(id, {
-        id,
-        csrf: randomBytes(24).toString('base64url'),
-        clientId: client.id,
-        clientName: client.name,
-        clientKind: client.kind,
-        redirectUri,
-        scope,
-        resource,
-        expiresAt: new Date(now + CONSENT_TTL_MS),
-        state,
-        codeChallenge: challenge,
-        issuer,
-        ...(client.document ? { document: client.document } : {}),
-      });
-      return new Response(null, {
-        status: 302,
-        headers: { location: `${options.consentPath}?request=${encodeURIComponent(id)}`, ...noStore },
-      });
-    } catch (error) {
-      if (error instanceof OAuthError) return back(error);
-      throw error;
-    }
-  }
-
-  async function token(request: Request): Promise<Response> {
-    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
-    const form = await formBody(request);
-    const grantType = form.get('grant_type');
-    if (!grantType) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'grant_type is required.');
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-      throw new OAuthError(
-        OAuthErrorCode.UnsupportedGrantType,
-        `grant_type '${grantType}' is not supported: use authorization_code or refresh_token.`,
-      );
-    }
-    const clientId = clientIdOf(request, form);
-    let client: OAuthClient;
-    try {
-      client = await resolveClient(clientId);
-    } catch (error) {
-      if (error instanceof OAuthError) throw new OAuthError(OAuthErrorCode.InvalidClient, error.message);
-      throw error;
-    }
-    const issuer = issuerOf(request);
-    const asked = form.getAll('resource');
-    const checkResource = (bound: string) => {
-      if (asked.length > 1 || (asked.length === 1 && asked[0] !== bound)) {
-        throw new OAuthError(
-          OAuthErrorCode.InvalidTarget,
-          `This grant is for ${bound}; a token for ${asked.join(', ')} cannot be issued from it.`,
-        );
-      }
-    };
-    const accessExpiresAt = new Date(Date.now() + accessTtl);
-
-    if (grantType === 'authorization_code') {
-      const code = form.get('code');
-      const verifier = form.get('code_verifier');
-      const redirectUri = form.get('redirect_uri');
-      if (!code) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'code is required.');
-      if (!verifier) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'code_verifier is required (PKCE).');
-      const redeemed = await oauth.redeemCode(code);
-      if (!redeemed.ok) {
-        const why = {
-          unknown: 'The authorization code is not one this server issued.',
-          expired: 'The authorization code expired; start the authorization again.',
-          replayed:
-            'The authorization code was already used. A code works once; every token issued with it is now revoked.',
-          revoked: 'The connection this code was issued for was disconnected.',
-        }[redeemed.reason];
-        throw new OAuthError(OAuthErrorCode.InvalidGrant, why);
-      }
-      const { grant } = redeemed;
-      if (grant.clientId !== client.id)
-        throw new OAuthError(
-          OAuthErrorCode.InvalidGrant,
-          'The authorization code was issued to another client.',
-        );
-      if (redirectUri !== redeemed.redirectUri) {
-        throw new OAuthError(
-          OAuthErrorCode.InvalidGrant,
-          'redirect_uri does not match the one of the authorization request.',
-        );
-      }
-      if (
-        !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) ||
-        !sameSecret(s256(verifier), redeemed.codeChallenge)
-      ) {
-        throw new OAuthError(
-          OAuthErrorCode.InvalidGrant,
-          'code_verifier does not match the code_challenge (PKCE).',
-        );
-      }
-      checkResource(grant.resource);
-      if (grant.resource !== resourceOf(issuer))
-        throw new OAuthError(OAuthErrorCode.InvalidTarget, `This grant is for ${grant.resource}.`);
-      let tokens: Awaited<ReturnType<typeof oauth.issueTokens>>;
-      try {
-        tokens = await oauth.issueTokens(grant.id, { accessExpiresAt });
-      } catch (error) {
-        // The same code redeemed again at the same moment revoked the grant in between.
-        if (!isDataSourceError(error, 'misuse')) throw error;
-        throw new OAuthError(
-          OAuthErrorCode.InvalidGrant,
-          'The authorization code was used more than once; the connection is revoked. Authorize again.',
-        );
-      }
-      // The grants this one replaces end now that it works.
-      const replaced = replacing.get(grant.id) ?? [];
-      replacing.delete(grant.id);
-      for (const id of replaced) {
-        if (id !== grant.id)
-          await oauth.revokeGrant(id, `replaced by a new consent (${grant.scope} on ${grant.profile})`);
-      }
-      return tokenResponse(tokens);
-    }
-
-    const refreshToken = form.get('refresh_token');
-    if (!refreshToken) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'refresh_token is required.');
-    const before = await oauth.grantOfToken(refreshToken);
-    if (before) checkResource(before.resource);
-    const scope = form.get('scope');
-    if (scope && before && !scopeCovers(before.scope as McpScope, requestedScope(scope))) {
-      throw new OAuthError(
-        OAuthErrorCode.InvalidScope,
-        `This connection was granted ${before.scope}; a refresh cannot widen it. Authorize again to ask for more.`,
-      );
-    }
-    const refreshed = await oauth.refresh(refreshToken, { clientId: client.id, accessExpiresAt });
-    if (!refreshed.ok) {
-      const why = {
-        unknown: 'The refresh token is not one this server issued.',
-        expired: 'The connection expired; authorize again.',
-        revoked: 'The connection was disconnected; authorize again.',
-        reused:
-          'This refresh token was already used. Refresh tokens rotate: reuse means it leaked, so the connection is revoked. Authorize again.',
-        'wrong-client': 'The refresh token was issued to another client.',
-      }[refreshed.reason];
-      throw new OAuthError(OAuthErrorCode.InvalidGrant, why);
-    }
-    return tokenResponse(refreshed.tokens);
-  }
-
   function tokenResponse(tokens: Awaited<ReturnType<typeof oauth.issueTokens>>): Response {
     return Response.json(
       {
@@ -571,87 +678,26 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     );
   }
 
-  async function register(request: Request): Promise<Response> {
-    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
-    const read = await readRequestBody(request);
-    if (read.tooLarge) throw new OAuthError(OAuthErrorCode.InvalidClientMetadata, 'Registration too large.');
-    let body: unknown;
-    try {
-      body = JSON.parse(read.text);
-    } catch {
-      throw new OAuthError(OAuthErrorCode.InvalidClientMetadata, 'The registration must be a JSON object.');
-    }
-    const accepted = acceptClientMetadata(body, { document: false, fallbackName: 'Unnamed MCP client' });
-    const now = Date.now();
-    while (registrations.length > 0 && registrations[0]! <= now - 60_000) registrations.shift();
-    if (registrations.length >= REGISTRATIONS_PER_MINUTE) {
-      throw new OAuthError(
-        OAuthErrorCode.TemporarilyUnavailable,
-        `${REGISTRATIONS_PER_MINUTE} clients registered in the last minute; try again in a minute.`,
-      );
-    }
-    // Registrations nobody approved expire after a day; past the cap, new ones wait for that.
-    await oauth.pruneUnapprovedClients(new Date(now - UNAPPROVED_REGISTRATION_TTL_MS));
-    if ((await oauth.countUnapprovedClients()) >= MAX_UNAPPROVED_REGISTRATIONS) {
-      throw new OAuthError(
-        OAuthErrorCode.TemporarilyUnavailable,
-        `${MAX_UNAPPROVED_REGISTRATIONS} registered clients are waiting for a first approval; new registrations are refused until some are approved or expire (a day after registering).`,
-      );
-    }
-    registrations.push(now);
-    const id = `trwclient_${randomBytes(16).toString('base64url')}`;
-    const client = await oauth.saveClient({
-      id,
-      kind: 'registered',
-      name: accepted.name,
-      redirectUris: accepted.redirectUris,
-      metadata: accepted.metadata,
-    });
-    return Response.json(
-      {
-        ...accepted.metadata,
-        client_id: client.id,
-        client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
-      },
-      { status: 201, headers: noStore },
-    );
-  }
+  const take = (id: string, csrf: string) => takePending(pending, sweep, id, csrf);
 
-  async function revoke(request: Request): Promise<Response> {
-    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
-    const form = await formBody(request);
-    const value = form.get('token');
-    if (!value) throw new OAuthError(OAuthErrorCode.InvalidRequest, 'token is required.');
-    const clientId = clientIdOf(request, form);
-    try {
-      await resolveClient(clientId);
-    } catch (error) {
-      if (error instanceof OAuthError) throw new OAuthError(OAuthErrorCode.InvalidClient, error.message);
-      throw error;
-    }
-    // RFC 7009 §2.2: 200 whether or not there was anything to revoke.
-    await oauth.revokeToken(value, clientId);
-    return new Response(null, { status: 200, headers: noStore });
-  }
-
-  function take(id: string, csrf: string): Pending {
-    sweep(Date.now());
-    const request = pending.get(id);
-    if (!request) {
-      throw new OAuthError(
-        OAuthErrorCode.InvalidRequest,
-        'This authorization request is unknown or expired (they last 15 minutes). Connect again from the client.',
-      );
-    }
-    if (!sameSecret(csrf, request.csrf)) {
-      throw new OAuthError(
-        OAuthErrorCode.InvalidRequest,
-        'The consent form does not belong to this request.',
-      );
-    }
-    pending.delete(id);
-    return request;
-  }
+  const server: ServerState = {
+    options,
+    oauth,
+    accessTtl,
+    pending,
+    replacing,
+    registrations,
+    issuerOf,
+    resourceOf,
+    sweep,
+    resolveClient,
+    tokenResponse,
+  };
+  const authorize = (request: Request) => authorizeEndpoint(server, request);
+  const token = (request: Request) => tokenEndpoint(server, request);
+  const register = (request: Request) => registerEndpoint(server, request);
+  const revoke = (request: Request) => revokeEndpoint(server, request);
+  const metadata = (request: Request) => metadataEndpoint(server, request);
 
   const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
     [OAUTH_PATHS.metadata]: metadata,
