@@ -143,7 +143,7 @@ export function checkReadOnlyPartiql(text: string): PartiqlRead {
   }
   const body = semicolon === -1 ? tokens : tokens.slice(0, -1);
   const first = body[0];
-  if (!first || first.kind !== 'word' || first.text.toUpperCase() !== 'SELECT') {
+  if (first?.kind !== 'word' || first.text.toUpperCase() !== 'SELECT') {
     throw new PartiqlGuardError(
       `Only SELECT reads run here; ${first ? `'${first.text}'` : 'nothing'} does not start one. ${STATEMENT_HINT}`,
     );

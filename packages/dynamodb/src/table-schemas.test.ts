@@ -3,21 +3,15 @@
 // here) and a second connection on the same cache asks DynamoDB nothing for it. Counted on the
 // wire by a proxy in front of DynamoDB Local.
 import { tmpdir } from 'node:os';
-import {
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  DynamoDBClient,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DataSource, EngineCache } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bareClient, writeTables } from '../test/bare-sdk.ts';
 import { type CountingProxy, countingProxy } from '../test/counting-proxy.ts';
 import { freshDynamoUrl } from '../test/dynamodb-local.ts';
-import { LOCAL_STAND_IN_KEY } from './clients.ts';
 import { openDynamoDataSource } from './source.ts';
 import { FRESH_MS } from './table-schemas.ts';
-import { parseDynamoUrl } from './url.ts';
 
 const TABLES = 120;
 const name = (index: number) => `t_${String(index).padStart(3, '0')}`;
@@ -50,31 +44,21 @@ describeWithService('dynamodb', 'an account of many tables: what one statement c
   };
   beforeAll(async () => {
     url = freshDynamoUrl();
-    const target = parseDynamoUrl(url);
-    client = new DynamoDBClient({
-      region: target.region,
-      endpoint: target.endpoint,
-      credentials: LOCAL_STAND_IN_KEY,
-    });
-    for (let index = 0; index < TABLES; index++) {
-      await client.send(
-        new CreateTableCommand({
-          TableName: name(index),
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
-          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        }),
-      );
-    }
-    await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: name(TABLES - 1) });
-    await client.send(
-      new BatchWriteItemCommand({
-        RequestItems: {
-          [name(7)]: Array.from({ length: 20 }, (_, index) => ({
-            PutRequest: { Item: { id: { N: String(index) }, kind: { S: index % 2 ? 'odd' : 'even' } } },
-          })),
-        },
-      }),
+    client = bareClient(url);
+    await writeTables(
+      client,
+      Array.from({ length: TABLES }, (_, index) => ({
+        name: name(index),
+        key: [['id', 'N']] as [string, 'N'][],
+        ...(index === 7
+          ? {
+              items: Array.from({ length: 20 }, (_, id) => ({
+                id: { N: String(id) },
+                kind: { S: id % 2 ? 'odd' : 'even' },
+              })),
+            }
+          : {}),
+      })),
     );
     proxy = await countingProxy(url);
   }, 300_000);

@@ -4,13 +4,9 @@
 // customers in three, return flags and line status from the dates), deterministic from a seed.
 // Loaded into DynamoDB with the AWS SDK alone (another tool's writes, not Toolrow's) and into
 // plain DuckDB as the reference.
-import {
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  type DynamoDBClient,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { itemOf, writeTables } from './bare-sdk.ts';
 
 export type Value = string | number;
 export type TpchRow = Record<string, Value>;
@@ -283,63 +279,28 @@ export function generateTpch(scale = 0.01, seed = 20261206): TpchTable[] {
   ];
 }
 
-/** Creates each table and writes its rows with BatchWriteItem (25 at a time, a few in flight). */
+/** Creates each table and writes its rows with the AWS SDK alone (numbers as N, the rest as S). */
 export async function loadIntoDynamo(client: DynamoDBClient, tables: readonly TpchTable[]): Promise<void> {
-  for (const table of tables) {
-    const attributeType = (name: string) =>
-      table.columns.find((column) => column.name === name)!.type === 'VARCHAR' ? 'S' : 'N';
-    const keyNames = [...new Set([...table.key, ...Object.values(table.indexes ?? {})])];
-    await client.send(
-      new CreateTableCommand({
-        TableName: table.name,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: keyNames.map((name) => ({
-          AttributeName: name,
-          AttributeType: attributeType(name),
-        })),
-        KeySchema: table.key.map((name, index) => ({
-          AttributeName: name,
-          KeyType: index === 0 ? 'HASH' : 'RANGE',
-        })),
+  await writeTables(
+    client,
+    tables.map((table) => {
+      const typeOf = (name: string): 'S' | 'N' =>
+        table.columns.find((column) => column.name === name)!.type === 'VARCHAR' ? 'S' : 'N';
+      return {
+        name: table.name,
+        key: table.key.map((name) => [name, typeOf(name)] as [string, 'S' | 'N']),
         ...(table.indexes
           ? {
-              GlobalSecondaryIndexes: Object.entries(table.indexes).map(([name, key]) => ({
-                IndexName: name,
-                KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
-                Projection: { ProjectionType: 'ALL' },
-              })),
+              indexes: Object.fromEntries(
+                Object.entries(table.indexes).map(([index, key]) => [
+                  index,
+                  [key, typeOf(key)] as [string, 'S' | 'N'],
+                ]),
+              ),
             }
           : {}),
-      }),
-    );
-    await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: table.name });
-  }
-  const batches = tables.flatMap((table) => {
-    const out: { table: string; rows: TpchRow[] }[] = [];
-    for (let at = 0; at < table.rows.length; at += 25)
-      out.push({ table: table.name, rows: table.rows.slice(at, at + 25) });
-    return out;
-  });
-  const write = async ({ table, rows }: { table: string; rows: TpchRow[] }) => {
-    let requests = rows.map((row) => ({
-      PutRequest: {
-        Item: Object.fromEntries(
-          Object.entries(row).map(([name, value]) => [
-            name,
-            typeof value === 'number' ? { N: String(value) } : { S: value },
-          ]),
-        ),
-      },
-    }));
-    while (requests.length > 0) {
-      const answer = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: requests } }));
-      requests = (answer.UnprocessedItems?.[table] as typeof requests | undefined) ?? [];
-    }
-  };
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < batches.length) await write(batches[next++]!);
+        items: table.rows.map(itemOf),
+      };
     }),
   );
 }

@@ -5,7 +5,7 @@
 // (DynamoDB is schemaless: the sample may have missed it); text is text unless the statement binds
 // it as a date or an instant.
 import type { ColumnInfo, TableInfo } from '@toolrow/datasource';
-import { DataSourceError } from '@toolrow/datasource';
+import { DataSourceError, nearestNames } from '@toolrow/datasource';
 import type { Ref } from './analyze.ts';
 import type { SqlSession } from './duckdb-process.ts';
 
@@ -335,30 +335,9 @@ function cannotBind(message: string): DataSourceError {
   return new DataSourceError('invalid-filter', `The statement cannot run: ${first}${hint}`);
 }
 
-/** The attribute of `table` nearest to `name` (a misspelling), if one is near. */
+/** The attribute nearest to `name` (a misspelling), if one is near. */
 export function nearestAttribute(name: string, attributes: readonly string[]): string | undefined {
-  let best: { attribute: string; distance: number } | undefined;
-  for (const attribute of attributes) {
-    const distance = editDistance(name.toLowerCase(), attribute.toLowerCase());
-    if (distance <= Math.max(1, Math.floor(name.length / 3)) && (!best || distance < best.distance))
-      best = { attribute, distance };
-  }
-  return best?.attribute;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    previous = current;
-  }
-  return previous[b.length]!;
+  return nearestNames(name, attributes, 1)[0];
 }
 
 /** Notes for attributes no sampled item has: read if items have them, NULL otherwise. */

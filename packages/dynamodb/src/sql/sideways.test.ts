@@ -7,21 +7,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  DynamoDBClient,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { DataSource } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bareClient, itemOf, writeTables } from '../../test/bare-sdk.ts';
 import { type CountingProxy, countingProxy } from '../../test/counting-proxy.ts';
 import { freshDynamoUrl } from '../../test/dynamodb-local.ts';
-import { LOCAL_STAND_IN_KEY } from '../clients.ts';
 import { openDynamoDataSource } from '../source.ts';
-import { parseDynamoUrl } from '../url.ts';
 
 const SALES = 6000;
 const PRODUCTS = 300;
@@ -112,54 +105,21 @@ describeWithService('dynamodb', 'reads driven by what filters leave (a star sche
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolrow-sideways-'));
     const url = freshDynamoUrl();
-    const target = parseDynamoUrl(url);
-    const client = new DynamoDBClient({
-      region: target.region,
-      endpoint: target.endpoint,
-      credentials: LOCAL_STAND_IN_KEY,
-    });
+    const client = bareClient(url);
     const tables: [string, Record<string, string | number>[], string[]][] = [
       ['products', products, []],
       ['stores', stores, []],
       ['sales', sales, ['product_id', 'store_id']],
     ];
-    for (const [name, rows, indexes] of tables) {
-      await client.send(
-        new CreateTableCommand({
-          TableName: name,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: ['id', ...indexes].map((key) => ({ AttributeName: key, AttributeType: 'N' })),
-          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-          ...(indexes.length > 0
-            ? {
-                GlobalSecondaryIndexes: indexes.map((key) => ({
-                  IndexName: `by_${key}`,
-                  KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
-                  Projection: { ProjectionType: 'ALL' },
-                })),
-              }
-            : {}),
-        }),
-      );
-      await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: name });
-      const requests = rows.map((row) => ({
-        PutRequest: {
-          Item: Object.fromEntries(
-            Object.entries(row).map(([key, value]) => [
-              key,
-              typeof value === 'number' ? { N: String(value) } : { S: value },
-            ]),
-          ),
-        },
-      }));
-      for (let at = 0; at < requests.length; at += 25) {
-        let batch = requests.slice(at, at + 25);
-        while (batch.length > 0) {
-          const answer = await client.send(new BatchWriteItemCommand({ RequestItems: { [name]: batch } }));
-          batch = (answer.UnprocessedItems?.[name] as typeof batch | undefined) ?? [];
-        }
-      }
-    }
+    await writeTables(
+      client,
+      tables.map(([name, rows, indexes]) => ({
+        name,
+        key: [['id', 'N']],
+        indexes: Object.fromEntries(indexes.map((key) => [`by_${key}`, [key, 'N'] as [string, 'N']])),
+        items: rows.map(itemOf),
+      })),
+    );
     client.destroy();
     instance = await DuckDBInstance.create(':memory:');
     reference = await instance.connect();

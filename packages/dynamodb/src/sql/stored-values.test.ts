@@ -5,20 +5,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type AttributeValue,
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  DynamoDBClient,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DataSource, isDataSourceError } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bareClient, writeTables } from '../../test/bare-sdk.ts';
 import { freshDynamoUrl } from '../../test/dynamodb-local.ts';
-import { LOCAL_STAND_IN_KEY } from '../clients.ts';
 import { openDynamoDataSource } from '../source.ts';
-import { parseDynamoUrl } from '../url.ts';
 
 const BIG = '12345678901234567890123456789012345678';
 const ITEMS: Record<string, AttributeValue>[] = [
@@ -95,26 +88,8 @@ describeWithService('dynamodb', 'SQL over DynamoDB: names as SQL binds them, val
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolrow-sql-stored-'));
     const url = freshDynamoUrl();
-    const target = parseDynamoUrl(url);
-    const client = new DynamoDBClient({
-      region: target.region,
-      endpoint: target.endpoint,
-      credentials: LOCAL_STAND_IN_KEY,
-    });
-    await client.send(
-      new CreateTableCommand({
-        TableName: 'events',
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      }),
-    );
-    await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: 'events' });
-    await client.send(
-      new BatchWriteItemCommand({
-        RequestItems: { events: ITEMS.map((Item) => ({ PutRequest: { Item } })) },
-      }),
-    );
+    const client = bareClient(url);
+    await writeTables(client, [{ name: 'events', key: [['id', 'N']], items: ITEMS }]);
     client.destroy();
     ds = await openDynamoDataSource({ url, dataDir: dir });
     await ds.schema.refresh();

@@ -5,19 +5,17 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { DataSource } from '@toolrow/datasource';
 import { createMemoryExportJobStore } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bareClient } from '../../test/bare-sdk.ts';
 import { type CountingProxy, countingProxy } from '../../test/counting-proxy.ts';
 import { freshDynamoUrl } from '../../test/dynamodb-local.ts';
 import { generateTpch, loadIntoDuckdb, loadIntoDynamo } from '../../test/tpch.ts';
 import { TPCH_QUERIES } from '../../test/tpch-queries.ts';
-import { LOCAL_STAND_IN_KEY } from '../clients.ts';
 import { openDynamoDataSource } from '../source.ts';
-import { parseDynamoUrl } from '../url.ts';
 
 /**
  * A value as both engines must give it: exact digits (decimals without the zeros a scale adds)
@@ -48,18 +46,7 @@ describeWithService('dynamodb', 'TPC-H (SF 0.01) over DynamoDB answers as DuckDB
     dir = await mkdtemp(join(tmpdir(), 'toolrow-tpch-'));
     const url = freshDynamoUrl();
     const tables = generateTpch(0.01);
-    const parsed = parseDynamoUrl(url);
-    const client = new DynamoDBClient({
-      region: parsed.region,
-      endpoint: parsed.endpoint,
-      // The key Toolrow signs with on this machine (DynamoDB Local keeps a database per key).
-      credentials: process.env.AWS_ACCESS_KEY_ID
-        ? {
-            accessKeyId: process.env.AWS_ACCESS_KEY_ID,
-            secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '',
-          }
-        : LOCAL_STAND_IN_KEY,
-    });
+    const client = bareClient(url);
     instance = await DuckDBInstance.create(':memory:');
     reference = await instance.connect();
     await reference.run("SET TimeZone = 'UTC'");
