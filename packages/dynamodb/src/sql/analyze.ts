@@ -43,17 +43,8 @@ export interface Ref {
   edges: Edge[];
 }
 
-export interface TableUse {
-  /** The table as the statement names it (FROM orders). */
-  table: string;
-  /** The references to it. */
-  refs: Ref[];
-  /** The attributes read: filled from DuckDB's binding (bind.ts), not guessed from names here. */
-  columns: Set<string> | 'all';
-}
-
 export interface Analysis {
-  tables: Map<string, TableUse>;
+  /** Every place the statement reads a table; a reference's id is its index here. */
   refs: Ref[];
 }
 
@@ -319,13 +310,7 @@ export function analyze(
     }
   }
 
-  const tables = new Map<string, TableUse>();
-  for (const ref of refs) {
-    const use = tables.get(ref.table) ?? { table: ref.table, refs: [], columns: new Set<string>() };
-    use.refs.push(ref);
-    tables.set(ref.table, use);
-  }
-  return { tables, refs };
+  return { refs };
 }
 
 /** A condition that compares a column with constants, as a pin (or none). */

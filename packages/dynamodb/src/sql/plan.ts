@@ -47,8 +47,8 @@ export interface TableAccess {
     values: number;
     maxValues: number;
   };
-  /** The attributes fetched (projection); 'all': every attribute. */
-  attributes: string[] | 'all';
+  /** The attributes fetched (projection): those the statement binds. */
+  attributes: string[];
   /**
    * Predicates on other attributes DynamoDB applies as a FilterExpression (a Query's or a Scan's):
    * fewer items come back, the same are read. DuckDB applies the whole WHERE again.

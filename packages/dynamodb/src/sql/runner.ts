@@ -326,7 +326,7 @@ function planOf(
 ): QueryPlan {
   const lines = accesses.map(
     (access) =>
-      `${access.describe}: ${access.attributes === 'all' ? 'every attribute' : access.attributes.join(', ') || 'the key only'}; about ${access.expectedItems.toLocaleString('en-US')} item${access.expectedItems === 1 ? '' : 's'} read`,
+      `${access.describe}: ${access.attributes.join(', ') || 'the key only'}; about ${access.expectedItems.toLocaleString('en-US')} item${access.expectedItems === 1 ? '' : 's'} read`,
   );
   lines.push(
     'Then DuckDB runs the statement over what was read (joins, grouping, ordering in this process).',
