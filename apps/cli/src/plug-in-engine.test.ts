@@ -126,7 +126,10 @@ function matches(row: Row, filter: Filter | undefined): boolean {
 const STATEMENT =
   /^\s*select\s+(\*|count\(\*\))\s+from\s+(\w+)(?:\s+where\s+(\w+)\s*=\s*'([^']*)')?\s*;?\s*$/i;
 
-function openMemory(name: string): DataSource {
+/** What the memory engine can do; the read-only one (memoryro://) lists none and brings no member for them. */
+const MEMORY_FEATURES = ['stagedWrites', 'exports', 'cancel', 'seed', 'readerRoles'] as const;
+
+function openMemory(name: string, readOnly = false): DataSource {
   let data = databases.get(name);
   if (!data) {
     data = new Map(
@@ -174,8 +177,7 @@ function openMemory(name: string): DataSource {
       ];
     });
   const queries: DataSource['queries'] = {
-    dialect: 'memory',
-    language: { name: 'Memory SQL', example: 'SELECT * FROM orders' },
+    language: { name: 'Memory SQL', dialect: 'Memory', example: 'SELECT * FROM orders' },
     check: (text) => ({ statement: text.trim(), tables: [statement(text).table] }),
     async run(text) {
       const read = statement(text);
@@ -193,11 +195,11 @@ function openMemory(name: string): DataSource {
       return { lines: [`Scan ${statement(text).table}`], note: 'The memory engine reads every row.' };
     },
   };
-  return {
-    engine: 'memory',
-    driver: 'memory',
+  const source: DataSource = {
+    engine: readOnly ? 'memoryro' : 'memory',
+    driver: readOnly ? 'memoryro' : 'memory',
     // No foreign keys: the tools that need them are not served (describeRelations, below).
-    features: [],
+    features: readOnly ? [] : MEMORY_FEATURES,
     description: `Memory database '${name}'`,
     dataDir: '',
     schema,
@@ -289,26 +291,43 @@ function openMemory(name: string): DataSource {
     seed: async () => ({ alreadySeeded: true, counts: {} }) as never,
     close: async () => {},
   };
+  if (!readOnly) return source;
+  // A read-only engine has none of the members its features would bring.
+  const {
+    changes: _changes,
+    createExportEngine: _export,
+    setUpReaderRole: _role,
+    seed: _seed,
+    ...reads
+  } = source;
+  return reads;
 }
 
-const memoryEngine: EngineDescriptor = {
-  id: 'memory',
-  label: 'Memory',
-  drivers: [{ id: 'memory', label: 'Memory' }],
-  schemes: ['memory'],
-  urlForms: 'memory://<name>',
-  capabilities: { typedValues: false, largeShop: false },
-  features: [],
-  parseUrl(url, { field }) {
-    const name = /^memory:\/\/(\w+)$/i.exec(url)?.[1];
-    if (!name) throw new DataSourceError('config', `${field}: a memory URL is memory://<name>.`);
-    return { driver: 'memory', url: `memory://${name}`, description: `Memory database '${name}'` };
-  },
-  async open(options) {
-    const url = options.url ?? options.env?.DATABASE_URL ?? '';
-    return openMemory(this.parseUrl(url, { cwd: '', field: 'url' }).url.slice('memory://'.length));
-  },
-};
+/** memory://<name>, or memoryro://<name>: the same tables on an engine that can do nothing but read. */
+function memoryEngineOf(scheme: 'memory' | 'memoryro'): EngineDescriptor {
+  const readOnly = scheme === 'memoryro';
+  const engine: EngineDescriptor = {
+    id: scheme,
+    label: readOnly ? 'Memory (read-only)' : 'Memory',
+    drivers: [{ id: scheme, label: 'Memory' }],
+    schemes: [scheme],
+    urlForms: `${scheme}://<name>`,
+    features: readOnly ? [] : MEMORY_FEATURES,
+    parseUrl(url, { field }) {
+      const name = new RegExp(`^${scheme}://(\\w+)$`, 'i').exec(url)?.[1];
+      if (!name) throw new DataSourceError('config', `${field}: a ${scheme} URL is ${scheme}://<name>.`);
+      return { driver: scheme, url: `${scheme}://${name}`, description: `Memory database '${name}'` };
+    },
+    async open(options) {
+      const url = options.url ?? options.env?.DATABASE_URL ?? '';
+      const name = engine.parseUrl(url, { cwd: '', field: 'url' }).url.slice(`${scheme}://`.length);
+      return openMemory(name, readOnly);
+    },
+  };
+  return engine;
+}
+
+const memoryEngine = memoryEngineOf('memory');
 
 // ── Served through every entry point ─────────────────────────────────────────────────────────
 
@@ -452,6 +471,128 @@ describe('an engine registered from a test, served by the tools, the CLI, the ap
       const result = await client.callTool({ name: 'countRows', arguments: { table: 'customers' } });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ count: 3 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+// ── An engine that declares no staged writes ──────────────────────────────────────────────────
+
+describe('an engine that can only read serves no tool that would need more, on every entry point', () => {
+  let dir: string;
+  let env: Record<string, string | undefined>;
+  let app: StartedApp | undefined;
+  let unregister: () => void;
+  const cli = (...argv: string[]) => runCli(argv, env, dir);
+  const STAGE_TOOLS = [
+    'stageInsertRows',
+    'stageUpdateRows',
+    'stageDeleteRows',
+    'listStagedChanges',
+    'diffStagedChanges',
+  ];
+  const NEEDING_MORE = [...STAGE_TOOLS, 'startExport', 'proposeExport', 'getExportStatus', 'runQuery'];
+
+  beforeAll(async () => {
+    unregister = installedEngines.register(memoryEngineOf('memoryro'));
+    dir = await mkdtemp(join(tmpdir(), 'toolrow-read-only-engine-'));
+    env = { TOOLROW_DATA_DIR: join(dir, 'data'), DATABASE_URL: undefined, TOOLROW_CONNECTION: undefined };
+    const added = await cli(
+      'connections',
+      'add',
+      'ro',
+      'memoryro://shop',
+      '--mode',
+      'full-auto',
+      '--mcp',
+      'full',
+    );
+    expect(added.code, added.stderr).toBe(0);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    unregister();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the CLI refuses each such tool, naming what the engine lacks, and still reads', async () => {
+    for (const [tool, input, lacks] of [
+      [
+        'stageUpdateRows',
+        { table: 'orders', updates: [{ key: { id: 2 }, values: { status: 'x' } }] },
+        'stagedWrites',
+      ],
+      ['startExport', { table: 'orders', format: 'ndjson' }, 'exports'],
+      ['runQuery', { sql: 'SELECT * FROM orders' }, 'cancel'],
+    ] as const) {
+      const refused = await cli('--connection', 'ro', 'call', tool, JSON.stringify(input));
+      expect(refused.code, tool).not.toBe(0);
+      expect(refused.stderr, tool).toMatch(new RegExp(`not served on this connection: it needs ${lacks}`));
+    }
+    const counted = await cli('--connection', 'ro', 'call', 'countRows', '{"table":"orders"}');
+    expect(JSON.parse(counted.stdout).count).toBe(12);
+    const commit = await cli('--connection', 'ro', 'staging', 'commit');
+    expect(commit.stderr).not.toMatch(/TypeError|undefined/);
+  });
+
+  it('the catalog of the engine lists none of them', async () => {
+    const listed = await cli('catalog', '--engine', 'memoryro', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    const names = (JSON.parse(listed.stdout) as { name: string }[]).map((row) => row.name);
+    expect(names).toContain('countRows');
+    for (const tool of NEEDING_MORE) expect(names).not.toContain(tool);
+  });
+
+  it('the app refuses them and an edit, changing nothing; MCP lists none of them', async () => {
+    app = await startApp({
+      env: { ...env, TOOLROW_CONNECTION: 'ro' },
+      cwd: dir,
+      port: 0,
+      build: false,
+      mcp: true,
+      out: () => {},
+      err: () => {},
+    });
+    const post = (path: string, body: unknown) =>
+      fetch(`${app!.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${app!.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const tool = await post('/api/tools/stageDeleteRows', { input: { table: 'orders', keys: [{ id: 1 }] } });
+    expect(tool.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(await tool.json())).toMatch(/needs stagedWrites/);
+    const edit = await post('/api/staging/update', {
+      table: 'orders',
+      key: { id: 1 },
+      values: { status: 'x' },
+    });
+    expect(edit.status).toBe(409);
+    expect(JSON.stringify(await edit.json())).toMatch(/does not have 'stagedWrites'. Nothing was changed/);
+    const listed = await fetch(`${app.url}/api/staging`, {
+      headers: { authorization: `Bearer ${app.token}` },
+    });
+    expect(((await listed.json()) as { changes: unknown[] }).changes).toEqual([]);
+
+    const created = await cli('--connection', 'ro', 'mcp', 'token', 'create', '--scope', 'full', '--json');
+    const client = new Client({ name: 'read-only', version: '0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${JSON.parse(created.stdout).token}` } },
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((each) => each.name);
+      expect(names).toContain('countRows');
+      for (const name of NEEDING_MORE) expect(names).not.toContain(name);
+      const refused = await client.callTool({
+        name: 'stageInsertRows',
+        arguments: { table: 'orders', rows: [{ id: 99 }] },
+      });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toMatch(/needs stagedWrites/);
     } finally {
       await client.close();
     }

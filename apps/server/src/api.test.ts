@@ -415,7 +415,7 @@ describe.each(testStores())('the API on $name', ({ name, open }) => {
         { body: { ids: [first!.id] } },
       );
       expect(committed.result).toMatchObject({ ok: true, changeIds: [first!.id] });
-      expect(committed.writer).toBe(source.changes.writer.description);
+      expect(committed.writer).toBe(source.changes!.writer.description);
       expect(await api(app, '/api/state/staging/discard', { body: {} })).toEqual({ discarded: 1 });
       expect(await state.staging.list({})).toEqual([]);
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolrow-auth-'));
   // In memory, with its data dir (where app.json goes) in the temp folder.
   toolrow = await openToolrow({ env: {}, cwd: dir, data: { memory: true }, state: { memory: true } });
-  await toolrow.source.seed({ orders: 30, now: SEED_NOW });
+  await toolrow.source.seed!({ orders: 30, now: SEED_NOW });
 }, 120_000);
 
 afterAll(async () => {

@@ -4,9 +4,9 @@ import {
   appStateGateStore,
   createAgent,
   resolveModel,
+  type TurnOptions,
   toolsBackend,
 } from '@toolrow/agent';
-import type { EngineView } from '@toolrow/catalog';
 import type { DataSource } from '@toolrow/datasource';
 import type { ToolrowState } from '@toolrow/state';
 import type { LanguageModel, UIMessage, UIMessageChunk } from 'ai';
@@ -22,7 +22,7 @@ export interface ChatHandler {
    */
   uiMessageStream(
     messages: UIMessage[],
-    options: { profileId: string; engine: EngineView; abortSignal: AbortSignal },
+    options: { profileId: string; engine: NonNullable<TurnOptions['engine']>; abortSignal: AbortSignal },
   ): Promise<ReadableStream<UIMessageChunk>>;
   /** Runs a clicked chip's tool as the user (audited as approved by the user). */
   acceptChip?(

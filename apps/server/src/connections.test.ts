@@ -39,7 +39,7 @@ beforeAll(async () => {
     openToolrow({ env: {}, dataDir: dir, data: { memory: true }, state: { memory: true } }),
     launchBrowser(),
   ]);
-  await toolrow.source.seed({ orders: 200, now: SEED_NOW });
+  await toolrow.source.seed!({ orders: 200, now: SEED_NOW });
   // A second database of its own, with one table the sample has not.
   await addConnection(toolrow.state, {
     name: 'warehouse',

@@ -48,7 +48,7 @@ describeWithService('dynamodb', 'the app on DynamoDB', () => {
       openToolrow({ env: { DATABASE_URL: url.href }, dataDir: dir, state: { memory: true } }),
       launchBrowser(),
     ]);
-    await toolrow.source.seed({ orders: 120, now: SEED_NOW });
+    await toolrow.source.seed!({ orders: 120, now: SEED_NOW });
     app = await startTestServer(toolrow, {});
   }, 180_000);
 

@@ -1,6 +1,6 @@
 // Every failure leaves the server as JSON `{ error: { message, hint?, code } }` with a fitting status.
 import { isDataSourceError, ReadBoundError, StaleEditError, UnknownNameError } from '@toolrow/datasource';
-import { isToolError, SqlGuardError } from '@toolrow/tools';
+import { isToolError } from '@toolrow/tools';
 
 /** An error this server raises on purpose: the message says what is wrong, the hint how to fix it. */
 export class HttpError extends Error {
@@ -41,6 +41,8 @@ const DATASOURCE_STATUS: Record<string, number> = {
   seed: 500,
   // A read refused for writing (a statement check, a read-only client).
   permission: 403,
+  // The connection's engine cannot do it (a read-only engine's commit): nothing was changed.
+  unsupported: 409,
   misuse: 500,
 };
 
@@ -64,18 +66,6 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
           code: error.code,
           ...(error.hint ? { hint: error.hint } : {}),
           ...(error.details === undefined ? {} : { details: error.details }),
-        },
-      },
-    };
-  }
-  if (error instanceof SqlGuardError) {
-    return {
-      status: 400,
-      body: {
-        error: {
-          message: error.message,
-          code: `sql-${error.code}`,
-          hint: 'The workbench runs one read-only SELECT at a time.',
         },
       },
     };

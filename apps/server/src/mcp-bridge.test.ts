@@ -25,7 +25,7 @@ let app: TestServer;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolrow-mcp-bridge-'));
   toolrow = await openToolrow({ env: {}, dataDir: dir, data: { memory: true }, state: { memory: true } });
-  await toolrow.source.seed({ orders: 40, now: SEED_NOW });
+  await toolrow.source.seed!({ orders: 40, now: SEED_NOW });
   await toolrow.state.profiles.setMode('default', 'full-auto');
   await addConnection(toolrow.state, {
     name: 'warehouse',

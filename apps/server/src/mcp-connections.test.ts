@@ -60,7 +60,7 @@ const responses: string[] = [];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'toolrow-mcp-conn-'));
   toolrow = await openToolrow({ env: {}, dataDir: dir, data: { memory: true }, state: { memory: true } });
-  await toolrow.source.seed({ orders: 100, now: SEED_NOW });
+  await toolrow.source.seed!({ orders: 100, now: SEED_NOW });
   await addConnection(toolrow.state, {
     name: 'warehouse',
     url: `pglite:${join(dir, 'warehouse')}`,

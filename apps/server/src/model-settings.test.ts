@@ -38,7 +38,7 @@ beforeAll(async () => {
       apiKey: KEY,
     }),
   ]);
-  await toolrow.source.seed({ orders: 20, now: SEED_NOW });
+  await toolrow.source.seed!({ orders: 20, now: SEED_NOW });
   // No model at start (nothing in TOOLROW_MODEL); the sealing secret outside the data dir.
   app = await startTestServer(toolrow, { model: undefined, env: { XDG_CONFIG_HOME: join(dir, 'config') } });
 }, 180_000);

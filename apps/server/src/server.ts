@@ -2,10 +2,15 @@
 // names), then the route modules of routes/ mounted in order; then listening.
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { APP_SCHEMA, type DataSource, DEFAULT_PROFILE } from '@toolrow/datasource';
+import {
+  type DataSource,
+  DEFAULT_PROFILE,
+  isDataSourceError,
+  type StatementAdvice,
+} from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
 import { approvalTimeoutFromEnv, createApprovalInbox } from '@toolrow/mcp-server';
-import { checkReadOnlySql, type ToolContext } from '@toolrow/tools';
+import type { ToolContext } from '@toolrow/tools';
 import { Hono } from 'hono';
 import {
   type AppAuth,
@@ -16,7 +21,7 @@ import {
   unauthorizedPage,
 } from './app-auth.ts';
 import type { ChatHandler } from './chat.ts';
-import { toErrorResponse } from './errors.ts';
+import { HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
 import {
   type AppConnections,
@@ -46,6 +51,16 @@ import type { ToolrowServer, ToolrowServerOptions } from './server-types.ts';
 export type { ChatContext, ChatHandler } from './chat.ts';
 export type { McpMount, ToolrowServer, ToolrowServerOptions } from './server-types.ts';
 export { NO_MODEL_HINT } from './server-types.ts';
+
+/** What a refused workbench statement tells the person at it to do in the app instead. */
+const WORKBENCH_ADVICE: StatementAdvice = {
+  write:
+    'The workbench only reads. To change data, open the table and edit its rows (double-click a cell, or select rows and Stage delete): edits wait in Staging until you commit them.',
+  explain: 'run the SELECT alone; the agent can show its plan if you ask it',
+  export: 'run the SELECT and use Export above the results instead',
+  sample: "a table's column header shows its type, and the agent can list a column's common values",
+  appState: 'Its contents are in the app itself: Staging, Exports and the Audit log.',
+};
 
 export async function createToolrowServer(options: ToolrowServerOptions): Promise<ToolrowServer> {
   const env = options.env ?? {};
@@ -106,10 +121,19 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   );
   await currentChat(connections.active());
 
-  /** The statement check of a connection's dialect: the engine's own, else the PostgreSQL-grammar guard. */
+  /** The statement check of a connection's language (its engine's), its refusal told to a person. */
   async function checkStatement(source: DataSource, text: string): Promise<{ statement: string }> {
-    if (source.queries.check) return await source.queries.check(text);
-    return checkReadOnlySql(text, { hiddenSchemas: [APP_SCHEMA], audience: 'user' });
+    try {
+      return await source.queries.check(text, { advice: WORKBENCH_ADVICE });
+    } catch (error) {
+      if (!isDataSourceError(error, 'permission')) throw error;
+      throw new HttpError(
+        400,
+        'statement-refused',
+        error.message,
+        `The workbench runs one read-only ${source.queries.language.name} statement at a time.`,
+      );
+    }
   }
 
   const userContext = ({ source, state, profile }: RequestConnection, signal?: AbortSignal): ToolContext => ({

@@ -4,10 +4,11 @@
 // alone are proven in @toolrow/tools' read-layers.test.ts; these routes share them.)
 
 import { sqlDatabaseOf } from '@toolrow/postgres';
+import { dataFingerprint, stateFingerprint } from '@toolrow/postgres/testing';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, type TestEnvironment } from '@toolrow/state/testing';
 import { serviceUrl } from '@toolrow/test-services';
-import { ATTACKS, dataFingerprint, stateFingerprint } from '@toolrow/tools/testing';
+import { ATTACKS } from '@toolrow/tools/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, openSeededSource, startTestServer, type TestServer } from './test-support.ts';
 
@@ -39,7 +40,7 @@ const SETUPS: Setup[] = [
           async open() {
             const environment: TestEnvironment = await createTestEnvironment('postgres');
             const first = await openToolrow({ env: environment.env, cwd: environment.cwd });
-            await first.source.seed({ orders: 60 });
+            await first.source.seed!({ orders: 60 });
             const name = (
               await sqlDatabaseOf(first.source).query<{ db: string }>('SELECT current_database() AS db')
             ).rows[0]!.db;

@@ -26,7 +26,7 @@ describe.each(testStores())('an edit keeps what the person saw, in Chromium, on 
   beforeAll(async () => {
     await ensureBundle();
     [toolrow, browser] = await Promise.all([open(), launchBrowser()]);
-    await toolrow.source.seed({ orders: 100, now: SEED_NOW });
+    await toolrow.source.seed!({ orders: 100, now: SEED_NOW });
     app = await startTestServer(toolrow, {});
   }, 180_000);
 

@@ -1,6 +1,6 @@
 // `npm start`: build what is missing, open (or create and seed) the database, serve, print the URL.
 import { createServer } from 'node:net';
-import type { DataSource, SeedProgress } from '@toolrow/datasource';
+import { type DataSource, featureOf, type SeedProgress } from '@toolrow/datasource';
 import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
 import { installedEngines } from '@toolrow/engines';
@@ -236,7 +236,10 @@ async function seedWithProgress(
   err(`Creating the sample shop (${orders.toLocaleString('en-US')} orders) in ${source.description}…\n`);
   let lastTable = '';
   let lastShown = 0;
-  const result = await source.seed({
+  const result = await featureOf(
+    source,
+    'seed',
+  )({
     orders,
     onProgress(progress: SeedProgress) {
       const percent = progress.total > 0 ? Math.floor((progress.done / progress.total) * 100) : 100;

@@ -37,7 +37,7 @@ export function launchBrowser(): Promise<Browser> {
 /** The sample shop (in-memory PGlite) and a state store (in-memory SQLite). */
 export async function openSeededSource(orders = 2000): Promise<Toolrow> {
   const toolrow = await openToolrow({ env: {}, data: { memory: true }, state: { memory: true } });
-  await toolrow.source.seed({ orders, now: SEED_NOW });
+  await toolrow.source.seed!({ orders, now: SEED_NOW });
   return toolrow;
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
+import type { QueryLanguage } from '@toolrow/datasource';
 import {
   convertToModelMessages,
   createUIMessageStreamResponse,
@@ -91,14 +92,28 @@ export interface AgentOptions {
   onModelError?: (text: string) => void;
 }
 
-export const DEFAULT_INSTRUCTIONS = [
-  "You are Toolrow, a data agent for the user's SQL tables (PostgreSQL dialect).",
+/** The first line of the instructions: what the agent is, and the language its connection's queries take. */
+export function roleLine(language?: QueryLanguage): string {
+  return language
+    ? `You are Toolrow, a data agent for the user's tables. Queries take ${language.name} (${language.dialect} dialect).`
+    : "You are Toolrow, a data agent for the user's tables. Queries take the connection's own language.";
+}
+
+/** The instructions for a turn on a connection whose queries take `language`. */
+export function defaultInstructions(language?: QueryLanguage): string {
+  return [roleLine(language), ...INSTRUCTION_LINES].join('\n');
+}
+
+const INSTRUCTION_LINES = [
   'Look at the schema before you write SQL or filters; prefer the structured tools over raw SQL when they fit.',
   `Some tools are not in your list until you find them: call ${LOOP_TOOLS[0]} with a few words about what you need, then call what it finds in your next step. You have ${SEARCH_BUDGET} searches per turn.`,
   "Tools that act on the world may need the user's approval. If the user says no, respect it: offer the matching propose tool (a button the user can click) or explain what you would have done.",
   'Changes to data only ever go to the staging area; the user reviews and commits them. Never claim that data was changed.',
   'Answer briefly and show numbers with their units.',
-].join('\n');
+];
+
+/** The instructions with no connection known (every tool, no language named). */
+export const DEFAULT_INSTRUCTIONS: string = defaultInstructions();
 
 export interface Agent {
   /** One agent turn with generateText over a model-message history (the CLI chat, tests). */
@@ -124,7 +139,6 @@ export interface Agent {
 }
 
 export function createAgent(options: AgentOptions): Agent {
-  const instructions = options.instructions ?? DEFAULT_INSTRUCTIONS;
   const maxSteps = options.maxSteps ?? 12;
   const secret = options.approvalSecret ?? randomBytes(32);
   const deps = {
@@ -139,7 +153,7 @@ export function createAgent(options: AgentOptions): Agent {
     const tools = buildToolSet(options.backend, turn);
     return {
       model: options.model,
-      instructions,
+      instructions: options.instructions ?? defaultInstructions(turn.language),
       tools,
       // Re-read every step: searchTools grows the set inside its own execute.
       prepareStep: () => ({ activeTools: turn.activeTools() }),

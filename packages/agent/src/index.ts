@@ -9,6 +9,7 @@ export {
   approvalResponse,
   createAgent,
   DEFAULT_INSTRUCTIONS,
+  defaultInstructions,
   type PendingApproval,
   type TurnResult,
   type TurnUsage,

@@ -13,6 +13,7 @@ import {
   type ToolAccess,
   type ToolName,
 } from '@toolrow/catalog';
+import type { QueryLanguage } from '@toolrow/datasource';
 import {
   asSchema,
   type FlexibleSchema,
@@ -74,9 +75,10 @@ export interface TurnOptions {
   profileId: string;
   /**
    * The engine of the connection the turn works on (its id and features: a DataSource is one): its
-   * tools are the only ones active, searchable or callable. None: every tool.
+   * tools are the only ones active, searchable or callable, and the instructions name the language
+   * its queries take. None: every tool.
    */
-  engine?: EngineView;
+  engine?: EngineView & { readonly queries?: { readonly language: QueryLanguage } };
   abortSignal?: AbortSignal;
 }
 
@@ -148,6 +150,8 @@ export class Turn {
   readonly #permissions: ProfilePermissions;
   readonly #active: Set<ToolName>;
   readonly #engine: EngineView | undefined;
+  /** The language the connection's queries take, when the turn knows its connection. */
+  readonly language: QueryLanguage | undefined;
   #searches: number;
   /** Gated calls the ladder or the user cleared to run; the execute wrapper checks it. */
   readonly #cleared = new Set<string>();
@@ -166,6 +170,7 @@ export class Turn {
     this.#options = options;
     this.#permissions = permissions;
     this.#engine = options.engine;
+    this.language = options.engine?.queries?.language;
     const served = (name: ToolName) => isServedBy(this.#engine, name);
     this.#active = new Set<ToolName>([
       ...inlineToolsOf(this.#engine),

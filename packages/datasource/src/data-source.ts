@@ -1,3 +1,4 @@
+import type { EngineFeature } from '@toolrow/declarations';
 import type { ChangeWriter } from './changes.ts';
 import type { ExportEngine, ExportEngineOptions, ExportJobStore } from './exports.ts';
 import type { QueryRunner } from './queries.ts';
@@ -8,27 +9,27 @@ import type { SeedOptions, SeedResult } from './seed-types.ts';
 
 /**
  * The user's data, behind one handle whatever the engine: the schema cache, the row reader, queries
- * in the engine's dialect, the data side of commits, the sample-shop seeder. No part of it is a
- * driver's handle: a tool asks for a capability, and each engine implements them all. Toolrow's own
+ * in the engine's language, and what its features add (the data side of commits, exports, the
+ * sample-shop seeder, a reader role). No part of it is a driver's handle. Toolrow's own
  * state (app state, the staging area, export jobs) is not here: it lives in @toolrow/state.
  */
 export interface DataSource {
-  /** The engine's id (its descriptor's); the tools it serves follow its features, which the rows' `needs` name. */
+  /** The engine's id (its descriptor's). */
   readonly engine: string;
   /** The driver it is connected through (one of its engine's `drivers`). */
   readonly driver: string;
-  /** What the engine can do that some tools need ('foreignKeys'): the rows' `needs` name them. */
-  readonly features: readonly string[];
+  /** Its engine's features (the descriptor's list itself): the tools it serves follow them. */
+  readonly features: readonly EngineFeature[];
   /** Where the data is, without secrets ("PostgreSQL u@h:5432/db", "PGlite /path"). */
   readonly description: string;
   readonly schema: SchemaCache;
   readonly rows: RowReader;
   /** Read-only statements in the engine's own dialect (runQuery, validateQuery, explainQuery). */
   readonly queries: QueryRunner;
-  /** Reads rows as they are now, converts staged values, applies commits (the user's only). */
-  readonly changes: ChangeWriter;
-  /** The engine's exporter of tables and queries to files, its jobs kept in `jobs`. */
-  createExportEngine(dir: string, jobs: ExportJobStore, options?: ExportEngineOptions): ExportEngine;
+  /** Reads rows as they are now, converts staged values, applies commits (the user's only): with 'stagedWrites'. */
+  readonly changes?: ChangeWriter;
+  /** The engine's exporter of tables and queries to files, its jobs kept in `jobs`: with 'exports'. */
+  createExportEngine?(dir: string, jobs: ExportJobStore, options?: ExportEngineOptions): ExportEngine;
   /** Which read-only layers hold on this connection, each with why (`connections test`, `db info`). */
   readLayers(): Promise<ReadLayer[]>;
   /**
@@ -36,12 +37,12 @@ export interface DataSource {
    * credentials it signs with, why a database that should hold tables shows none.
    */
   connectionNotes?(): Promise<string[]>;
-  /** Sets up (embedded) or looks for (a server) the engine's read-only login; once is enough. */
-  setUpReaderRole(): Promise<ReaderRoleStatus>;
+  /** Sets up (embedded) or looks for (a server) the engine's read-only login; once is enough: with 'readerRoles'. */
+  setUpReaderRole?(): Promise<ReaderRoleStatus>;
   /** The Toolrow data directory (absolute): PGlite keeps the embedded database in <dataDir>/pgdata. */
   readonly dataDir: string;
-  /** Fills the database with the deterministic sample shop (see `toolrow db seed`). */
-  seed(options?: SeedOptions): Promise<SeedResult>;
+  /** Fills the database with the deterministic sample shop (see `toolrow db seed`): with 'seed'. */
+  seed?(options?: SeedOptions): Promise<SeedResult>;
   /** Closes the connection (and the commit connection, and runs any onClose hooks). */
   close(): Promise<void>;
 }

@@ -10,7 +10,6 @@ function engine(id: string, schemes: string[], drivers: string[], opensWithoutUr
     schemes,
     urlForms: `${schemes[0]}://…`,
     ...(opensWithoutUrl ? { opensWithoutUrl } : {}),
-    capabilities: { typedValues: false, largeShop: false },
     features: [],
     parseUrl: (url) => ({ driver: drivers[0]!, url, description: `${id} ${url}` }),
     open: () => Promise.reject(new Error('not opened in this test')),

@@ -1,11 +1,14 @@
 // The engines an app has installed, looked up by id, driver or URL. The apps hold one
 // (@toolrow/engines); a test registers an engine of its own in it. Also `@toolrow/datasource/engine`:
 // listing the engines loads only this, their descriptors and the errors.
-import type { EngineDescriptor, EngineDriver, ParsedConnectionUrl } from './engine.ts';
+import type { EngineFeature } from '@toolrow/declarations';
+import type { DataSource } from './data-source.ts';
+import type { EngineDescriptor, EngineDriver, OpenEngineOptions, ParsedConnectionUrl } from './engine.ts';
 
 export type * from './engine.ts';
 
 import { DataSourceError } from './errors.ts';
+import { FEATURE_MEMBERS, type FeatureMember } from './features.ts';
 
 export interface EngineRegistry {
   /** The installed engines, in the order they were registered. */
@@ -24,6 +27,41 @@ export interface EngineRegistry {
   readonly fallback: EngineDescriptor;
   /** A URL as typed, read by the engine that claims it. */
   parseUrl(url: string, options: { cwd: string; field: string }): ParsedConnectionUrl & { engine: string };
+}
+
+/**
+ * What is wrong with a connection an engine opened, against what its descriptor says (none: it
+ * keeps the contract). A feature listed without its member would serve tools that fail when
+ * called; a member present without its feature would be offered nowhere.
+ */
+export function contractProblems(engine: EngineDescriptor, source: DataSource): string[] {
+  const problems: string[] = [];
+  if (source.engine !== engine.id) problems.push(`its engine is '${source.engine}', not '${engine.id}'`);
+  if ([...source.features].sort().join() !== [...engine.features].sort().join())
+    problems.push(
+      `its features (${source.features.join(', ') || 'none'}) are not its descriptor's (${engine.features.join(', ') || 'none'})`,
+    );
+  for (const [member, feature] of Object.entries(FEATURE_MEMBERS) as [FeatureMember, EngineFeature][]) {
+    const listed = engine.features.includes(feature);
+    const present = source[member] !== undefined;
+    if (listed && !present) problems.push(`it lists '${feature}' but has no ${member}`);
+    if (!listed && present) problems.push(`it has ${member} but does not list '${feature}'`);
+  }
+  if (!engine.drivers.some((driver) => driver.id === source.driver))
+    problems.push(`its driver '${source.driver}' is not one of the engine's`);
+  return problems;
+}
+
+/** Opens a connection on `engine` and holds it to the contract; a broken one is closed and refused. */
+export async function openChecked(engine: EngineDescriptor, options: OpenEngineOptions): Promise<DataSource> {
+  const source = await engine.open(options);
+  const problems = contractProblems(engine, source);
+  if (problems.length === 0) return source;
+  await source.close().catch(() => {});
+  throw new DataSourceError(
+    'misuse',
+    `The engine '${engine.id}' opened a connection that breaks the engine contract: ${problems.join('; ')}. Fix the engine package (see docs/adding-an-engine.md).`,
+  );
 }
 
 function schemeOf(url: string): string | undefined {

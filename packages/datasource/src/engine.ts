@@ -1,6 +1,10 @@
 // What an engine package exports: one descriptor saying what it is, which URLs it claims, how it
 // opens one and what it can do. Nothing outside an engine's package asks which engine it is on: it
 // asks the descriptor (through the apps' registry, @toolrow/engines).
+import type { EngineFeature } from '@toolrow/declarations';
+
+export type { EngineFeature };
+
 import type { DataSource } from './data-source.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -60,14 +64,6 @@ export interface OpenEngineOptions {
   readonly [option: string]: unknown;
 }
 
-/** What an engine can do, which decides what the apps offer on its connections. */
-export interface EngineCapabilities {
-  /** Values are shown and edited in the engine's typed form (DynamoDB's numbers, sets, maps, binary). */
-  readonly typedValues: boolean;
-  /** The evaluation's large sample shop (1,000 tables) can be made on it. */
-  readonly largeShop: boolean;
-}
-
 /** What `toolrow db setup-roles` prints for a connection: the read layer the user sets up, and how. */
 export interface ReadLayerSetup {
   /** What to run or attach (SQL, IAM policies), or what was done: standard output. */
@@ -93,9 +89,12 @@ export interface EngineDescriptor {
   readonly urlForms: string;
   /** It opens with no URL at all (the embedded sample): the default engine. */
   readonly opensWithoutUrl?: boolean;
-  readonly capabilities: EngineCapabilities;
-  /** What it can do that some tools need ('foreignKeys'), as its connections' `features` say. */
-  readonly features: readonly string[];
+  /**
+   * What it can do, the one list (EngineFeature in @toolrow/declarations): the tools served on
+   * its connections, the catalog, MCP scopes and the apps' offers follow it. A feature with a
+   * DataSource member (stagedWrites: `changes`, exports, seed, readerRoles) has it exactly when listed.
+   */
+  readonly features: readonly EngineFeature[];
   /**
    * The URL setting that bounds the items one read may evaluate, where the engine has one (a
    * DynamoDB read is billed per item): the user's setting, never the agent's.

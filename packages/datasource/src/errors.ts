@@ -27,6 +27,8 @@ export type DataSourceErrorCode =
   | 'permission'
   /** The caller's AbortSignal fired: the read was stopped (or never started). */
   | 'aborted'
+  /** The connection's engine lacks the feature the operation needs (a read-only engine's commit). */
+  | 'unsupported'
   | 'misuse';
 
 export class DataSourceError extends Error {

@@ -15,16 +15,21 @@ export type {
 export type { DataSource } from './data-source.ts';
 export type {
   EngineCache,
-  EngineCapabilities,
   EngineDescriptor,
   EngineDriver,
+  EngineFeature,
   Env,
   OpenEngineOptions,
   ParsedConnectionUrl,
   ReadLayerSetup,
   ReadLayerSetupOptions,
 } from './engine.ts';
-export { createEngineRegistry, type EngineRegistry } from './engine-registry.ts';
+export {
+  contractProblems,
+  createEngineRegistry,
+  type EngineRegistry,
+  openChecked,
+} from './engine-registry.ts';
 export {
   abortedError,
   DataDirHeldError,
@@ -58,6 +63,13 @@ export type {
 } from './exports.ts';
 export { DEFAULT_EXPORT_TIME_LIMIT_MS, EXPORT_FORMATS } from './exports.ts';
 export {
+  type DataSourceWith,
+  FEATURE_MEMBERS,
+  type FeatureMember,
+  featureOf,
+  hasFeature,
+} from './features.ts';
+export {
   describeValue,
   filterColumns,
   MAX_FILTER_CONDITIONS,
@@ -72,7 +84,14 @@ export * from './filter-types.ts';
 export { didYouMean, nearestNames, unknownNameHint } from './names.ts';
 export { isNumberText, NUMBER_TEXT } from './numbers.ts';
 export { ensurePrivateDir, ownerOnlyTree } from './private-dir.ts';
-export type { QueryDialect, QueryPlan, QueryRunner } from './queries.ts';
+export type {
+  CheckedStatement,
+  QueryLanguage,
+  QueryPlan,
+  QueryRunner,
+  StatementAdvice,
+  StatementCheckOptions,
+} from './queries.ts';
 export type { ReaderRoleState, ReaderRoleStatus, ReadLayer } from './read-layers.ts';
 export type {
   FieldInfo,

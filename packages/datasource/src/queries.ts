@@ -1,7 +1,48 @@
 import type { ReadOnlyOptions, ReadQueryOptions, ReadQueryResult } from './reads.ts';
 
-/** The query language a connection speaks ('postgresql', 'sql', 'partiql'): what runQuery, validateQuery and explainQuery take. */
-export type QueryDialect = string;
+/** The language a connection's reads take (runQuery, validateQuery, explainQuery), as people and models are told it. */
+export interface QueryLanguage {
+  /** The language ('SQL', 'PartiQL'). */
+  readonly name: string;
+  /** Whose grammar and functions it follows ('PostgreSQL', 'DuckDB', 'SQLite'). */
+  readonly dialect: string;
+  /** A first statement to try on the sample shop (the workbench's). */
+  readonly example: string;
+}
+
+/**
+ * What to do instead of a refused statement, in the words of whoever reads the refusal (a model is
+ * told the tools to use; a person at the workbench what to do in the app). Each is a clause.
+ */
+export interface StatementAdvice {
+  /** The statement would change data: how changes are made instead (a sentence). */
+  readonly write: string;
+  /** EXPLAIN was sent: how to see a plan instead (a clause after "send the SELECT alone"). */
+  readonly explain: string;
+  /** The statement would write a file or a table: how to keep rows instead (a clause). */
+  readonly export: string;
+  /** A statistics view was asked for: where common values are shown instead (a clause). */
+  readonly sample: string;
+  /** Toolrow's own tables were named: where their contents are shown (a sentence). */
+  readonly appState: string;
+}
+
+export interface StatementCheckOptions {
+  /** The refusal's advice; absent, it says what to do in words of no one app. */
+  readonly advice?: StatementAdvice;
+  /** Also compare the names it uses with the schema (validateQuery), as `problems`. */
+  readonly names?: boolean;
+}
+
+/** A statement the check let through: what to send, the tables it reads, what its names miss. */
+export interface CheckedStatement {
+  /** The statement alone, as it will be sent. */
+  statement: string;
+  /** The tables it reads, as the statement spells them (resolved by the schema cache). */
+  tables: string[];
+  /** With `names`: tables and columns it names that the schema lacks, each a sentence. */
+  problems?: string[];
+}
 
 /** An estimated plan: nothing ran. */
 export interface QueryPlan {
@@ -25,18 +66,13 @@ export interface QueryPlan {
  * read-only layers (a read-only transaction, the reader role), which hold without that check.
  */
 export interface QueryRunner {
-  readonly dialect: QueryDialect;
-  /** How a person names the language, and a first statement to try on the sample shop (the workbench's). */
-  readonly language: { readonly name: string; readonly example: string };
+  readonly language: QueryLanguage;
   /**
-   * The dialect's statement check (the first read layer), where the engine brings its own: one
-   * read, nothing that writes. Returns the statement to send and the tables it reads; throws a
-   * DataSourceError saying what to write instead. Absent: the statement is PostgreSQL's dialect,
-   * checked by the tools' guard (PostgreSQL's own grammar, libpg_query).
+   * The language's statement check (the first read layer): one read, nothing that writes, read
+   * with the language's own grammar. Returns what to send and the tables it reads; throws a
+   * DataSourceError saying what to write instead.
    */
-  check?(
-    text: string,
-  ): { statement: string; tables: string[] } | Promise<{ statement: string; tables: string[] }>;
+  check(text: string, options?: StatementCheckOptions): CheckedStatement | Promise<CheckedStatement>;
   /** The other languages the connection reads, each a runner of its own (DynamoDB: its own PartiQL). */
   readonly modes?: readonly QueryRunner[];
   /** Runs one read, bounded by rows, bytes and time. */

@@ -9,7 +9,21 @@ export interface SeedOptions {
   now?: Date;
   /** Called as rows are written. */
   onProgress?: (progress: SeedProgress) => void;
+  /**
+   * 'large': the large shop's tables (LARGE_SHOP) beside whatever is there, made where missing,
+   * the sample shop left as it is (its counts come back as zeros). Engines with 'largeShop' only.
+   */
+  shop?: 'sample' | 'large';
 }
+
+/** The large shop: where a model meets a schema that does not fit its window (the evaluation's). */
+export const LARGE_SHOP = {
+  schemas: ['sales', 'marketing', 'support', 'finance', 'ops'],
+  tablesPerSchema: 200,
+  /** A table of 1,000 columns, m_0001…m_1000; m_0500 carries the comment 'customer loyalty tier'. */
+  wide: 'marketing.campaign_metrics',
+  wideColumns: 1000,
+} as const;
 
 export interface SeedProgress {
   table: string;

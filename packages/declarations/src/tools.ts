@@ -33,10 +33,29 @@ export type ToolWrites = 'none' | 'ui' | 'staging' | 'files';
 export type StagedOperation = 'insert' | 'update' | 'delete';
 
 /**
- * What a connection's engine can do that some tools need; an engine declares the ones it has.
- * foreignKeys: tables related by declared foreign keys (PostgreSQL has them, DynamoDB has none).
+ * What an engine can do, the one list of it: an engine's descriptor names the ones it has, a row's
+ * `needs` the ones its tool cannot do without (on an engine that lacks one the tool is not served).
+ *
+ * - foreignKeys: tables related by declared foreign keys (PostgreSQL and SQLite have them).
+ * - stagedWrites: staged inserts, updates and deletes committed by the engine (DataSource.changes).
+ * - exports: tables and queries written to files (DataSource.createExportEngine).
+ * - cancel: a read stops at its time limit or when cancelled; without it no statement of a model's runs.
+ * - seed: the sample shop can be made in it (DataSource.seed).
+ * - largeShop: the evaluation's large shop too (seed's `large`).
+ * - readerRoles: a read-only login the engine sets up or looks for (DataSource.setUpReaderRole).
+ * - typedValues: values are shown and edited in the engine's typed form (DynamoDB's sets, maps, binary).
  */
-export type EngineFeature = 'foreignKeys';
+export const ENGINE_FEATURES = [
+  'foreignKeys',
+  'stagedWrites',
+  'exports',
+  'cancel',
+  'seed',
+  'largeShop',
+  'readerRoles',
+  'typedValues',
+] as const;
+export type EngineFeature = (typeof ENGINE_FEATURES)[number];
 
 /** The languages a row's `words` are given in besides English (its keywords), as BCP 47 tags. */
 export const WORD_LANGUAGES = [
@@ -890,6 +909,7 @@ export const TOOL_ROWS = [
     tier: 'silent',
     mcp: 'readonly',
     writes: 'none',
+    needs: ['stagedWrites'],
   },
   {
     name: 'diffStagedChanges',
@@ -947,6 +967,7 @@ export const TOOL_ROWS = [
     tier: 'silent',
     mcp: 'readonly',
     writes: 'none',
+    needs: ['stagedWrites'],
   },
   {
     name: 'getExportStatus',
@@ -988,6 +1009,7 @@ export const TOOL_ROWS = [
     tier: 'silent',
     mcp: 'readonly',
     writes: 'none',
+    needs: ['exports'],
   },
   {
     name: 'listAuditLog',
@@ -1085,6 +1107,7 @@ export const TOOL_ROWS = [
     access: 'read',
     mcp: 'readonly',
     writes: 'none',
+    needs: ['cancel'],
   },
   {
     name: 'getRow',
@@ -1576,6 +1599,7 @@ export const TOOL_ROWS = [
     access: 'export',
     mcp: 'full',
     writes: 'files',
+    needs: ['exports'],
   },
   {
     name: 'proposeExport',
@@ -1609,6 +1633,7 @@ export const TOOL_ROWS = [
     twin: 'startExport',
     mcp: 'staged',
     writes: 'ui',
+    needs: ['exports'],
   },
 
   // ── Staging: every write lands here; only the user commits ───────────────────────────────
@@ -1721,6 +1746,7 @@ export const TOOL_ROWS = [
     stages: 'insert',
     mcp: 'staged',
     writes: 'staging',
+    needs: ['stagedWrites'],
   },
   {
     name: 'stageUpdateRows',
@@ -1862,6 +1888,7 @@ export const TOOL_ROWS = [
     stages: 'update',
     mcp: 'staged',
     writes: 'staging',
+    needs: ['stagedWrites'],
   },
   {
     name: 'stageDeleteRows',
@@ -1967,5 +1994,6 @@ export const TOOL_ROWS = [
     stages: 'delete',
     mcp: 'staged',
     writes: 'staging',
+    needs: ['stagedWrites'],
   },
 ] as const satisfies readonly ToolRow[];

@@ -1,7 +1,7 @@
 // Reads with a time limit, against a DynamoDB that stops answering (a real socket that accepts and
 // never replies): every read returns within its limit with a message, never waits for ever.
 import { tmpdir } from 'node:os';
-import type { DataSource } from '@toolrow/datasource';
+import type { DataSourceWith } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDynamoUrl } from '../test/dynamodb-local.ts';
@@ -10,7 +10,7 @@ import { openDynamoDataSource } from './source.ts';
 
 describeWithService('dynamodb', 'reads of a DynamoDB that stops answering', () => {
   let proxy: StallingProxy;
-  let ds: DataSource;
+  let ds: DataSourceWith;
 
   beforeAll(async () => {
     const url = freshDynamoUrl();
@@ -43,10 +43,13 @@ describeWithService('dynamodb', 'reads of a DynamoDB that stops answering', () =
   };
 
   it.each([
-    ['a PartiQL query', (ds: DataSource) => ds.queries.run('SELECT * FROM "orders"', { timeoutMs: 1000 })],
-    ['a page of rows', (ds: DataSource) => ds.rows.select('orders', { timeoutMs: 1000 })],
-    ['a count', (ds: DataSource) => ds.rows.count('orders', undefined, { timeoutMs: 1000 })],
-    ['an item by key', (ds: DataSource) => ds.rows.get('orders', { id: 1 }, { timeoutMs: 1000 })],
+    [
+      'a PartiQL query',
+      (ds: DataSourceWith) => ds.queries.run('SELECT * FROM "orders"', { timeoutMs: 1000 }),
+    ],
+    ['a page of rows', (ds: DataSourceWith) => ds.rows.select('orders', { timeoutMs: 1000 })],
+    ['a count', (ds: DataSourceWith) => ds.rows.count('orders', undefined, { timeoutMs: 1000 })],
+    ['an item by key', (ds: DataSourceWith) => ds.rows.get('orders', { id: 1 }, { timeoutMs: 1000 })],
   ])('%s stops at its time limit, saying so', async (_name, read) => {
     const { error, ms } = await within(() => read(ds));
     expect(error?.code).toBe('timeout');

@@ -13,7 +13,7 @@ import {
 import {
   type ChangeToApply,
   createMemoryExportJobStore,
-  type DataSource,
+  type DataSourceWith,
   type QueryRunner,
   type Row,
 } from '@toolrow/datasource';
@@ -28,8 +28,8 @@ import { parseDynamoUrl } from './url.ts';
 const NOW = new Date('2026-11-15T00:00:00Z');
 
 /** DynamoDB's own PartiQL: the second language of the connection, after SQL. */
-function partiqlOf(ds: DataSource): QueryRunner {
-  const partiql = ds.queries.modes?.find((runner) => runner.dialect === 'partiql');
+function partiqlOf(ds: DataSourceWith): QueryRunner {
+  const partiql = ds.queries.modes?.find((runner) => runner.language.name === 'PartiQL');
   if (!partiql) throw new Error('the DynamoDB connection reads no PartiQL');
   return partiql;
 }
@@ -62,7 +62,7 @@ async function fingerprint(url: string): Promise<string> {
 describeWithService('dynamodb', 'the DynamoDB engine on DynamoDB Local', () => {
   let dir: string;
   let url: string;
-  let ds: DataSource;
+  let ds: DataSourceWith;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-'));
@@ -246,7 +246,7 @@ describeWithService('dynamodb', 'write attempts against each read layer alone', 
 });
 
 describeWithService('dynamodb', 'commits as conditional transactions', () => {
-  let ds: DataSource;
+  let ds: DataSourceWith;
   // Someone else, writing to the same tables outside Toolrow.
   let other: ReturnType<typeof createClients>;
   let id = 0;
@@ -534,9 +534,9 @@ describeWithService('dynamodb', 'commits as conditional transactions', () => {
 });
 
 describeWithService('dynamodb', 'exports', () => {
-  let ds: DataSource;
+  let ds: DataSourceWith;
   let dir: string;
-  let exports: ReturnType<DataSource['createExportEngine']>;
+  let exports: ReturnType<DataSourceWith['createExportEngine']>;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-exports-'));

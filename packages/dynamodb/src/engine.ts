@@ -13,7 +13,6 @@ export const dynamodbEngine: EngineDescriptor = {
   drivers: [{ id: 'dynamodb', label: 'DynamoDB' }],
   schemes: ['dynamodb'],
   urlForms: 'dynamodb://127.0.0.1:8000?region=us-east-1 / dynamodb://aws/<region>?profile=<aws profile>',
-  capabilities: { typedValues: true, largeShop: false },
   features: DYNAMODB_FEATURES,
   readBound: { setting: 'maxItemsRead', default: MAX_ITEMS_READ },
   parseUrl(url, { field }) {

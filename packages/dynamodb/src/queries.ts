@@ -47,10 +47,13 @@ export function createPartiqlRunner(
   bound = MAX_ITEMS_READ,
 ): QueryRunner {
   return {
-    dialect: 'partiql',
     // The workbench's first statement, on a table this account has: a Query on its partition key.
     get language() {
-      return { name: 'PartiQL', example: partiqlExample(schema.current?.tables ?? [], keys) };
+      return {
+        name: 'PartiQL',
+        dialect: 'DynamoDB',
+        example: partiqlExample(schema.current?.tables ?? [], keys),
+      };
     },
     check(text) {
       const read = checkReadOnlyPartiql(text);

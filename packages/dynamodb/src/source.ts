@@ -3,8 +3,8 @@
 
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
-  type DataSource,
   DataSourceError,
+  type DataSourceWith,
   type EngineCache,
   type ReaderRoleStatus,
   type ReadLayer,
@@ -43,7 +43,7 @@ function maskKey(key: string): string {
   return key.length <= 8 ? key : `${key.slice(0, 4)}…${key.slice(-4)}`;
 }
 
-export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<DataSource> {
+export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<DataSourceWith> {
   const target = parseDynamoUrl(options.url, options.urlSource ?? 'url');
   const clients = createClients(target, options.layers);
   const opening = AbortSignal.timeout(OPEN_TIMEOUT_MS);
@@ -87,7 +87,7 @@ export async function openDynamoDataSource(options: OpenDynamoOptions): Promise<
       : 'reads and commits use the same AWS credentials; name a read-only profile for reads and commitProfile= for commits',
   };
   let closed = false;
-  const source: DataSource = {
+  const source: DataSourceWith = {
     engine: 'dynamodb',
     features: DYNAMODB_FEATURES,
     driver: 'dynamodb',

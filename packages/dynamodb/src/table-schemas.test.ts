@@ -4,7 +4,7 @@
 // wire by a proxy in front of DynamoDB Local.
 import { tmpdir } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DataSource, EngineCache } from '@toolrow/datasource';
+import type { DataSourceWith, EngineCache } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bareClient, writeTables } from '../test/bare-sdk.ts';
@@ -36,7 +36,7 @@ describeWithService('dynamodb', 'an account of many tables: what one statement c
   let url: string;
   let proxy: CountingProxy;
   let client: DynamoDBClient;
-  const opened: DataSource[] = [];
+  const opened: DataSourceWith[] = [];
   const open = async (cache?: EngineCache) => {
     const ds = await openDynamoDataSource({ url: proxy.url, dataDir: tmpdir(), ...(cache ? { cache } : {}) });
     opened.push(ds);

@@ -39,14 +39,8 @@ export interface EvalRequest {
   shop?: 'large';
 }
 
-/** The large sample: where a model meets a schema that does not fit its window. */
-export const LARGE_SHOP = {
-  schemas: ['sales', 'marketing', 'support', 'finance', 'ops'],
-  tablesPerSchema: 200,
-  /** A table of 1,000 columns, m_0001…m_1000; m_0500 carries the comment 'customer loyalty tier'. */
-  wide: 'marketing.campaign_metrics',
-  wideColumns: 1000,
-} as const;
+/** The large sample: where a model meets a schema that does not fit its window (the contract's). */
+export { LARGE_SHOP } from '@toolrow/datasource';
 
 /** The tools that write into the staging area: a read-only request must call none of them. */
 export const STAGE_TOOLS: readonly ToolName[] = TOOL_NAMES.filter((name) => accessOf(name) === 'stage');

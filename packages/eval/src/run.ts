@@ -9,12 +9,17 @@ import {
   toolsBackend,
 } from '@toolrow/agent';
 import { type EngineView, isServedBy } from '@toolrow/catalog';
-import { type DataSource, DataSourceError, isDataSourceError, SAMPLE_TABLES } from '@toolrow/datasource';
+import {
+  type DataSource,
+  DataSourceError,
+  featureOf,
+  isDataSourceError,
+  SAMPLE_TABLES,
+} from '@toolrow/datasource';
 import { installedEngines } from '@toolrow/engines';
-import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openEngine, openState, type Tab, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel, ModelMessage } from 'ai';
-import { type EvalRequest, LARGE_SHOP, type RequestContext } from './corpus.ts';
+import type { EvalRequest, RequestContext } from './corpus.ts';
 import { type Grade, grade, type TracedCall } from './grade.ts';
 
 /** One attempt at one request: what the model did, its grade, and what it cost. */
@@ -79,7 +84,7 @@ async function seedUnlessThere(source: DataSource, orders: number, databaseUrl: 
     if (SAMPLE_TABLES.every((name) => names.has(name))) return;
   }
   try {
-    await source.seed({ orders });
+    await featureOf(source, 'seed')({ orders });
   } catch (error) {
     if (!databaseUrl || !isDataSourceError(error) || error.code !== 'seed') throw error;
     throw new DataSourceError(
@@ -115,10 +120,9 @@ class EvalShop {
     try {
       await seedUnlessThere(source, orders, databaseUrl);
       if (large) {
-        await sqlDatabaseOf(source).exec(largeShopDdl());
-        await source.schema.refresh();
+        await featureOf(source, 'seed')({ shop: 'large' });
       }
-      await source.setUpReaderRole();
+      await source.setUpReaderRole?.();
     } catch (error) {
       await source.close();
       throw error;
@@ -341,7 +345,7 @@ async function attempt(
 export function requestsServedBy(requests: readonly EvalRequest[], engine: EngineView): EvalRequest[] {
   return requests.filter(
     (request) =>
-      (request.shop !== 'large' || installedEngines.find(engine.engine)?.capabilities.largeShop) &&
+      (request.shop !== 'large' || engine.features.includes('largeShop')) &&
       request.expect.every((step) =>
         (typeof step === 'string' ? [step] : step).some((name) => isServedBy(engine, name)),
       ),
@@ -349,32 +353,6 @@ export function requestsServedBy(requests: readonly EvalRequest[], engine: Engin
 }
 
 /** Runs every request `runs` times through the real agent loop, `concurrency` at a time. */
-/** The large sample's extra tables (LARGE_SHOP), beside the sample shop. */
-export function largeShopDdl(): string {
-  const statements: string[] = [];
-  const nouns = ['events', 'daily', 'snapshot', 'ledger', 'queue', 'report', 'audit', 'staging'];
-  for (const schema of LARGE_SHOP.schemas) {
-    statements.push(`CREATE SCHEMA ${schema}`);
-    for (let index = 0; index < LARGE_SHOP.tablesPerSchema; index++) {
-      const name = `${nouns[index % nouns.length]}_${String(index).padStart(3, '0')}`;
-      statements.push(
-        `CREATE TABLE ${schema}.${name} (id bigint PRIMARY KEY, account_id bigint, amount numeric(12,2), note text, created_at timestamptz)`,
-      );
-    }
-  }
-  const columns = Array.from(
-    { length: LARGE_SHOP.wideColumns },
-    (_, index) => `m_${String(index + 1).padStart(4, '0')} int`,
-  );
-  statements.push(`CREATE TABLE ${LARGE_SHOP.wide} (campaign_id int PRIMARY KEY, ${columns.join(', ')})`);
-  statements.push(`COMMENT ON COLUMN ${LARGE_SHOP.wide}.m_0500 IS 'customer loyalty tier'`);
-  const values = Array.from({ length: LARGE_SHOP.wideColumns }, (_, index) => `(g * ${index + 1}) % 97`);
-  statements.push(
-    `INSERT INTO ${LARGE_SHOP.wide} SELECT g, ${values.join(', ')} FROM generate_series(1, 40) AS g`,
-  );
-  return statements.join(';\n');
-}
-
 export async function runEval(options: RunEvalOptions): Promise<RequestAttempts[]> {
   const runs = Math.max(1, options.runs ?? 1);
   const concurrency = Math.max(1, options.concurrency ?? 4);

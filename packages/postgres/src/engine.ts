@@ -62,7 +62,6 @@ export const postgresEngine: EngineDescriptor = {
   urlForms:
     'postgres://user@host:5432/database (or postgresql://), pglite:<directory> for an embedded database',
   opensWithoutUrl: true,
-  capabilities: { typedValues: false, largeShop: true },
   features: POSTGRES_FEATURES,
   parseUrl,
   // The engine's code loads when a connection opens: listing the engines stays cheap.

@@ -1,2 +1,12 @@
-/** What PostgreSQL can do that some tools need (the rows' `needs`): tables related by foreign keys. */
-export const POSTGRES_FEATURES: readonly string[] = ['foreignKeys'];
+import type { EngineFeature } from '@toolrow/datasource/engine';
+
+/** What PostgreSQL (PGlite or a server) can do: the descriptor's list, which its connections carry too. */
+export const POSTGRES_FEATURES: readonly EngineFeature[] = [
+  'foreignKeys',
+  'stagedWrites',
+  'exports',
+  'cancel',
+  'seed',
+  'largeShop',
+  'readerRoles',
+];

@@ -37,8 +37,18 @@ export { createSchemaCache, loadSchema } from './schema-load.ts';
 export { seedSampleShop } from './seed.ts';
 export { quoteIdent, quoteLiteral, quoteQualified } from './sql.ts';
 export {
+  checkReadOnlySql,
+  isSideEffectFunction,
+  loadSqlParser,
+  type ReadOnlyStatement,
+  type SqlGuardCode,
+  SqlGuardError,
+  type SqlGuardOptions,
+} from './sql-guard.ts';
+export {
   isSqlSource,
   type OpenDataSourceOptions,
   type SqlDataSource,
   sqlDatabaseOf,
 } from './sql-source.ts';
+export { checkAgainstSchema, checkPostgresStatement } from './statement-check.ts';

@@ -1,4 +1,4 @@
-import type { QueryRunner, WriterInfo } from '@toolrow/datasource';
+import { APP_SCHEMA, type QueryRunner, type SchemaCache, type WriterInfo } from '@toolrow/datasource';
 import { createChangeWriter } from './change-writer.ts';
 import type { Database } from './database.ts';
 import { openDatabase, resolveConnectionConfig } from './drivers/open.ts';
@@ -10,6 +10,7 @@ import { createRowReader } from './row-reader.ts';
 import { createSchemaCache } from './schema-load.ts';
 import { seedSampleShop } from './seed.ts';
 import type { OpenDataSourceOptions, SqlDataSource } from './sql-source.ts';
+import { checkPostgresStatement } from './statement-check.ts';
 
 /** Hooks run after the connection closes (the test helper drops its database here). */
 export interface InternalOpenOptions extends OpenDataSourceOptions {
@@ -61,8 +62,9 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
       driver: db.engine,
       description: db.description,
       db,
-      queries: sqlQueries(db),
+      queries: sqlQueries(db, schema),
       readLayers: () => describeReadLayers(db, readerRole),
+      connectionNotes: () => legacyStateNotes(db),
       createExportEngine: (dir, jobs, exportOptions) =>
         createExportEngine(db, schema, dir, jobs, exportOptions),
       schema,
@@ -104,10 +106,14 @@ export async function openDataSource(options: InternalOpenOptions = {}): Promise
 const PLAN_COST = /cost=([\d.]+)\.\.([\d.]+) rows=(\d+)/;
 
 /** Reads in SQL: through the read-only transaction (and the reader role, when there is one). */
-function sqlQueries(db: Database): QueryRunner {
+function sqlQueries(db: Database, schema: SchemaCache): QueryRunner {
   return {
-    dialect: 'postgresql',
-    language: { name: 'SQL', example: 'select status, count(*) from orders group by status' },
+    language: {
+      name: 'SQL',
+      dialect: 'PostgreSQL',
+      example: 'select status, count(*) from orders group by status',
+    },
+    check: (text, options) => checkPostgresStatement(schema, text, options),
     run: (statement, options) => db.readQuery(statement, [], options),
     async plan(statement, options) {
       // A newline before nothing: a trailing line comment cannot swallow anything after it.
@@ -124,4 +130,17 @@ function sqlQueries(db: Database): QueryRunner {
       };
     },
   };
+}
+
+/** Versions before the split kept Toolrow's state in the user's database; it is no longer read. */
+async function legacyStateNotes(db: Database): Promise<string[]> {
+  const found = await db.query<{ found: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found',
+    [APP_SCHEMA],
+  );
+  return found.rows[0]?.found
+    ? [
+        `your database still holds a ${APP_SCHEMA} schema from an older Toolrow; it is no longer used (DROP SCHEMA ${APP_SCHEMA} CASCADE removes it)`,
+      ]
+    : [];
 }

@@ -3,6 +3,7 @@ import {
   DAY_MS,
   DataSourceError,
   generateSampleShop,
+  LARGE_SHOP,
   SAMPLE_TABLES,
   type SampleColumns,
   type SeedOptions,
@@ -100,6 +101,14 @@ async function existingCounts(tx: Queryable): Promise<Record<string, number> | n
 
 export async function seedSampleShop(db: Database, options: SeedOptions = {}): Promise<SeedResult> {
   const started = performance.now();
+  if (options.shop === 'large') {
+    await db.exec(largeShopDdl());
+    return {
+      counts: { customers: 0, products: 0, orders: 0, order_items: 0 },
+      alreadySeeded: false,
+      durationMs: Math.round(performance.now() - started),
+    };
+  }
   const orders = checkSeedOrders(options.orders);
   const target = sampleCounts(orders);
   const now = options.now ?? new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
@@ -169,4 +178,32 @@ export async function seedSampleShop(db: Database, options: SeedOptions = {}): P
       durationMs: Math.round(performance.now() - started),
     };
   });
+}
+
+/** The large shop's tables (LARGE_SHOP), each made where missing. */
+function largeShopDdl(): string {
+  const statements: string[] = [];
+  const nouns = ['events', 'daily', 'snapshot', 'ledger', 'queue', 'report', 'audit', 'staging'];
+  for (const schema of LARGE_SHOP.schemas) {
+    statements.push(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    for (let index = 0; index < LARGE_SHOP.tablesPerSchema; index++) {
+      const name = `${nouns[index % nouns.length]}_${String(index).padStart(3, '0')}`;
+      statements.push(
+        `CREATE TABLE IF NOT EXISTS ${schema}.${name} (id bigint PRIMARY KEY, account_id bigint, amount numeric(12,2), note text, created_at timestamptz)`,
+      );
+    }
+  }
+  const columns = Array.from(
+    { length: LARGE_SHOP.wideColumns },
+    (_, index) => `m_${String(index + 1).padStart(4, '0')} int`,
+  );
+  statements.push(
+    `CREATE TABLE IF NOT EXISTS ${LARGE_SHOP.wide} (campaign_id int PRIMARY KEY, ${columns.join(', ')})`,
+  );
+  statements.push(`COMMENT ON COLUMN ${LARGE_SHOP.wide}.m_0500 IS 'customer loyalty tier'`);
+  const values = Array.from({ length: LARGE_SHOP.wideColumns }, (_, index) => `(g * ${index + 1}) % 97`);
+  statements.push(
+    `INSERT INTO ${LARGE_SHOP.wide} SELECT g, ${values.join(', ')} FROM generate_series(1, 40) AS g ON CONFLICT DO NOTHING`,
+  );
+  return statements.join(';\n');
 }

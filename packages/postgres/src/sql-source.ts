@@ -1,5 +1,5 @@
 // A connection in the PostgreSQL dialect, with its driver handle: for SQL-only work.
-import { type DataSource, DataSourceError } from '@toolrow/datasource';
+import { type DataSource, DataSourceError, type DataSourceWith } from '@toolrow/datasource';
 import type { Database, OpenDatabaseOptions, SqlEngine } from './database.ts';
 import type { ReaderRoleStatus } from './reader-role.ts';
 
@@ -18,7 +18,7 @@ export interface OpenDataSourceOptions extends OpenDatabaseOptions {
 }
 
 /** A connection in the PostgreSQL dialect (PGlite or a server): its driver handle too, for SQL-only work. */
-export interface SqlDataSource extends DataSource {
+export interface SqlDataSource extends DataSourceWith {
   readonly driver: SqlEngine;
   readonly db: Database;
   /** The reader role reads run as, or why there is none (`toolrow db info` shows it). */

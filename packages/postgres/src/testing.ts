@@ -14,6 +14,8 @@
  */
 
 export { type ReadLayerSwitches, withReadLayers } from './drivers/layer-switches.ts';
+export { dataFingerprint, stateFingerprint } from './fingerprint.ts';
+export { withoutSqlGuard } from './sql-guard.ts';
 export {
   createTestDatabase,
   DEFAULT_TEST_ORDERS,

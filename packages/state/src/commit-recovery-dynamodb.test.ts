@@ -59,7 +59,7 @@ describeWithService('dynamodb', 'a commit to DynamoDB killed mid-way', () => {
     env = { DATABASE_URL: url.href, TOOLROW_DATA_DIR: dir };
     const toolrow = await open();
     try {
-      await toolrow.source.seed({ orders: 10, now: new Date('2026-11-15T00:00:00Z') });
+      await toolrow.source.seed!({ orders: 10, now: new Date('2026-11-15T00:00:00Z') });
     } finally {
       await toolrow.close();
     }
@@ -72,7 +72,7 @@ describeWithService('dynamodb', 'a commit to DynamoDB killed mid-way', () => {
       const toolrow = await open();
       try {
         await toolrow.state.staging.discard();
-        await toolrow.source.seed({ orders: 10, reset: true, now: new Date('2026-11-15T00:00:00Z') });
+        await toolrow.source.seed!({ orders: 10, reset: true, now: new Date('2026-11-15T00:00:00Z') });
         const meta = { actor: 'agent' as const };
         await toolrow.state.staging.stageUpdate(
           'orders',

@@ -80,7 +80,7 @@ describeWithService('dynamodb', 'DynamoDB commits that record the truth and neve
     env = { DATABASE_URL: url, TOOLROW_DATA_DIR: dir };
     other = createClients(parseDynamoUrl(url));
     const toolrow = await open();
-    await toolrow.source.seed({ orders: ROUNDS + 10, now: new Date('2026-11-15T00:00:00Z') });
+    await toolrow.source.seed!({ orders: ROUNDS + 10, now: new Date('2026-11-15T00:00:00Z') });
   }, 180_000);
   afterAll(async () => {
     for (const toolrow of opened) await toolrow.close().catch(() => {});
@@ -287,11 +287,11 @@ describeWithService('dynamodb', 'DynamoDB commits that record the truth and neve
     expect(await withVersion.state.staging.commit({ ids: [update!.id] })).toMatchObject({ ok: true });
     expect(await item(500_001)).toMatchObject({ status: { S: 'shipped' }, version: { N: '2' } });
     const table = await withVersion.source.schema.resolveTable('orders');
-    expect(withVersion.source.changes.protectionOf?.(table)).toMatchObject({
+    expect(withVersion.source.changes!.protectionOf?.(table)).toMatchObject({
       kind: 'version',
       attribute: 'version',
     });
-    expect(without.source.changes.protectionOf?.(table)).toMatchObject({ kind: 'check' });
+    expect(without.source.changes!.protectionOf?.(table)).toMatchObject({ kind: 'check' });
   }, 600_000);
 
   it('an item without its version attribute is at version 0: checked, committed once as version 1, and a versioning writer in between is caught', async () => {

@@ -1,6 +1,6 @@
 // Which engine a connection needs, decided on its URL by the installed engines: each loads its
 // drivers only when a connection of its own opens.
-import type { DataSource, OpenEngineOptions } from '@toolrow/datasource';
+import { type DataSource, type OpenEngineOptions, openChecked } from '@toolrow/datasource';
 import { installedEngines } from '@toolrow/engines';
 import { resolveDataDir } from './state.ts';
 
@@ -20,7 +20,7 @@ export async function openEngine(options: OpenEngineOptions): Promise<DataSource
           url,
           options.url !== undefined ? (options.urlSource ?? 'url') : 'DATABASE_URL',
         );
-  return engine.open({
+  return openChecked(engine, {
     ...options,
     dataDir: resolveDataDir({
       env,

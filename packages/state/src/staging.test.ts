@@ -1,4 +1,4 @@
-import type { DataSource } from '@toolrow/datasource';
+import type { DataSourceWith } from '@toolrow/datasource';
 import { isDataSourceError } from '@toolrow/datasource';
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import fc from 'fast-check';
@@ -21,7 +21,7 @@ const BASE: Account[] = Array.from({ length: 8 }, (_, index) => ({
 
 describe.each(testStores())('staging on $name', ({ open }) => {
   let toolrow: Toolrow;
-  let source: DataSource;
+  let source: DataSourceWith;
   let state: ToolrowState;
 
   async function resetAccounts(rows: Account[] = BASE): Promise<void> {
@@ -40,7 +40,8 @@ describe.each(testStores())('staging on $name', ({ open }) => {
 
   beforeAll(async () => {
     toolrow = await open();
-    ({ source, state } = toolrow);
+    ({ state } = toolrow);
+    source = toolrow.source as DataSourceWith;
     await sqlDatabaseOf(source).exec(`
       CREATE TABLE accounts (id int PRIMARY KEY, owner text NOT NULL, balance int NOT NULL DEFAULT 0 CHECK (balance >= 0),
         amount numeric(12,2), tags text[], meta jsonb, seen_at timestamptz);

@@ -6,9 +6,11 @@ import {
   type Actor,
   type ChangeKind,
   type ChangeToApply,
+  type ChangeWriter,
   type DataSource,
   DataSourceError,
   DEFAULT_PROFILE,
+  featureOf,
   isActor,
   normalizeKey,
   type Row,
@@ -411,6 +413,8 @@ async function insertChange(
  * applied to the user's data (`source`) only when the user commits.
  */
 export function createStaging(db: StateDb, source: DataSource, options: StagingOptions = {}): Staging {
+  // Staging on an engine without staged writes lists nothing it could not commit: each use refuses.
+  const writer = () => featureOf(source, 'changes');
   const { q, dialect } = db;
   const connection = options.connection ?? DEFAULT_PROFILE;
   const holder = options.holder ?? holderId();
@@ -512,7 +516,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       const status =
         row.xid === null
           ? 'aborted'
-          : await source.changes
+          : await writer()
               .transactionStatus(row.xid, await changesWhere((qb) => qb.where('commit_id', '=', id)), {
                 ...(row.replay && finish ? { replay: row.replay } : {}),
                 claimedAt: date(row.created_at),
@@ -644,7 +648,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     changes: ChangeToApply[],
     error: unknown,
   ): Promise<CommitResult> {
-    const status = await source.changes
+    const status = await writer()
       .transactionStatus(claimed.xid, changes, {
         ...(claimed.replay ? { replay: claimed.replay } : {}),
         claimedAt: claimed.at,
@@ -710,11 +714,13 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
   }
 
   function wrapCanonical(table: TableInfo, values: Row, where: string): Promise<string> {
-    return source.changes.canonicalJson(table, values).catch((error) => wrapStageError(error, where));
+    return writer()
+      .canonicalJson(table, values)
+      .catch((error) => wrapStageError(error, where));
   }
 
   async function imageOf(table: TableInfo, key: RowKey, where: string): Promise<string> {
-    const before = await source.changes
+    const before = await writer()
       .currentRowJson(table, key)
       .catch((error) => wrapStageError(error, where));
     if (before === null) {
@@ -740,7 +746,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     const readJson = await wrapCanonical(table, normalizeValues(table, read, where, true), where);
     const now = parseExact(before);
     const expected = { ...now, ...parseExact(readJson) };
-    const [conflict] = await source.changes
+    const [conflict] = await writer()
       .check([
         {
           id: 0,
@@ -928,7 +934,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
       // Settles what dead committers left; a live committer's claim only keeps its own changes.
       await recover({ finish: true });
       const where = selection(filter, await tableFilterOf(filter), connection);
-      const max = source.changes.maxChangesPerTransaction;
+      const max = writer().maxChangesPerTransaction;
       if (max !== undefined) {
         const selected = (await changesWhere((qb) => qb.where(where).where('commit_id', 'is', null))).map(
           (change) => change.id,
@@ -955,9 +961,9 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
         const ids = changes.map((change) => change.id);
         let claimed: { id: number; xid: string; replay?: string; at: Date } | undefined;
         let stopRenewing: (() => void) | undefined;
-        let result: Awaited<ReturnType<DataSource['changes']['apply']>>;
+        let result: Awaited<ReturnType<ChangeWriter['apply']>>;
         try {
-          result = await source.changes.apply(changes, {
+          result = await writer().apply(changes, {
             onTransaction: async (xid, replay) => {
               const at = new Date();
               const id = await claim(ids, xid, replay);
@@ -996,7 +1002,7 @@ export function createStaging(db: StateDb, source: DataSource, options: StagingO
     async check(filter) {
       const where = selection(filter, await tableFilterOf(filter), connection);
       const changes = await changesWhere((qb) => qb.where(where).where('commit_id', 'is', null));
-      return changes.length === 0 ? [] : source.changes.check(changes);
+      return changes.length === 0 ? [] : writer().check(changes);
     },
 
     async resolve(commitId, outcome: ResolvedOutcome) {

@@ -8,6 +8,7 @@ import {
   type ExportEngine,
   type ExportEngineOptions,
   ensurePrivateDir,
+  featureOf,
 } from '@toolrow/datasource';
 import { openDatabase } from '@toolrow/postgres';
 import { type AppState, createAppState } from './app-state.ts';
@@ -246,11 +247,13 @@ export function wireState(
         description: source.description,
       },
     });
-    const exports = source.createExportEngine(
-      exportsDir,
-      createExportJobStore(db, (id) => app.exportJobs.get(id)),
-      exportTimeLimit(options),
-    );
+    const exports = source.createExportEngine
+      ? source.createExportEngine(
+          exportsDir,
+          createExportJobStore(db, (id) => app.exportJobs.get(id)),
+          exportTimeLimit(options),
+        )
+      : exportsRefused(source, exportsDir);
     let closing: Promise<void> | undefined;
     // Last use of MCP tokens is written in batches (verify-cache.ts); unref'd, it never keeps a process alive.
     const flushTimer = setInterval(() => void app.flushLastUse().catch(() => {}), LAST_USE_FLUSH_MS);
@@ -280,4 +283,21 @@ export function wireState(
       },
     };
   }
+}
+
+/** The exports of a connection whose engine has none: every start says so, nothing is written. */
+function exportsRefused(source: DataSource, dir: string): ExportEngine {
+  const refuse = async (): Promise<never> => {
+    featureOf(source, 'createExportEngine');
+    throw new Error('unreachable: the engine has no exports');
+  };
+  return {
+    dir,
+    resolvePath: refuse,
+    start: refuse,
+    run: refuse,
+    status: refuse,
+    cancel: refuse,
+    idle: async () => {},
+  };
 }

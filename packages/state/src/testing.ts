@@ -16,7 +16,7 @@ import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DataSource } from '@toolrow/datasource';
+import { type DataSource, featureOf } from '@toolrow/datasource';
 import { installedEngines } from '@toolrow/engines';
 import { openDatabase } from '@toolrow/postgres';
 import {
@@ -188,7 +188,7 @@ export function dynamoTestStore(
       const given = options.seed === true ? {} : options.seed;
       if (given) {
         try {
-          await source.seed({ orders: DEFAULT_TEST_ORDERS, now: TEST_SEED_NOW, ...given });
+          await featureOf(source, 'seed')({ orders: DEFAULT_TEST_ORDERS, now: TEST_SEED_NOW, ...given });
         } catch (error) {
           await source.close();
           await removeDir();

@@ -248,7 +248,7 @@ async function finish(
     // In this order: the reader role's setup writes the data's catalog, which must come after
     // interrupted commits are settled (see settled()).
     await settled(toolrow.state);
-    await source.setUpReaderRole();
+    await source.setUpReaderRole?.();
   } catch (error) {
     await toolrow.close().catch(() => {});
     throw error;

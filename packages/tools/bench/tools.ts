@@ -8,10 +8,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sqlDatabaseOf } from '@toolrow/postgres';
+import { checkReadOnlySql, sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow } from '@toolrow/state';
 import { invokeTool } from '../src/registry.ts';
-import { checkReadOnlySql } from '../src/sql-guard.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
@@ -63,7 +62,7 @@ const dir = await mkdtemp(join(tmpdir(), 'toolrow-tools-bench-'));
 const toolrow = await openToolrow({ dataDir: dir, env: {}, data: { memory: true }, state: { memory: true } });
 const { source, state } = toolrow;
 try {
-  await source.seed({ orders: ORDERS, now: new Date('2026-06-01T00:00:00Z') });
+  await source.seed!({ orders: ORDERS, now: new Date('2026-06-01T00:00:00Z') });
   const ctx = { source, state, profile: 'bench', actor: 'agent' as const };
 
   const [roundTrip, guard] = await paired(

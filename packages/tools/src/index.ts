@@ -48,13 +48,6 @@ export {
   toToolError,
   UNIMPLEMENTED_TOOLS,
 } from './registry.ts';
-export {
-  checkReadOnlySql,
-  isSideEffectFunction,
-  loadSqlParser,
-  type ReadOnlyStatement,
-  type SqlGuardCode,
-  SqlGuardError,
-} from './sql-guard.ts';
+export { MODEL_ADVICE } from './statement-advice.ts';
 export { tablesOfCall } from './tables-of.ts';
 export { filterText } from './tools/ui-tools.ts';

@@ -6,8 +6,8 @@
 //   role    the reader role (SELECT only), the guard switched off and the transaction committing.
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from '@toolrow/datasource';
-import { hardeningSql, readerRoleSql, sqlDatabaseOf } from '@toolrow/postgres';
-import { type ReadLayerSwitches, withReadLayers } from '@toolrow/postgres/testing';
+import { checkReadOnlySql, hardeningSql, readerRoleSql, sqlDatabaseOf } from '@toolrow/postgres';
+import { type ReadLayerSwitches, withoutSqlGuard, withReadLayers } from '@toolrow/postgres/testing';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, testStores } from '@toolrow/state/testing';
 import pg from 'pg';
@@ -15,7 +15,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTACKS, type Attack } from './attack-corpus.ts';
 import { ToolError } from './errors.ts';
 import { invokeTool } from './registry.ts';
-import { checkReadOnlySql, withoutSqlGuard } from './sql-guard.ts';
 import { contextFor, dataFingerprint, stateFingerprint } from './test-fixtures.ts';
 
 type Layer = 'guard' | 'engine' | 'role';
@@ -74,7 +73,7 @@ function postgresSetup(conformingStrings: boolean): Setup {
         );
       }
       const toolrow = await openToolrow({ env: environment.env, cwd: environment.cwd });
-      await toolrow.source.seed(SEED);
+      await toolrow.source.seed!(SEED);
       let role: string | undefined;
       if (layer === 'role') {
         // Roles are cluster-wide: a name of this run's own, dropped with its database.

@@ -228,7 +228,7 @@ export const rowValues = z
   .describe('Column name → value. Dates as ISO text; JSON columns take objects.');
 
 export const sqlText = textField(20_000).describe(
-  'One PostgreSQL-style SELECT (WITH, joins, GROUP BY), on any engine.',
+  "One SELECT (WITH, joins, GROUP BY) in the connection's query language.",
 );
 
 export const exportFormat = z.enum(EXPORT_FORMATS).describe('ndjson: one JSON object per line.');

@@ -2,7 +2,7 @@
 import { lstat, mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DataSource } from '@toolrow/datasource';
-import { sqlDatabaseOf } from '@toolrow/postgres';
+import { checkReadOnlySql, sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { testStores } from '@toolrow/state/testing';
 import fc from 'fast-check';
@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from './errors.ts';
 import { WRITE_SCOPE_TOOLS } from './generated/write-scopes.ts';
 import { invokeTool } from './registry.ts';
-import { checkReadOnlySql } from './sql-guard.ts';
 import { contextFor, dataFingerprint, writeForms } from './test-fixtures.ts';
 
 async function toolError(promise: Promise<unknown>, what = ''): Promise<ToolError> {

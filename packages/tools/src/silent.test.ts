@@ -31,9 +31,9 @@ function silentView({ source, state }: Toolrow): { source: DataSource; state: To
     ...source,
     // No driver handle at all: a silent tool reaches the data through capabilities only.
     ...{ db: onlyMethods(sqlDatabaseOf(source), 'db', []) },
-    queries: onlyMethods(source.queries, 'queries', ['plan']),
+    queries: onlyMethods(source.queries, 'queries', ['plan', 'check']),
     rows: onlyMethods(source.rows, 'rows', []),
-    changes: onlyMethods(source.changes, 'changes', []),
+    changes: onlyMethods(source.changes!, 'changes', []),
     seed: () => forbidden('seed'),
     close: source.close.bind(source),
   };

@@ -1,13 +1,11 @@
-import { APP_SCHEMA } from '@toolrow/datasource';
 import type { ToolContext } from './context.ts';
-import { checkReadOnlySql } from './sql-guard.ts';
 
 /**
  * The tables a tool call concerns, for remembered grants ("Auto asks once per table"): the `table`
- * field, or the tables a `sql` field reads (a CTE's name left out only where that CTE is in scope,
- * see ReadOnlyStatement.tablesRead). With a context, names are resolved
- * through the schema cache to "schema.table"; unknown names are kept as written. undefined when the
- * call names no table or its SQL does not parse: the ladder should then ask.
+ * field, or the tables a `sql` field reads as the connection's statement check reads them (a
+ * CTE's name left out only where that CTE is in scope). With a context, names are resolved through
+ * the schema cache to "schema.table"; unknown names are kept as written. undefined when the call
+ * names no table or its statement is refused or does not parse: the ladder should then ask.
  */
 export async function tablesOfCall(input: unknown, ctx?: ToolContext): Promise<string[] | undefined> {
   if (input === null || typeof input !== 'object') return undefined;
@@ -16,16 +14,10 @@ export async function tablesOfCall(input: unknown, ctx?: ToolContext): Promise<s
   if (typeof fields.table === 'string') names.push(fields.table);
   if (typeof fields.sql === 'string') {
     try {
-      // The engine's own parser names the tables where it brings one (DynamoDB: DuckDB's), so a
-      // grant is keyed by the table it reads, in that engine's spelling.
-      const queries = ctx?.source.queries;
-      if (queries?.check) {
-        names.push(...(await queries.check(fields.sql)).tables);
-      } else {
-        const statement = await checkReadOnlySql(fields.sql, { hiddenSchemas: [APP_SCHEMA] });
-        for (const relation of statement.tablesRead)
-          names.push(relation.schema ? `${relation.schema}.${relation.name}` : relation.name);
-      }
+      // The engine's own parser names the tables, so a grant is keyed by the table it reads, in
+      // that engine's spelling. Without a connection nothing can read the statement: ask.
+      if (!ctx) return undefined;
+      names.push(...(await ctx.source.queries.check(fields.sql)).tables);
     } catch {
       return undefined;
     }

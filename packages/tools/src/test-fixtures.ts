@@ -1,7 +1,7 @@
 // Test-only helpers shared by this package's tests (not exported from index.ts).
 import type { DataSource } from '@toolrow/datasource';
 
-export { dataFingerprint, stateFingerprint } from './fingerprint.ts';
+export { dataFingerprint, stateFingerprint } from '@toolrow/postgres/testing';
 
 import type { ToolrowState } from '@toolrow/state';
 import fc from 'fast-check';

@@ -1,4 +1,2 @@
 // @toolrow/tools/testing: what other packages' tests need to attack the SQL paths the same way.
 export { ATTACKS, type Attack, type AttackEffect } from './attack-corpus.ts';
-export { dataFingerprint, stateFingerprint } from './fingerprint.ts';
-export { withoutSqlGuard } from './sql-guard.ts';

@@ -8,7 +8,16 @@ export const MCP_EXPOSURES = ['readonly', 'staged', 'full', 'excluded'] as const
 export const TOOL_WRITES = ['none', 'ui', 'staging', 'files'] as const;
 export const STAGED_OPERATIONS = ['insert', 'update', 'delete'] as const;
 /** What an engine can do that a row may need (the declarations' EngineFeature); a row without `needs` is served by every engine. */
-export const ENGINE_FEATURES = ['foreignKeys'] as const;
+export const ENGINE_FEATURES = [
+  'foreignKeys',
+  'stagedWrites',
+  'exports',
+  'cancel',
+  'seed',
+  'largeShop',
+  'readerRoles',
+  'typedValues',
+] as const;
 
 export type Visibility = (typeof TOOL_VISIBILITIES)[number];
 export type Tier = (typeof TOOL_TIERS)[number];

@@ -227,6 +227,17 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     },
   },
   {
+    // A tool whose writes an engine carries out cannot be served where the engine cannot.
+    id: 'writes-need-their-feature',
+    field: 'needs',
+    check: (row) => {
+      const feature =
+        row.writes === 'staging' ? 'stagedWrites' : row.writes === 'files' ? 'exports' : undefined;
+      if (!feature || needsOf(row).includes(feature)) return undefined;
+      return `a row that writes '${row.writes}' needs '${feature}': add it to needs, so an engine without it does not serve the tool`;
+    },
+  },
+  {
     id: 'twin-exists-and-is-gated',
     field: 'twin',
     check: (row, all) => {

@@ -52,7 +52,7 @@ beforeAll(async () => {
     dropDatabase = database.cleanup;
   }
   await withSource(async (ds) => {
-    await ds.source.seed(SEED);
+    await ds.source.seed!(SEED);
     await ds.source.schema.refresh({ analyze: true });
     await ds.state.attachments.add({
       name: 'cities.csv',
@@ -248,7 +248,7 @@ describe('toolrow call', () => {
     const dir = await mkdtemp(join(tmpdir(), 'toolrow-call-pglite-'));
     try {
       const ds = await openToolrow({ dataDir: dir, env: {} });
-      await ds.source.seed({ orders: 20, now: TEST_SEED_NOW });
+      await ds.source.seed!({ orders: 20, now: TEST_SEED_NOW });
       await ds.close();
       const processEnv = { TOOLROW_DATA_DIR: dir, DATABASE_URL: '' };
       const ok = await spawnCli(

@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
 import {
-  APP_SCHEMA,
   type DataSource,
+  featureOf,
   type SeedProgress,
   type SeedResult,
   sampleCounts,
 } from '@toolrow/datasource';
 import { installedEngines } from '@toolrow/engines';
-import { isSqlSource } from '@toolrow/postgres';
 import { openConnectionData, resolveConnectionOptions } from '@toolrow/state';
 import { openToolrowWaiting } from '../app-client.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
@@ -130,7 +129,10 @@ async function seed(args: string[], io: CommandIo): Promise<number> {
       orders: counts.customers + counts.products,
     };
     try {
-      result = await ds.seed({
+      result = await featureOf(
+        ds,
+        'seed',
+      )({
         orders,
         seed: seedValue,
         reset: values.reset === true,
@@ -170,24 +172,19 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       .selectFrom('schema_migrations')
       .select((eb) => eb.fn.max('version').as('version'))
       .executeTakeFirst();
-    // Versions before the split kept the state in the user's database; it is no longer read.
-    const legacy = isSqlSource(source)
-      ? await source.db.query<{ found: boolean }>(
-          'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found',
-          [APP_SCHEMA],
-        )
-      : undefined;
+    // What the engine says a person should know of this database (PostgreSQL: an old state schema).
+    const notes = (await source.connectionNotes?.()) ?? [];
     const staged = (await state.staging.list()).length;
     const report = {
       engine: source.driver,
       database: source.description,
-      commits: source.changes.writer.description,
-      commitsThrough: source.changes.writer.source,
+      commits: source.changes?.writer.description ?? `none: ${source.engine} connections are read-only here`,
+      commitsThrough: source.changes?.writer.source ?? 'none',
       state: state.description,
       dataDir: state.dataDir,
       exportsDir: state.exports.dir,
       appStateVersion: Number(version?.version ?? 0),
-      legacyStateSchema: legacy?.rows[0]?.found === true,
+      notes,
       stagedChanges: staged,
       readLayers: await source.readLayers(),
       tables: snapshot.tables.map((table) => ({
@@ -211,14 +208,10 @@ async function info(args: string[], io: CommandIo): Promise<number> {
         ? [`data dir:      ${report.dataDir}`]
         : []),
       `exports:       ${report.exportsDir}`,
-      ...(report.legacyStateSchema
-        ? [
-            `note:          your database still holds a ${APP_SCHEMA} schema from an older Toolrow; it is no longer used (DROP SCHEMA ${APP_SCHEMA} CASCADE removes it)`,
-          ]
-        : []),
+      ...report.notes.map((note) => `note:          ${note}`),
       `staged:        ${staged} change${staged === 1 ? '' : 's'}${staged > 0 ? ' (toolrow staging list)' : ''}`,
       '',
-      'SQL from the agent and the workbench is read-only by each of these layers (and the parser guard):',
+      `${source.queries.language.name} from the agent and the workbench is read-only by each of these layers (and the statement check):`,
       ...report.readLayers.map(
         (layer) => `  ${layer.active ? '[on] ' : '[off]'} ${layer.layer}: ${layer.detail}`,
       ),

@@ -39,7 +39,7 @@ describeWithService('postgres', 'toolrow mcp --stdio and the profile mode (Postg
     environment = await createTestEnvironment('postgres');
     const toolrow = await openToolrow({ env: environment.env, cwd: environment.cwd });
     try {
-      await toolrow.source.seed({ orders: 40, now: TEST_SEED_NOW });
+      await toolrow.source.seed!({ orders: 40, now: TEST_SEED_NOW });
       await toolrow.state.profiles.setMode('default', 'manual');
     } finally {
       await toolrow.close();

@@ -26,7 +26,7 @@ describe(`toolrow staging on ${engine}`, () => {
 
   beforeAll(async () => {
     environment = await createTestEnvironment(engine);
-    await withSource((ds) => ds.source.seed({ orders: 100, now: TEST_SEED_NOW }));
+    await withSource((ds) => ds.source.seed!({ orders: 100, now: TEST_SEED_NOW }));
   }, 120_000);
   afterAll(() => environment.cleanup());
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ChangeProtection, StagingConflict } from '@toolrow/datasource';
+import { type ChangeProtection, featureOf, type StagingConflict } from '@toolrow/datasource';
 import type {
   ChangeDiff,
   CommitOptions,
@@ -205,7 +205,7 @@ async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promi
       diff: (filter) => staging.diff(filter),
       commit: async (filter, options) => ({
         result: await staging.commit(filter, options),
-        writer: toolrow.source.changes.writer.description,
+        writer: featureOf(toolrow.source, 'changes').writer.description,
       }),
       check: (filter) => staging.check(filter),
       discard: (filter) => staging.discard(filter),
@@ -215,7 +215,7 @@ async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promi
           await Promise.all(
             tables.map(async (name) => {
               const table = await toolrow.source.schema.resolveTable(name).catch(() => undefined);
-              return [name, (table && toolrow.source.changes.protectionOf?.(table)) || null] as const;
+              return [name, (table && toolrow.source.changes?.protectionOf?.(table)) || null] as const;
             }),
           ),
         ),

@@ -36,7 +36,7 @@ describe('toolrow commands while the app runs on their data dir', () => {
     environment = await createTestEnvironment('pglite');
     const toolrow = await openToolrow({ env: environment.env, cwd: environment.cwd });
     try {
-      await toolrow.source.seed({ orders: 60, now: TEST_SEED_NOW });
+      await toolrow.source.seed!({ orders: 60, now: TEST_SEED_NOW });
       await toolrow.state.staging.stageUpdate('orders', [{ key: 1, values: { note: 'call back' } }], {
         actor: 'agent',
       });

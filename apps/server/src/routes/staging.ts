@@ -1,5 +1,5 @@
 // Staging review: the user's own edits, commit, discard, resolve; and the staging area as the CLI reads it.
-import type { ChangeProtection, DataSource } from '@toolrow/datasource';
+import { type ChangeProtection, type DataSource, featureOf } from '@toolrow/datasource';
 import type { StagingFilter } from '@toolrow/state';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -17,7 +17,7 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
     const { source, state, profile } = c.var.connection;
     const [diffs, snapshot] = await Promise.all([state.staging.diff({ profile }), source.schema.get()]);
     const typeOf = columnTypesOf(snapshot.tables);
-    const max = source.changes.maxChangesPerTransaction;
+    const max = source.changes?.maxChangesPerTransaction;
     return c.json({
       changes: diffs.map((diff) => toWireChange(diff, typeOf)),
       // What protects each table's items between the last check and the write (the review says it).
@@ -157,7 +157,7 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       case 'commit':
         return c.json({
           result: await state.staging.commit(filter, { inParts: body.inParts === true }),
-          writer: source.changes.writer.description,
+          writer: featureOf(source, 'changes').writer.description,
         });
       case 'check':
         return c.json({ conflicts: await state.staging.check(filter) });
@@ -202,7 +202,7 @@ async function protectionOf(
     await Promise.all(
       names.map(async (name) => {
         const table = await source.schema.resolveTable(name).catch(() => undefined);
-        return [name, (table && source.changes.protectionOf?.(table)) || null] as const;
+        return [name, (table && source.changes?.protectionOf?.(table)) || null] as const;
       }),
     ),
   );

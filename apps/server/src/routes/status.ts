@@ -1,6 +1,5 @@
 // The status bar's facts, and the profile's mode.
 import type { AppStatus } from '@toolrow/desktop/wire';
-import { installedEngines } from '@toolrow/engines';
 import { PERMISSION_MODES } from '@toolrow/state';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -27,7 +26,7 @@ export function statusRoutes(ctx: RouteContext): Hono<ServerEnv> {
       version: options.version ?? '0.1.0',
       database: {
         engine: active?.engine ?? source.driver,
-        typedValues: installedEngines.find(source.engine)?.capabilities.typedValues ?? false,
+        typedValues: source.features.includes('typedValues'),
         location: active?.description ?? source.dataDir,
         language: { ...source.queries.language },
         languages: [source.queries, ...(source.queries.modes ?? [])].map((runner) => ({

@@ -4,9 +4,36 @@
 import type { EngineFeature } from '@toolrow/declarations';
 import type { ToolName } from './tool-names.ts';
 
-/** What each tool needs of a connection's engine (1 of the rows need something; the rest are served on every engine). An engine declares the features it has. */
+/** What each tool needs of a connection's engine (10 of the rows need something; the rest are served on every engine). An engine declares the features it has. */
 export const TOOL_NEEDS = {
   describeRelations: [
     'foreignKeys',
+  ],
+  listStagedChanges: [
+    'stagedWrites',
+  ],
+  diffStagedChanges: [
+    'stagedWrites',
+  ],
+  getExportStatus: [
+    'exports',
+  ],
+  runQuery: [
+    'cancel',
+  ],
+  startExport: [
+    'exports',
+  ],
+  proposeExport: [
+    'exports',
+  ],
+  stageInsertRows: [
+    'stagedWrites',
+  ],
+  stageUpdateRows: [
+    'stagedWrites',
+  ],
+  stageDeleteRows: [
+    'stagedWrites',
   ],
 } as const satisfies Readonly<Partial<Record<ToolName, readonly EngineFeature[]>>>;

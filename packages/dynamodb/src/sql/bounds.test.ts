@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryExportJobStore, type DataSource, isDataSourceError } from '@toolrow/datasource';
+import { createMemoryExportJobStore, type DataSourceWith, isDataSourceError } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDynamoUrl } from '../../test/dynamodb-local.ts';
@@ -17,7 +17,7 @@ const TIME_LIMIT_MS = 20_000;
 
 describeWithService('dynamodb', 'SQL over DynamoDB: bounds that hold', () => {
   let dir: string;
-  let ds: DataSource;
+  let ds: DataSourceWith;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolrow-sql-bounds-'));

@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DataSource, Row } from '@toolrow/datasource';
+import type { DataSourceWith, Row } from '@toolrow/datasource';
 import { openDataSource } from '@toolrow/postgres';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -110,8 +110,8 @@ function canonical(rows: Row[]): string[] {
 
 describeWithService('dynamodb', 'SQL over DynamoDB answers as PostgreSQL does', () => {
   let dir: string;
-  let postgres: DataSource;
-  let dynamo: DataSource;
+  let postgres: DataSourceWith;
+  let dynamo: DataSourceWith;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolrow-sql-diff-'));

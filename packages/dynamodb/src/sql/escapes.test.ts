@@ -15,7 +15,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { createMemoryExportJobStore, type DataSource, isDataSourceError } from '@toolrow/datasource';
+import { createMemoryExportJobStore, type DataSourceWith, isDataSourceError } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dynamoTestUrl, freshDynamoUrl } from '../../test/dynamodb-local.ts';
@@ -48,7 +48,11 @@ async function dynamoFingerprint(): Promise<string> {
 }
 
 /** One statement through every path; what each did, and what came out of it. */
-async function attempt(ds: DataSource, exports: ReturnType<DataSource['createExportEngine']>, sql: string) {
+async function attempt(
+  ds: DataSourceWith,
+  exports: ReturnType<DataSourceWith['createExportEngine']>,
+  sql: string,
+) {
   const outcomes: Partial<Record<Path, Outcome>> = {};
   const outputs: string[] = [];
   const classify = (error: unknown): Outcome =>

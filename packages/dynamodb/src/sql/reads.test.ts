@@ -4,7 +4,7 @@
 // side Queries by the values read; only what pins nothing Scans. The `reads` a result reports must
 // be what the proxy saw.
 import { tmpdir } from 'node:os';
-import { type DataSource, isDataSourceError, type TableRead } from '@toolrow/datasource';
+import { type DataSourceWith, isDataSourceError, type TableRead } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CountingProxy, countingProxy, type RecordedRequest } from '../../test/counting-proxy.ts';
@@ -101,7 +101,7 @@ describeWithService(
   'SQL over DynamoDB reads by key where the WHERE pins one, counted at a proxy',
   () => {
     let proxy: CountingProxy;
-    let ds: DataSource;
+    let ds: DataSourceWith;
 
     beforeAll(async () => {
       const url = freshDynamoUrl();
@@ -237,7 +237,7 @@ describeWithService(
         const result = await loose.queries.run(sql);
         expect(result.rows.reduce((sum, row) => sum + Number(row.n), 0)).toBe(ORDERS);
         // PartiQL and the grid read under the same bound.
-        const partiql = tight.queries.modes!.find((mode) => mode.dialect === 'partiql')!;
+        const partiql = tight.queries.modes!.find((mode) => mode.language.name === 'PartiQL')!;
         expect(await partiql.run(`SELECT * FROM "orders" WHERE "status" = 'no such'`)).toMatchObject({
           truncatedBy: 'reads',
         });

@@ -189,12 +189,12 @@ export function createSqlRunner(
   }
 
   return {
-    dialect: 'sql',
     get language() {
       const tables = schema.current?.tables ?? [];
       const first = tables.some((table) => table.name === 'orders') ? undefined : tables[0];
       return {
         name: 'SQL',
+        dialect: 'DuckDB',
         // On an account without the sample shop, a look at its first table.
         example: first ? `select * from "${first.name.replaceAll('"', '""')}" limit 20` : SQL_EXAMPLE,
       };

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { DataSource } from '@toolrow/datasource';
+import type { DataSourceWith } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bareClient, itemOf, writeTables } from '../../test/bare-sdk.ts';
@@ -97,7 +97,7 @@ const CASES: Case[] = [
 
 describeWithService('dynamodb', 'reads driven by what filters leave (a star schema)', () => {
   let dir: string;
-  let ds: DataSource;
+  let ds: DataSourceWith;
   let proxy: CountingProxy;
   let instance: DuckDBInstance;
   let reference: DuckDBConnection;

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { type DataSource, isDataSourceError } from '@toolrow/datasource';
+import { type DataSourceWith, isDataSourceError } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bareClient, writeTables } from '../../test/bare-sdk.ts';
@@ -83,7 +83,7 @@ const CASES: readonly [string, Record<string, unknown>[]][] = [
 
 describeWithService('dynamodb', 'SQL over DynamoDB: names as SQL binds them, values as stored', () => {
   let dir: string;
-  let ds: DataSource;
+  let ds: DataSourceWith;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toolrow-sql-stored-'));

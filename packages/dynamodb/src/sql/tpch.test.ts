@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { DataSource } from '@toolrow/datasource';
+import type { DataSourceWith } from '@toolrow/datasource';
 import { createMemoryExportJobStore } from '@toolrow/datasource';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -34,10 +34,10 @@ const rowsOf = (rows: readonly (readonly unknown[])[], doubles: readonly boolean
 
 describeWithService('dynamodb', 'TPC-H (SF 0.01) over DynamoDB answers as DuckDB does', () => {
   let dir: string;
-  let dynamo: DataSource;
+  let dynamo: DataSourceWith;
   let reference: DuckDBConnection;
   let instance: DuckDBInstance;
-  let exports: ReturnType<DataSource['createExportEngine']>;
+  let exports: ReturnType<DataSourceWith['createExportEngine']>;
   let proxy: CountingProxy;
   /** Items each query read through runQuery, counted at the proxy (keys asked for, items evaluated). */
   const itemsRead = new Map<number, number>();

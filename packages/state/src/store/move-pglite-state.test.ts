@@ -7,7 +7,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
-import { APP_SCHEMA, type DataSource } from '@toolrow/datasource';
+import { APP_SCHEMA, type DataSourceWith } from '@toolrow/datasource';
 import { openDatabase } from '@toolrow/postgres';
 import { testEngines } from '@toolrow/postgres/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ async function dataDirOfRelease01(): Promise<{ root: string; dataDir: string }> 
 }
 
 describe('state left in PGlite by Toolrow 0.1', () => {
-  let source: DataSource;
+  let source: DataSourceWith;
   let root: string;
   let dataDir: string;
   beforeAll(async () => {

@@ -36,10 +36,14 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
             "active"
           ]
         }
+      },
+      "queryLanguage": {
+        "type": "string"
       }
     },
     "required": [
-      "connections"
+      "connections",
+      "queryLanguage"
     ]
   },
   "listTables": {

@@ -1,13 +1,10 @@
-// SQL tools. All three share the read-only guard; runQuery alone reads table data.
+// Query tools. All three share the connection's statement check; runQuery alone reads table data.
 import type { ToolName } from '@toolrow/catalog';
 import {
-  APP_SCHEMA,
+  type CheckedStatement,
   isDataSourceError,
-  nearestNames,
   type QueryPlan,
   type ReadQueryResult,
-  resolveTableIn,
-  type TableInfo,
   unknownNameHint,
 } from '@toolrow/datasource';
 import { z } from 'zod';
@@ -17,10 +14,8 @@ import { limitsOf, ownRecords, readOptions, type ToolContext } from '../context.
 import { defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
 import { limitField, sqlText } from '../schemas.ts';
-import { checkReadOnlySql, type ReadOnlyStatement, SqlGuardError } from '../sql-guard.ts';
+import { MODEL_ADVICE } from '../statement-advice.ts';
 
-const SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
-const SYSTEM_COLUMNS = new Set(['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid', 'oid']);
 // Named in advice; typed so a renamed row breaks the build here.
 const EXPORT_TOOL: ToolName = 'startExport';
 
@@ -32,127 +27,22 @@ function readBytesOf(limits: { maxOutputChars: number }): number {
   return Math.max(1024 * 1024, limits.maxOutputChars * 16);
 }
 
-/** Runs the guard with the app-state schema hidden; a refusal becomes a ToolError for `tool`. */
 /**
- * The statement check of the connection's dialect (the first read layer): the engine's own where
- * it brings one (QueryRunner.check), else the PostgreSQL-grammar guard. Returns what to send.
+ * The statement check of the connection's language (the first read layer, the engine's own),
+ * with a refusal's advice in the tools' words. Returns what to send.
  */
 export async function guardStatement(
   tool: string,
   text: string,
   ctx: ToolContext,
-): Promise<{ statement: string; tables?: string[] }> {
-  const { queries } = ctx.source;
-  if (!queries.check) return guardSql(tool, text);
+  options: { names?: boolean } = {},
+): Promise<CheckedStatement> {
   try {
-    return await queries.check(text);
+    return await ctx.source.queries.check(text, { advice: MODEL_ADVICE, ...options });
   } catch (error) {
     if (isDataSourceError(error)) throw new ToolError('refused', tool, error.message, { cause: error });
     throw error;
   }
-}
-
-export async function guardSql(tool: string, sql: string): Promise<ReadOnlyStatement> {
-  try {
-    return await checkReadOnlySql(sql, { hiddenSchemas: [APP_SCHEMA] });
-  } catch (error) {
-    if (error instanceof SqlGuardError) throw new ToolError('refused', tool, error.message, { cause: error });
-    throw error;
-  }
-}
-
-function quoted(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-/** Checks the tables and columns a statement names against the schema cache; returns the problems found. */
-export function checkAgainstSchema(
-  statement: ReadOnlyStatement,
-  tables: readonly TableInfo[],
-): { problems: string[]; tables: TableInfo[] } {
-  const snapshot = { tables: [...tables], refreshedAt: new Date(0) };
-  const problems: string[] = [];
-  const byAlias = new Map<string, TableInfo>();
-  const used: TableInfo[] = [];
-  const ctes = new Set(statement.cteNames);
-  let opaqueSources = statement.hasDerivedSources;
-  for (const relation of statement.relations) {
-    if (!relation.schema && ctes.has(relation.name)) {
-      opaqueSources = true;
-      continue;
-    }
-    if (
-      (relation.schema && SYSTEM_SCHEMAS.has(relation.schema)) ||
-      (!relation.schema && relation.name.startsWith('pg_'))
-    ) {
-      opaqueSources = true;
-      continue;
-    }
-    const typed = relation.schema
-      ? `${quoted(relation.schema)}.${quoted(relation.name)}`
-      : quoted(relation.name);
-    try {
-      const table = resolveTableIn(snapshot, typed);
-      used.push(table);
-      byAlias.set(relation.alias ?? relation.name, table);
-      if (!relation.alias) byAlias.set(table.name, table);
-    } catch (error) {
-      if (!isDataSourceError(error)) throw error;
-      const shown = relation.schema ? `${relation.schema}.${relation.name}` : relation.name;
-      const suggestions = nearestNames(
-        relation.name,
-        tables.map((table) => table.name),
-      );
-      problems.push(
-        `Unknown table '${shown}'.${suggestions.length > 0 ? ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?` : ''}`,
-      );
-    }
-  }
-  const opaqueAliases = new Set([...statement.derivedAliases, ...statement.cteNames]);
-  const outputs = new Set(statement.outputNames);
-  for (const ref of statement.columnRefs) {
-    if (ref.column === '*' || SYSTEM_COLUMNS.has(ref.column)) continue;
-    if (ref.qualifier.length === 0) {
-      if (used.some((table) => table.columns.some((column) => column.name === ref.column))) continue;
-      if (outputs.has(ref.column) || opaqueSources || used.length === 0) continue;
-      const known = [...new Set(used.flatMap((table) => table.columns.map((column) => column.name)))];
-      const suggestions = nearestNames(ref.column, known);
-      problems.push(
-        `Unknown column '${ref.column}' (not in ${used.map((table) => table.qualifiedName).join(', ')}).${suggestions.length > 0 ? ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?` : ''}`,
-      );
-      continue;
-    }
-    if (ref.qualifier.length > 2) continue;
-    const qualifier = ref.qualifier.join('.');
-    const table =
-      ref.qualifier.length === 1
-        ? byAlias.get(ref.qualifier[0]!)
-        : used.find(
-            (candidate) => candidate.schema === ref.qualifier[0] && candidate.name === ref.qualifier[1],
-          );
-    if (!table) {
-      if (
-        opaqueAliases.has(ref.qualifier[0]!) ||
-        (ref.qualifier.length === 2 && SYSTEM_SCHEMAS.has(ref.qualifier[0]!))
-      )
-        continue;
-      if (ref.qualifier.length === 1 && ref.qualifier[0]!.startsWith('pg_')) continue;
-      problems.push(
-        `'${qualifier}.${ref.column}' names '${qualifier}', which is no table or alias in the FROM clause.`,
-      );
-      continue;
-    }
-    if (!table.columns.some((column) => column.name === ref.column)) {
-      const suggestions = nearestNames(
-        ref.column,
-        table.columns.map((column) => column.name),
-      );
-      problems.push(
-        `Unknown column '${qualifier}.${ref.column}': ${table.qualifiedName} has no column '${ref.column}'.${suggestions.length > 0 ? ` Did you mean ${suggestions.map((name) => `'${name}'`).join(' or ')}?` : ''}`,
-      );
-    }
-  }
-  return { problems: [...new Set(problems)], tables: [...new Set(used)] };
 }
 
 function databaseMessage(error: unknown): string {
@@ -173,59 +63,32 @@ function abortedRead(tool: string, error: unknown): ToolError | undefined {
   return new ToolError('aborted', tool, error.message, { cause: error });
 }
 
-/** validateQuery on a dialect with its own check: the check, the tables it names, then the engine's plan. */
-async function validateOtherDialect(text: string, ctx: ToolContext) {
-  let checked: { statement: string; tables?: string[] };
-  try {
-    checked = await guardStatement('validateQuery', text, ctx);
-  } catch (error) {
-    if (error instanceof ToolError) return { ok: false as const, problems: [error.message] };
-    throw error;
-  }
-  const tables: string[] = [];
-  for (const name of checked.tables ?? []) {
-    try {
-      tables.push((await ctx.source.schema.resolveTable(name)).qualifiedName);
-    } catch (error) {
-      if (isDataSourceError(error)) return { ok: false as const, problems: [error.message] };
-      throw error;
-    }
-  }
-  let plan: QueryPlan;
-  try {
-    plan = await ctx.source.queries.plan(checked.statement, readOptions(ctx));
-  } catch (error) {
-    const aborted = abortedRead('validateQuery', error);
-    if (aborted) throw aborted;
-    return {
-      ok: false as const,
-      problems: [`${ctx.source.description} rejects it: ${databaseMessage(error)}`],
-    };
-  }
-  return {
-    ok: true as const,
-    tables,
-    ...(plan.warnings && plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
-  };
-}
-
 export const validateQuery = defineTool({
   inputSchema: z.strictObject({ sql: sqlText }),
   async execute(input, ctx) {
-    if (ctx.source.queries.check) return validateOtherDialect(input.sql, ctx);
-    let statement: ReadOnlyStatement;
+    let checked: CheckedStatement;
     try {
-      statement = await checkReadOnlySql(input.sql, { hiddenSchemas: [APP_SCHEMA] });
+      checked = await guardStatement('validateQuery', input.sql, ctx, { names: true });
     } catch (error) {
-      if (error instanceof SqlGuardError) return { ok: false as const, problems: [error.message] };
+      if (error instanceof ToolError && error.code === 'refused')
+        return { ok: false as const, problems: [error.message] };
       throw error;
     }
-    const snapshot = await ctx.source.schema.get();
-    const { problems, tables } = checkAgainstSchema(statement, snapshot.tables);
-    if (problems.length > 0) return { ok: false as const, problems };
-    // Planning (no ANALYZE: nothing runs) catches what the cache cannot: types, functions, ambiguity.
+    if (checked.problems && checked.problems.length > 0)
+      return { ok: false as const, problems: checked.problems };
+    const tables: string[] = [];
+    for (const name of checked.tables) {
+      try {
+        tables.push((await ctx.source.schema.resolveTable(name)).qualifiedName);
+      } catch (error) {
+        if (isDataSourceError(error)) return { ok: false as const, problems: [error.message] };
+        throw error;
+      }
+    }
+    // Planning (nothing runs) catches what the names cannot: types, functions, ambiguity.
+    let plan: QueryPlan;
     try {
-      await ctx.source.queries.plan(statement.statement, readOptions(ctx));
+      plan = await ctx.source.queries.plan(checked.statement, readOptions(ctx));
     } catch (error) {
       const aborted = abortedRead('validateQuery', error);
       if (aborted) throw aborted;
@@ -234,7 +97,11 @@ export const validateQuery = defineTool({
         problems: [`${ctx.source.description} rejects it: ${databaseMessage(error)}`],
       };
     }
-    return { ok: true as const, tables: tables.map((table) => table.qualifiedName) };
+    return {
+      ok: true as const,
+      tables: [...new Set(tables)],
+      ...(plan.warnings && plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
+    };
   },
 });
 

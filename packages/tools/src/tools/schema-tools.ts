@@ -47,6 +47,8 @@ export const listConnections = defineTool({
         description: connection.description,
         active: connection.active,
       })),
+      // What runQuery, validateQuery and explainQuery take on the active connection.
+      queryLanguage: `${ctx.source.queries.language.name} (${ctx.source.queries.language.dialect} dialect)`,
     };
   },
 });

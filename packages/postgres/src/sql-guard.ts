@@ -1,4 +1,5 @@
-// The read-only SQL guard shared by runQuery, validateQuery and explainQuery.
+// PostgreSQL's statement check (QueryRunner.check, the first read layer) for runQuery, validateQuery,
+// explainQuery and the workbench.
 //
 // It parses with PostgreSQL's own grammar (libpg_query compiled to wasm), so strings, quoted
 // identifiers, comments and dollar quoting are read exactly as the server reads them. It accepts
@@ -7,14 +8,8 @@
 // runs in a READ ONLY transaction with a statement timeout, so the server refuses what this misses.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ToolName } from '@toolrow/catalog';
+import { DataSourceError, type StatementAdvice } from '@toolrow/datasource';
 import { loadModule, parseSync } from 'libpg-query';
-import { WRITE_SCOPE_TOOLS } from './generated/write-scopes.ts';
-
-// Named in advice only; typed so a renamed row breaks the build here.
-const EXPLAIN_TOOL: ToolName = 'explainQuery';
-const SAMPLE_TOOL: ToolName = 'sampleValues';
-const EXPORT_TOOLS = WRITE_SCOPE_TOOLS.files.join(', ');
 
 export type SqlGuardCode =
   | 'empty'
@@ -28,15 +23,16 @@ export type SqlGuardCode =
   | 'forbidden-relation'
   | 'forbidden-character';
 
-/** A statement the guard refused, with the reason and how to fix it in the message. */
-export class SqlGuardError extends Error {
+/** A statement the guard refused ('permission'), with the reason and how to fix it in the message. */
+export class SqlGuardError extends DataSourceError {
   override name = 'SqlGuardError';
-  readonly code: SqlGuardCode;
+  /** Why, for programs and tests. */
+  readonly reason: SqlGuardCode;
   /** 1-based character position in the SQL the problem starts at, when known. */
   readonly position: number | undefined;
-  constructor(code: SqlGuardCode, message: string, position?: number) {
-    super(message);
-    this.code = code;
+  constructor(reason: SqlGuardCode, message: string, position?: number) {
+    super('permission', message);
+    this.reason = reason;
     this.position = position;
   }
 }
@@ -82,10 +78,10 @@ export interface SqlGuardOptions {
   /** Schemas the query may not read (the app-state schema: tokens, audit, chat attachments). */
   hiddenSchemas?: readonly string[];
   /**
-   * Who reads the refusal: a model gets the tools to use instead (the default); a person at the
-   * app's SQL workbench gets what to do in the app. What is refused is the same for both.
+   * What to do instead, in the words of whoever reads the refusal (the tools' for a model, the
+   * app's for a person at its workbench). What is refused is the same for each.
    */
-  audience?: 'model' | 'user';
+  advice?: StatementAdvice;
 }
 
 // Functions that change state, sleep, run SQL given as a string, or read the server's files.
@@ -209,27 +205,13 @@ const STATEMENT_NAMES: Readonly<Record<string, string>> = {
   GrantStmt: 'GRANT/REVOKE',
 };
 
-const STAGE_TOOLS = WRITE_SCOPE_TOOLS.staging.join(', ');
-
-type Advice = Record<'write' | 'explain' | 'export' | 'sample' | 'appState', string>;
-
-/** What to do instead, said for whoever reads the refusal. */
-const ADVICE: Record<'model' | 'user', Advice> = {
-  model: {
-    write: `Queries are read-only. To change data, use the stage tools (${STAGE_TOOLS}); the user reviews and commits staged changes.`,
-    explain: `send the SELECT alone (${EXPLAIN_TOOL} shows its plan without running it)`,
-    export: `export them (${EXPORT_TOOLS}) instead`,
-    sample: `${SAMPLE_TOOL} shows a column's common values`,
-    appState: 'Use the silent tools (staged changes, saved specs, history, audit log) to read it.',
-  },
-  user: {
-    write:
-      'The workbench only reads. To change data, open the table and edit its rows (double-click a cell, or select rows and Stage delete): edits wait in Staging until you commit them.',
-    explain: 'run the SELECT alone; the agent can show its plan if you ask it',
-    export: 'run the SELECT and use Export above the results instead',
-    sample: "a table's column header shows its type, and the agent can list a column's common values",
-    appState: 'Its contents are in the app itself: Staging, Exports and the Audit log.',
-  },
+/** Advice in words of no one app, for callers that bring none. */
+const PLAIN_ADVICE: StatementAdvice = {
+  write: 'Queries are read-only: changes are staged and committed after review.',
+  explain: 'send the SELECT alone (explainQuery shows its plan without running it)',
+  export: 'export the SELECT instead',
+  sample: "sampleValues shows a column's common values",
+  appState: "Toolrow's own state is read through its own tools (staged changes, history, audit log).",
 };
 
 let loaded: Promise<void> | undefined;
@@ -296,7 +278,7 @@ function statementName(kind: string, text: string): string {
   return words || kind;
 }
 
-function refuseStatement(kind: string, text: string, advice: Advice): never {
+function refuseStatement(kind: string, text: string, advice: StatementAdvice): never {
   const name = statementName(kind, text);
   if (kind in WRITE_NODES || kind === 'CreateTableAsStmt' || kind === 'CopyStmt' || kind === 'TruncateStmt') {
     throw new SqlGuardError('not-a-select', `${name} is refused: ${advice.write}`);
@@ -376,7 +358,7 @@ export async function checkReadOnlySql(
   const root = entry.stmt as AnyNode | undefined;
   const kind = root ? Object.keys(root)[0] : undefined;
   if (!root || !kind) throw new SqlGuardError('empty', 'The query has no statement: send one SELECT.');
-  const advice = ADVICE[options.audience ?? 'model'];
+  const advice = options.advice ?? PLAIN_ADVICE;
   if (kind !== 'SelectStmt') refuseStatement(kind, text, advice);
 
   const hidden = new Set((options.hiddenSchemas ?? []).map((schema) => schema.toLowerCase()));

@@ -1,7 +1,7 @@
 // Fingerprints of a database: equal fingerprints mean a statement left nothing behind (the attack
-// corpus tests, here and in apps/server).
+// corpus tests in @toolrow/tools and apps/server).
 import type { DataSource } from '@toolrow/datasource';
-import { sqlDatabaseOf } from '@toolrow/postgres';
+import { sqlDatabaseOf } from './sql-source.ts';
 
 /** A fingerprint of every row of every user table: equal fingerprints mean no table data changed. */
 export async function dataFingerprint(source: DataSource): Promise<Record<string, string>> {
