@@ -180,6 +180,7 @@ describe('an MCP client granted one connection', () => {
       const connections = await client.callTool({ name: 'listConnections', arguments: {} });
       expect(connections.structuredContent).toEqual({
         connections: [{ name: 'warehouse', engine: 'pglite', description: expect.any(String), active: true }],
+        queryLanguage: 'SQL (PostgreSQL dialect)',
       });
       // The other connection's table is not there to read, by any read path.
       for (const [name, args] of [

@@ -131,7 +131,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
         400,
         'statement-refused',
         error.message,
-        `The workbench runs one read-only ${source.queries.language.name} statement at a time.`,
+        'The workbench runs one read-only SELECT at a time.',
       );
     }
   }

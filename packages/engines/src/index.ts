@@ -3,6 +3,7 @@
 import { createEngineRegistry } from '@toolrow/datasource/engine';
 import { dynamodbEngine } from '@toolrow/dynamodb/engine';
 import { postgresEngine } from '@toolrow/postgres/engine';
+import { sqliteEngine } from '@toolrow/sqlite/engine';
 
 /** The installed engines; the first that opens without a URL (PostgreSQL's PGlite) is the default. */
-export const installedEngines = createEngineRegistry([postgresEngine, dynamodbEngine]);
+export const installedEngines = createEngineRegistry([postgresEngine, dynamodbEngine, sqliteEngine]);
