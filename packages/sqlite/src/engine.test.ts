@@ -159,7 +159,11 @@ describe('the SQLite engine on a file the sqlite3 shell made', () => {
         await change('delete', 'loans', { book: '978-0156027601', member: 9 }, null),
       ];
       let xid: string | undefined;
-      const result = await ds.changes.apply(changes, { onTransaction: async (id) => void (xid = id) });
+      const result = await ds.changes.apply(changes, {
+        onTransaction: async (id) => {
+          xid = id;
+        },
+      });
       expect(result).toEqual({ ok: true, applied: { insert: 1, update: 1, delete: 1 } });
       expect((await ds.rows.get('books', '978-0156027601'))?.pages).toBe(224);
       expect(await ds.rows.get('loans', { book: '978-0156027601', member: 9 })).toBeUndefined();

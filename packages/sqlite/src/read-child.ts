@@ -47,7 +47,7 @@ function actionName(action: number, first: string | null, second: string | null)
 }
 
 /** A value as JSON can carry it: integers past 2^53 as their digits, blobs as \x and hex (as PostgreSQL prints bytea). */
-function valueOf(value: unknown): WorkerValue {
+function carried(value: unknown): WorkerValue {
   if (typeof value === 'bigint')
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(value)
@@ -112,7 +112,7 @@ function answer(request: WorkerRequest): WorkerAnswer {
           break;
         }
         const row = raw.map((value, index) => {
-          const shown = valueOf(value);
+          const shown = carried(value);
           const size = typeof shown === 'string' ? Buffer.byteLength(shown) : 8;
           if (size > request.maxValueBytes) {
             oversized.push({ row: rows.length, column: columns[index]!, bytes: size });
