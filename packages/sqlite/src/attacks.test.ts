@@ -134,10 +134,11 @@ describe('the SQLite read path against the attack corpus', () => {
     expect(await attack(template, ONE_LAYER('readOnlyOpen'))).toEqual(['vacuum into a new file']);
   });
 
-  it('query_only alone holds all but ATTACH and VACUUM INTO, which make new files', async () => {
+  it('query_only alone holds all but ATTACH and VACUUM INTO (new files) and a statement that turns it off', async () => {
     expect(await attack(template, ONE_LAYER('queryOnly'))).toEqual([
       'attach a new file',
       'vacuum into a new file',
+      'pragma query_only off, then write',
     ]);
   });
 });
