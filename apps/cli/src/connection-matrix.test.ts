@@ -1,15 +1,17 @@
 // One rule, tested as a matrix: a request names its connection, and only that connection is
-// touched. Two connections on different engines (the embedded PGlite shop or a PostgreSQL server,
-// beside DynamoDB Local), every entry point (the CLI alone, the CLI through the running app while
+// touched. Two connections on different engines (the embedded PGlite shop, a PostgreSQL server or a
+// SQLite file the sqlite3 shell made, beside DynamoDB Local), every entry point (the CLI alone, the CLI through the running app while
 // the app shows the other connection, the app's API, the app's /mcp with a CLI token and with an
 // OAuth grant, `toolrow mcp --stdio`) × every kind of action (read, stage, list staged, export,
 // audit, discard, commit). After each step both databases, both staging areas, both connections'
 // export jobs and audit entries are fingerprinted, read past Toolrow (the AWS SDK, SQL, the state
 // store's own tables): only the named connection may have changed, and in the way asked.
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { DynamoDBClient, ListTablesCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -81,9 +83,40 @@ async function sqlData(db: Database): Promise<string> {
   return hash(out);
 }
 
+/** A shop made by another tool: the sqlite3 shell writes the tables and rows the matrix reads and stages. */
+function sqliteShop(path: string, orders: number): void {
+  execFileSync('sqlite3', [path], {
+    input: `
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE);
+CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price NUMERIC NOT NULL);
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers (id), total NUMERIC NOT NULL);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)
+  INSERT INTO customers SELECT i, 'Customer ' || i, 'c' || i || '@example.com' FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 8)
+  INSERT INTO products SELECT i, 'Product ' || i, i * 2.5 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${orders})
+  INSERT INTO orders SELECT i, 1 + i % 12, i * 10 FROM n;
+`,
+  });
+}
+
+/** Every row of every table of a SQLite file, read past Toolrow. */
+function sqliteData(path: string): string {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[];
+    return hash(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]));
+  } finally {
+    db.close();
+  }
+}
+
 describe.each([
   { a: 'pglite', b: 'dynamodb' },
   { a: 'postgres', b: 'dynamodb' },
+  { a: 'sqlite', b: 'dynamodb' },
 ] as const)('the connection the user named, and only it: $a + $b', ({ a }) => {
   const ready = Boolean(dynamoUrl) && (a === 'pglite' || Boolean(serverUrl));
   let dir: string;
@@ -94,7 +127,11 @@ describe.each([
   let pgHandle: Database | undefined;
   let dynamo: DynamoDBClient;
   const saved: Record<string, string | undefined> = {};
-  const A: Side = { name: a === 'pglite' ? 'default' : 'pg', orders: 30, data: async () => '' };
+  const A: Side = {
+    name: a === 'pglite' ? 'default' : a === 'sqlite' ? 'lite' : 'pg',
+    orders: 30,
+    data: async () => '',
+  };
   const B: Side = { name: 'ddb', orders: 45, data: async () => '' };
   const cli = (...argv: string[]) => runCli(argv, env, dir);
   const ok = async (...argv: string[]) => {
@@ -420,6 +457,11 @@ describe.each([
           await db.close();
         }
       };
+    } else if (a === 'sqlite') {
+      const path = join(dir, 'shop.db');
+      sqliteShop(path, A.orders);
+      await ok('connections', 'add', 'lite', `sqlite://${path}`, '--mode', 'full-auto', '--mcp', 'full');
+      A.data = async () => sqliteData(path);
     } else {
       pgDatabase = await createTestDatabase(serverUrl!);
       await ok('connections', 'add', 'pg', pgDatabase.url, '--mode', 'full-auto', '--mcp', 'full');
