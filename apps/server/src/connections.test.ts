@@ -184,7 +184,7 @@ describe('the header switcher in Chromium', () => {
           `${engine.label}: ${engine.urlForms}`,
         );
       expect(await dialog.getByLabel('URL').getAttribute('placeholder')).toMatch(
-        /^postgres:\/\/\S+ or dynamodb:\/\/\S+$/,
+        /^postgres:\/\/\S+ or dynamodb:\/\/\S+ or sqlite:\/\/\/\S+$/,
       );
       await dialog.getByLabel('Name').fill('broken');
       await dialog.getByLabel('URL').fill('postgres://nobody@127.0.0.1:1/db');

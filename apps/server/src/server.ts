@@ -6,6 +6,7 @@ import {
   type DataSource,
   DEFAULT_PROFILE,
   isDataSourceError,
+  type QueryRunner,
   type StatementAdvice,
 } from '@toolrow/datasource';
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
@@ -122,9 +123,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   await currentChat(connections.active());
 
   /** The statement check of a connection's language (its engine's), its refusal told to a person. */
-  async function checkStatement(source: DataSource, text: string): Promise<{ statement: string }> {
+  async function checkStatement(runner: QueryRunner, text: string): Promise<{ statement: string }> {
     try {
-      return await source.queries.check(text, { advice: WORKBENCH_ADVICE });
+      return await runner.check(text, { advice: WORKBENCH_ADVICE });
     } catch (error) {
       if (!isDataSourceError(error, 'permission')) throw error;
       throw new HttpError(

@@ -44,6 +44,32 @@ function parseJson<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
+/** One change inside the commit's transaction (its row locked and checked already). */
+async function applyOne(tx: Queryable, change: ChangeToApply, table: TableInfo): Promise<void> {
+  const columns = Object.keys(parseJson<Row>(change.valuesJson) ?? {}).map((name) => quoteIdent(name));
+  if (change.kind === 'insert') {
+    await tx.query(
+      `INSERT INTO ${tableRef(table)} (${columns.join(', ')})
+       SELECT ${columns.map((column) => `r.${column}`).join(', ')}
+       FROM jsonb_populate_record(NULL::${tableRef(table)}, $1::jsonb) AS r`,
+      [change.valuesJson],
+    );
+    return;
+  }
+  const result =
+    change.kind === 'update'
+      ? await tx.query(
+          `UPDATE ${tableRef(table)} AS t SET ${columns.map((column) => `${column} = r.${column}`).join(', ')}
+           FROM ${keyRecord(table, '$1')}, jsonb_populate_record(NULL::${tableRef(table)}, $2::jsonb) AS r
+           WHERE ${keyJoin(table, 't')}`,
+          [change.keyJson, change.valuesJson],
+        )
+      : await tx.query(
+          `DELETE FROM ${tableRef(table)} AS t USING ${keyRecord(table, '$1')} WHERE ${keyJoin(table, 't')}`,
+          [change.keyJson],
+        );
+  if (result.rowCount === 0) throw new Error('the row is gone (an earlier change in this commit deleted it)');
+}
 export interface ChangeWriterOptions {
   /** The user's data, for the read-only helpers and transaction status. */
   db: Database;
@@ -137,33 +163,6 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
       current: parseJson<Row>(found.current),
       changedColumns: found.changed ?? [],
     };
-  }
-
-  async function applyOne(tx: Queryable, change: ChangeToApply, table: TableInfo): Promise<void> {
-    const columns = Object.keys(parseJson<Row>(change.valuesJson) ?? {}).map((name) => quoteIdent(name));
-    if (change.kind === 'insert') {
-      await tx.query(
-        `INSERT INTO ${tableRef(table)} (${columns.join(', ')})
-         SELECT ${columns.map((column) => `r.${column}`).join(', ')}
-         FROM jsonb_populate_record(NULL::${tableRef(table)}, $1::jsonb) AS r`,
-        [change.valuesJson],
-      );
-      return;
-    }
-    const result =
-      change.kind === 'update'
-        ? await tx.query(
-            `UPDATE ${tableRef(table)} AS t SET ${columns.map((column) => `${column} = r.${column}`).join(', ')}
-             FROM ${keyRecord(table, '$1')}, jsonb_populate_record(NULL::${tableRef(table)}, $2::jsonb) AS r
-             WHERE ${keyJoin(table, 't')}`,
-            [change.keyJson, change.valuesJson],
-          )
-        : await tx.query(
-            `DELETE FROM ${tableRef(table)} AS t USING ${keyRecord(table, '$1')} WHERE ${keyJoin(table, 't')}`,
-            [change.keyJson],
-          );
-    if (result.rowCount === 0)
-      throw new Error('the row is gone (an earlier change in this commit deleted it)');
   }
 
   return {

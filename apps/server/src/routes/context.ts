@@ -1,5 +1,5 @@
 // What every route module is given: the server's options and the handles it shares.
-import type { DataSource } from '@toolrow/datasource';
+import type { DataSource, QueryRunner } from '@toolrow/datasource';
 import type { ApprovalInbox } from '@toolrow/mcp-server';
 import type { ToolContext } from '@toolrow/tools';
 import type { LanguageModel } from 'ai';
@@ -21,8 +21,8 @@ export interface RouteContext {
   readonly approvals: ApprovalInbox;
   /** The chat of a connection, or why there is none. */
   currentChat(connection: RequestConnection): Promise<{ chat: ChatHandler | null; problem: string | null }>;
-  /** The statement check of a connection's dialect: the engine's own, else the PostgreSQL-grammar guard. */
-  checkStatement(source: DataSource, text: string): Promise<{ statement: string }>;
+  /** A language's statement check (the connection's runner or one of its modes), its refusal a 400 for a person. */
+  checkStatement(runner: QueryRunner, text: string): Promise<{ statement: string }>;
   /** A tool context acting as the user on the connection. */
   userContext(connection: RequestConnection, signal?: AbortSignal): ToolContext;
 }

@@ -43,7 +43,7 @@ export function exportRoutes(ctx: RouteContext): Hono<ServerEnv> {
     const format: ExportFormat = body.format;
     let exportSource: ExportSource;
     if (body.sql !== undefined) {
-      const statement = await checkStatement(source, body.sql);
+      const statement = await checkStatement(source.queries, body.sql);
       exportSource = { sql: statement.statement };
     } else {
       const table = await source.schema.resolveTable(body.table ?? '');

@@ -38,8 +38,7 @@ export function queryRoutes(ctx: RouteContext): Hono<ServerEnv> {
       }),
     );
     const runner = runnerFor(source, body.language);
-    const statement =
-      runner === source.queries ? await checkStatement(source, body.sql) : await runner.check!(body.sql);
+    const statement = await checkStatement(runner, body.sql);
     const started = performance.now();
     try {
       const result = await runner.run(statement.statement, {
@@ -90,8 +89,7 @@ export function queryRoutes(ctx: RouteContext): Hono<ServerEnv> {
     const { source } = c.var.connection;
     const body = await readBody(c, z.strictObject({ sql: nonEmpty(), language: z.string().optional() }));
     const runner = runnerFor(source, body.language);
-    const statement =
-      runner === source.queries ? await checkStatement(source, body.sql) : await runner.check!(body.sql);
+    const statement = await checkStatement(runner, body.sql);
     const plan = await runner.plan(statement.statement, { timeoutMs: WORKBENCH_TIMEOUT_MS });
     return c.json({ lines: plan.lines, ...(plan.note ? { note: plan.note } : {}) });
   });
@@ -103,7 +101,7 @@ function runnerFor(source: DataSource, language: string | undefined): QueryRunne
   if (language === undefined) return source.queries;
   const runners = [source.queries, ...(source.queries.modes ?? [])];
   const found = runners.find((runner) => runner.language.name.toLowerCase() === language.toLowerCase());
-  if (!found || (found !== source.queries && !found.check))
+  if (!found)
     throw badRequest(
       `This connection reads ${runners.map((runner) => runner.language.name).join(' or ')}, not ${language}.`,
     );
