@@ -1,7 +1,9 @@
 // A SQLite file behind the engine-neutral DataSource: reads in worker threads through four read-only
 // layers that each hold alone, commits on a connection of their own.
+
+import { existsSync } from 'node:fs';
 import type { DataSourceWith, ExportEngineOptions, ExportJobStore, ReadLayer } from '@toolrow/datasource';
-import { createSnapshotCache } from '@toolrow/datasource';
+import { createSnapshotCache, DataSourceError } from '@toolrow/datasource';
 import { createSqliteChangeWriter } from './changes.ts';
 import { createSqliteExportEngine } from './exports.ts';
 import { SQLITE_FEATURES } from './features.ts';
@@ -28,6 +30,8 @@ export const ALL_LAYERS: SqliteLayers = {
 export interface OpenSqliteOptions {
   /** The database file (absolute). */
   path: string;
+  /** Where the URL came from, for messages ('DATABASE_URL', "the connection 'books'"). */
+  field?: string;
   dataDir?: string;
   layers?: Partial<SqliteLayers>;
 }
@@ -36,6 +40,11 @@ export async function openSqliteDataSource(
   options: OpenSqliteOptions,
 ): Promise<DataSourceWith<'changes' | 'createExportEngine' | 'seed'>> {
   const { path } = options;
+  if (!existsSync(path))
+    throw new DataSourceError(
+      'config',
+      `${options.field ?? 'url'}: there is no SQLite file at ${path}. Point the URL at an existing database file (Toolrow reads a database; \`sqlite3 ${path} 'VACUUM'\` makes an empty one).`,
+    );
   const layers = { ...ALL_LAYERS, ...options.layers };
   const pool = createReadPool(path, layers);
   const schema = createSnapshotCache(async () => loadSqliteSchema(path));

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fakeOpenAIServer } from '@toolrow/agent/testing';
 import { createEscapeHarness, SQL_ESCAPES } from '@toolrow/dynamodb/testing';
+import { installedEngines } from '@toolrow/engines';
 import type { EvalReport } from '@toolrow/eval';
 import { scriptedInput, searchingModel, startChatServer } from '@toolrow/eval/testing';
 import { toolsForScope } from '@toolrow/mcp-server';
@@ -221,7 +222,12 @@ describeWithService('dynamodb', 'toolrow on a DynamoDB connection', () => {
     await client.connect(transport);
     try {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual([...toolsForScope('tables:readonly', { engine: 'dynamodb', features: [] })]);
+      expect(names).toEqual([
+        ...toolsForScope('tables:readonly', {
+          engine: 'dynamodb',
+          features: installedEngines.byId('dynamodb').features,
+        }),
+      ]);
       expect(names).not.toContain('describeRelations');
       const read = await client.callTool({ name: 'describeTable', arguments: { table: 'order_items' } });
       expect(read.isError).toBeFalsy();
