@@ -8,7 +8,6 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import {
   type ChangeToApply,
   type ColumnInfo,
-  createExportRunner,
   createSnapshotCache,
   type DataSource,
   DataSourceError,
@@ -17,10 +16,10 @@ import {
   type FilterCondition,
   type Row,
   type RowKey,
-  rowBody,
   type StagingConflict,
   type TableInfo,
 } from '@toolrow/datasource';
+import { createExportRunner, rowBody } from '@toolrow/datasource-utils';
 import { installedEngines } from '@toolrow/engines';
 import { type StartedApp, startApp } from '@toolrow/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

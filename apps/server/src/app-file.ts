@@ -4,7 +4,7 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { chmod, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ensurePrivateDir } from '@toolrow/datasource';
+import { ensurePrivateDir } from '@toolrow/datasource-utils';
 
 export const APP_FILE = 'app.json';
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ensurePrivateDir } from '@toolrow/datasource';
+import { ensurePrivateDir } from '@toolrow/datasource-utils';
 
 export const APPROVAL_SECRET_FILE = 'approval-secret';
 

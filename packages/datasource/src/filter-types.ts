@@ -1,3 +1,4 @@
+import type { ColumnInfo } from './schema-types.ts';
 /** Structured filters and sorts: data, validated against the schema cache, compiled to parameterised SQL. */
 
 /** The operators a condition may use; nothing else compiles. */
@@ -54,3 +55,14 @@ export interface CompiledSql {
   sql: string;
   params: unknown[];
 }
+
+/**
+ * An engine's check of one value for a column (a filter's, or a key's): throws a DataSourceError
+ * with `code` saying what the column holds. PostgreSQL checks integer ranges, numbers and booleans.
+ */
+export type ValueCheck = (
+  column: ColumnInfo,
+  value: unknown,
+  where: string,
+  code: 'invalid-filter' | 'invalid-key',
+) => void;

@@ -1,5 +1,6 @@
-// @toolrow/datasource: the contract every engine implements (no runtime dependencies). The engines
-// are packages of their own: @toolrow/postgres, @toolrow/dynamodb. See README.md.
+// @toolrow/datasource: the contract every engine implements — its types and errors. The runtime
+// engines share (the export job's life, filter checks, the sample shop, the private data directory)
+// is @toolrow/datasource-utils beside it. The engines are packages of their own. See README.md.
 export type {
   ApplyOptions,
   ApplyResult,
@@ -42,15 +43,6 @@ export {
   StaleEditError,
   UnknownNameError,
 } from './errors.ts';
-export {
-  createExportRunner,
-  createMemoryExportJobStore,
-  type ExportBody,
-  type ExportPiece,
-  type PlannedExport,
-  resolveExportPath,
-  rowBody,
-} from './export-jobs.ts';
 export type {
   ExportEngine,
   ExportEngineOptions,
@@ -69,21 +61,9 @@ export {
   featureOf,
   hasFeature,
 } from './features.ts';
-export {
-  describeValue,
-  filterColumns,
-  MAX_FILTER_CONDITIONS,
-  MAX_FILTER_DEPTH,
-  MAX_FILTER_LIST,
-  normalizeKey,
-  type ValueCheck,
-  validateFilter,
-  validateSort,
-} from './filter-check.ts';
 export * from './filter-types.ts';
 export { didYouMean, nearestNames, unknownNameHint } from './names.ts';
 export { isNumberText, NUMBER_TEXT } from './numbers.ts';
-export { ensurePrivateDir, ownerOnlyTree } from './private-dir.ts';
 export type {
   CheckedStatement,
   QueryLanguage,
@@ -102,13 +82,6 @@ export type {
   TableRead,
 } from './reads.ts';
 export type { RowAccess, RowPage, RowReader, RowReadOptions, SelectRowsOptions } from './rows.ts';
-export {
-  checkSeedOrders,
-  DAY_MS,
-  generateSampleShop,
-  type SampleColumns,
-  sampleCounts,
-} from './sample-shop.ts';
 export {
   type ColumnMatch,
   createSnapshotCache,

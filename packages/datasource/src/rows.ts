@@ -1,5 +1,4 @@
-import type { ValueCheck } from './filter-check.ts';
-import type { Filter, FilterOp, Sort } from './filter-types.ts';
+import type { Filter, FilterOp, Sort, ValueCheck } from './filter-types.ts';
 import type { ReadPriority } from './reads.ts';
 import type { ColumnInfo, TableInfo } from './schema-types.ts';
 import type { Row, RowKey } from './types.ts';

@@ -10,13 +10,8 @@ import {
   ScanCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import {
-  type ChangeToApply,
-  createMemoryExportJobStore,
-  type DataSourceWith,
-  type QueryRunner,
-  type Row,
-} from '@toolrow/datasource';
+import type { ChangeToApply, DataSourceWith, QueryRunner, Row } from '@toolrow/datasource';
+import { createMemoryExportJobStore } from '@toolrow/datasource-utils';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDynamoUrl } from '../test/dynamodb-local.ts';

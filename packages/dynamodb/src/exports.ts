@@ -3,9 +3,7 @@
 // cancel and a time limit; a stopped export leaves no partial file.
 import { type AttributeValue, type DynamoDBClient, ExecuteStatementCommand } from '@aws-sdk/client-dynamodb';
 import {
-  createExportRunner,
   DataSourceError,
-  type ExportBody,
   type ExportEngine,
   type ExportEngineOptions,
   type ExportFormat,
@@ -15,6 +13,7 @@ import {
   type SchemaCache,
   type TableInfo,
 } from '@toolrow/datasource';
+import { createExportRunner, type ExportBody } from '@toolrow/datasource-utils';
 import { planRead, type ReadPlan } from './expressions.ts';
 import { type Pages, parallelScan } from './pages.ts';
 import { checkReadOnlyPartiql } from './partiql-guard.ts';

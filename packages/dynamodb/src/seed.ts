@@ -13,16 +13,18 @@ import {
   waitUntilTableNotExists,
 } from '@aws-sdk/client-dynamodb';
 import {
-  checkSeedOrders,
   DataSourceError,
-  generateSampleShop,
   SAMPLE_TABLES,
-  type SampleColumns,
   type SampleTable,
   type SeedOptions,
   type SeedResult,
-  sampleCounts,
 } from '@toolrow/datasource';
+import {
+  checkSeedOrders,
+  generateSampleShop,
+  type SampleColumns,
+  sampleCounts,
+} from '@toolrow/datasource-utils';
 import { listTableNames } from './schema.ts';
 
 const DAY_MS = 86_400_000;

@@ -2,12 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import {
-  createMemoryExportJobStore,
-  type ExportEngine,
-  isDataSourceError,
-  resolveExportPath,
-} from '@toolrow/datasource';
+import { type ExportEngine, isDataSourceError } from '@toolrow/datasource';
+import { createMemoryExportJobStore, resolveExportPath } from '@toolrow/datasource-utils';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExportEngine } from './export-engine.ts';

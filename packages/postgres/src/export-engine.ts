@@ -1,5 +1,4 @@
 import {
-  createExportRunner,
   DataSourceError,
   type ExportEngine,
   type ExportEngineOptions,
@@ -9,6 +8,7 @@ import {
   resolveColumnIn,
   type SchemaCache,
 } from '@toolrow/datasource';
+import { createExportRunner } from '@toolrow/datasource-utils';
 import type { Database, TextLines } from './database.ts';
 import { trimStatement } from './drivers/core.ts';
 import {

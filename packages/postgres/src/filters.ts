@@ -5,17 +5,19 @@ import {
   type ColumnInfo,
   type CompiledSql,
   DataSourceError,
-  describeValue,
   type Filter,
   type FilterOp,
-  filterColumns as filterColumnsOf,
   resolveColumnIn,
   type Sort,
   type TableInfo,
   type ValueCheck,
+} from '@toolrow/datasource';
+import {
+  describeValue,
+  filterColumns as filterColumnsOf,
   validateFilter as validateFilterOf,
   validateSort,
-} from '@toolrow/datasource';
+} from '@toolrow/datasource-utils';
 import { checkIntegerValue } from './integer-range.ts';
 import { quoteIdent } from './sql.ts';
 

@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensurePrivateDir, isDataSourceError } from '@toolrow/datasource';
+import { isDataSourceError } from '@toolrow/datasource';
+import { ensurePrivateDir } from '@toolrow/datasource-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './drivers/open.ts';
 

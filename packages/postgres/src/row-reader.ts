@@ -1,6 +1,5 @@
 import {
   DataSourceError,
-  normalizeKey as normalizeKeyOf,
   type Row,
   type RowKey,
   type RowPage,
@@ -11,6 +10,7 @@ import {
   type SelectRowsOptions,
   type TableInfo,
 } from '@toolrow/datasource';
+import { normalizeKey as normalizeKeyOf } from '@toolrow/datasource-utils';
 import type { Database, QueryResult } from './database.ts';
 import { checkValue, compileFilter, compileSort } from './filters.ts';
 import { quoteIdent, quoteQualified } from './sql.ts';

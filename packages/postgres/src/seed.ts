@@ -1,16 +1,18 @@
 import {
-  checkSeedOrders,
-  DAY_MS,
   DataSourceError,
-  generateSampleShop,
   LARGE_SHOP,
   SAMPLE_TABLES,
-  type SampleColumns,
   type SeedOptions,
   type SeedProgress,
   type SeedResult,
-  sampleCounts,
 } from '@toolrow/datasource';
+import {
+  checkSeedOrders,
+  DAY_MS,
+  generateSampleShop,
+  type SampleColumns,
+  sampleCounts,
+} from '@toolrow/datasource-utils';
 import type { Database, Queryable } from './database.ts';
 
 const SCHEMA_SQL = [

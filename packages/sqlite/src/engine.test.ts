@@ -3,12 +3,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type ChangeToApply,
-  createMemoryExportJobStore,
-  type DataSourceWith,
-  isDataSourceError,
-} from '@toolrow/datasource';
+import { type ChangeToApply, type DataSourceWith, isDataSourceError } from '@toolrow/datasource';
+import { createMemoryExportJobStore } from '@toolrow/datasource-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeLibrary } from '../test/made-by-sqlite3.ts';
 import { sqliteEngine } from './engine.ts';

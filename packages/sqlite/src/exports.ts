@@ -1,15 +1,14 @@
 // Exports of a SQLite table or query: pages of rows from a read worker (each page bounded by the
 // export's signal), written by the shared row body (CSV, NDJSON, JSON).
-import {
-  createExportRunner,
-  type ExportEngine,
-  type ExportEngineOptions,
-  type ExportJobStore,
-  type QueryRunner,
-  type Row,
-  rowBody,
-  type SchemaCache,
+import type {
+  ExportEngine,
+  ExportEngineOptions,
+  ExportJobStore,
+  QueryRunner,
+  Row,
+  SchemaCache,
 } from '@toolrow/datasource';
+import { createExportRunner, rowBody } from '@toolrow/datasource-utils';
 import type { ReadPool } from './read-pool.ts';
 import { rowOf } from './rows.ts';
 import { quoteIdent } from './sql.ts';

@@ -2,16 +2,14 @@
 import {
   type Filter,
   type FilterCondition,
-  normalizeKey,
   type Row,
   type RowReader,
   resolveColumnIn,
   type SchemaCache,
   type Sort,
   type TableInfo,
-  validateFilter,
-  validateSort,
 } from '@toolrow/datasource';
+import { normalizeKey, validateFilter, validateSort } from '@toolrow/datasource-utils';
 import type { ReadPool } from './read-pool.ts';
 import type { WorkerValue } from './read-protocol.ts';
 import { quoteIdent } from './sql.ts';

@@ -1,16 +1,8 @@
 // The sample shop in a SQLite file: the shared generator's rows, in the tables PostgreSQL's seed makes,
 // written in one transaction on a connection of its own.
 import { DatabaseSync } from 'node:sqlite';
-import {
-  checkSeedOrders,
-  DAY_MS,
-  DataSourceError,
-  generateSampleShop,
-  SAMPLE_TABLES,
-  type SeedOptions,
-  type SeedResult,
-  sampleCounts,
-} from '@toolrow/datasource';
+import { DataSourceError, SAMPLE_TABLES, type SeedOptions, type SeedResult } from '@toolrow/datasource';
+import { checkSeedOrders, DAY_MS, generateSampleShop, sampleCounts } from '@toolrow/datasource-utils';
 import { quoteIdent } from './sql.ts';
 
 const TABLES_SQL = [

@@ -7,9 +7,9 @@ import {
   DataSourceError,
   type ExportEngine,
   type ExportEngineOptions,
-  ensurePrivateDir,
   featureOf,
 } from '@toolrow/datasource';
+import { ensurePrivateDir } from '@toolrow/datasource-utils';
 import { openDatabase } from '@toolrow/postgres';
 import { type AppState, createAppState } from './app-state.ts';
 import { createExportJobStore } from './export-jobs.ts';

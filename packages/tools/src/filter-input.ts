@@ -17,9 +17,8 @@ import {
   type Sort,
   type TableInfo,
   type ValueCheck,
-  validateFilter,
-  validateSort,
 } from '@toolrow/datasource';
+import { validateFilter, validateSort } from '@toolrow/datasource-utils';
 import { ToolError } from './errors.ts';
 
 /** The negated operators the input adds; each becomes {not: {…, op: base}} for the data source. */

@@ -1,11 +1,6 @@
 import { parseArgs } from 'node:util';
-import {
-  type DataSource,
-  featureOf,
-  type SeedProgress,
-  type SeedResult,
-  sampleCounts,
-} from '@toolrow/datasource';
+import { type DataSource, featureOf, type SeedProgress, type SeedResult } from '@toolrow/datasource';
+import { sampleCounts } from '@toolrow/datasource-utils';
 import { installedEngines } from '@toolrow/engines';
 import { openConnectionData, resolveConnectionOptions } from '@toolrow/state';
 import { openToolrowWaiting } from '../app-client.ts';

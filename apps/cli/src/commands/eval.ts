@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode, resolveModel } from '@toolrow/agent';
-import { ensurePrivateDir } from '@toolrow/datasource';
+import { ensurePrivateDir } from '@toolrow/datasource-utils';
 import { installedEngines } from '@toolrow/engines';
 import {
   buildReport,

@@ -5,7 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryExportJobStore, type DataSourceWith, isDataSourceError } from '@toolrow/datasource';
+import { type DataSourceWith, isDataSourceError } from '@toolrow/datasource';
+import { createMemoryExportJobStore } from '@toolrow/datasource-utils';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDynamoUrl } from '../../test/dynamodb-local.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { DataSourceWith } from '@toolrow/datasource';
-import { createMemoryExportJobStore } from '@toolrow/datasource';
+import { createMemoryExportJobStore } from '@toolrow/datasource-utils';
 import { describeWithService } from '@toolrow/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bareClient } from '../../test/bare-sdk.ts';

@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { DataSourceError, ensurePrivateDir, ownerOnlyTree } from '@toolrow/datasource';
+import { DataSourceError } from '@toolrow/datasource';
+import { ensurePrivateDir, ownerOnlyTree } from '@toolrow/datasource-utils';
 import type { ConnectionConfig, Database, OpenDatabaseOptions } from '../database.ts';
 import { CoreDatabase } from './core.ts';
 import { parsePostgresUrl } from './postgres-url.ts';

@@ -1,11 +1,5 @@
-import {
-  DataSourceError,
-  normalizeKey,
-  type Row,
-  type RowKey,
-  StaleEditError,
-  type TableInfo,
-} from '@toolrow/datasource';
+import { DataSourceError, type Row, type RowKey, StaleEditError, type TableInfo } from '@toolrow/datasource';
+import { normalizeKey } from '@toolrow/datasource-utils';
 import { type StagingContext, tableFor } from './context.ts';
 import {
   checkCount,

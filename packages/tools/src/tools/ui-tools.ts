@@ -1,7 +1,8 @@
 // UI state: the silent readers and the open tools (which change tabs now). Propose twins reuse
 // each open tool's `prepare` and `label` (see propose.ts) and change nothing.
 import { randomUUID } from 'node:crypto';
-import { type Filter, normalizeKey, type RowKey, type Sort } from '@toolrow/datasource';
+import type { Filter, RowKey, Sort } from '@toolrow/datasource';
+import { normalizeKey } from '@toolrow/datasource-utils';
 import type { Tab, UiState } from '@toolrow/state';
 import { z } from 'zod';
 import { capList, clipText, modelValue } from '../bounds.ts';

@@ -1,4 +1,6 @@
 // The filter language's checks, engine-neutral: what every engine's reads may rely on having passed.
+
+import type { ColumnInfo, Filter, TableInfo } from '@toolrow/datasource';
 import { describe, expect, it } from 'vitest';
 import {
   filterColumns,
@@ -7,8 +9,6 @@ import {
   validateFilter,
   validateSort,
 } from './filter-check.ts';
-import type { Filter } from './filter-types.ts';
-import type { ColumnInfo, TableInfo } from './schema-types.ts';
 
 function column(name: string, primaryKey = false): ColumnInfo {
   return {

@@ -5,9 +5,11 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { lstat, mkdir, realpath, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { abortedError, DataSourceError } from './errors.ts';
 import {
+  abortedError,
+  DataSourceError,
   DEFAULT_EXPORT_TIME_LIMIT_MS,
+  DEFAULT_PROFILE,
   EXPORT_FORMATS,
   type ExportEngine,
   type ExportEngineOptions,
@@ -15,8 +17,9 @@ import {
   type ExportJob,
   type ExportJobStore,
   type ExportRequest,
-} from './exports.ts';
-import { DEFAULT_PROFILE, isActor, type Row } from './types.ts';
+  isActor,
+  type Row,
+} from '@toolrow/datasource';
 
 function refuse(requested: string, why: string): DataSourceError {
   return new DataSourceError(

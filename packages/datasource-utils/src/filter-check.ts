@@ -2,18 +2,18 @@
 // columns and values, its size; a sort; a row key. An engine adds what only it knows (PostgreSQL:
 // a value's type against the column's) through its RowReader's `checkValue`, and compiles the
 // checked filter into its own reads.
-import { DataSourceError } from './errors.ts';
+
+import type { ColumnInfo, RowKey, TableInfo } from '@toolrow/datasource';
 import {
+  DataSourceError,
   FILTER_OPS,
   type Filter,
   type FilterCondition,
   type FilterOp,
   type FilterScalar,
+  resolveColumnIn,
   type Sort,
-} from './filter-types.ts';
-import { resolveColumnIn } from './schema-names.ts';
-import type { ColumnInfo, TableInfo } from './schema-types.ts';
-import type { RowKey } from './types.ts';
+} from '@toolrow/datasource';
 
 /**
  * An engine's check of one value for a column (a filter's, or a key's): throws a DataSourceError

@@ -1,7 +1,8 @@
 // The sample shop's rows, the same on every engine: a deterministic generator that hands each
 // batch, column by column with a logical type per column, to the engine that writes it.
-import { DataSourceError } from './errors.ts';
-import type { ORDER_STATUSES, SampleTable, SeedProgress, SeedResult } from './seed-types.ts';
+
+import type { ORDER_STATUSES, SampleTable, SeedProgress, SeedResult } from '@toolrow/datasource';
+import { DataSourceError } from '@toolrow/datasource';
 
 /** A batch of one table, column by column: the logical type says how an engine stores the values. */
 export type SampleColumns = Record<

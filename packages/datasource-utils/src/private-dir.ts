@@ -1,6 +1,6 @@
 import { chmod, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DataSourceError } from './errors.ts';
+import { DataSourceError } from '@toolrow/datasource';
 
 /** Mode bits that let another account in: any group or other permission. */
 const OPEN_TO_OTHERS = 0o077;
