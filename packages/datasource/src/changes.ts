@@ -41,7 +41,7 @@ export type ApplyResult =
 export interface ApplyOptions {
   /**
    * Called inside the write transaction, before anything is changed, with its transaction id
-   * (pg_current_xact_id). The staging area records it first: if the process dies after COMMIT but
+   * (PostgreSQL's pg_current_xact_id; an engine without one makes an id of its own). The staging area records it first: if the process dies after COMMIT but
    * before the staging area hears of it, transactionStatus tells what happened, so a commit is
    * never applied twice nor reported as a conflict with itself. Throwing rolls everything back.
    */
@@ -87,7 +87,7 @@ export interface ChangeWriter {
   /** JSON text of the row with this key as it is now, or null when there is none. Read-only. */
   currentRowJson(table: TableInfo, key: RowKey): Promise<string | null>;
   /**
-   * The values as Postgres stores them in the table's column types, as JSON text (read-only):
+   * The values as the engine stores them in the table's column types, as JSON text (read-only):
    * type errors surface at staging time, and what is stored is canonical.
    */
   canonicalJson(table: TableInfo, values: Row): Promise<string>;

@@ -39,7 +39,7 @@ export interface DataSource {
   connectionNotes?(): Promise<string[]>;
   /** Sets up (embedded) or looks for (a server) the engine's read-only login; once is enough: with 'readerRoles'. */
   setUpReaderRole?(): Promise<ReaderRoleStatus>;
-  /** The Toolrow data directory (absolute): PGlite keeps the embedded database in <dataDir>/pgdata. */
+  /** The Toolrow data directory (absolute): where an embedded engine keeps its database. */
   readonly dataDir: string;
   /** Fills the database with the deterministic sample shop (see `toolrow db seed`): with 'seed'. */
   seed?(options?: SeedOptions): Promise<SeedResult>;

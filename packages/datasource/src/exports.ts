@@ -54,8 +54,8 @@ export type ExportSource =
   | { table: string; filter?: Filter; sort?: Sort[]; columns?: string[] }
   | {
       /**
-       * One SELECT/VALUES statement. It runs through a cursor in a READ ONLY transaction, so writes
-       * fail in Postgres; callers taking SQL from a model should still pass it through the tools' guard.
+       * One read in the connection's language. The engine reads it through its read-only layers;
+       * callers taking it from a model or a person pass it through the language's check first.
        */
       sql: string;
       params?: unknown[];

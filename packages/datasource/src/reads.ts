@@ -1,10 +1,10 @@
 // What a bounded read takes and returns, the same on every engine.
 import type { Row } from './types.ts';
 
-/** A column of a result: its name and the Postgres type OID. */
+/** A column of a result: its name and, where the engine has one, its type's numeric id. */
 export interface FieldInfo {
   name: string;
-  typeId: number;
+  typeId?: number;
 }
 
 export interface ReadOnlyOptions {
@@ -72,7 +72,8 @@ export interface ReadQueryResult<R = Row> {
 /** How one table was read for a statement, and what it cost. */
 export interface TableRead {
   table: string;
-  operation: 'GetItem' | 'BatchGetItem' | 'Query' | 'Scan';
+  /** The engine's own name of the read (DynamoDB: GetItem, BatchGetItem, Query, Scan). */
+  operation: string;
   /** The index a Query read (absent: the table's own key). */
   index?: string;
   /** Items the engine read (a Scan's and a Query's scanned count). */

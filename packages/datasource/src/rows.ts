@@ -32,7 +32,8 @@ export interface SelectRowsOptions extends RowReadOptions {
 
 /** How an engine read the rows, where it says (DynamoDB: a Query on a key, or a Scan of the table). */
 export interface RowAccess {
-  operation: 'Query' | 'Scan' | 'GetItem';
+  /** The engine's own name of the read (DynamoDB: Query, Scan, GetItem). */
+  operation: string;
   /** The index a Query used (absent: the table's own key). */
   index?: string;
   /** The key condition of a Query, as DynamoDB evaluates it. */

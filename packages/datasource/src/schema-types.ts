@@ -1,18 +1,18 @@
 /** The schema cache's picture of the user's tables (never the app-state or system schemas). */
 
 export interface CommonValue {
-  /** The value as Postgres prints it (text). */
+  /** The value as the engine prints it (text). */
   value: string;
-  /** Share of rows holding it, 0..1, when known from pg_stats. */
+  /** Share of rows holding it, 0..1, when the engine's statistics say. */
   frequency?: number;
 }
 
 export interface ColumnInfo {
   name: string;
-  /** As Postgres formats it: "integer", "character varying(120)", "timestamp with time zone", "text[]". */
+  /** The type as the engine names it (PostgreSQL: "character varying(120)"; SQLite: the declared type; DynamoDB: S, N …). */
   type: string;
-  /** Type OID, e.g. 23 for integer. */
-  typeId: number;
+  /** The engine's numeric id of the type, where it has one (PostgreSQL's OID); absent elsewhere. */
+  typeId?: number;
   nullable: boolean;
   /** The default expression, e.g. "nextval('orders_id_seq'::regclass)" or "now()"; null when none. */
   default: string | null;
@@ -23,12 +23,12 @@ export interface ColumnInfo {
   /** Part of the primary key. */
   primaryKey: boolean;
   comment: string | null;
-  /** A few common values (from pg_stats after ANALYZE, or a bounded sample); [] when unknown. */
+  /** A few common values (from the engine's statistics, or a bounded sample); [] when unknown. */
   commonValues: CommonValue[];
   /** Lowest and highest value seen (histogram bounds), as text, when known. */
   min: string | null;
   max: string | null;
-  /** Distinct values estimate (pg_stats.n_distinct resolved to a count); null when unknown. */
+  /** Distinct values estimate, where the engine's statistics give one; null when unknown. */
   distinctEstimate: number | null;
   /** Share of NULLs, 0..1; null when unknown. */
   nullFraction: number | null;
@@ -40,10 +40,10 @@ export interface IndexInfo {
   columns: string[];
   unique: boolean;
   primary: boolean;
-  /** CREATE INDEX … as pg_get_indexdef prints it. */
+  /** How the engine would create it (PostgreSQL's CREATE INDEX …, SQLite's own SQL), or a description. */
   definition: string;
   sizeBytes: number;
-  /** Index scans since statistics were reset (pg_stat_user_indexes.idx_scan). */
+  /** Times the index was read since statistics were reset, where the engine counts them (else 0). */
   scans: number;
 }
 
@@ -73,7 +73,7 @@ export interface TableInfo {
   foreignKeys: ForeignKeyInfo[];
   /** Foreign keys from other tables to this one. */
   referencedBy: ForeignKeyInfo[];
-  /** Planner estimate (pg_class.reltuples, or n_live_tup when never analysed); never a scan. */
+  /** The engine's estimate of its rows (a planner's statistics, a service's count); cheap to read. */
   rowEstimate: number;
   /** Heap size and total size with indexes and TOAST, in bytes. */
   tableBytes: number;

@@ -157,9 +157,11 @@ export function createExportEngine(
           [[...new Set(fields.map((field) => field.typeId))]],
         );
         const category = new Map(types.rows.map((row) => [row.oid, row.category]));
+        // PostgreSQL names every field's type: typeId is always there.
         const described: ExportColumn[] = fields.map((field) => ({
           ...field,
-          category: category.get(field.typeId) ?? 'X',
+          typeId: field.typeId ?? 0,
+          category: category.get(field.typeId ?? 0) ?? 'X',
         }));
         const select = buildSelect(copy, copyStatement, format, described);
         // The text COPY will run, parsed alone over the extended protocol: one statement, a query.

@@ -39,7 +39,7 @@ const BOOLEAN_TYPE_ID = 16;
 export const checkValue: ValueCheck = (column: ColumnInfo, value, where, code) => {
   checkIntegerValue(column, value, where, code);
   if (code !== 'invalid-filter') return;
-  if (NUMERIC_TYPE_IDS.has(column.typeId)) {
+  if (NUMERIC_TYPE_IDS.has(column.typeId ?? 0)) {
     const ok =
       typeof value === 'number' ||
       (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)));

@@ -21,7 +21,7 @@ export function checkIntegerValue(
   where: string,
   code: 'invalid-filter' | 'invalid-key',
 ): void {
-  const range = INTEGER_RANGES[column.typeId];
+  const range = INTEGER_RANGES[column.typeId ?? 0];
   if (!range) return;
   let whole: bigint;
   if (typeof value === 'number') {
