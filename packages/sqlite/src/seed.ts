@@ -13,7 +13,7 @@ const TABLES_SQL = [
     city TEXT NOT NULL,
     country TEXT NOT NULL,
     loyalty_tier TEXT NOT NULL DEFAULT 'bronze' CHECK (loyalty_tier IN ('bronze', 'silver', 'gold')),
-    signed_up_at TEXT NOT NULL
+    signed_up_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
   )`,
   `CREATE TABLE products (
     id INTEGER PRIMARY KEY,
@@ -23,13 +23,13 @@ const TABLES_SQL = [
     price NUMERIC NOT NULL CHECK (price >= 0),
     stock INTEGER NOT NULL DEFAULT 0,
     active INTEGER NOT NULL DEFAULT 1,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
   )`,
   `CREATE TABLE orders (
     id INTEGER PRIMARY KEY,
     customer_id INTEGER NOT NULL REFERENCES customers (id),
     status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'paid', 'shipped', 'delivered', 'cancelled', 'refunded')),
-    ordered_at TEXT NOT NULL,
+    ordered_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     shipped_at TEXT,
     total NUMERIC NOT NULL DEFAULT 0,
     currency TEXT NOT NULL DEFAULT 'USD',

@@ -16,6 +16,7 @@ import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { type DataSource, featureOf } from '@toolrow/datasource';
 import { installedEngines } from '@toolrow/engines';
 import { openDatabase } from '@toolrow/postgres';
@@ -44,7 +45,7 @@ export interface OpenTestOptions extends DataTestOptions {
 }
 
 export interface StoreEngine {
-  name: 'pglite' | 'pglite-disk' | 'postgres' | 'dynamodb';
+  name: 'pglite' | 'pglite-disk' | 'postgres' | 'dynamodb' | 'sqlite';
   /** The user's data (seeded when asked) and an empty, migrated state store. */
   open(options?: OpenTestOptions): Promise<Toolrow>;
 }
@@ -181,6 +182,37 @@ export function dynamoTestStore(
       let source: DataSource;
       try {
         source = await installedEngines.forUrl(url.href).open({ url: url.href, dataDir });
+      } catch (error) {
+        await removeDir();
+        throw error;
+      }
+      const given = options.seed === true ? {} : options.seed;
+      if (given) {
+        try {
+          await featureOf(source, 'seed')({ orders: DEFAULT_TEST_ORDERS, now: TEST_SEED_NOW, ...given });
+        } catch (error) {
+          await source.close();
+          await removeDir();
+          throw error;
+        }
+      }
+      return withState(source, options, { memory: true }, removeDir);
+    },
+  };
+}
+
+/** A store over a new SQLite file (made empty here, seeded through the engine): always available. */
+export function sqliteTestStore(): StoreEngine {
+  return {
+    name: 'sqlite',
+    async open(options = {}) {
+      const dataDir = await mkdtemp(join(tmpdir(), 'toolrow-sqlite-'));
+      const removeDir = () => rm(dataDir, { recursive: true, force: true });
+      const path = join(dataDir, 'shop.db');
+      new DatabaseSync(path).close();
+      let source: DataSource;
+      try {
+        source = await installedEngines.forUrl(`sqlite://${path}`).open({ url: `sqlite://${path}`, dataDir });
       } catch (error) {
         await removeDir();
         throw error;
