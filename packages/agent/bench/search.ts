@@ -12,11 +12,11 @@ import MiniSearch from 'minisearch';
 import { z } from 'zod';
 import { toolSchemas } from '../src/backends.ts';
 import { toolDefinitionCost } from '../src/cost.ts';
-import { HELD_OUT_REQUESTS } from '../src/search/held-out-requests.ts';
 import { NaiveSearchIndex } from '../src/search/naive.ts';
 import { HELD_OUT_QUERIES as HELD_OUT, TUNING_QUERIES as QUERIES } from '../src/search/queries.ts';
 import { SearchIndex, searchCatalog } from '../src/search/scorer.ts';
 import { scriptedModel } from '../src/testing.ts';
+import { HELD_OUT_REQUESTS } from '../test/held-out-requests.ts';
 import { syntheticRows } from './synthetic.ts';
 
 const ROWS = CATALOG_ROWS.filter((row) => !isLoop(row.name));

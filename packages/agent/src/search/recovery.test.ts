@@ -1,9 +1,10 @@
 import { DISCOVERABLE_TOOLS, rowOf } from '@toolrow/catalog';
+import { dynamodbEngine } from '@toolrow/dynamodb/engine';
 import { describe, expect, it } from 'vitest';
 import { isWeakMatch, searchableWords, searchNote } from './recovery.ts';
 import { catalogIndex } from './scorer.ts';
 
-const DYNAMODB = { engine: 'dynamodb', features: [] };
+const DYNAMODB = { engine: dynamodbEngine.id, features: dynamodbEngine.features };
 const POSTGRES = { engine: 'postgres', features: ['foreignKeys'] };
 
 describe('how well a search matched', () => {

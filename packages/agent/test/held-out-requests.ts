@@ -3,6 +3,7 @@
 // language and per kind; nothing else reads this file. Add new requests here, and when one misses,
 // fix the rows for the words users say, not for this sentence.
 import type { EngineView, ToolName } from '@toolrow/catalog';
+import { dynamodbEngine } from '@toolrow/dynamodb/engine';
 
 export type HeldOutLanguage =
   | 'en'
@@ -39,8 +40,8 @@ export interface HeldOutRequest {
   engine?: EngineView;
 }
 
-/** A DynamoDB connection as the catalog sees it (DynamoDB has none of the features rows need). */
-const DYNAMODB: EngineView = { engine: 'dynamodb', features: [] };
+/** A DynamoDB connection as the catalog sees it: the engine's own features (no foreign keys). */
+const DYNAMODB: EngineView = { engine: dynamodbEngine.id, features: dynamodbEngine.features };
 
 const en = (
   kind: HeldOutRequest['kind'],
