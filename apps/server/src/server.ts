@@ -3,7 +3,6 @@
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import {
-  type DataSource,
   DEFAULT_PROFILE,
   isDataSourceError,
   type QueryRunner,
@@ -21,7 +20,7 @@ import {
   unauthorizedJson,
   unauthorizedPage,
 } from './app-auth.ts';
-import type { ChatHandler } from './chat.ts';
+import { chatOfConnection } from './chat-cache.ts';
 import { HttpError, toErrorResponse } from './errors.ts';
 import { checkRequest } from './guard.ts';
 import {
@@ -69,44 +68,9 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   const _desktopDir = options.desktopDir === undefined ? DESKTOP_DIST_DIR : options.desktopDir;
   await options.state.profiles.ensure(options.profile ?? DEFAULT_PROFILE);
 
-  // ── The chat: a fixed model (tests), else the profile's (Settings, else TOOLROW_MODEL) ─────
-  // Resolved when a turn starts, so a model saved in Settings answers the next message; the chat
-  // is rebuilt only when the connection, the profile or its model changed.
+  // The chat: a fixed model (tests), else the profile's (Settings, else TOOLROW_MODEL).
   const fixedModel = options.model;
-  // One chat per connection, kept until its model changes.
-  const chatCache = new Map<DataSource, { key: string; chat: ChatHandler | null; problem: string | null }>();
-  async function currentChat({
-    source,
-    state,
-    profile,
-  }: RequestConnection): Promise<{ chat: ChatHandler | null; problem: string | null }> {
-    const saved = fixedModel ? null : await state.models.get(profile);
-    // null: no model unless one is saved in Settings (TOOLROW_MODEL is not read).
-    const modelEnv = fixedModel === undefined ? env : { ...env, TOOLROW_MODEL: undefined };
-    const key = JSON.stringify([profile, saved?.setting, saved?.updatedAt, modelEnv.TOOLROW_MODEL]);
-    const cached = chatCache.get(source);
-    if (cached?.key === key) return cached;
-    const context = { source, state, profile, env };
-    let chat: ChatHandler | null = null;
-    let problem: string | null = null;
-    try {
-      const createChat = options.createChat ?? (await import('./chat.ts')).createAgentChat;
-      if (fixedModel) chat = await createChat(fixedModel, context);
-      else {
-        const { resolveProfileModel } = await import('@toolrow/agent');
-        const resolved = await resolveProfileModel({ state, dataDir: state.dataDir, profile, env: modelEnv });
-        if (resolved) chat = await createChat(resolved.model, { ...context, modelId: resolved.label });
-      }
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      problem = saved
-        ? `The model saved in Settings for ${profile} could not be used: ${reason}`
-        : `TOOLROW_MODEL=${modelEnv.TOOLROW_MODEL} could not be used: ${reason}`;
-    }
-    const entry = { key, chat, problem };
-    chatCache.set(source, entry);
-    return entry;
-  }
+  const currentChat = chatOfConnection(options, env);
 
   // The active connection (the header's switcher changes it), and the one each request names.
   const connections: AppConnections = createAppConnections(

@@ -206,7 +206,7 @@ async function info(args: string[], io: CommandIo): Promise<number> {
       ...report.notes.map((note) => `note:          ${note}`),
       `staged:        ${staged} change${staged === 1 ? '' : 's'}${staged > 0 ? ' (toolrow staging list)' : ''}`,
       '',
-      `${source.queries.language.name} from the agent and the workbench is read-only by each of these layers (and the statement check):`,
+      `${source.queries.language.name} from the agent and the workbench is read-only by each of these layers${report.readLayers.some((layer) => /statement check/.test(layer.layer)) ? '' : ' (and the statement check)'}:`,
       ...report.readLayers.map(
         (layer) => `  ${layer.active ? '[on] ' : '[off]'} ${layer.layer}: ${layer.detail}`,
       ),

@@ -2285,12 +2285,7 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
               "type": "string"
             },
             "operation": {
-              "enum": [
-                "GetItem",
-                "BatchGetItem",
-                "Query",
-                "Scan"
-              ]
+              "type": "string"
             },
             "index": {
               "type": "string"
