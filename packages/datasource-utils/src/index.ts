@@ -26,4 +26,5 @@ export {
   generateSampleShop,
   type SampleColumns,
   sampleCounts,
+  sampleShopAsFound,
 } from './sample-shop.ts';

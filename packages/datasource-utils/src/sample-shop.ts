@@ -293,6 +293,39 @@ export function sampleCounts(orders: number): { customers: number; products: num
   };
 }
 
+/**
+ * A sample shop found where one is to be seeded (`found`: the sample tables there and their counts):
+ * its counts when it is the one `orders` asks for (nothing to write), else a DataSourceError
+ * ('seed') naming what is there and --reset. Each engine counts in its own `unit`.
+ */
+export function sampleShopAsFound(
+  found: Partial<Record<SampleTable, number>>,
+  orders: number,
+  unit: 'rows' | 'items',
+): SeedResult['counts'] {
+  const target = sampleCounts(orders);
+  if (
+    found.customers === target.customers &&
+    found.products === target.products &&
+    found.orders === target.orders &&
+    found.order_items !== undefined
+  ) {
+    return {
+      customers: found.customers,
+      products: found.products,
+      orders: found.orders,
+      order_items: found.order_items,
+    };
+  }
+  const listed = Object.entries(found)
+    .map(([name, count]) => `${name} (${count} ${unit})`)
+    .join(', ');
+  throw new DataSourceError(
+    'seed',
+    `There are sample-shop tables already: ${listed}. Re-run with --reset (reset: true) to drop and re-create them with ${orders} orders; that deletes their ${unit}.`,
+  );
+}
+
 /** Creates and fills the sample shop (customers, products, orders, order_items) deterministically. */
 /**
  * Generates the shop (customers, products, then orders with their items, ids rising with time) and

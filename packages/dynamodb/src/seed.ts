@@ -24,6 +24,7 @@ import {
   generateSampleShop,
   type SampleColumns,
   sampleCounts,
+  sampleShopAsFound,
 } from '@toolrow/datasource-utils';
 import { listTableNames } from './schema.ts';
 
@@ -121,28 +122,17 @@ async function existingTables(client: DynamoDBClient): Promise<string[]> {
 export async function seedDynamoShop(client: DynamoDBClient, options: SeedOptions = {}): Promise<SeedResult> {
   const started = performance.now();
   const orders = checkSeedOrders(options.orders);
-  const target = sampleCounts(orders);
+  const _target = sampleCounts(orders);
   const existing = await existingTables(client);
   if (existing.length > 0 && !options.reset) {
-    const counts = Object.fromEntries(
+    const found = Object.fromEntries(
       await Promise.all(existing.map(async (name) => [name, await count(client, name)] as const)),
     );
-    if (
-      existing.length === SAMPLE_TABLES.length &&
-      counts.customers === target.customers &&
-      counts.products === target.products &&
-      counts.orders === target.orders
-    ) {
-      return {
-        counts: counts as SeedResult['counts'],
-        alreadySeeded: true,
-        durationMs: Math.round(performance.now() - started),
-      };
-    }
-    throw new DataSourceError(
-      'seed',
-      `There are sample-shop tables already: ${existing.map((name) => `${name} (${counts[name]} items)`).join(', ')}. Re-run with --reset (reset: true) to delete and re-create them with ${orders} orders; that deletes their items.`,
-    );
+    return {
+      counts: sampleShopAsFound(found, orders, 'items'),
+      alreadySeeded: true,
+      durationMs: Math.round(performance.now() - started),
+    };
   }
   for (const name of existing) {
     await client.send(new DeleteTableCommand({ TableName: name }));

@@ -34,7 +34,7 @@ describe.each(testEngines())('schema cache, rows and seed on $name', ({ open }) 
     const again = await ds.seed({ orders: 300, now: TEST_SEED_NOW });
     expect(again.alreadySeeded).toBe(true);
     await expect(ds.seed({ orders: 301, now: TEST_SEED_NOW })).rejects.toThrow(
-      /already has sample-shop tables.*--reset/,
+      /There are sample-shop tables already.*--reset/,
     );
     await expect(ds.seed({ orders: 300, now: TEST_SEED_NOW, reset: true })).rejects.toThrow(
       /Cannot reset the sample shop: cannot drop table orders because other objects depend on it \(view paid_orders depends on table orders\)\. Drop or change those objects first/,

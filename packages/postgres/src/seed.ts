@@ -12,6 +12,7 @@ import {
   generateSampleShop,
   type SampleColumns,
   sampleCounts,
+  sampleShopAsFound,
 } from '@toolrow/datasource-utils';
 import type { Database, Queryable } from './database.ts';
 
@@ -112,36 +113,18 @@ export async function seedSampleShop(db: Database, options: SeedOptions = {}): P
     };
   }
   const orders = checkSeedOrders(options.orders);
-  const target = sampleCounts(orders);
+  const _target = sampleCounts(orders);
   const now = options.now ?? new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
   const report = (progress: SeedProgress) => options.onProgress?.(progress);
 
   return db.transaction(async (tx) => {
     const existing = await existingCounts(tx);
     if (existing && !options.reset) {
-      const same =
-        existing.customers === target.customers &&
-        existing.products === target.products &&
-        existing.orders === target.orders;
-      if (same && existing.order_items !== undefined) {
-        return {
-          counts: {
-            customers: existing.customers!,
-            products: existing.products!,
-            orders: existing.orders!,
-            order_items: existing.order_items,
-          },
-          alreadySeeded: true,
-          durationMs: Math.round(performance.now() - started),
-        };
-      }
-      const found = Object.entries(existing)
-        .map(([name, count]) => `${name} (${count} rows)`)
-        .join(', ');
-      throw new DataSourceError(
-        'seed',
-        `The database already has sample-shop tables: ${found}. Re-run with --reset (reset: true) to drop and re-create them with ${orders} orders; that deletes their rows.`,
-      );
+      return {
+        counts: sampleShopAsFound(existing, orders, 'rows'),
+        alreadySeeded: true,
+        durationMs: Math.round(performance.now() - started),
+      };
     }
     if (existing) {
       for (const table of [...SAMPLE_TABLES].reverse()) {

@@ -1,8 +1,14 @@
 // The sample shop in a SQLite file: the shared generator's rows, in the tables PostgreSQL's seed makes,
 // written in one transaction on a connection of its own.
 import { DatabaseSync } from 'node:sqlite';
-import { DataSourceError, SAMPLE_TABLES, type SeedOptions, type SeedResult } from '@toolrow/datasource';
-import { checkSeedOrders, DAY_MS, generateSampleShop, sampleCounts } from '@toolrow/datasource-utils';
+import {
+  DataSourceError,
+  SAMPLE_TABLES,
+  type SampleTable,
+  type SeedOptions,
+  type SeedResult,
+} from '@toolrow/datasource';
+import { checkSeedOrders, DAY_MS, generateSampleShop, sampleShopAsFound } from '@toolrow/datasource-utils';
 import { quoteIdent } from './sql.ts';
 
 const TABLES_SQL = [
@@ -55,7 +61,7 @@ function stored(value: unknown): string | number | bigint | null {
   return value as string | number;
 }
 
-function countsOf(db: DatabaseSync): Record<string, number> | undefined {
+function countsOf(db: DatabaseSync): Partial<Record<SampleTable, number>> | undefined {
   const present = new Set(
     (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[]).map(
       (row) => row.name,
@@ -78,29 +84,16 @@ export async function seedSqliteShop(path: string, options: SeedOptions = {}): P
       'The large shop is made on PostgreSQL only (SQLite does not list largeShop).',
     );
   const orders = checkSeedOrders(options.orders);
-  const target = sampleCounts(orders);
   const now = options.now ?? new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
   const db = new DatabaseSync(path, { timeout: 5000 });
   try {
     const existing = countsOf(db);
     if (existing && !options.reset) {
-      const same =
-        existing.customers === target.customers &&
-        existing.products === target.products &&
-        existing.orders === target.orders;
-      if (same && existing.order_items !== undefined) {
-        return {
-          counts: existing as SeedResult['counts'],
-          alreadySeeded: true,
-          durationMs: Math.round(performance.now() - started),
-        };
-      }
-      throw new DataSourceError(
-        'seed',
-        `${path} already holds sample-shop tables with other rows (${Object.entries(existing)
-          .map(([table, count]) => `${table}: ${count}`)
-          .join(', ')}). Re-run with --reset to drop and re-create them.`,
-      );
+      return {
+        counts: sampleShopAsFound(existing, orders, 'rows'),
+        alreadySeeded: true,
+        durationMs: Math.round(performance.now() - started),
+      };
     }
     db.exec('BEGIN IMMEDIATE');
     try {

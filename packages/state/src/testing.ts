@@ -174,30 +174,12 @@ export function dynamoTestStore(
   }
   return {
     name: 'dynamodb',
-    async open(options = {}) {
-      const url = new URL(base);
-      url.searchParams.set('region', `zz-test-${randomInt(1_000_000_000)}`);
-      const dataDir = await mkdtemp(join(tmpdir(), 'toolrow-ddb-'));
-      const removeDir = () => rm(dataDir, { recursive: true, force: true });
-      let source: DataSource;
-      try {
-        source = await installedEngines.forUrl(url.href).open({ url: url.href, dataDir });
-      } catch (error) {
-        await removeDir();
-        throw error;
-      }
-      const given = options.seed === true ? {} : options.seed;
-      if (given) {
-        try {
-          await featureOf(source, 'seed')({ orders: DEFAULT_TEST_ORDERS, now: TEST_SEED_NOW, ...given });
-        } catch (error) {
-          await source.close();
-          await removeDir();
-          throw error;
-        }
-      }
-      return withState(source, options, { memory: true }, removeDir);
-    },
+    open: (options = {}) =>
+      openByUrl('toolrow-ddb-', options, async () => {
+        const url = new URL(base);
+        url.searchParams.set('region', `zz-test-${randomInt(1_000_000_000)}`);
+        return url.href;
+      }),
   };
 }
 
@@ -205,31 +187,45 @@ export function dynamoTestStore(
 export function sqliteTestStore(): StoreEngine {
   return {
     name: 'sqlite',
-    async open(options = {}) {
-      const dataDir = await mkdtemp(join(tmpdir(), 'toolrow-sqlite-'));
-      const removeDir = () => rm(dataDir, { recursive: true, force: true });
-      const path = join(dataDir, 'shop.db');
-      new DatabaseSync(path).close();
-      let source: DataSource;
-      try {
-        source = await installedEngines.forUrl(`sqlite://${path}`).open({ url: `sqlite://${path}`, dataDir });
-      } catch (error) {
-        await removeDir();
-        throw error;
-      }
-      const given = options.seed === true ? {} : options.seed;
-      if (given) {
-        try {
-          await featureOf(source, 'seed')({ orders: DEFAULT_TEST_ORDERS, now: TEST_SEED_NOW, ...given });
-        } catch (error) {
-          await source.close();
-          await removeDir();
-          throw error;
-        }
-      }
-      return withState(source, options, { memory: true }, removeDir);
-    },
+    open: (options = {}) =>
+      openByUrl('toolrow-sqlite-', options, async (dataDir) => {
+        const path = join(dataDir, 'shop.db');
+        new DatabaseSync(path).close();
+        return `sqlite://${path}`;
+      }),
   };
+}
+
+/**
+ * A connection an installed engine opens on the URL `urlIn` makes in a fresh data dir, seeded when
+ * asked, with its state in SQLite in memory; the dir goes when it closes, or when opening fails.
+ */
+async function openByUrl(
+  prefix: string,
+  options: OpenTestOptions,
+  urlIn: (dataDir: string) => Promise<string>,
+): Promise<Toolrow> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  const removeDir = () => rm(dataDir, { recursive: true, force: true });
+  let source: DataSource;
+  try {
+    const url = await urlIn(dataDir);
+    source = await installedEngines.forUrl(url).open({ url, dataDir });
+  } catch (error) {
+    await removeDir();
+    throw error;
+  }
+  const given = options.seed === true ? {} : options.seed;
+  if (given) {
+    try {
+      await featureOf(source, 'seed')({ orders: DEFAULT_TEST_ORDERS, now: TEST_SEED_NOW, ...given });
+    } catch (error) {
+      await source.close();
+      await removeDir();
+      throw error;
+    }
+  }
+  return withState(source, options, { memory: true }, removeDir);
 }
 
 /**

@@ -132,7 +132,7 @@ describeWithService('postgres', 'toolrow db on PostgreSQL', () => {
     const other = await runCli(['db', 'seed', '--orders', '260'], environment.env, environment.cwd);
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(
-      /toolrow db: The database already has sample-shop tables: .*orders \(250 rows\).*--reset/,
+      /toolrow db: There are sample-shop tables already: .*orders \(250 rows\).*--reset/,
     );
     const reset = await runCli(
       ['db', 'seed', '--orders', '260', '--reset', '--json'],
