@@ -223,6 +223,56 @@ describe('the SQLite engine on a file the sqlite3 shell made', () => {
     ).rejects.toThrow(/DELETE is refused/);
   });
 
+  it('names that need quoting (quotes, spaces, keywords, non-ASCII) are read, filtered and committed as named', async () => {
+    const oddDir = await mkdtemp(join(tmpdir(), 'toolrow-sqlite-odd-'));
+    try {
+      const { execFileSync } = await import('node:child_process');
+      execFileSync('sqlite3', [join(oddDir, 'odd.db')], {
+        input: `CREATE TABLE "odd ""name""" ("key" INTEGER PRIMARY KEY, "a b" TEXT, "select" TEXT, "größe" INTEGER);
+INSERT INTO "odd ""name""" VALUES (1, 'x', 'y', 3), (2, 'x'' OR 1=1 --', 'z', 4);`,
+      });
+      const odd = (await sqliteEngine.open({ url: `sqlite://${join(oddDir, 'odd.db')}` })) as typeof ds;
+      try {
+        const table = (await odd.schema.get()).tables[0]!;
+        expect(table.name).toBe('odd "name"');
+        expect(table.columns.map((column) => column.name)).toEqual(['key', 'a b', 'select', 'größe']);
+        expect(
+          await odd.rows.count(table.qualifiedName, { column: 'a b', op: 'eq', value: "x' OR 1=1 --" }),
+        ).toBe(1);
+        expect(
+          (await odd.rows.select(table.qualifiedName, { filter: { column: 'größe', op: 'gt', value: 3 } }))
+            .rows,
+        ).toEqual([{ key: 2, 'a b': "x' OR 1=1 --", select: 'z', größe: 4 }]);
+        const before = await odd.changes.currentRowJson(table, { key: 1 });
+        const result = await odd.changes.apply([
+          {
+            id: 1,
+            kind: 'update',
+            schema: table.schema,
+            table: table.name,
+            keyJson: '{"key":1}',
+            beforeJson: before,
+            valuesJson: await odd.changes.canonicalJson(table, {
+              'a b': 'new',
+              select: "'); DROP TABLE x; --",
+            }),
+          },
+        ]);
+        expect(result.ok).toBe(true);
+        expect(await odd.rows.get(table.qualifiedName, 1)).toEqual({
+          key: 1,
+          'a b': 'new',
+          select: "'); DROP TABLE x; --",
+          größe: 3,
+        });
+      } finally {
+        await odd.close();
+      }
+    } finally {
+      await rm(oddDir, { recursive: true, force: true });
+    }
+  });
+
   it('makes the sample shop in a file of its own', async () => {
     const shopDir = await mkdtemp(join(tmpdir(), 'toolrow-sqlite-shop-'));
     try {
