@@ -121,6 +121,32 @@ describe('the SQLite engine on a file the sqlite3 shell made', () => {
     expect(await ds.rows.count('books')).toBe(4);
   });
 
+  it('a reading process busy inside SQLite does not outlive the process that started it', async () => {
+    const { spawn, execFileSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const engine = fileURLToPath(new URL('./engine.ts', import.meta.url));
+    const script = `const { sqliteEngine } = await import(${JSON.stringify(engine)});
+const ds = await sqliteEngine.open({ url: ${JSON.stringify(`sqlite://${join(dir, 'library.db')}`)} });
+void ds.queries.run('with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n', { timeoutMs: 0 }).catch(() => {});
+setTimeout(() => process.exit(0), 300);`;
+    const parent = spawn(
+      process.execPath,
+      ['--conditions=@toolrow/source', '--input-type=module', '-e', script],
+      {
+        stdio: 'ignore',
+      },
+    );
+    await new Promise((resolve) => parent.once('exit', resolve));
+    const readers = () =>
+      execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes('read-child') && line.includes(dir) && !line.trim().startsWith('Z'));
+    // SIGKILL lands at once; the listing may lag the kernel by a moment.
+    for (let tries = 0; readers().length > 0 && tries < 50; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readers()).toEqual([]);
+  });
+
   describe('commits', () => {
     let nextId = 1;
     const change = async (

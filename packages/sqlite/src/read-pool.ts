@@ -14,6 +14,22 @@ function childEntry(): URL {
 
 type Worker = ChildProcess;
 
+/**
+ * Every reading process of this Node process. A process busy inside SQLite hears nothing of its
+ * parent until the statement ends, so when the parent exits it kills them: none runs on orphaned.
+ */
+const living = new Set<Worker>();
+let killOnExit = false;
+function track(worker: Worker): void {
+  living.add(worker);
+  worker.once('exit', () => living.delete(worker));
+  if (killOnExit) return;
+  killOnExit = true;
+  process.once('exit', () => {
+    for (const each of living) each.kill('SIGKILL');
+  });
+}
+
 export interface ReadOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -65,6 +81,7 @@ export function createReadPool(path: string, layers: ReadLayers): ReadPool {
       if (live < MAX_WORKERS) {
         live++;
         const fresh = spawn();
+        track(fresh);
         busy.add(fresh);
         return fresh;
       }
