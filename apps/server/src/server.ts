@@ -47,6 +47,8 @@ import { statusRoutes } from './routes/status.ts';
 import { tableRoutes } from './routes/tables.ts';
 import { toolRoutes } from './routes/tools.ts';
 import type { ToolrowServer, ToolrowServerOptions } from './server-types.ts';
+import { teamConfigFrom } from './team/config.ts';
+import { createTeamAuth } from './team/routes.ts';
 
 export type { ChatContext, ChatHandler } from './chat.ts';
 export type { McpMount, ToolrowServer, ToolrowServerOptions } from './server-types.ts';
@@ -110,6 +112,10 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   });
 
   const auth: AppAuth = createAppAuth(options.token ?? appTokenFrom(env), () => server.port);
+  // Team mode (TOOLROW_OIDC_*): people sign in through the team's provider; the launch token opens nothing.
+  const teamConfig = teamConfigFrom(env);
+  const team = teamConfig ? createTeamAuth(teamConfig, () => options.state) : undefined;
+  const teamGuard = team?.guard(() => false);
   const approvals = options.approvals ?? createApprovalInbox({ timeoutMs: approvalTimeoutFromEnv(env) });
   const server: ToolrowServer = {
     app: new Hono<ServerEnv>(),
@@ -156,6 +162,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const mcp =
       mcpPaths.includes(c.req.path) || (options.mcp != null && c.req.path.startsWith(`${options.mcp.path}/`));
     if (mcp) return next();
+    if (teamGuard) return teamGuard(c, next);
     const access = auth.check({ method: c.req.method, url: c.req.url, headers: c.req.raw.headers });
     if (access.kind === 'login') {
       const headers: Record<string, string> = {
@@ -189,6 +196,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     checkStatement,
     userContext,
   };
+  if (team) app.route('/', team.routes);
   for (const routes of [
     statusRoutes(ctx),
     tableRoutes(ctx),

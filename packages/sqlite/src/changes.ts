@@ -16,7 +16,6 @@ import {
   type TableInfo,
   type TransactionStatus,
 } from '@toolrow/datasource';
-import { MAIN } from './schema.ts';
 import { memberPath, quoteIdent } from './sql.ts';
 
 /** A column's value as JSON text holds it: blobs as \x and hex (as the read workers show them). */

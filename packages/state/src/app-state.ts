@@ -11,6 +11,7 @@ import type { HistoryRepository } from './repositories/history.ts';
 import type { ModelRepository } from './repositories/models.ts';
 import type { ProfileRepository } from './repositories/profiles.ts';
 import type { SpecRepository } from './repositories/specs.ts';
+import type { TeamSessionRepository } from './repositories/team-sessions.ts';
 import type { TokenRepository } from './repositories/tokens.ts';
 import type { UiStateRepository } from './repositories/ui-state.ts';
 
@@ -26,6 +27,7 @@ import { createHistory } from './repositories/history.ts';
 import { createModels } from './repositories/models.ts';
 import { createProfiles } from './repositories/profiles.ts';
 import { createSpecs } from './repositories/specs.ts';
+import { createTeamSessions } from './repositories/team-sessions.ts';
 import { createTokens } from './repositories/tokens.ts';
 import { createUiState } from './repositories/ui-state.ts';
 import type { StateDb } from './store/state-db.ts';
@@ -52,6 +54,8 @@ export interface AppState {
    * last use is written in batches, like the tokens'; every revocation takes effect at once here.
    */
   oauth: OAuthRepository;
+  /** Team mode's logins in flight and sessions (every instance on this store shares them). */
+  team: TeamSessionRepository;
   /** Writes the remembered last-use times of tokens and grants now (list() and close do it too). */
   flushLastUse(): Promise<void>;
 }
@@ -99,5 +103,6 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
     models: createModels(db),
     conversations: createConversations(db),
     tokens: createTokens(db, { cache, tokenLastUse }),
+    team: createTeamSessions(db),
   };
 }

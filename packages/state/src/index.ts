@@ -34,6 +34,14 @@ export { engineOfUrl, openEngine } from './open-engine.ts';
 export { digestInput } from './repositories/audit.ts';
 export { unknownConnection } from './repositories/connections.ts';
 export { CONVERSATION_ID_PATTERN, conversationTitle } from './repositories/conversations.ts';
+export {
+  LOGIN_TTL_MS,
+  type PendingLogin,
+  TEAM_ROLES,
+  type TeamRole,
+  type TeamSession,
+  type TeamSessionRepository,
+} from './repositories/team-sessions.ts';
 export type * from './staging.ts';
 export { createStaging } from './staging.ts';
 export type { AppStateHandle, OpenStateOptions, ToolrowState } from './state.ts';

@@ -359,6 +359,32 @@ CREATE TABLE ${t.s}engine_cache (
 );
 `,
   },
+  {
+    version: 16,
+    name: 'team sessions',
+    // Team mode's sign-ins: a login in flight (its state, nonce and PKCE verifier, used once) and the
+    // sessions it makes, kept here so every instance on this store knows them. Tokens are hashed.
+    sql: (t) => `
+CREATE TABLE ${t.s}team_logins (
+  state text PRIMARY KEY,
+  nonce text NOT NULL,
+  verifier text NOT NULL,
+  return_to text NOT NULL,
+  created_at ${t.timestamp} NOT NULL DEFAULT ${t.now}
+);
+CREATE TABLE ${t.s}team_sessions (
+  token_hash text PRIMARY KEY,
+  email text NOT NULL,
+  name text NOT NULL,
+  role text NOT NULL CHECK (role IN ('viewer', 'analyst', 'approver', 'admin')),
+  csrf text NOT NULL,
+  created_at ${t.timestamp} NOT NULL DEFAULT ${t.now},
+  seen_at ${t.timestamp} NOT NULL DEFAULT ${t.now},
+  expires_at ${t.timestamp} NOT NULL
+);
+CREATE INDEX team_sessions_email ON ${t.s}team_sessions (email);
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

@@ -30,6 +30,23 @@ export interface StateTables {
     value: string;
     saved_at: Timestamp;
   };
+  team_logins: {
+    state: string;
+    nonce: string;
+    verifier: string;
+    return_to: string;
+    created_at: Timestamp;
+  };
+  team_sessions: {
+    token_hash: string;
+    email: string;
+    name: string;
+    role: string;
+    csrf: string;
+    created_at: Timestamp;
+    seen_at: Timestamp;
+    expires_at: Timestamp;
+  };
   ui_state: {
     profile: string;
     tabs: Json;

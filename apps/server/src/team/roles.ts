@@ -1,0 +1,26 @@
+// What each role may change, by route. GET reads are a viewer's; a route that changes something
+// and is not listed here needs an admin: a new route is closed until it is placed.
+import { TEAM_ROLES, type TeamRole } from '@toolrow/state';
+
+const RULES: readonly [method: string, path: RegExp, role: TeamRole, what: string][] = [
+  ['POST', /^\/api\/query(\/plan)?$/, 'viewer', 'read with a query'],
+  ['POST', /^\/api\/tables\/[^/]+\/(count|row|rows)$/, 'viewer', 'read rows'],
+  ['PUT', /^\/api\/ui-state$/, 'viewer', 'keep open tabs'],
+  ['POST', /^\/auth\/logout$/, 'viewer', 'sign out'],
+  ['POST', /^\/api\/staging\/(update|insert|delete|check)$/, 'analyst', 'stage changes'],
+  ['POST', /^\/api\/tools\/[^/]+$/, 'analyst', 'run tools'],
+  ['POST', /^\/api\/(chat|chips\/accept)$/, 'analyst', 'run the agent'],
+  ['POST', /^\/api\/exports(\/[^/]+\/cancel)?$/, 'analyst', 'export'],
+  ['POST', /^\/api\/staging\/(commit|resolve|discard)$/, 'approver', 'commit or discard staged changes'],
+];
+
+export const rank = (role: TeamRole): number => TEAM_ROLES.indexOf(role);
+
+/** The least role a request needs, and what it does in words. */
+export function roleNeeded(method: string, path: string): { role: TeamRole; what: string } {
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return { role: 'viewer', what: 'read' };
+  const rule = RULES.find(([ruleMethod, pattern]) => ruleMethod === method && pattern.test(path));
+  return rule
+    ? { role: rule[2], what: rule[3] }
+    : { role: 'admin', what: 'change settings, connections or exposure' };
+}

@@ -1,0 +1,134 @@
+// Team mode's routes and guard. Sign-in starts at GET /auth/login and returns to GET /auth/callback;
+// POST /auth/logout ends the session; GET /api/session says who is signed in. Every other route
+// needs a live session (an HttpOnly, SameSite cookie), and every request that changes something
+// the session's CSRF token in x-csrf-token. The launch token opens nothing here.
+import type { TeamSession, ToolrowState } from '@toolrow/state';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { ServerEnv } from '../request-connection.ts';
+import type { TeamConfig } from './config.ts';
+import { rank, roleNeeded } from './roles.ts';
+import { createTeamSignIn, SignInError } from './sign-in.ts';
+
+export const SESSION_COOKIE = 'toolrow_session';
+const LOGIN_COOKIE = 'toolrow_login';
+const OPEN_PATHS = new Set(['/auth/login', '/auth/callback']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Where a sign-in may return: a path of this app, never another origin. */
+function returnPath(raw: string | undefined): string {
+  return raw?.startsWith('/') && !raw.startsWith('//') && !raw.startsWith('/\\') ? raw : '/';
+}
+
+function refuse(c: Context, status: 401 | 403, code: string, message: string, hint: string) {
+  return c.json({ error: { message, hint, code } }, status, { 'cache-control': 'no-store' });
+}
+
+export interface TeamAuth {
+  /** /auth/login, /auth/callback, /auth/logout and /api/session. */
+  routes: Hono<ServerEnv>;
+  /** The guard every other route sits behind (MCP paths excepted: they check their own tokens). */
+  guard(isMcp: (path: string) => boolean): MiddlewareHandler;
+  /** The session a request carries, once the guard let it through. */
+  sessionOf(c: Context): TeamSession | undefined;
+}
+
+export function createTeamAuth(config: TeamConfig, state: () => ToolrowState): TeamAuth {
+  const signIn = createTeamSignIn(config, state().team);
+  const secure = config.publicUrl.protocol === 'https:';
+  const sessions = new WeakMap<Request, TeamSession>();
+  const routes = new Hono<ServerEnv>();
+
+  routes.get('/auth/login', async (c) => {
+    const { url, state: loginState } = await signIn.start(returnPath(c.req.query('return')));
+    setCookie(c, LOGIN_COOKIE, loginState, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure,
+      path: '/auth',
+      maxAge: 600,
+    });
+    c.header('cache-control', 'no-store');
+    return c.redirect(url, 302);
+  });
+
+  routes.get('/auth/callback', async (c) => {
+    const bound = getCookie(c, LOGIN_COOKIE);
+    deleteCookie(c, LOGIN_COOKIE, { path: '/auth', secure });
+    // The URL the provider redirected to, as registered (the request's own may be a proxy's).
+    const callback = new URL(`/auth/callback${new URL(c.req.url).search}`, config.publicUrl);
+    const login = await signIn.finish(callback, bound).catch((error: unknown) => {
+      if (error instanceof SignInError) return error;
+      throw error;
+    });
+    if (login instanceof SignInError)
+      return refuse(c, 401, 'sign-in-refused', login.message, 'Start again at /auth/login.');
+    const { token } = await state().team.create(login.person, config.absoluteMs);
+    setCookie(c, SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure,
+      path: '/',
+      maxAge: Math.floor(config.absoluteMs / 1000),
+    });
+    c.header('cache-control', 'no-store');
+    return c.redirect(login.returnTo, 302);
+  });
+
+  routes.post('/auth/logout', async (c) => {
+    const token = getCookie(c, SESSION_COOKIE);
+    if (token) await state().team.end(token);
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure });
+    return c.json({ signedOut: true });
+  });
+
+  routes.get('/api/session', (c) => {
+    const session = sessions.get(c.req.raw)!;
+    return c.json({
+      user: { email: session.email, name: session.name },
+      role: session.role,
+      csrfToken: session.csrf,
+    });
+  });
+
+  return {
+    routes,
+    sessionOf: (c) => sessions.get(c.req.raw),
+    guard: (isMcp) => async (c, next) => {
+      const path = c.req.path;
+      if (OPEN_PATHS.has(path) || isMcp(path)) return next();
+      const token = getCookie(c, SESSION_COOKIE);
+      const session = token ? await state().team.find(token, config.idleMs) : undefined;
+      if (!session) {
+        if (path.startsWith('/api/') || path.startsWith('/auth/') || c.req.method !== 'GET')
+          return refuse(
+            c,
+            401,
+            'sign-in',
+            'Sign in first: this Toolrow serves a team.',
+            `Open ${new URL('/auth/login', config.publicUrl).href}.`,
+          );
+        return c.redirect(`/auth/login?return=${encodeURIComponent(path)}`, 302);
+      }
+      if (!SAFE_METHODS.has(c.req.method) && c.req.header('x-csrf-token') !== session.csrf)
+        return refuse(
+          c,
+          403,
+          'csrf',
+          "This request changes something and did not carry the session's CSRF token.",
+          'Send x-csrf-token with the csrfToken GET /api/session returns.',
+        );
+      const needed = roleNeeded(c.req.method, path);
+      if (rank(session.role) < rank(needed.role))
+        return refuse(
+          c,
+          403,
+          'role',
+          `As ${session.role} you may not ${needed.what}: that needs ${needed.role} or above. Nothing was changed.`,
+          'Ask whoever runs your identity provider to add you to a group mapped to that role (TOOLROW_OIDC_ROLES).',
+        );
+      sessions.set(c.req.raw, session);
+      return next();
+    },
+  };
+}
