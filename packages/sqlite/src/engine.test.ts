@@ -125,8 +125,12 @@ describe('the SQLite engine on a file the sqlite3 shell made', () => {
     const { spawn, execFileSync } = await import('node:child_process');
     const { fileURLToPath } = await import('node:url');
     const engine = fileURLToPath(new URL('./engine.ts', import.meta.url));
+    // A file of its own: this test's connection keeps a reader of library.db alive, rightly.
+    const orphanFile = join(dir, 'orphan.db');
+    const { copyFile } = await import('node:fs/promises');
+    await copyFile(join(dir, 'library.db'), orphanFile);
     const script = `const { sqliteEngine } = await import(${JSON.stringify(engine)});
-const ds = await sqliteEngine.open({ url: ${JSON.stringify(`sqlite://${join(dir, 'library.db')}`)} });
+const ds = await sqliteEngine.open({ url: ${JSON.stringify(`sqlite://${orphanFile}`)} });
 void ds.queries.run('with recursive n(i) as (select 1 union all select i + 1 from n) select count(*) from n', { timeoutMs: 0 }).catch(() => {});
 setTimeout(() => process.exit(0), 300);`;
     const parent = spawn(
@@ -140,7 +144,9 @@ setTimeout(() => process.exit(0), 300);`;
     const readers = () =>
       execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' })
         .split('\n')
-        .filter((line) => line.includes('read-child') && line.includes(dir) && !line.trim().startsWith('Z'));
+        .filter(
+          (line) => line.includes('read-child') && line.includes(orphanFile) && !line.trim().startsWith('Z'),
+        );
     // SIGKILL lands at once; the listing may lag the kernel by a moment.
     for (let tries = 0; readers().length > 0 && tries < 50; tries++)
       await new Promise((resolve) => setTimeout(resolve, 100));
