@@ -29,11 +29,16 @@ export function createTeamSignIn(config: TeamConfig, logins: TeamSessionReposito
   const configuration = () => {
     discovered ??= oidc
       .discovery(config.issuer, config.clientId, config.clientSecret, undefined, {
-        // A provider on loopback (tests, a local Keycloak) speaks plain HTTP; anywhere else it may not.
-        ...(config.issuer.protocol === 'http:' &&
-        ['127.0.0.1', 'localhost', '[::1]'].includes(config.issuer.hostname)
-          ? { execute: [oidc.allowInsecureRequests] }
-          : {}),
+        execute: [
+          // The ID token's signature is checked against the provider's keys too, not only trusted
+          // for arriving over the token endpoint's TLS (openid-client skips it unless asked).
+          oidc.enableNonRepudiationChecks,
+          // A provider on loopback (tests, a local Keycloak) speaks plain HTTP; anywhere else it may not.
+          ...(config.issuer.protocol === 'http:' &&
+          ['127.0.0.1', 'localhost', '[::1]'].includes(config.issuer.hostname)
+            ? [oidc.allowInsecureRequests]
+            : []),
+        ],
       })
       .catch((error: unknown) => {
         discovered = undefined;
