@@ -1,10 +1,12 @@
 // An engine is a plug-in: one written entirely in this file (tables kept in memory, a one-line
 // query language), registered, and then served by the tools through the CLI, the app's API and an
 // MCP client over HTTP — with no other file knowing it exists.
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { TOOL_NAMES, TOOL_NEEDS } from '@toolrow/catalog';
 import {
   type ChangeToApply,
   type ColumnInfo,
@@ -484,14 +486,22 @@ describe('an engine that can only read serves no tool that would need more, on e
   let app: StartedApp | undefined;
   let unregister: () => void;
   const cli = (...argv: string[]) => runCli(argv, env, dir);
-  const STAGE_TOOLS = [
-    'stageInsertRows',
-    'stageUpdateRows',
-    'stageDeleteRows',
-    'listStagedChanges',
-    'diffStagedChanges',
-  ];
-  const NEEDING_MORE = [...STAGE_TOOLS, 'startExport', 'proposeExport', 'getExportStatus', 'runQuery'];
+  // From the rows: every tool that needs a feature; the engine below has none.
+  const NEEDING_MORE = TOOL_NAMES.filter(
+    (name) => (TOOL_NEEDS as Record<string, unknown>)[name] !== undefined,
+  );
+
+  it('the rows reserve the stage, export and query tools for engines that can do them', () => {
+    expect(NEEDING_MORE).toEqual(
+      expect.arrayContaining([
+        'stageUpdateRows',
+        'listStagedChanges',
+        'startExport',
+        'runQuery',
+        'describeRelations',
+      ]),
+    );
+  });
 
   beforeAll(async () => {
     unregister = installedEngines.register(memoryEngineOf('memoryro'));

@@ -1,6 +1,8 @@
 // Shared by the server's tests and the screenshot script: a seeded database, a server on a real
 // socket, and headless Chromium (Debian's /usr/bin/chromium driven by playwright-core).
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ensureDesktopBuild } from '@toolrow/desktop';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import type { LanguageModel } from 'ai';
@@ -71,6 +73,15 @@ export async function startTestServer(
   });
   const { url, openUrl } = await server.listen({ port: 0 });
   return { url, token: server.token, openUrl, server, close: () => server.close() };
+}
+
+/** A port free on 127.0.0.1 now (for a server whose URL must be known before it listens). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 /** Builds the desktop bundle if it is missing or stale (vite, about a second). */

@@ -72,6 +72,7 @@ export type {
   StatementAdvice,
   StatementCheckOptions,
 } from './queries.ts';
+export { PLAIN_STATEMENT_ADVICE } from './queries.ts';
 export type { ReaderRoleState, ReaderRoleStatus, ReadLayer } from './read-layers.ts';
 export type {
   FieldInfo,

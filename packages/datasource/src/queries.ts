@@ -27,6 +27,15 @@ export interface StatementAdvice {
   readonly appState: string;
 }
 
+/** The advice a check gives when its caller brings none: in words of no one app, naming no tool. */
+export const PLAIN_STATEMENT_ADVICE: StatementAdvice = {
+  write: 'Queries are read-only: changes are staged and committed after review.',
+  explain: 'send the SELECT alone; its plan can be shown without running it',
+  export: 'export the SELECT instead',
+  sample: "a column's common values can be listed",
+  appState: "Toolrow's own state (staged changes, history, audit log) is read through Toolrow itself.",
+};
+
 export interface StatementCheckOptions {
   /** The refusal's advice; absent, it says what to do in words of no one app. */
   readonly advice?: StatementAdvice;

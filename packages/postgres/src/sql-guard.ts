@@ -8,7 +8,7 @@
 // runs in a READ ONLY transaction with a statement timeout, so the server refuses what this misses.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DataSourceError, type StatementAdvice } from '@toolrow/datasource';
+import { DataSourceError, PLAIN_STATEMENT_ADVICE, type StatementAdvice } from '@toolrow/datasource';
 import { loadModule, parseSync } from 'libpg-query';
 
 export type SqlGuardCode =
@@ -205,15 +205,6 @@ const STATEMENT_NAMES: Readonly<Record<string, string>> = {
   GrantStmt: 'GRANT/REVOKE',
 };
 
-/** Advice in words of no one app, for callers that bring none. */
-const PLAIN_ADVICE: StatementAdvice = {
-  write: 'Queries are read-only: changes are staged and committed after review.',
-  explain: 'send the SELECT alone (explainQuery shows its plan without running it)',
-  export: 'export the SELECT instead',
-  sample: "sampleValues shows a column's common values",
-  appState: "Toolrow's own state is read through its own tools (staged changes, history, audit log).",
-};
-
 let loaded: Promise<void> | undefined;
 
 // The test switch (see withoutSqlGuard in ./testing.ts): only code run inside it sees 'off'.
@@ -358,7 +349,7 @@ export async function checkReadOnlySql(
   const root = entry.stmt as AnyNode | undefined;
   const kind = root ? Object.keys(root)[0] : undefined;
   if (!root || !kind) throw new SqlGuardError('empty', 'The query has no statement: send one SELECT.');
-  const advice = options.advice ?? PLAIN_ADVICE;
+  const advice = options.advice ?? PLAIN_STATEMENT_ADVICE;
   if (kind !== 'SelectStmt') refuseStatement(kind, text, advice);
 
   const hidden = new Set((options.hiddenSchemas ?? []).map((schema) => schema.toLowerCase()));

@@ -2,16 +2,7 @@
 // tokenizer reads it (quotes, identifiers, comments), one statement that begins as a read, and no
 // word anywhere that writes, attaches, vacuums, sets a pragma or loads an extension. The tables it
 // reads are SQLite's own answer (the authorizer, as the statement is prepared in a read worker).
-import { DataSourceError, type StatementAdvice } from '@toolrow/datasource';
-
-/** Advice in words of no one app, for callers that bring none. */
-const PLAIN_ADVICE: StatementAdvice = {
-  write: 'Queries are read-only: changes are staged and committed after review.',
-  explain: 'send the SELECT alone (explainQuery shows its plan without running it)',
-  export: 'export the SELECT instead',
-  sample: "sampleValues shows a column's common values",
-  appState: "Toolrow's own state is read through its own tools.",
-};
+import { DataSourceError, PLAIN_STATEMENT_ADVICE, type StatementAdvice } from '@toolrow/datasource';
 
 /** Words that write or change the connection, refused wherever they stand outside quotes. */
 const WRITE_WORDS = new Set([
@@ -118,7 +109,7 @@ function refused(message: string): DataSourceError {
  * Checks `text` is one read: throws a DataSourceError ('permission') saying what to write instead.
  * Returns the statement without a trailing semicolon.
  */
-export function checkSqliteText(text: string, advice: StatementAdvice = PLAIN_ADVICE): string {
+export function checkSqliteText(text: string, advice: StatementAdvice = PLAIN_STATEMENT_ADVICE): string {
   const { words, statements, nul, cut } = tokensOf(text);
   if (nul !== -1)
     throw refused(

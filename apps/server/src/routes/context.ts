@@ -1,5 +1,5 @@
 // What every route module is given: the server's options and the handles it shares.
-import type { DataSource, QueryRunner } from '@toolrow/datasource';
+import type { QueryRunner } from '@toolrow/datasource';
 import type { ApprovalInbox } from '@toolrow/mcp-server';
 import type { ToolContext } from '@toolrow/tools';
 import type { LanguageModel } from 'ai';

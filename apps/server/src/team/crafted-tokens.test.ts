@@ -7,7 +7,7 @@ import type { Toolrow } from '@toolrow/state';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolrowServer, type ToolrowServer } from '../server.ts';
-import { openSeededSource } from '../test-support.ts';
+import { freePort, openSeededSource } from '../test-support.ts';
 
 type Craft = 'good' | 'audience' | 'issuer' | 'expired' | 'nonce' | 'signature' | 'none';
 
@@ -87,10 +87,7 @@ describe('team mode refuses ID tokens a certified provider would not send', () =
     });
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
     issuer = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const appPort = (probe.address() as AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
+    const appPort = await freePort();
     appUrl = `http://127.0.0.1:${appPort}`;
     app = await createToolrowServer({
       source: toolrow.source,

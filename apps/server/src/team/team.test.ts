@@ -7,7 +7,7 @@ import type { Toolrow } from '@toolrow/state';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolrowServer, type ToolrowServer } from '../server.ts';
-import { openSeededSource } from '../test-support.ts';
+import { freePort, openSeededSource } from '../test-support.ts';
 
 const SECRET = 'a-client-secret-long-enough-for-hs256';
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
@@ -15,14 +15,6 @@ const ACCOUNTS: Record<string, Record<string, unknown>> = {
   vic: { email: 'vic@example.com', email_verified: true, name: 'Vic Viewer', groups: ['sales'] },
   una: { email: 'una@example.com', email_verified: false, name: 'Una Unverified', groups: ['data-team'] },
 };
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** A browser reduced to what sign-in needs: cookies per origin, redirects followed by hand. */
 function browser() {
