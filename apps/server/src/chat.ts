@@ -22,12 +22,17 @@ export interface ChatHandler {
    */
   uiMessageStream(
     messages: UIMessage[],
-    options: { profileId: string; engine: NonNullable<TurnOptions['engine']>; abortSignal: AbortSignal },
+    options: {
+      profileId: string;
+      person?: string;
+      engine: NonNullable<TurnOptions['engine']>;
+      abortSignal: AbortSignal;
+    },
   ): Promise<ReadableStream<UIMessageChunk>>;
   /** Runs a clicked chip's tool as the user (audited as approved by the user). */
   acceptChip?(
     chip: { tool: string; input: unknown; label: string },
-    options: { profileId: string },
+    options: { profileId: string; person?: string },
   ): Promise<unknown>;
 }
 

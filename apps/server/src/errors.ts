@@ -43,6 +43,7 @@ const DATASOURCE_STATUS: Record<string, number> = {
   permission: 403,
   // The connection's engine cannot do it (a read-only engine's commit): nothing was changed.
   unsupported: 409,
+  'stale-review': 409,
   misuse: 500,
 };
 

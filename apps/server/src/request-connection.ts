@@ -3,6 +3,7 @@
 // opened beside the others on first use; a request that names none (the desktop) acts on the
 // connection active in the app's header. No route picks a connection of its own.
 import type { DataSource } from '@toolrow/datasource';
+import type { TeamRole } from '@toolrow/state';
 import {
   type ConnectionHub,
   type Toolrow,
@@ -20,11 +21,23 @@ export interface RequestConnection {
   readonly state: ToolrowState;
   /** The connection's name, which is also the profile of its mode, tabs and audit entries. */
   readonly profile: string;
+  /** Team mode: the signed-in person acting on it (their email). */
+  readonly person?: string;
+}
+
+/** Team mode: the signed-in person a request acts for (by their session, or a personal token). */
+export interface TeamMember {
+  email: string;
+  name: string;
+  role: TeamRole;
+  /** A browser's session (changes carry its CSRF token) or a personal token (the CLI's). */
+  via: 'session' | 'token';
+  csrf?: string;
 }
 
 /** Hono's environment of the app's routes: `c.var.connection` is the request's connection. */
 export interface ServerEnv {
-  Variables: { connection: RequestConnection };
+  Variables: { connection: RequestConnection; member?: TeamMember };
 }
 
 export interface AppConnections {
@@ -95,7 +108,10 @@ export function createAppConnections(
 export function connectionMiddleware(connections: AppConnections): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     const named = c.req.header(CONNECTION_HEADER);
-    c.set('connection', await connections.resolve(named === undefined ? undefined : named.trim()));
+    const connection = await connections.resolve(named === undefined ? undefined : named.trim());
+    const member = c.get('member');
+    // Everything done on it in team mode is the person's: what they stage, run and decide.
+    c.set('connection', member ? { ...connection, person: member.email } : connection);
     await next();
   };
 }

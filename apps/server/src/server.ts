@@ -103,19 +103,23 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     }
   }
 
-  const userContext = ({ source, state, profile }: RequestConnection, signal?: AbortSignal): ToolContext => ({
+  const userContext = (
+    { source, state, profile, person }: RequestConnection,
+    signal?: AbortSignal,
+  ): ToolContext => ({
     source,
     state,
     profile,
     actor: 'user',
+    ...(person ? { person } : {}),
     ...(signal ? { signal } : {}),
   });
 
   const auth: AppAuth = createAppAuth(options.token ?? appTokenFrom(env), () => server.port);
   // Team mode (TOOLROW_OIDC_*): people sign in through the team's provider; the launch token opens nothing.
   const teamConfig = teamConfigFrom(env);
-  const team = teamConfig ? createTeamAuth(teamConfig, () => options.state) : undefined;
-  const teamGuard = team?.guard(() => false);
+  const team = teamConfig ? createTeamAuth(teamConfig, () => options.state, log) : undefined;
+  const teamGuard = team?.guard;
   const approvals = options.approvals ?? createApprovalInbox({ timeoutMs: approvalTimeoutFromEnv(env) });
   const server: ToolrowServer = {
     app: new Hono<ServerEnv>(),
@@ -242,6 +246,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   server.close = async () => {
     // Waiting calls end now, as refusals, rather than when their clients give up.
     if (!options.approvals) approvals.close();
+    team?.close();
     await options.mcp?.close();
     await mcp.close();
     const listening = node;

@@ -246,6 +246,7 @@ export function toWireChange(diff: ChangeDiff, typeOf: ColumnTypes = () => undef
       ...(column.after === undefined ? {} : { after: jsonValue(column.after) }),
     })),
     stagedBy: change.stagedBy,
+    ...(change.person ? { person: change.person } : {}),
     stagedAt: change.createdAt.toISOString(),
     ...(change.uncertainCommit ? { uncertainCommit: change.uncertainCommit } : {}),
   };
@@ -308,5 +309,6 @@ export function toWireAudit(entry: DsAuditEntry): AuditEntry {
     inputDigest: entry.inputDigest,
     summary: entry.summary,
     detail: detail || null,
+    ...(entry.person ? { person: entry.person } : {}),
   };
 }

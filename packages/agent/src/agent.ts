@@ -133,7 +133,7 @@ export interface Agent {
    * The user clicked a chip (a propose tool's output): run its twin as the user, audited as
    * approved by the user. Throws when the value is not a chip.
    */
-  acceptChip(chipOrOutput: unknown, options: { profileId: string }): Promise<unknown>;
+  acceptChip(chipOrOutput: unknown, options: { profileId: string; person?: string }): Promise<unknown>;
   /** The tool definitions without executes, as the SDK sees them (for inspection and cost). */
   readonly tools: ToolSet;
 }
@@ -233,8 +233,12 @@ export function createAgent(options: AgentOptions): Agent {
     },
 
     async streamTurn(messages, turnOptions) {
-      const { profileId, abortSignal, ...init } = turnOptions;
-      const stream = await uiMessageStream(messages, { profileId, ...(abortSignal ? { abortSignal } : {}) });
+      const { profileId, person, abortSignal, ...init } = turnOptions;
+      const stream = await uiMessageStream(messages, {
+        profileId,
+        ...(person ? { person } : {}),
+        ...(abortSignal ? { abortSignal } : {}),
+      });
       return createUIMessageStreamResponse({ stream, ...init });
     },
 

@@ -16,6 +16,8 @@ export interface AuditEntry {
   decision: AuditDecision;
   decidedBy: DecidedBy;
   profileId: string;
+  /** Team mode: the signed-in person it was for (their email). */
+  person?: string;
   /** The tables the call concerns, when known. */
   tables?: readonly string[];
   at: Date;

@@ -23,18 +23,24 @@ export function toolsBackend(
   options: { limits?: Partial<ToolLimits> } = {},
 ): ToolBackend {
   const { source, state } = stores;
-  const context = (profile: string, actor: ToolContext['actor'], signal?: AbortSignal): ToolContext => ({
+  const context = (
+    profile: string,
+    actor: ToolContext['actor'],
+    signal?: AbortSignal,
+    person?: string,
+  ): ToolContext => ({
     source,
     state,
     profile,
     actor,
+    ...(person ? { person } : {}),
     ...(signal ? { signal } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
   return {
     inputSchema: (name) => implementationOf(name).inputSchema,
     execute: (name, input, call) =>
-      invokeTool(name, input, context(call.profileId, call.actor, call.abortSignal)),
+      invokeTool(name, input, context(call.profileId, call.actor, call.abortSignal, call.person)),
     // Resolved through the schema cache ("public.orders"), so grants match however a call spells it.
     tablesOf: (_name, input) => tablesOfCall(input, context('default', 'agent')),
     describeInvalidInput(name, input) {
@@ -78,6 +84,7 @@ export function appStateGateStore(app: ToolrowState): GateStore {
         profile: entry.profileId,
         table: entry.tables && entry.tables.length > 0 ? entry.tables.join(', ') : null,
         detail: entry.reason ?? null,
+        person: entry.person ?? null,
       });
     },
   };

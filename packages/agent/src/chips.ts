@@ -32,7 +32,7 @@ export function chipOf(output: unknown): Chip | undefined {
 export async function acceptChip(
   chip: Chip,
   deps: { backend: ToolBackend; store: GateStore; now?: () => Date },
-  options: { profileId: string },
+  options: { profileId: string; person?: string },
 ): Promise<unknown> {
   const twin: ToolName = chip.twin;
   await deps.store.appendAudit({
@@ -41,8 +41,13 @@ export async function acceptChip(
     decision: 'approved',
     decidedBy: 'user',
     profileId: options.profileId,
+    ...(options.person ? { person: options.person } : {}),
     at: (deps.now ?? (() => new Date()))(),
     reason: `The user clicked the chip "${chip.label}".`,
   });
-  return deps.backend.execute(chip.twin, chip.input, { actor: 'user', profileId: options.profileId });
+  return deps.backend.execute(chip.twin, chip.input, {
+    actor: 'user',
+    profileId: options.profileId,
+    ...(options.person ? { person: options.person } : {}),
+  });
 }

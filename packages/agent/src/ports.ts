@@ -13,6 +13,8 @@ export type ExecutableToolName = Exclude<ToolName, LoopToolName>;
 export interface ToolCallContext {
   actor: DecidedBy;
   profileId: string;
+  /** Team mode: the signed-in person the turn is for (their email). */
+  person?: string;
   toolCallId?: string;
   abortSignal?: AbortSignal;
 }

@@ -73,6 +73,8 @@ export interface SearchToolsOutput {
 export interface TurnOptions {
   /** The profile whose permission mode and grants gate this turn, and whose audit log records it. */
   profileId: string;
+  /** Team mode: the signed-in person the turn is for (their email): their changes, their audit lines. */
+  person?: string;
   /**
    * The engine of the connection the turn works on (its id and features: a DataSource is one): its
    * tools are the only ones active, searchable or callable, and the instructions name the language
@@ -222,6 +224,7 @@ export class Turn {
       decision,
       decidedBy,
       profileId: this.#options.profileId,
+      ...(this.#options.person ? { person: this.#options.person } : {}),
       at: this.#deps.now(),
       ...(tables && tables.length > 0 ? { tables } : {}),
       ...(reason !== undefined ? { reason } : {}),
@@ -347,6 +350,7 @@ export class Turn {
       return await this.#deps.backend.execute(name, input, {
         actor: 'agent',
         profileId: this.#options.profileId,
+        ...(this.#options.person ? { person: this.#options.person } : {}),
         toolCallId,
         ...(abortSignal ? { abortSignal } : {}),
       });

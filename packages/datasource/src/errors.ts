@@ -29,6 +29,8 @@ export type DataSourceErrorCode =
   | 'aborted'
   /** The connection's engine lacks the feature the operation needs (a read-only engine's commit). */
   | 'unsupported'
+  /** Team mode: the staged changes differ from the ones the approver reviewed (nothing was applied). */
+  | 'stale-review'
   | 'misuse';
 
 export class DataSourceError extends Error {

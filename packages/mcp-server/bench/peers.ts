@@ -46,6 +46,7 @@ const record: McpToken = {
   lastUsedAt: null,
   askViaClient: false,
   connection: null,
+  person: null,
 };
 /** Tokens in memory: the MCP layer's cost without the database's (token caching is measured apart). */
 export const memoryTokens: McpTokenStore = {

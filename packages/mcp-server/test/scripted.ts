@@ -66,7 +66,7 @@ export function memoryTokens(now = () => new Date()): McpTokenStore {
   const records: McpToken[] = [];
   const secrets = new Map<string, McpToken>();
   return {
-    async create({ name, scope, expiresAt, askViaClient, connection }) {
+    async create({ name, scope, expiresAt, askViaClient, connection, person }) {
       const record: McpToken = {
         id: records.length + 1,
         name,
@@ -78,6 +78,7 @@ export function memoryTokens(now = () => new Date()): McpTokenStore {
         lastUsedAt: null,
         askViaClient: askViaClient === true,
         connection: connection ?? null,
+        person: person ?? null,
       };
       const token = `tok-${records.length}-${Math.random()}`;
       records.push(record);

@@ -11,6 +11,7 @@ import type { HistoryRepository } from './repositories/history.ts';
 import type { ModelRepository } from './repositories/models.ts';
 import type { ProfileRepository } from './repositories/profiles.ts';
 import type { SpecRepository } from './repositories/specs.ts';
+import { createTeamPeople, type TeamPeopleRepository } from './repositories/team-people.ts';
 import type { TeamSessionRepository } from './repositories/team-sessions.ts';
 import type { TokenRepository } from './repositories/tokens.ts';
 import type { UiStateRepository } from './repositories/ui-state.ts';
@@ -55,7 +56,7 @@ export interface AppState {
    */
   oauth: OAuthRepository;
   /** Team mode's logins in flight and sessions (every instance on this store shares them). */
-  team: TeamSessionRepository;
+  team: TeamSessionRepository & TeamPeopleRepository;
   /** Writes the remembered last-use times of tokens and grants now (list() and close do it too). */
   flushLastUse(): Promise<void>;
 }
@@ -103,6 +104,6 @@ export function createAppState(db: StateDb, options: AppStateOptions = {}): AppS
     models: createModels(db),
     conversations: createConversations(db),
     tokens: createTokens(db, { cache, tokenLastUse }),
-    team: createTeamSessions(db),
+    team: { ...createTeamSessions(db), ...createTeamPeople(db, () => cache.clear()) },
   };
 }

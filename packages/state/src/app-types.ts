@@ -96,6 +96,8 @@ export interface AuditEntry {
   table: string | null;
   /** A short free-text reason ("remembered grant", "mode full-auto", …). */
   detail: string | null;
+  /** Team mode: the person it was for (their email); null in single-person mode. */
+  person: string | null;
   /** The call in one plain line ('Start export of orders where … as CSV'); null in entries older than 0.2. */
   summary: string | null;
   createdAt: Date;
@@ -162,6 +164,8 @@ export interface McpToken {
    * made before tokens were bound (served on whichever connection the server it reaches serves).
    */
   connection: string | null;
+  /** Team mode: the person it belongs to; null in single-person mode. */
+  person: string | null;
 }
 
 export type TokenCheck =
@@ -202,6 +206,8 @@ export interface OAuthGrant {
   revokedAt: Date | null;
   revokedReason: string | null;
   lastUsedAt: Date | null;
+  /** Team mode: the person who consented; null in single-person mode. */
+  person: string | null;
   /**
    * Whether the client ever got tokens for it (redeemed its code). Set by listGrants; a grant
    * whose code was never redeemed is a consent the client did not finish.

@@ -35,6 +35,15 @@ export { digestInput } from './repositories/audit.ts';
 export { unknownConnection } from './repositories/connections.ts';
 export { CONVERSATION_ID_PATTERN, conversationTitle } from './repositories/conversations.ts';
 export {
+  PERSONAL_TOKEN_PREFIX,
+  type PersonalToken,
+  type PersonToCheck,
+  type ProviderView,
+  type Removal,
+  type TeamPeopleRepository,
+  type TeamPerson,
+} from './repositories/team-people.ts';
+export {
   LOGIN_TTL_MS,
   type PendingLogin,
   TEAM_ROLES,
@@ -43,7 +52,7 @@ export {
   type TeamSessionRepository,
 } from './repositories/team-sessions.ts';
 export type * from './staging.ts';
-export { createStaging } from './staging.ts';
+export { createStaging, reviewDigest } from './staging.ts';
 export type { AppStateHandle, OpenStateOptions, ToolrowState } from './state.ts';
 export { openAppState, openState, resolveDataDir } from './state.ts';
 export { type DialectTypes, MIGRATIONS, type Migration, migrate } from './store/migrations.ts';

@@ -47,6 +47,8 @@ export interface OAuthRepository {
     actorName: string;
     expiresAt: Date | null;
     askViaClient?: boolean;
+    /** Team mode: the person who consented (the grant never acts beyond their role, and ends with them). */
+    person?: string | null;
   }): Promise<OAuthGrant>;
   /** A one-time authorization code for a grant; returned once, stored as sha-256. */
   issueCode(code: {
@@ -102,6 +104,7 @@ const GRANT_COLUMNS = [
   'g.revoked_reason',
   'g.last_used_at',
   'g.ask_via_client',
+  'g.person',
 ] as const;
 
 /** Grants with their client's name. */
@@ -122,6 +125,7 @@ const toGrant = (row: Row): OAuthGrant => ({
   revokedAt: dateOrNull(row.revoked_at),
   revokedReason: (row.revoked_reason as string | null) ?? null,
   lastUsedAt: dateOrNull(row.last_used_at),
+  person: (row.person as string | null | undefined) ?? null,
 });
 
 async function grantById(q: StateQueries, id: string): Promise<OAuthGrant | undefined> {
@@ -249,7 +253,7 @@ function grantMethods({
 > {
   const { q, dialect } = db;
   return {
-    async createGrant({ clientId, scope, profile, resource, actorName, expiresAt, askViaClient }) {
+    async createGrant({ clientId, scope, profile, resource, actorName, expiresAt, askViaClient, person }) {
       const id = `grant_${randomUUID()}`;
       await q
         .insertInto('oauth_grants')
@@ -262,6 +266,7 @@ function grantMethods({
           actor_name: actorName,
           expires_at: expiresAt,
           ask_via_client: askViaClient === true,
+          person: person ?? null,
         })
         .execute();
       return (await grantById(q, id))!;

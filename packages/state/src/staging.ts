@@ -17,6 +17,7 @@ import type {
 } from './staging/types.ts';
 import type { StateDb } from './store/state-db.ts';
 
+export { reviewDigest } from './staging/review.ts';
 export { COMMIT_LEASE_MS } from './staging/shared.ts';
 export type * from './staging/types.ts';
 

@@ -15,6 +15,8 @@ export interface ToolContext {
   profile: string;
   /** Who is calling: 'user', 'agent', or 'mcp:<token name>'. Recorded on staged changes, history and exports. */
   actor: Actor;
+  /** Team mode: the signed-in person the actor acts for (their email); recorded on staged changes. */
+  person?: string;
   /**
    * Cancels the call (the user stopped the turn, the MCP client cancelled): every table read gets
    * it, so a running statement is stopped too, and the call fails with ToolError 'aborted'.

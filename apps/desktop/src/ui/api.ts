@@ -309,9 +309,23 @@ export interface StagedChange {
   key: RowKey | null;
   changes: ColumnChange[];
   stagedBy: string;
+  /** Team mode: the person whose change it is (the agent's and an MCP client's are their person's). */
+  person?: string;
   stagedAt: string;
   /** Part of a commit whose outcome could not be told: staged again until the user resolves it. */
   uncertainCommit?: number;
+}
+
+/** Team mode: what the review needs to commit (the digest of what it shows) and who may. */
+export interface StagingReview {
+  /** Sent back with Commit: the commit is refused if the changes differ from these. */
+  digest: string;
+  /** You, as the staging area sees you. */
+  you: string;
+  /** Approvers commit others' changes; nobody commits their own. */
+  mayCommit: boolean;
+  /** Why not, in words, when mayCommit is false. */
+  why?: string;
 }
 
 /** What protects a table's items between the last check and the write (absent: a row lock). */
@@ -351,6 +365,8 @@ export interface AuditEntry {
   /** The call in one plain line; null for entries written before 0.2. */
   summary: string | null;
   detail: string | null;
+  /** Team mode: the person it was for. */
+  person?: string;
 }
 
 export type UiTab =

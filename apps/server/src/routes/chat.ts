@@ -31,6 +31,7 @@ export function chatRoutes(ctx: RouteContext): Hono<ServerEnv> {
     const messages = withoutFailedTurns(body.messages as UIMessage[]);
     const turn = await chat.uiMessageStream(messages, {
       profileId: profile,
+      ...(c.var.connection.person ? { person: c.var.connection.person } : {}),
       engine: source,
       abortSignal: c.req.raw.signal,
     });

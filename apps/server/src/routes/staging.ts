@@ -1,14 +1,83 @@
 // Staging review: the user's own edits, commit, discard, resolve; and the staging area as the CLI reads it.
 import { type ChangeProtection, type DataSource, featureOf } from '@toolrow/datasource';
-import type { StagingFilter } from '@toolrow/state';
+import { reviewDigest, type StagingFilter, type ToolrowState } from '@toolrow/state';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { changeIds, nonEmpty, readBody, rowKey } from '../body.ts';
 import { badRequest, HttpError } from '../errors.ts';
-import type { ServerEnv } from '../request-connection.ts';
+import type { RequestConnection, ServerEnv, TeamMember } from '../request-connection.ts';
 import { columnTypesOf, toWireChange, toWireConflict } from '../wire.ts';
 import type { RouteContext } from './context.ts';
 import { primaryKey } from './shared.ts';
+
+/** Team mode: what the person did to the staging area, in the audit log under their name. */
+async function auditAs(
+  connection: RequestConnection,
+  tool: string,
+  input: unknown,
+  detail: string,
+): Promise<void> {
+  if (!connection.person) return;
+  await connection.state.audit.record({
+    tool,
+    input,
+    decision: 'approved',
+    decidedBy: 'user',
+    profile: connection.profile,
+    person: connection.person,
+    detail: `${connection.person} ${detail}`,
+  });
+}
+
+/** Team mode: whether this person may commit what the review lists (an approver, none of it theirs). */
+function mayCommit(
+  member: TeamMember,
+  people: readonly (string | null)[],
+): { mayCommit: boolean; why?: string } {
+  if (member.role !== 'approver' && member.role !== 'admin')
+    return { mayCommit: false, why: `As ${member.role} you stage; an approver commits.` };
+  const own = people.filter((person) => person === member.email).length;
+  if (own > 0)
+    return {
+      mayCommit: false,
+      why: `${own} of these ${own === 1 ? 'is' : 'are'} yours: another approver commits ${own === 1 ? 'it' : 'them'} (four eyes).`,
+    };
+  return { mayCommit: true };
+}
+
+/**
+ * Team mode's commit: the listing must be the one reviewed (its digest), and the approver is
+ * passed to the staging area, which refuses their own changes inside the commit itself.
+ */
+async function approvedCommit(
+  state: ToolrowState,
+  profile: string,
+  member: TeamMember,
+  body: { ids?: number[] | null | undefined; reviewed?: string | undefined },
+) {
+  if (!body.reviewed)
+    throw new HttpError(
+      400,
+      'bad-request',
+      'A commit on a team names the review it approves: send reviewed, the review.digest GET /api/staging returned.',
+      'Open Staging, review the changes, then Commit.',
+    );
+  const listing = await state.staging.list({ profile });
+  if (reviewDigest(listing) !== body.reviewed)
+    throw new HttpError(
+      409,
+      'stale-review',
+      'The staged changes are not the ones you reviewed: a change was added, edited, committed or discarded since. Nothing was applied.',
+      'Review them again, then commit.',
+    );
+  const wanted = body.ids ? new Set(body.ids) : undefined;
+  const selected = wanted ? listing.filter((change) => wanted.has(change.id)) : listing;
+  return {
+    filter: { profile, ids: selected.map((change) => change.id) },
+    approver: { person: member.email, reviewed: reviewDigest(selected) },
+    selected,
+  };
+}
 
 export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
@@ -18,8 +87,21 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
     const [diffs, snapshot] = await Promise.all([state.staging.diff({ profile }), source.schema.get()]);
     const typeOf = columnTypesOf(snapshot.tables);
     const max = source.changes?.maxChangesPerTransaction;
+    const member = c.get('member');
     return c.json({
       changes: diffs.map((diff) => toWireChange(diff, typeOf)),
+      ...(member
+        ? {
+            review: {
+              digest: reviewDigest(diffs.map((diff) => diff.change)),
+              you: member.email,
+              ...mayCommit(
+                member,
+                diffs.map((diff) => diff.change.person),
+              ),
+            },
+          }
+        : {}),
       // What protects each table's items between the last check and the write (the review says it).
       protection: await protectionOf(source, diffs),
       // The most one transaction takes (DynamoDB: 100): more is committed in parts, when confirmed.
@@ -51,7 +133,13 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
     const changes = await state.staging.stageUpdate(
       table,
       [{ key: body.key, values: body.values, ...(body.seen ? { seen: body.seen } : {}) }],
-      { actor: 'user', profile },
+      { actor: 'user', profile, person: c.var.connection.person ?? null },
+    );
+    await auditAs(
+      c.var.connection,
+      'stageUpdateRows',
+      body,
+      `staged an update of ${changes[0]?.table ?? table} (#${changes.map((change) => change.id).join(', #')}).`,
     );
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
@@ -73,7 +161,18 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
         }),
     );
     const { table } = body;
-    const changes = await state.staging.stageDelete(table, body.keys, { actor: 'user', profile }, body.seen);
+    const changes = await state.staging.stageDelete(
+      table,
+      body.keys,
+      { actor: 'user', profile, person: c.var.connection.person ?? null },
+      body.seen,
+    );
+    await auditAs(
+      c.var.connection,
+      'stageDeleteRows',
+      body,
+      `staged ${changes.length} deletes from ${changes[0]?.table ?? table}.`,
+    );
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
@@ -81,7 +180,17 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
     const { state, profile } = c.var.connection;
     const body = await readBody(c, z.strictObject({ table: nonEmpty(), rows: z.array(rowKey).min(1) }));
     const { table } = body;
-    const changes = await state.staging.stageInsert(table, body.rows, { actor: 'user', profile });
+    const changes = await state.staging.stageInsert(table, body.rows, {
+      actor: 'user',
+      profile,
+      person: c.var.connection.person ?? null,
+    });
+    await auditAs(
+      c.var.connection,
+      'stageInsertRows',
+      body,
+      `staged ${changes.length} inserts into ${changes[0]?.table ?? table}.`,
+    );
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
@@ -89,12 +198,28 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
     const { state, profile } = c.var.connection;
     const body = await readBody(
       c,
-      z.strictObject({ ids: changeIds.nullish(), inParts: z.boolean().optional() }),
+      z.strictObject({
+        ids: changeIds.nullish(),
+        inParts: z.boolean().optional(),
+        // Team mode: review.digest of GET /api/staging, the changes the approver saw.
+        reviewed: z.string().optional(),
+      }),
     );
+    const member = c.get('member');
+    const approved = member ? await approvedCommit(state, profile, member, body) : undefined;
     const result = await state.staging.commit(
-      { profile, ...(body.ids ? { ids: body.ids } : {}) },
-      { inParts: body.inParts === true },
+      approved?.filter ?? { profile, ...(body.ids ? { ids: body.ids } : {}) },
+      { inParts: body.inParts === true, ...(approved ? { approver: approved.approver } : {}) },
     );
+    if (approved && result.ok && result.changeIds.length > 0) {
+      const authors = [...new Set(approved.selected.map((change) => change.person ?? change.stagedBy))];
+      await auditAs(
+        c.var.connection,
+        'commitStaged',
+        { ids: result.changeIds, reviewed: body.reviewed },
+        `approved and committed ${result.changeIds.length} changes (#${result.changeIds.join(', #')}) staged by ${authors.join(', ')}.`,
+      );
+    }
     const count = (applied: { insert: number; update: number; delete: number }) =>
       applied.insert + applied.update + applied.delete;
     if (result.ok) {
@@ -133,6 +258,7 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
     const { state, profile } = c.var.connection;
     const body = await readBody(c, idsBody);
     const discarded = await state.staging.discard({ profile, ...(body.ids ? { ids: body.ids } : {}) });
+    await auditAs(c.var.connection, 'discardStaged', body, `discarded ${discarded} staged changes.`);
     return c.json({ discarded });
   });
 
@@ -147,18 +273,30 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       ...(body.table === undefined ? {} : { table: body.table }),
       ...(body.profile === undefined ? {} : { profile: body.profile }),
     };
+    const member = c.get('member');
     switch (c.req.param('action')) {
-      case 'list':
-        return c.json({ changes: await state.staging.list(filter) });
+      case 'list': {
+        const changes = await state.staging.list(filter);
+        // Team mode: the digest a commit through here names, as the app's review does.
+        return c.json({ changes, ...(member ? { review: { digest: reviewDigest(changes) } } : {}) });
+      }
       case 'diff': {
         const diffs = await state.staging.diff(filter);
         return c.json({ diffs, protection: await protectionOf(source, diffs) });
       }
-      case 'commit':
+      case 'commit': {
+        // Team mode: the same four eyes as the review's Commit, bound to the listing it names.
+        const approved = member
+          ? await approvedCommit(state, filter.profile ?? c.var.connection.profile, member, body)
+          : undefined;
         return c.json({
-          result: await state.staging.commit(filter, { inParts: body.inParts === true }),
+          result: await state.staging.commit(approved?.filter ?? filter, {
+            inParts: body.inParts === true,
+            ...(approved ? { approver: approved.approver } : {}),
+          }),
           writer: featureOf(source, 'changes').writer.description,
         });
+      }
       case 'check':
         return c.json({ conflicts: await state.staging.check(filter) });
       case 'discard':
@@ -190,6 +328,7 @@ const stagingFilterBody = z.object({
   inParts: z.boolean().optional(),
   commit: z.number().int().positive().optional(),
   outcome: z.enum(['applied', 'staged']).optional(),
+  reviewed: z.string().optional(),
 });
 
 /** What protects each staged table's items between the last check and the write (null: a row lock). */

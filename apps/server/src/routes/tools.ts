@@ -73,7 +73,10 @@ export function toolRoutes(ctx: RouteContext): Hono<ServerEnv> {
     }
     const { chat } = await currentChat(c.var.connection);
     const output = chat?.acceptChip
-      ? await chat.acceptChip({ tool, input: body.input, label }, { profileId: profile })
+      ? await chat.acceptChip(
+          { tool, input: body.input, label },
+          { profileId: profile, ...(c.var.connection.person ? { person: c.var.connection.person } : {}) },
+        )
       : await acceptChipAsUser(c.var.connection, tool, body.input, label);
     return c.json({ uiState: toWireUiState(await state.ui.get(profile)), output });
   });
@@ -94,6 +97,7 @@ export function toolRoutes(ctx: RouteContext): Hono<ServerEnv> {
       decision: 'approved',
       decidedBy: 'user',
       profile,
+      person: connection.person ?? null,
       detail: `The user clicked the chip "${label}"${proposer && isPropose(proposer) ? ` (from ${proposer})` : ''}.`,
     });
     return invokeTool(tool, input, userContext(connection));

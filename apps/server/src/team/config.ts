@@ -18,6 +18,8 @@ export interface TeamConfig {
   idleMs: number;
   /** A session ends this long after sign-in whatever its use (TOOLROW_SESSION_HOURS, default 24 h). */
   absoluteMs: number;
+  /** How often each person is asked about at the provider again (TOOLROW_TEAM_RECHECK_SECONDS, default 30 s). */
+  recheckMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -80,6 +82,7 @@ export function teamConfigFrom(env: Env): TeamConfig | undefined {
     scopes: env.TOOLROW_OIDC_SCOPES?.trim() || 'openid email profile',
     idleMs: positive(env, 'TOOLROW_SESSION_IDLE_MINUTES', 8 * 60) * 60_000,
     absoluteMs: positive(env, 'TOOLROW_SESSION_HOURS', 24) * 3_600_000,
+    recheckMs: positive(env, 'TOOLROW_TEAM_RECHECK_SECONDS', 30) * 1000,
   };
 }
 

@@ -7,6 +7,8 @@ const RULES: readonly [method: string, path: RegExp, role: TeamRole, what: strin
   ['POST', /^\/api\/tables\/[^/]+\/(count|row|rows)$/, 'viewer', 'read rows'],
   ['PUT', /^\/api\/ui-state$/, 'viewer', 'keep open tabs'],
   ['POST', /^\/auth\/logout$/, 'viewer', 'sign out'],
+  ['POST', /^\/api\/team\/tokens$/, 'viewer', 'make a personal token'],
+  ['DELETE', /^\/api\/team\/tokens\/[^/]+$/, 'viewer', 'revoke a personal token'],
   ['POST', /^\/api\/staging\/(update|insert|delete|check)$/, 'analyst', 'stage changes'],
   ['POST', /^\/api\/tools\/[^/]+$/, 'analyst', 'run tools'],
   ['POST', /^\/api\/(chat|chips\/accept)$/, 'analyst', 'run the agent'],

@@ -2,11 +2,13 @@
 // POST /auth/logout ends the session; GET /api/session says who is signed in. Every other route
 // needs a live session (an HttpOnly, SameSite cookie), and every request that changes something
 // the session's CSRF token in x-csrf-token. The launch token opens nothing here.
-import type { TeamSession, ToolrowState } from '@toolrow/state';
+import { PERSONAL_TOKEN_PREFIX, type ToolrowState } from '@toolrow/state';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { ServerEnv } from '../request-connection.ts';
+import type { ServerEnv, TeamMember } from '../request-connection.ts';
 import type { TeamConfig } from './config.ts';
+import { startPeopleCheck } from './people-check.ts';
+import { peopleRoutes } from './people-routes.ts';
 import { rank, roleNeeded } from './roles.ts';
 import { createTeamSignIn, SignInError } from './sign-in.ts';
 
@@ -25,19 +27,23 @@ function refuse(c: Context, status: 401 | 403, code: string, message: string, hi
 }
 
 export interface TeamAuth {
-  /** /auth/login, /auth/callback, /auth/logout and /api/session. */
+  /** /auth/login, /auth/callback, /auth/logout, /api/session, and people and personal tokens. */
   routes: Hono<ServerEnv>;
   /** The guard every other route sits behind (MCP paths excepted: they check their own tokens). */
-  guard(isMcp: (path: string) => boolean): MiddlewareHandler;
-  /** The session a request carries, once the guard let it through. */
-  sessionOf(c: Context): TeamSession | undefined;
+  guard: MiddlewareHandler<ServerEnv>;
+  /** Stops asking the provider about people. */
+  close(): void;
 }
 
-export function createTeamAuth(config: TeamConfig, state: () => ToolrowState): TeamAuth {
+export function createTeamAuth(
+  config: TeamConfig,
+  state: () => ToolrowState,
+  log: (message: string) => void,
+): TeamAuth {
   const signIn = createTeamSignIn(config, state().team);
   const secure = config.publicUrl.protocol === 'https:';
-  const sessions = new WeakMap<Request, TeamSession>();
   const routes = new Hono<ServerEnv>();
+  const check = startPeopleCheck(config, signIn, state, log);
 
   routes.get('/auth/login', async (c) => {
     const { url, state: loginState } = await signIn.start(returnPath(c.req.query('return')));
@@ -63,6 +69,7 @@ export function createTeamAuth(config: TeamConfig, state: () => ToolrowState): T
     });
     if (login instanceof SignInError)
       return refuse(c, 401, 'sign-in-refused', login.message, 'Start again at /auth/login.');
+    await state().team.signedIn(login.person.email, login.view);
     const { token } = await state().team.create(login.person, config.absoluteMs);
     setCookie(c, SESSION_COOKIE, token, {
       httpOnly: true,
@@ -83,23 +90,49 @@ export function createTeamAuth(config: TeamConfig, state: () => ToolrowState): T
   });
 
   routes.get('/api/session', (c) => {
-    const session = sessions.get(c.req.raw)!;
+    const member = c.get('member')!;
     return c.json({
-      user: { email: session.email, name: session.name },
-      role: session.role,
-      csrfToken: session.csrf,
+      user: { email: member.email, name: member.name },
+      role: member.role,
+      ...(member.csrf ? { csrfToken: member.csrf } : {}),
     });
   });
+  routes.route('/', peopleRoutes(state));
+
+  /** Who a request is: a session's cookie, or a personal token (the CLI's) as a bearer. */
+  async function memberOf(c: Context): Promise<TeamMember | 'bad-bearer' | undefined> {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    if (bearer !== undefined) {
+      // Only a personal token: the launch token, an MCP token or anything else opens nothing here.
+      if (!bearer.startsWith(PERSONAL_TOKEN_PREFIX)) return 'bad-bearer';
+      const person = await state().team.verifyToken(bearer);
+      return person
+        ? { email: person.email, name: person.name, role: person.role, via: 'token' }
+        : 'bad-bearer';
+    }
+    const token = getCookie(c, SESSION_COOKIE);
+    const session = token ? await state().team.find(token, config.idleMs) : undefined;
+    return session
+      ? { email: session.email, name: session.name, role: session.role, via: 'session', csrf: session.csrf }
+      : undefined;
+  }
 
   return {
     routes,
-    sessionOf: (c) => sessions.get(c.req.raw),
-    guard: (isMcp) => async (c, next) => {
+    close: () => check.stop(),
+    guard: async (c, next) => {
       const path = c.req.path;
-      if (OPEN_PATHS.has(path) || isMcp(path)) return next();
-      const token = getCookie(c, SESSION_COOKIE);
-      const session = token ? await state().team.find(token, config.idleMs) : undefined;
-      if (!session) {
+      if (OPEN_PATHS.has(path)) return next();
+      const member = await memberOf(c);
+      if (member === 'bad-bearer')
+        return refuse(
+          c,
+          401,
+          'sign-in',
+          'This Toolrow serves a team: a bearer token here must be a personal token (trp_…) of a member, live and unrevoked.',
+          `Make one in the app (your menu → Personal tokens) after signing in at ${new URL('/auth/login', config.publicUrl).href}.`,
+        );
+      if (!member) {
         if (path.startsWith('/api/') || path.startsWith('/auth/') || c.req.method !== 'GET')
           return refuse(
             c,
@@ -110,7 +143,12 @@ export function createTeamAuth(config: TeamConfig, state: () => ToolrowState): T
           );
         return c.redirect(`/auth/login?return=${encodeURIComponent(path)}`, 302);
       }
-      if (!SAFE_METHODS.has(c.req.method) && c.req.header('x-csrf-token') !== session.csrf)
+      // A browser's change carries the CSRF token; a personal token is no ambient credential.
+      if (
+        member.via === 'session' &&
+        !SAFE_METHODS.has(c.req.method) &&
+        c.req.header('x-csrf-token') !== member.csrf
+      )
         return refuse(
           c,
           403,
@@ -119,15 +157,15 @@ export function createTeamAuth(config: TeamConfig, state: () => ToolrowState): T
           'Send x-csrf-token with the csrfToken GET /api/session returns.',
         );
       const needed = roleNeeded(c.req.method, path);
-      if (rank(session.role) < rank(needed.role))
+      if (rank(member.role) < rank(needed.role))
         return refuse(
           c,
           403,
           'role',
-          `As ${session.role} you may not ${needed.what}: that needs ${needed.role} or above. Nothing was changed.`,
+          `As ${member.role} you may not ${needed.what}: that needs ${needed.role} or above. Nothing was changed.`,
           'Ask whoever runs your identity provider to add you to a group mapped to that role (TOOLROW_OIDC_ROLES).',
         );
-      sessions.set(c.req.raw, session);
+      c.set('member', member);
       return next();
     },
   };

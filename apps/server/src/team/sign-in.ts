@@ -4,7 +4,7 @@
 // person's claims completed from userinfo. A login in flight lives in the state store, so any
 // instance may finish it.
 import { randomBytes } from 'node:crypto';
-import type { TeamRole, TeamSessionRepository } from '@toolrow/state';
+import type { PersonToCheck, ProviderView, TeamRole, TeamSessionRepository } from '@toolrow/state';
 import * as oidc from 'openid-client';
 import { roleOf, type TeamConfig } from './config.ts';
 
@@ -20,7 +20,32 @@ export interface TeamSignIn {
   finish(
     callback: URL,
     boundState: string | undefined,
-  ): Promise<{ person: { email: string; name: string; role: TeamRole }; returnTo: string }>;
+  ): Promise<{
+    person: { email: string; name: string; role: TeamRole };
+    view: ProviderView;
+    returnTo: string;
+  }>;
+  /**
+   * Asks the provider about a person again (their refresh token, else their access token while it
+   * lives): what it says of them now, or why they are gone. Throws when the provider cannot be
+   * asked (unreachable): nothing is decided then.
+   */
+  recheck(person: PersonToCheck): Promise<{ view: ProviderView } | { gone: string }>;
+}
+
+/** The groups claim as a list of names. */
+function groupsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((group): group is string => typeof group === 'string') : [];
+}
+
+/** What a token response lets Toolrow ask again with. */
+function tokensOf(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers) {
+  const expiresIn = tokens.expiresIn();
+  return {
+    ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
+    accessToken: tokens.access_token,
+    accessExpiresAt: expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000),
+  };
 }
 
 export function createTeamSignIn(config: TeamConfig, logins: TeamSessionRepository): TeamSignIn {
@@ -59,6 +84,9 @@ export function createTeamSignIn(config: TeamConfig, logins: TeamSessionReposito
       const url = oidc.buildAuthorizationUrl(provider, {
         redirect_uri: redirectUri,
         scope: config.scopes,
+        // A refresh token (to ask again whether a person is still on the team) is only issued
+        // for offline_access with consent asked (OpenID Connect Core 11).
+        ...(config.scopes.split(/\s+/).includes('offline_access') ? { prompt: 'consent' } : {}),
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
         state,
@@ -112,10 +140,62 @@ export function createTeamSignIn(config: TeamConfig, logins: TeamSessionReposito
           `The identity provider has not verified ${email}; verify it there, then sign in again.`,
         );
       const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name : email;
+      const groups = groupsOf(claims[config.groupsClaim]);
+      const role = roleOf(groups, config.roles);
       return {
-        person: { email, name, role: roleOf(claims[config.groupsClaim], config.roles) },
+        person: { email, name, role },
+        view: { name, role, groups, refreshToken: null, ...tokensOf(tokens) },
         returnTo: login.returnTo,
       };
+    },
+
+    async recheck(person) {
+      const provider = await configuration();
+      let claims: Record<string, unknown>;
+      let kept: Partial<ProviderView> = {};
+      if (person.refreshToken) {
+        let tokens: Awaited<ReturnType<typeof oidc.refreshTokenGrant>>;
+        try {
+          tokens = await oidc.refreshTokenGrant(provider, person.refreshToken);
+        } catch (error) {
+          if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant')
+            return {
+              gone: `the identity provider no longer accepts their sign-in (${error.error_description ?? error.error})`,
+            };
+          throw error;
+        }
+        kept = tokensOf(tokens);
+        claims = { ...(tokens.claims() ?? {}) };
+        try {
+          claims = {
+            ...(await oidc.fetchUserInfo(provider, tokens.access_token, oidc.skipSubjectCheck)),
+            ...claims,
+          };
+        } catch {
+          // The refreshed ID token's claims are what there is.
+        }
+      } else if (
+        person.accessToken &&
+        person.accessExpiresAt &&
+        person.accessExpiresAt.getTime() > Date.now()
+      ) {
+        try {
+          claims = await oidc.fetchUserInfo(provider, person.accessToken, oidc.skipSubjectCheck);
+        } catch (error) {
+          if (error instanceof oidc.WWWAuthenticateChallengeError || error instanceof oidc.ResponseBodyError)
+            return { gone: 'the identity provider no longer answers for their sign-in' };
+          throw error;
+        }
+      } else {
+        return {
+          gone: 'the identity provider can no longer be asked about them (no refresh token: add offline_access to TOOLROW_OIDC_SCOPES)',
+        };
+      }
+      if (claims.email !== undefined && claims.email !== person.email)
+        return { gone: `the identity provider now names them ${String(claims.email)}` };
+      const groups = config.groupsClaim in claims ? groupsOf(claims[config.groupsClaim]) : person.groups;
+      const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name : person.email;
+      return { view: { name, role: roleOf(groups, config.roles), groups, ...kept } };
     },
   };
 }

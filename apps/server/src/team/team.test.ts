@@ -1,56 +1,15 @@
 // Team mode against a real OpenID Provider on loopback (oidc-provider, the certified one): people
 // in different groups sign in through the authorization code flow with PKCE, and every way in
 // that should fail does, with a clear error and nothing changed.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Toolrow } from '@toolrow/state';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolrowServer, type ToolrowServer } from '../server.ts';
 import { freePort, openSeededSource } from '../test-support.ts';
-
-const SECRET = 'a-client-secret-long-enough-for-hs256';
-const ACCOUNTS: Record<string, Record<string, unknown>> = {
-  ana: { email: 'ana@example.com', email_verified: true, name: 'Ana Analyst', groups: ['data-team'] },
-  vic: { email: 'vic@example.com', email_verified: true, name: 'Vic Viewer', groups: ['sales'] },
-  una: { email: 'una@example.com', email_verified: false, name: 'Una Unverified', groups: ['data-team'] },
-};
-
-/** A browser reduced to what sign-in needs: cookies per origin, redirects followed by hand. */
-function browser() {
-  const jars = new Map<string, Map<string, string>>();
-  const jar = (url: URL) => {
-    const found = jars.get(url.origin) ?? new Map<string, string>();
-    jars.set(url.origin, found);
-    return found;
-  };
-  async function request(
-    input: string | URL,
-    init: { method?: string; body?: string; headers?: Record<string, string> } = {},
-  ) {
-    const url = new URL(input);
-    const cookies = [...jar(url)].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(url, {
-      method: init.method ?? 'GET',
-      redirect: 'manual',
-      headers: { ...(cookies ? { cookie: cookies } : {}), ...init.headers },
-      ...(init.body !== undefined ? { body: init.body } : {}),
-    });
-    for (const header of response.headers.getSetCookie()) {
-      const [pair] = header.split(';');
-      const at = pair!.indexOf('=');
-      const [name, value] = [pair!.slice(0, at), pair!.slice(at + 1)];
-      if (value === '' || /max-age=0/i.test(header)) jar(url).delete(name);
-      else jar(url).set(name, value);
-    }
-    return response;
-  }
-  return { request, jar };
-}
+import { browser, signIn as signInAt, startTestProvider, type TestProvider } from './test-provider.ts';
 
 describe("team mode: sign-in through the team's OpenID provider", () => {
   let toolrow: Toolrow;
-  let provider: Server;
+  let provider: TestProvider;
   let issuer: string;
   let app: ToolrowServer;
   let appUrl: string;
@@ -60,42 +19,9 @@ describe("team mode: sign-in through the team's OpenID provider", () => {
     toolrow = await openSeededSource(200);
     const appPort = await freePort();
     appUrl = `http://127.0.0.1:${appPort}`;
-    provider = createServer();
-    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-    issuer = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-    const op = new Provider(issuer, {
-      clients: [
-        {
-          client_id: 'toolrow',
-          client_secret: SECRET,
-          redirect_uris: [`${appUrl}/auth/callback`],
-          grant_types: ['authorization_code'],
-          response_types: ['code'],
-        },
-      ],
-      findAccount: (_ctx: unknown, id: string) =>
-        ACCOUNTS[id] ? { accountId: id, claims: () => ({ sub: id, ...ACCOUNTS[id] }) } : undefined,
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
-      cookies: { keys: ['team-test-cookie-key'] },
-      features: { devInteractions: { enabled: true } },
-      ttl: {
-        Grant: 600,
-        AccessToken: 600,
-        IdToken: 600,
-        Interaction: 600,
-        Session: 600,
-        AuthorizationCode: 60,
-      },
-    });
-    provider.on('request', op.callback());
-    env = {
-      TOOLROW_OIDC_ISSUER: issuer,
-      TOOLROW_OIDC_CLIENT_ID: 'toolrow',
-      TOOLROW_OIDC_CLIENT_SECRET: SECRET,
-      TOOLROW_PUBLIC_URL: appUrl,
-      TOOLROW_OIDC_ROLES: 'data-team=analyst,data-leads=approver',
-      TOOLROW_OIDC_SCOPES: 'openid email profile groups',
-    };
+    provider = await startTestProvider([appUrl]);
+    issuer = provider.issuer;
+    env = provider.env(appUrl);
     app = await createToolrowServer({
       source: toolrow.source,
       state: toolrow.state,
@@ -108,39 +34,13 @@ describe("team mode: sign-in through the team's OpenID provider", () => {
 
   afterAll(async () => {
     await app?.close();
-    await new Promise((resolve) => provider?.close(resolve));
+    await provider?.close();
     await toolrow?.close();
   });
 
   /** Signs `account` in through the provider's login and consent pages; returns the browser and the callback's answer. */
-  async function signIn(account: string, tamper?: (callback: URL) => URL | Promise<URL>) {
-    const b = browser();
-    let next = new URL(`${appUrl}/auth/login?return=/tables`);
-    for (let step = 0; step < 16; step++) {
-      if (next.href.startsWith(`${appUrl}/auth/callback`)) {
-        const callback = tamper ? await tamper(next) : next;
-        return { b, answer: await b.request(callback) };
-      }
-      const response = await b.request(next);
-      if (response.status >= 300 && response.status < 400) {
-        next = new URL(response.headers.get('location')!, next);
-        continue;
-      }
-      // One of the provider's interaction pages: log in as `account`, then consent.
-      const html = await response.text();
-      const uid = /\/interaction\/([^/?#]+)/.exec(next.pathname)![1]!;
-      const body = html.includes('name="login"')
-        ? `prompt=login&login=${account}&password=x`
-        : 'prompt=consent';
-      const posted = await b.request(`${issuer}/interaction/${uid}`, {
-        method: 'POST',
-        body,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
-      next = new URL(posted.headers.get('location')!, issuer);
-    }
-    throw new Error('sign-in did not reach the callback');
-  }
+  const signIn = (account: string, tamper?: (callback: URL) => URL | Promise<URL>) =>
+    signInAt(appUrl, issuer, account, tamper);
 
   const api = (
     b: ReturnType<typeof browser>,

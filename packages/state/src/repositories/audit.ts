@@ -21,8 +21,12 @@ export interface AuditRepository {
     profile: string;
     table?: string | null;
     detail?: string | null;
+    /** Team mode: the signed-in person the decision or action was for (their email). */
+    person?: string | null;
   }): Promise<AuditEntry>;
-  list(options?: ListOptions & { tool?: string; decision?: AuditDecision }): Promise<AuditEntry[]>;
+  list(
+    options?: ListOptions & { tool?: string; decision?: AuditDecision; person?: string },
+  ): Promise<AuditEntry[]>;
 }
 
 function canonicalJson(value: unknown): string {
@@ -53,6 +57,7 @@ const toAudit = (row: Row): AuditEntry => ({
   table: (row.table_name as string | null) ?? null,
   detail: (row.detail as string | null) ?? null,
   summary: (row.summary as string | null) ?? null,
+  person: (row.person as string | null | undefined) ?? null,
   createdAt: date(row.created_at),
 });
 
@@ -77,6 +82,7 @@ export function createAudit(db: StateDb): AuditRepository {
           profile: entry.profile,
           table_name: entry.table ?? null,
           detail: entry.detail ?? null,
+          person: entry.person ?? null,
           // Its shape only: the input itself is digested, never stored.
           summary: describeCall(entry.tool, entry.input, { values: false }),
         })
@@ -92,6 +98,7 @@ export function createAudit(db: StateDb): AuditRepository {
         .$if(options?.profile != null, (qb) => qb.where('profile', '=', options!.profile!))
         .$if(options?.tool != null, (qb) => qb.where('tool', '=', options!.tool!))
         .$if(options?.decision != null, (qb) => qb.where('decision', '=', options!.decision!))
+        .$if(options?.person != null, (qb) => qb.where('person', '=', options!.person!))
         .$if(options?.actor != null, (qb) => qb.where('decided_by', '=', options!.actor!))
         .orderBy('id', 'desc')
         .limit(limit)

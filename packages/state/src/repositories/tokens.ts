@@ -18,6 +18,8 @@ export interface TokenRepository {
     askViaClient?: boolean;
     /** The connection it is served on, and on no other. */
     connection?: string;
+    /** Team mode: the person it belongs to (it never acts beyond their role, and ends with them). */
+    person?: string | null;
   }): Promise<{ token: string; record: McpToken }>;
   /** Checks a presented bearer token (and stamps lastUsedAt when valid). */
   verify(token: string): Promise<TokenCheck>;
@@ -37,6 +39,7 @@ const toToken = (row: Row): McpToken => ({
   lastUsedAt: dateOrNull(row.last_used_at),
   askViaClient: flag(row.ask_via_client),
   connection: (row.connection as string | null | undefined) ?? null,
+  person: (row.person as string | null | undefined) ?? null,
 });
 
 export function createTokens(
@@ -45,7 +48,7 @@ export function createTokens(
 ): TokenRepository {
   const { q } = db;
   return {
-    async create({ name, scope, expiresAt, askViaClient, connection }) {
+    async create({ name, scope, expiresAt, askViaClient, connection, person }) {
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
         throw new DataSourceError(
           'misuse',
@@ -69,6 +72,7 @@ export function createTokens(
             expires_at: expiresAt ?? null,
             ask_via_client: askViaClient === true,
             connection: connection ?? null,
+            person: person ?? null,
           })
           .returningAll()
           .executeTakeFirstOrThrow();

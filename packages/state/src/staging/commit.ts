@@ -2,8 +2,54 @@ import { type ChangeToApply, type ChangeWriter, DataSourceError } from '@toolrow
 import { lockRows } from '../store/state-db.ts';
 import { changesWhere, type StagingContext, tableFilterOf } from './context.ts';
 import { recover, settle, settleUncertain } from './recover.ts';
-import { ClaimLost, selection } from './shared.ts';
+import { reviewDigest } from './review.ts';
+import { ClaimLost, selection, toChange, type Where } from './shared.ts';
 import type { CommitOptions, CommitResult, StagingFilter } from './types.ts';
+
+/** Who commits in team mode, checked again inside the claim's transaction. */
+type Approver = CommitOptions['approver'];
+
+/** Four eyes: none of the changes is the approver's own. */
+function refuseOwn(person: string, own: readonly { id: number; table: string }[]): never {
+  const list = own
+    .slice(0, 5)
+    .map((change) => `#${change.id} (${change.table})`)
+    .join(', ');
+  throw new DataSourceError(
+    'permission',
+    `Four eyes: ${person} staged ${own.length === 1 ? 'change' : 'changes'} ${list}${own.length > 5 ? ` and ${own.length - 5} more` : ''}, and nobody commits their own change. Nothing was applied. Another approver must review and commit ${own.length === 1 ? 'it' : 'them'}.`,
+  );
+}
+
+/**
+ * The approver's review still holds: the selection is exactly what they reviewed, and none of it
+ * is theirs. Returns its ids, which the commit then keeps to (a change staged after the review is
+ * not swept in).
+ */
+async function checkReview(
+  ctx: StagingContext,
+  where: Where,
+  approver: NonNullable<Approver>,
+): Promise<number[]> {
+  const changes = (
+    await ctx.q
+      .selectFrom('staged_changes')
+      .selectAll()
+      .where(where)
+      .where('commit_id', 'is', null)
+      .orderBy('id')
+      .execute()
+  ).map(toChange);
+  const own = changes.filter((change) => change.person === approver.person);
+  if (own.length > 0) refuseOwn(approver.person, own);
+  if (reviewDigest(changes) !== approver.reviewed) {
+    throw new DataSourceError(
+      'stale-review',
+      `The staged changes are not the ones you reviewed: ${changes.length} ${changes.length === 1 ? 'is' : 'are'} selected now, and a change was added, edited or discarded since. Nothing was applied. Review them again, then commit.`,
+    );
+  }
+  return changes.map((change) => change.id);
+}
 
 /** Renews this process's claim while its transaction is out, so no reader takes it for abandoned. */
 export function renewLease(ctx: StagingContext, id: number): () => void {
@@ -29,17 +75,27 @@ export async function claim(
   ids: readonly number[],
   xid: string,
   replay: string | undefined,
+  approver?: Approver,
 ): Promise<number> {
   return ctx.q.transaction().execute(async (tx) => {
     const free = await tx
       .selectFrom('staged_changes')
-      .select('id')
+      .select(['id', 'person', 'table_schema', 'table_name'])
       .where('id', 'in', [...ids])
       .where('commit_id', 'is', null)
       .orderBy('id')
       .$call(lockRows(ctx.dialect))
       .execute();
     if (free.length !== ids.length) throw new ClaimLost();
+    // Four eyes again, in the claim's own transaction: this layer holds without the review check.
+    if (approver) {
+      const own = free.filter((row) => row.person === approver.person);
+      if (own.length > 0)
+        refuseOwn(
+          approver.person,
+          own.map((row) => ({ id: Number(row.id), table: `${row.table_schema}.${row.table_name}` })),
+        );
+    }
     const { id } = await tx
       .insertInto('commits')
       .values({
@@ -49,6 +105,8 @@ export async function claim(
         holder: ctx.holder,
         lease_until: new Date(Date.now() + ctx.leaseMs),
         replay: replay ?? null,
+        person: approver?.person ?? null,
+        reviewed: approver?.reviewed ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -119,10 +177,16 @@ export async function unsettled(): Promise<never> {
  * nothing), stopping at the first part refused: what the user confirmed for an engine whose
  * transactions take at most `max` items.
  */
-export async function commitInParts(ctx: StagingContext, ids: number[], max: number): Promise<CommitResult> {
+export async function commitInParts(
+  ctx: StagingContext,
+  ids: number[],
+  max: number,
+  approver?: Approver,
+): Promise<CommitResult> {
   const done = { parts: 0, applied: { insert: 0, update: 0, delete: 0 }, changeIds: [] as number[] };
   for (let start = 0; start < ids.length; start += max) {
-    const result = await commitChanges(ctx, { ids: ids.slice(start, start + max) });
+    const part = selection({ ids: ids.slice(start, start + max) }, undefined, ctx.connection);
+    const result = await commitWhere(ctx, part, approver);
     if (!result.ok) return done.parts > 0 ? { ...result, appliedBefore: done } : result;
     done.parts++;
     for (const kind of ['insert', 'update', 'delete'] as const) done.applied[kind] += result.applied[kind];
@@ -139,7 +203,10 @@ export async function commitChanges(
 ): Promise<CommitResult> {
   // Settles what dead committers left; a live committer's claim only keeps its own changes.
   await recover(ctx, { finish: true });
-  const where = selection(filter, await tableFilterOf(ctx, filter), ctx.connection);
+  let where = selection(filter, await tableFilterOf(ctx, filter), ctx.connection);
+  const { approver } = options;
+  if (approver)
+    where = selection({ ids: await checkReview(ctx, where, approver) }, undefined, ctx.connection);
   const max = ctx.writer().maxChangesPerTransaction;
   if (max !== undefined) {
     const selected = (await changesWhere(ctx, (qb) => qb.where(where).where('commit_id', 'is', null))).map(
@@ -153,9 +220,14 @@ export async function commitChanges(
           `${ctx.source.description} applies at most ${max} changes in one transaction, and ${selected.length} are selected: nothing was applied. Commit them in ${parts} parts of at most ${max}, each all or nothing (toolrow staging commit --in-parts; in the app, Commit offers it), or select at most ${max}.`,
         );
       }
-      return commitInParts(ctx, selected, max);
+      return commitInParts(ctx, selected, max, approver);
     }
   }
+  return commitWhere(ctx, where, approver);
+}
+
+/** Commits what `where` selects now, in one transaction of the data. */
+async function commitWhere(ctx: StagingContext, where: Where, approver: Approver): Promise<CommitResult> {
   // Read what to commit, then claim it inside the data's write transaction, recording that
   // transaction's id in the same state transaction as the claim. A claimed commit therefore always
   // names a transaction whose outcome the data database decides: no reader, second process,
@@ -172,7 +244,7 @@ export async function commitChanges(
       result = await ctx.writer().apply(changes, {
         onTransaction: async (xid, replay) => {
           const at = new Date();
-          const id = await claim(ctx, ids, xid, replay);
+          const id = await claim(ctx, ids, xid, replay, approver);
           claimed = { id, xid, at, ...(replay ? { replay } : {}) };
           stopRenewing = renewLease(ctx, id);
           await ctx.fault('claimed');

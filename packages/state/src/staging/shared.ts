@@ -30,6 +30,7 @@ export function toChange(row: Row): StagedChange {
     before: jsonValue<Row | null>(row.before) ?? null,
     values: jsonValue<Row | null>(row.values) ?? null,
     stagedBy: row.staged_by as Actor,
+    person: (row.person as string | null | undefined) ?? null,
     profile: row.profile as string,
     createdAt: date(row.created_at),
     ...(row.uncertain_commit == null ? {} : { uncertainCommit: Number(row.uncertain_commit) }),
@@ -67,14 +68,16 @@ export function show(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function checkMeta(meta: StageMeta): { actor: Actor; profile: string } {
+export function checkMeta(meta: StageMeta): { actor: Actor; profile: string; person: string | null } {
   if (!meta || !isActor(meta.actor)) {
     throw new DataSourceError(
       'misuse',
       `Staging needs an actor: 'user', 'agent' or 'mcp:<token name>', got '${meta?.actor}'.`,
     );
   }
-  return { actor: meta.actor, profile: meta.profile ?? DEFAULT_PROFILE };
+  if (meta.person != null && (typeof meta.person !== 'string' || meta.person.trim() === ''))
+    throw new DataSourceError('misuse', `Staging's person must be an email, got '${meta.person}'.`);
+  return { actor: meta.actor, profile: meta.profile ?? DEFAULT_PROFILE, person: meta.person ?? null };
 }
 
 export function checkStageable(table: TableInfo): void {
@@ -216,6 +219,7 @@ export async function insertChange(
     before: string | null;
     values: string | null;
     actor: Actor;
+    person: string | null;
     profile: string;
     connection: string;
   },
@@ -230,6 +234,7 @@ export async function insertChange(
       before: change.before,
       values: change.values,
       staged_by: change.actor,
+      person: change.person,
       profile: change.profile,
       connection: change.connection,
     })

@@ -103,7 +103,7 @@ export async function stageInsert(
   rows: readonly unknown[],
   meta: StageMeta,
 ): Promise<StagedChange[]> {
-  const { actor, profile } = checkMeta(meta);
+  const { actor, profile, person } = checkMeta(meta);
   const table = await tableFor(ctx, tableName);
   checkCount(rows, 'row');
   const required = table.columns.filter(
@@ -145,6 +145,7 @@ export async function stageInsert(
           before: null,
           values: valuesJson,
           actor,
+          person,
           profile,
         }),
       );
@@ -159,7 +160,7 @@ export async function stageUpdate(
   updates: Parameters<Staging['stageUpdate']>[1],
   meta: StageMeta,
 ): Promise<StagedChange[]> {
-  const { actor, profile } = checkMeta(meta);
+  const { actor, profile, person } = checkMeta(meta);
   const table = await tableFor(ctx, tableName);
   checkCount(updates, 'update');
   const prepared = updates.map((update, index) => {
@@ -192,6 +193,7 @@ export async function stageUpdate(
           before,
           values: valuesJson,
           actor,
+          person,
           profile,
         }),
       );
@@ -207,7 +209,7 @@ export async function stageDelete(
   meta: StageMeta,
   seen?: Parameters<Staging['stageDelete']>[3],
 ): Promise<StagedChange[]> {
-  const { actor, profile } = checkMeta(meta);
+  const { actor, profile, person } = checkMeta(meta);
   const table = await tableFor(ctx, tableName);
   checkCount(keys, 'key');
   const normalized = keys.map((key) => normalizeKey(table, key, ctx.source.rows.checkValue));
@@ -230,6 +232,7 @@ export async function stageDelete(
           before,
           values: null,
           actor,
+          person,
           profile,
         }),
       );

@@ -71,6 +71,8 @@ export interface StagedChange {
   /** insert: the new row's values; update: only the columns that change; delete: null. */
   values: Row | null;
   stagedBy: Actor;
+  /** Team mode: the person whose change it is (the agent's or an MCP client's is its person's); null otherwise. */
+  person: string | null;
   profile: string;
   createdAt: Date;
   /**
@@ -99,6 +101,8 @@ export interface ChangeDiff {
 export interface StageMeta {
   actor: Actor;
   profile?: string;
+  /** Team mode: the signed-in person the actor acts for (their email). */
+  person?: string | null;
 }
 
 export interface AppliedCounts {
@@ -129,6 +133,12 @@ export interface CommitOptions {
    * such a commit is refused, applying nothing, and the error offers this.
    */
   inParts?: boolean;
+  /**
+   * Team mode's four eyes: the approver committing, and the review they saw (reviewDigest of the
+   * changes listed to them). A change of theirs is refused ('permission'), and so is a selection
+   * that differs from what they reviewed ('stale-review'): nothing is applied either way.
+   */
+  approver?: { person: string; reviewed: string };
 }
 
 export interface StagingFilter {

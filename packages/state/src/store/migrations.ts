@@ -385,6 +385,43 @@ CREATE TABLE ${t.s}team_sessions (
 CREATE INDEX team_sessions_email ON ${t.s}team_sessions (email);
 `,
   },
+  {
+    version: 17,
+    name: 'people',
+    // Team mode's people: who staged, committed, decided and holds each token, and what the provider
+    // last said of them (their groups and role; a refresh token to ask again), so every instance can
+    // end a removed person's sessions and tokens. Personal tokens are the CLI's, hashed.
+    sql: (t) => `
+ALTER TABLE ${t.s}staged_changes ADD COLUMN person text;
+ALTER TABLE ${t.s}commits ADD COLUMN person text;
+ALTER TABLE ${t.s}commits ADD COLUMN reviewed text;
+ALTER TABLE ${t.s}audit_log ADD COLUMN person text;
+ALTER TABLE ${t.s}mcp_tokens ADD COLUMN person text;
+ALTER TABLE ${t.s}oauth_grants ADD COLUMN person text;
+CREATE TABLE ${t.s}team_people (
+  email text PRIMARY KEY,
+  name text NOT NULL,
+  role text NOT NULL CHECK (role IN ('viewer', 'analyst', 'approver', 'admin')),
+  groups ${t.json} NOT NULL,
+  refresh_token text,
+  access_token text,
+  access_expires_at ${t.timestamp},
+  checked_at ${t.timestamp} NOT NULL DEFAULT ${t.now},
+  removed_at ${t.timestamp}
+);
+CREATE TABLE ${t.s}team_tokens (
+  id ${t.id},
+  name text NOT NULL,
+  email text NOT NULL,
+  token_hash text NOT NULL UNIQUE,
+  created_at ${t.timestamp} NOT NULL DEFAULT ${t.now},
+  expires_at ${t.timestamp},
+  last_used_at ${t.timestamp},
+  revoked_at ${t.timestamp}
+);
+CREATE UNIQUE INDEX team_tokens_live_name ON ${t.s}team_tokens (email, name) WHERE revoked_at IS NULL;
+`,
+  },
 ];
 
 // Two processes opening the same server at once must not both migrate.

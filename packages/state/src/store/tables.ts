@@ -47,6 +47,27 @@ export interface StateTables {
     seen_at: Timestamp;
     expires_at: Timestamp;
   };
+  team_people: {
+    email: string;
+    name: string;
+    role: string;
+    groups: Json;
+    refresh_token: string | null;
+    access_token: string | null;
+    access_expires_at: NullableTimestamp;
+    checked_at: Timestamp;
+    removed_at: NullableTimestamp;
+  };
+  team_tokens: {
+    id: Serial;
+    name: string;
+    email: string;
+    token_hash: string;
+    created_at: Timestamp;
+    expires_at: NullableTimestamp;
+    last_used_at: NullableTimestamp;
+    revoked_at: NullableTimestamp;
+  };
   ui_state: {
     profile: string;
     tabs: Json;
@@ -68,6 +89,8 @@ export interface StateTables {
     commit_id: ColumnType<number | string | null, number | null | undefined, number | null>;
     connection: Generated<string>;
     uncertain_commit: ColumnType<number | string | null, number | null | undefined, number | null>;
+    /** Team mode: the person whose change it is (an agent's or MCP client's change is its person's). */
+    person: ColumnType<string | null, string | null | undefined, string | null>;
   };
   commits: {
     id: Serial;
@@ -82,6 +105,9 @@ export interface StateTables {
     lease_until: NullableTimestamp;
     replay: string | null;
     uncertain: Flag;
+    /** Team mode: the approver who committed, and the digest of the changes they reviewed. */
+    person: ColumnType<string | null, string | null | undefined, string | null>;
+    reviewed: ColumnType<string | null, string | null | undefined, string | null>;
   };
   saved_specs: {
     name: string;
@@ -113,6 +139,7 @@ export interface StateTables {
     /** The call in one plain line (describeCall), for the person reading the log. */
     summary: string | null;
     created_at: Timestamp;
+    person: ColumnType<string | null, string | null | undefined, string | null>;
   };
   export_jobs: {
     id: string;
@@ -161,6 +188,7 @@ export interface StateTables {
     last_used_at: NullableTimestamp;
     ask_via_client: Flag;
     connection: string | null;
+    person: ColumnType<string | null, string | null | undefined, string | null>;
   };
   conversations: {
     profile: string;
@@ -193,6 +221,7 @@ export interface StateTables {
     revoked_reason: string | null;
     last_used_at: NullableTimestamp;
     ask_via_client: Flag;
+    person: ColumnType<string | null, string | null | undefined, string | null>;
   };
   oauth_codes: {
     code_hash: string;

@@ -99,6 +99,7 @@ export const stageInsertRows = defineTool({
     const changes = await ctx.state.staging.stageInsert(table.qualifiedName, input.rows, {
       actor: ctx.actor,
       profile: ctx.profile,
+      person: ctx.person ?? null,
     });
     return stagedResult(table.qualifiedName, changes, ctx);
   },
@@ -124,6 +125,7 @@ export const stageUpdateRows = defineTool({
     const changes = await ctx.state.staging.stageUpdate(table.qualifiedName, input.updates, {
       actor: ctx.actor,
       profile: ctx.profile,
+      person: ctx.person ?? null,
     });
     return stagedResult(table.qualifiedName, changes, ctx);
   },
@@ -139,6 +141,7 @@ export const stageDeleteRows = defineTool({
     const changes = await ctx.state.staging.stageDelete(table.qualifiedName, input.keys, {
       actor: ctx.actor,
       profile: ctx.profile,
+      person: ctx.person ?? null,
     });
     return stagedResult(table.qualifiedName, changes, ctx);
   },
