@@ -206,7 +206,7 @@ describe('the MCP endpoint in the app keeps its own tokens', () => {
   let mcpToken: string;
   beforeAll(async () => {
     const mcp = await mountMcp({ source: toolrow.source, state: toolrow.state });
-    mcpToken = mcp.token;
+    mcpToken = mcp.token!;
     app = await startTestServer(toolrow, { desktopDir: null, mcp: mcp.mount });
   });
   afterAll(() => app?.close());

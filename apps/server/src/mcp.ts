@@ -38,14 +38,19 @@ export interface McpOptions {
   allowLoopbackClientDocuments?: boolean;
   /** Where gated calls wait for the user: the app's inbox (ToolrowServer.approvals). */
   approvals?: ApprovalInbox;
+  /**
+   * Team mode: no token for the run (it would belong to nobody); each person makes their own in
+   * the app (POST /api/team/mcp-tokens) or connects a client through OAuth consent.
+   */
+  team?: boolean;
   onerror?: (error: Error) => void;
 }
 
 export interface MountedMcp {
   mount: McpMount;
   scope: McpScope;
-  /** The token issued for this run (shown once, in the client config). */
-  token: string;
+  /** The token issued for this run (shown once, in the client config); none in team mode. */
+  token: string | undefined;
   /** The ready-to-paste client config for the server's URL. */
   clientConfig(baseUrl: string): string;
 }
@@ -60,7 +65,9 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
   const start = options.profile ?? DEFAULT_PROFILE;
   await options.state.tokens.revoke(name);
   // The run's token serves the connection the app started on, and no other.
-  const created = await createToken(options.state.tokens, { scope, name, ttlMs: null, connection: start });
+  const created = options.team
+    ? undefined
+    : await createToken(options.state.tokens, { scope, name, ttlMs: null, connection: start });
   // One share of the database for every MCP client of this app, whatever profile it acts in.
   const fairShare = createFairShare();
   const backend = createToolrowBackend({
@@ -145,8 +152,10 @@ export async function mountMcp(options: McpOptions): Promise<MountedMcp> {
   return {
     mount,
     scope,
-    token: created.token,
+    token: created?.token,
     clientConfig: (baseUrl) =>
-      renderClientConfig({ kind: 'http', url: `${baseUrl}${handler.path}`, token: created.token, scope }),
+      created
+        ? renderClientConfig({ kind: 'http', url: `${baseUrl}${handler.path}`, token: created.token, scope })
+        : `Team mode: make a personal MCP token in the app (POST ${baseUrl}/api/team/mcp-tokens), or connect the client and sign in at its consent page.`,
   };
 }

@@ -12,6 +12,7 @@ import {
   capScope,
   DEFAULT_CONSENT_LIFETIME,
   grantsMatching,
+  isMcpScope,
   MCP_SCOPES,
   type McpScope,
   scopeCovers,
@@ -169,6 +170,8 @@ export function mountOAuthRoutes(
     /** The connections a client may be given (the app's own and the exposed named ones). */
     connections: () => Promise<ConsentConnection[]>;
     port: () => number;
+    /** Team mode: where people reach the app (its origin is this page's own), and the most each role may grant. */
+    team?: { publicOrigin: string; roleScope: Readonly<Record<string, McpScope>> };
   },
 ): void {
   const { consent, state } = options;
@@ -198,7 +201,11 @@ export function mountOAuthRoutes(
   app.post(CONSENT_PATH, async (c) => {
     // Same-origin only: a form on another site cannot even carry the cookie (SameSite=Strict), and
     // a page on another local port is another origin.
-    const own = [`http://127.0.0.1:${options.port()}`, `http://localhost:${options.port()}`];
+    const own = [
+      `http://127.0.0.1:${options.port()}`,
+      `http://localhost:${options.port()}`,
+      ...(options.team ? [options.team.publicOrigin] : []),
+    ];
     const origin = c.req.header('origin');
     const site = c.req.header('sec-fetch-site');
     const sameOrigin =
@@ -223,6 +230,15 @@ export function mountOAuthRoutes(
           `'${profile}' is not a connection this client may be given: choose one of ${offered.map((connection) => connection.name).join(', ')} (a named connection is offered once it is exposed: toolrow connections set <name> --mcp readonly).`,
         );
       }
+      // Team mode: the grant is the signed-in person's, and holds no more than their role.
+      const member = c.get('member');
+      if (member && options.team) {
+        const most = options.team.roleScope[member.role]!;
+        if (!isMcpScope(form.scope) || !scopeCovers(most, form.scope))
+          throw new Error(
+            `As ${member.role} you may connect a client with at most ${most}; ${form.scope} was asked. Choose ${most}, or ask for a role that allows more.`,
+          );
+      }
       // The consent service checks the scope and lifetime against what the request may have.
       const replaces =
         form.replace === '1'
@@ -234,6 +250,7 @@ export function mountOAuthRoutes(
         lifetime: form.lifetime as ConsentLifetime,
         askViaClient: form.askViaClient === '1',
         ...(replaces.length > 0 ? { replaces } : {}),
+        ...(member ? { person: member.email } : {}),
       });
       return see(location);
     } catch (error) {

@@ -12,6 +12,7 @@ import { writeAppFile } from './app-file.ts';
 import { loadApprovalSecret } from './approval-secret.ts';
 import { type MountedMcp, mountMcp } from './mcp.ts';
 import { createToolrowServer, type ToolrowServer } from './server.ts';
+import { teamConfigFrom } from './team/config.ts';
 
 /** The port `npm start` uses unless TOOLROW_PORT (or --port) says otherwise. */
 export const DEFAULT_PORT = 4747;
@@ -109,6 +110,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
         // Development mode: a client metadata document may be served from this machine.
         allowLoopbackClientDocuments: env.TOOLROW_DEV === '1',
         approvals,
+        team: teamConfigFrom(env) !== undefined,
         onerror: (error) => err(`MCP: ${error.message}\n`),
       });
     }

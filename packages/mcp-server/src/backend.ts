@@ -11,6 +11,8 @@ export type McpActor = `mcp:${string}`;
 
 export interface McpToolCall {
   actor: McpActor;
+  /** Team mode: the person the client's token belongs to. */
+  person?: string;
   /** Aborted when the client cancels the request or disconnects. */
   signal: AbortSignal;
   /**
@@ -31,6 +33,8 @@ export interface McpAuditRecord {
   decision: AuditDecision;
   /** Always the client (mcp:<name>): who answered is in `detail`. */
   decidedBy: McpActor;
+  /** Team mode: the person the client's token belongs to. */
+  person?: string;
   /** Why, in a few words ("scope tables:staged", "needs tables:full, holds tables:readonly"). */
   detail: string;
   /** The tables the call concerns, when already known (else the backend works them out). */

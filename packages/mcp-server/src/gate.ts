@@ -180,6 +180,7 @@ export async function gateCall(params: {
       input,
       decision,
       decidedBy: actor,
+      ...(principal.person ? { person: principal.person } : {}),
       detail,
       ...(tables ? { tables } : {}),
     });

@@ -393,7 +393,7 @@ async function callTool(
       backend,
       name,
       input,
-      actor,
+      { actor, ...(principal.person ? { person: principal.person } : {}) },
       ctx,
       options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
       task ? task.progress : progressOf(ctx),
@@ -418,7 +418,7 @@ async function runWithProgress(
   backend: McpBackend,
   name: McpToolName,
   input: unknown,
-  actor: McpActor,
+  { actor, person }: { actor: McpActor; person?: string },
   ctx: ServerContext,
   heartbeatMs: number,
   // One line for the whole call (the approval wait beat on it already): values only rise.
@@ -435,6 +435,7 @@ async function runWithProgress(
   try {
     const output = await backend.run(name, input, {
       actor,
+      ...(person ? { person } : {}),
       signal: ctx.mcpReq.signal,
       ...(progress ? { progress } : {}),
     });
@@ -604,6 +605,7 @@ export async function auditRefusal(
     input,
     decision: 'denied',
     decidedBy: actorOf(principal),
+    ...(principal.person ? { person: principal.person } : {}),
     detail,
   });
 }

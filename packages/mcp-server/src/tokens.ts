@@ -63,6 +63,8 @@ export interface CreateTokenOptions {
   askViaClient?: boolean;
   /** The connection the token is served on, and on no other (McpPrincipal.profile). */
   connection?: string;
+  /** Team mode: the person it belongs to (McpPrincipal.person). */
+  person?: string;
   now?: Date;
 }
 
@@ -98,6 +100,7 @@ export async function createToken(store: McpTokenStore, options: CreateTokenOpti
     expiresAt,
     ...(options.askViaClient ? { askViaClient: true } : {}),
     ...(options.connection ? { connection: options.connection } : {}),
+    ...(options.person ? { person: options.person } : {}),
   });
   return { token, name, scope: options.scope, expiresAt, record };
 }
@@ -106,6 +109,8 @@ export async function createToken(store: McpTokenStore, options: CreateTokenOpti
 export interface McpPrincipal {
   name: string;
   scope: McpScope;
+  /** Team mode: the person the token or grant belongs to (their email): its changes and audit lines are theirs. */
+  person?: string;
   /**
    * The connection the principal acts on (its name is also its profile): the one the user picked
    * at consent (OAuth), or the one a `toolrow mcp token create` token was made for. Absent (a
@@ -180,6 +185,7 @@ export function createTokenVerifier(store: McpTokenStore): OAuthTokenVerifier {
         scope: stored.scope,
         ...(stored.askViaClient ? { askViaClient: true } : {}),
         ...(stored.connection ? { profile: stored.connection } : {}),
+        ...(stored.person ? { person: stored.person } : {}),
       };
       return {
         token,

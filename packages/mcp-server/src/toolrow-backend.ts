@@ -107,6 +107,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
             state,
             profile,
             actor: call.actor,
+            ...(call.person ? { person: call.person } : {}),
             signal: call.signal,
           }),
         );
@@ -123,6 +124,7 @@ export function createToolrowBackend(options: ToolrowBackendOptions): McpBackend
         decision: record.decision,
         decidedBy: record.decidedBy,
         profileId: profile,
+        ...(record.person ? { person: record.person } : {}),
         ...(tables && tables.length > 0 ? { tables } : {}),
         at: new Date(),
         reason: record.detail,

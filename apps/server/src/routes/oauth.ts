@@ -8,6 +8,8 @@ import { Hono } from 'hono';
 import { mountMcpClientRoutes, mountOAuthRoutes } from '../oauth.ts';
 import type { ServerEnv } from '../request-connection.ts';
 
+import { teamConfigFrom } from '../team/config.ts';
+import { ROLE_MCP_SCOPE } from '../team/roles.ts';
 import type { RouteContext } from './context.ts';
 
 /** A stored connection's engine as the catalog sees it (an engine no longer installed: none of the features). */
@@ -18,6 +20,7 @@ function engineViewOf(driver: string): EngineView {
 
 export function oauthRoutes(ctx: RouteContext): Hono<ServerEnv> {
   const { options, server } = ctx;
+  const team = teamConfigFrom(ctx.env);
   const app = new Hono<ServerEnv>();
 
   mountMcpClientRoutes(app);
@@ -29,6 +32,7 @@ export function oauthRoutes(ctx: RouteContext): Hono<ServerEnv> {
       state: startState,
       profile: startProfile,
       port: () => server.port,
+      ...(team ? { team: { publicOrigin: team.publicUrl.origin, roleScope: ROLE_MCP_SCOPE } } : {}),
       async connections() {
         const all = await startState.connections.list();
         const own = all.find((connection) => connection.name === startProfile);

@@ -1,6 +1,15 @@
 // What each role may change, by route. GET reads are a viewer's; a route that changes something
 // and is not listed here needs an admin: a new route is closed until it is placed.
+import type { McpScope } from '@toolrow/mcp-server';
 import { TEAM_ROLES, type TeamRole } from '@toolrow/state';
+
+/** The widest MCP scope a person's token or OAuth grant may hold: never more than their role. */
+export const ROLE_MCP_SCOPE: Readonly<Record<TeamRole, McpScope>> = {
+  viewer: 'tables:readonly',
+  analyst: 'tables:full',
+  approver: 'tables:full',
+  admin: 'tables:full',
+};
 
 const RULES: readonly [method: string, path: RegExp, role: TeamRole, what: string][] = [
   ['POST', /^\/api\/query(\/plan)?$/, 'viewer', 'read with a query'],
@@ -9,6 +18,10 @@ const RULES: readonly [method: string, path: RegExp, role: TeamRole, what: strin
   ['POST', /^\/auth\/logout$/, 'viewer', 'sign out'],
   ['POST', /^\/api\/team\/tokens$/, 'viewer', 'make a personal token'],
   ['DELETE', /^\/api\/team\/tokens\/[^/]+$/, 'viewer', 'revoke a personal token'],
+  ['POST', /^\/api\/team\/mcp-tokens$/, 'viewer', 'make an MCP token'],
+  ['DELETE', /^\/api\/team\/mcp-tokens\/[^/]+$/, 'viewer', 'revoke an MCP token'],
+  // The consent form carries its own CSRF token (and is same-origin only).
+  ['POST', /^\/oauth\/consent$/, 'viewer', 'connect an MCP client'],
   ['POST', /^\/api\/staging\/(update|insert|delete|check)$/, 'analyst', 'stage changes'],
   ['POST', /^\/api\/tools\/[^/]+$/, 'analyst', 'run tools'],
   ['POST', /^\/api\/(chat|chips\/accept)$/, 'analyst', 'run the agent'],

@@ -15,6 +15,8 @@ import { createTeamSignIn, SignInError } from './sign-in.ts';
 export const SESSION_COOKIE = 'toolrow_session';
 const LOGIN_COOKIE = 'toolrow_login';
 const OPEN_PATHS = new Set(['/auth/login', '/auth/callback']);
+/** Forms that carry a CSRF token of their own in the body, and are refused from any other origin. */
+const FORM_CSRF_PATHS = new Set(['/oauth/consent']);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Where a sign-in may return: a path of this app, never another origin. */
@@ -147,6 +149,7 @@ export function createTeamAuth(
       if (
         member.via === 'session' &&
         !SAFE_METHODS.has(c.req.method) &&
+        !FORM_CSRF_PATHS.has(path) &&
         c.req.header('x-csrf-token') !== member.csrf
       )
         return refuse(

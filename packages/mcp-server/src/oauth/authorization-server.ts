@@ -95,6 +95,8 @@ export interface ConsentChoice {
    * is never left with none.
    */
   replaces?: readonly string[];
+  /** Team mode: the signed-in person consenting; the grant is theirs (and ends with them). */
+  person?: string;
 }
 
 export interface AuthorizationServerOptions {
@@ -769,6 +771,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         actorName: actorNameFor(request.clientName),
         expiresAt: lifetime.ms === null ? null : new Date(Date.now() + lifetime.ms),
         askViaClient: choice.askViaClient === true,
+        ...(choice.person ? { person: choice.person } : {}),
       });
       if (replaced.length > 0) {
         // Bounded: a code is redeemed within minutes or never.

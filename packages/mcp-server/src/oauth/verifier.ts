@@ -46,6 +46,7 @@ export function createBearerVerifier(
         scope: grant.scope,
         profile: grant.profile,
         ...(grant.askViaClient ? { askViaClient: true } : {}),
+        ...(grant.person ? { person: grant.person } : {}),
         // Issued by the authorization server, which can grant more after a new consent.
         canStepUp: true,
       };
