@@ -201,6 +201,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     userContext,
   };
   if (team) app.route('/', team.routes);
+  // The single-person app: nobody is signed in (the desktop asks before it starts).
+  else app.get('/api/session', (c) => c.json({ user: null, role: null }));
   for (const routes of [
     statusRoutes(ctx),
     tableRoutes(ctx),

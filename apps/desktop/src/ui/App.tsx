@@ -16,6 +16,7 @@ import { ModelSettingsDialog } from './ModelSettings.tsx';
 import { Palette, ShortcutHelp } from './Palette.tsx';
 import { AuditPanel, ExportsPanel, StagingPanel, ToolsPanel } from './panels.tsx';
 import { RecordView } from './RecordView.tsx';
+import { SignedIn } from './SignedIn.tsx';
 import { TableView } from './TableView.tsx';
 import { Workbench } from './Workbench.tsx';
 import { ErrorBox, ProgressBar, Toasts } from './widgets.tsx';
@@ -34,6 +35,7 @@ export function App() {
     staging,
     maxPerTransaction,
     protection,
+    review,
     stagingError,
     loadStaging,
     jobs,
@@ -116,7 +118,7 @@ export function App() {
   const commit = useCallback(
     async (ids?: string[], inParts = false) => {
       try {
-        const result = await api.commit(ids, { inParts });
+        const result = await api.commit(ids, { inParts, ...(review ? { reviewed: review.digest } : {}) });
         const parts = result.parts && result.parts > 1 ? ` in ${result.parts} transactions` : '';
         if (result.conflicts.length === 0) {
           toast(`Committed ${result.committed} change${result.committed === 1 ? '' : 's'}${parts}.`);
@@ -134,7 +136,7 @@ export function App() {
         return [];
       }
     },
-    [toast, toastError, loadStaging, loadTables],
+    [toast, toastError, loadStaging, loadTables, review],
   );
 
   const checkStaged = useCallback(async () => (await api.checkStaged()).conflicts, []);
@@ -276,6 +278,7 @@ export function App() {
             error={stagingError}
             onCommit={commit}
             protection={protection}
+            {...(review ? { review } : {})}
             onResolve={async (commitId, outcome) => {
               try {
                 const { resolved } = await api.resolveCommit(commitId, outcome);
@@ -316,6 +319,7 @@ export function App() {
           Toolrow
         </div>
         <ConnectionSwitcher active={status?.connection} onError={toastError} />
+        <SignedIn />
         <span className="meta">
           {status ? `${status.database.engine} · ${status.database.location}` : ''}
         </span>

@@ -16,6 +16,7 @@ import {
   api,
   type Chip,
   type ConversationSummary,
+  changeHeaders,
   PERMISSION_MODES,
   type PermissionMode,
 } from './api.ts';
@@ -161,7 +162,8 @@ function ChatSession(props: ChatSessionProps) {
   const [draft, setDraft] = useState('');
   const [historyOpen, setHistoryOpen] = useState(false);
   const historyButton = useRef<HTMLButtonElement>(null);
-  const transport = useMemo(() => new DefaultChatTransport({ api: '/api/chat' }), []);
+  // Team mode: the turn is a change like any other, and carries the session's CSRF token.
+  const transport = useMemo(() => new DefaultChatTransport({ api: '/api/chat', headers: changeHeaders }), []);
   const { messages, sendMessage, status, error, stop, addToolApprovalResponse, regenerate } = useChat({
     id: props.conversationId,
     messages: props.initialMessages,

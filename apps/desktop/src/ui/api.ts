@@ -322,7 +322,9 @@ export interface StagingReview {
   digest: string;
   /** You, as the staging area sees you. */
   you: string;
-  /** Approvers commit others' changes; nobody commits their own. */
+  /** You are an approver (or admin): you commit others' changes, never your own. */
+  approver: boolean;
+  /** Whether you may commit all that is listed (an approver, none of it yours). */
   mayCommit: boolean;
   /** Why not, in words, when mayCommit is false. */
   why?: string;
@@ -420,12 +422,44 @@ export class ApiError extends Error {
   }
 }
 
+/** Team mode: who is signed in (GET /api/session); the single-person app has none. */
+export interface TeamSession {
+  user: { email: string; name: string };
+  role: 'viewer' | 'analyst' | 'approver' | 'admin';
+  csrfToken: string;
+}
+
+// Team mode: every request that changes something carries the session's CSRF token.
+let csrfToken: string | undefined;
+let signedIn: TeamSession | null = null;
+
+/** Team mode: the person signed in (known once api.session() answered); null in the single-person app. */
+export function teamSession(): TeamSession | null {
+  return signedIn;
+}
+
+/** The headers a change sends beside its body: the CSRF token once a team session is known. */
+export function changeHeaders(): Record<string, string> {
+  return csrfToken ? { 'x-csrf-token': csrfToken } : {};
+}
+
+/** Team mode: a request the server refused for want of a session sends the browser to sign in. */
+function signInAgain(status: number, code: string | undefined): void {
+  // (The server reads this file for its wire types, without the DOM's: hence globalThis.)
+  const here = (globalThis as { location?: { pathname: string; assign(url: string): void } }).location;
+  if (status === 401 && code === 'sign-in' && here)
+    here.assign(`/auth/login?return=${encodeURIComponent(here.pathname)}`);
+}
+
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(method === 'GET' ? {} : changeHeaders()),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -449,6 +483,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       data && typeof data === 'object' && 'error' in data ? (data as { error: unknown }).error : data
     ) as { message?: string; hint?: string; details?: unknown; code?: string } | string | null;
     if (error && typeof error === 'object') {
+      signInAgain(response.status, error.code);
       throw new ApiError(
         error.message ?? `HTTP ${response.status}`,
         response.status,
@@ -468,6 +503,17 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 const table = (id: string) => `/api/tables/${encodeURIComponent(id)}`;
 
 export const api = {
+  /** Team mode's session (and its CSRF token kept for every change); null in the single-person app. */
+  session: async (): Promise<TeamSession | null> => {
+    const response = await fetch('/api/session');
+    if (!response.ok) return null;
+    const session = (await response.json().catch(() => null)) as TeamSession | null;
+    if (!session?.csrfToken) return null;
+    csrfToken = session.csrfToken;
+    signedIn = session;
+    return session;
+  },
+  signOut: () => request<{ signedOut: boolean }>('POST', '/auth/logout'),
   status: () => request<AppStatus>('GET', '/api/status'),
   connections: () => request<ConnectionList>('GET', '/api/connections'),
   addConnection: (form: NewConnectionForm) => request<ConnectionFound>('POST', '/api/connections', form),
@@ -502,6 +548,7 @@ export const api = {
       changes: StagedChange[];
       maxPerTransaction?: number;
       protection?: Record<string, ChangeProtection>;
+      review?: StagingReview;
     }>('GET', '/api/staging'),
   resolveCommit: (commit: number, outcome: 'applied' | 'staged') =>
     request<{ resolved: number }>('POST', '/api/staging/resolve', { commit, outcome }),
@@ -517,11 +564,16 @@ export const api = {
     request<{ ids: string[] }>('POST', '/api/staging/delete', { table: id, keys, ...(seen ? { seen } : {}) }),
   stageInsert: (id: string, rows: Row[]) =>
     request<{ ids: string[] }>('POST', '/api/staging/insert', { table: id, rows }),
-  commit: (ids?: string[], options: { inParts?: boolean } = {}) =>
+  /** `reviewed`: team mode's review digest (StagingReview.digest) of the listing the approver saw. */
+  commit: (ids?: string[], options: { inParts?: boolean; reviewed?: string } = {}) =>
     request<{ committed: number; conflicts: CommitConflict[]; parts?: number }>(
       'POST',
       '/api/staging/commit',
-      { ...(ids ? { ids } : {}), ...(options.inParts ? { inParts: true } : {}) },
+      {
+        ...(ids ? { ids } : {}),
+        ...(options.inParts ? { inParts: true } : {}),
+        ...(options.reviewed ? { reviewed: options.reviewed } : {}),
+      },
     ),
   checkStaged: (ids?: string[]) =>
     request<{ conflicts: CommitConflict[] }>('POST', '/api/staging/check', ids ? { ids } : {}),

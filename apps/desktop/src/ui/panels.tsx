@@ -8,6 +8,7 @@ import {
   type EvalLatest,
   type ExportJob,
   type StagedChange,
+  type StagingReview,
 } from './api.ts';
 import { describeKey, displayTable, formatAgo, formatCount, formatTyped } from './format.ts';
 import { ErrorBox, FormDialog, ProgressBar, ToolBadges, When } from './widgets.tsx';
@@ -30,6 +31,14 @@ export interface StagingPanelProps {
   onOpenRow: (table: string, key: Record<string, unknown>) => void;
   /** The connection is DynamoDB: values are read in its tagged form ({ N: "1.50" } is 1.50). */
   dynamo?: boolean;
+  /** Team mode: who reviews, and whether they may commit what is listed (four eyes). */
+  review?: StagingReview;
+}
+
+/** Who staged a change: its person (team mode), and through what when not by hand. */
+function stagedByText(change: StagedChange): string {
+  if (!change.person) return change.stagedBy;
+  return change.stagedBy === 'user' ? change.person : `${change.person} (via ${change.stagedBy})`;
 }
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -58,7 +67,11 @@ export function StagingPanel({
   maxPerTransaction,
   protection = {},
   onResolve,
+  review,
 }: StagingPanelProps) {
+  // Team mode: a change of one's own is committed by another approver; a viewer or analyst commits none.
+  const mayCommit = (change?: StagedChange) =>
+    !review || (change ? review.approver && change.person !== review.you : review.mayCommit);
   const uncertain = useMemo(() => {
     const commits = new Map<number, StagedChange[]>();
     for (const change of changes)
@@ -146,13 +159,24 @@ export function StagingPanel({
         <button
           type="button"
           className="btn primary"
-          disabled={busy || changes.length === 0}
+          disabled={busy || changes.length === 0 || !mayCommit()}
           onClick={() => setConfirming(true)}
-          title="Apply every staged change in one transaction"
+          title={review?.why ?? 'Apply every staged change in one transaction'}
         >
           Commit all
         </button>
       </div>
+      {review && changes.length > 0 ? (
+        <p
+          className="faint review-note"
+          data-testid="review-note"
+          style={{ margin: '0 0 8px', fontSize: 12 }}
+        >
+          {review.mayCommit
+            ? `You review as ${review.you}: committing approves exactly these ${plural(changes.length, 'change')}; a change staged after this review voids it.`
+            : `${review.why ?? ''} Each change names who staged it; an approver who did not stage it commits it.`}
+        </p>
+      ) : null}
       {confirming ? (
         <FormDialog
           label="Commit all"
@@ -282,8 +306,8 @@ export function StagingPanel({
                       >
                         {describeKey(change.key)}
                       </a>
-                      <span className="faint">
-                        by {change.stagedBy} · <When iso={change.stagedAt} />
+                      <span className="faint" data-testid="staged-by">
+                        by {stagedByText(change)} · <When iso={change.stagedAt} />
                       </span>
                       {change.uncertainCommit ? (
                         <span
@@ -305,7 +329,14 @@ export function StagingPanel({
                       <button
                         type="button"
                         className="btn small"
-                        disabled={busy}
+                        disabled={busy || !mayCommit(change)}
+                        title={
+                          mayCommit(change)
+                            ? undefined
+                            : change.person === review?.you
+                              ? 'Yours: another approver commits it (four eyes).'
+                              : review?.why
+                        }
                         onClick={() => void commit([change.id])}
                       >
                         Commit

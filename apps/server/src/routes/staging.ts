@@ -33,16 +33,17 @@ async function auditAs(
 function mayCommit(
   member: TeamMember,
   people: readonly (string | null)[],
-): { mayCommit: boolean; why?: string } {
+): { approver: boolean; mayCommit: boolean; why?: string } {
   if (member.role !== 'approver' && member.role !== 'admin')
-    return { mayCommit: false, why: `As ${member.role} you stage; an approver commits.` };
+    return { approver: false, mayCommit: false, why: `As ${member.role} you stage; an approver commits.` };
   const own = people.filter((person) => person === member.email).length;
   if (own > 0)
     return {
+      approver: true,
       mayCommit: false,
       why: `${own} of these ${own === 1 ? 'is' : 'are'} yours: another approver commits ${own === 1 ? 'it' : 'them'} (four eyes).`,
     };
-  return { mayCommit: true };
+  return { approver: true, mayCommit: true };
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   type ChangeProtection,
   type ExportJob,
   type StagedChange,
+  type StagingReview,
   type TableSummary,
 } from '../api.ts';
 
@@ -19,6 +20,7 @@ export function useAppData() {
   const [staging, setStaging] = useState<StagedChange[]>([]);
   const [maxPerTransaction, setMaxPerTransaction] = useState<number | undefined>(undefined);
   const [protection, setProtection] = useState<Record<string, ChangeProtection>>({});
+  const [review, setReview] = useState<StagingReview | undefined>(undefined);
   const [stagingError, setStagingError] = useState<unknown>(null);
   const [jobs, setJobs] = useState<ExportJob[]>([]);
   const [jobsError, setJobsError] = useState<unknown>(null);
@@ -33,6 +35,7 @@ export function useAppData() {
         setStaging(result.changes);
         setMaxPerTransaction(result.maxPerTransaction);
         setProtection(result.protection ?? {});
+        setReview(result.review);
         setStagingError(null);
       })
       .catch(setStagingError);
@@ -84,6 +87,7 @@ export function useAppData() {
     staging,
     maxPerTransaction,
     protection,
+    review,
     stagingError,
     loadStaging,
     jobs,
