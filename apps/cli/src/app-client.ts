@@ -24,6 +24,9 @@ export function runningApp(io: CommandIo): RunningApp | null {
  * acts on that one, whichever its header shows. Any other failure is the command's.
  */
 export async function openOrApp(io: CommandIo): Promise<{ toolrow: Toolrow } | { app: AppRoute }> {
+  const team = teamApp(io);
+  if (team)
+    return { app: { ...team, connection: await resolveConnectionName({ env: io.env, cwd: io.cwd }) } };
   try {
     return { toolrow: await openToolrowWaiting(io) };
   } catch (error) {
@@ -32,6 +35,36 @@ export async function openOrApp(io: CommandIo): Promise<{ toolrow: Toolrow } | {
       return { app: { ...app, connection: await resolveConnectionName({ env: io.env, cwd: io.cwd }) } };
     throw error;
   }
+}
+
+/**
+ * A team's Toolrow (TOOLROW_URL): every command goes through it as the person whose personal token
+ * TOOLROW_TOKEN is (made in the app), never to the database itself.
+ */
+function teamApp(io: CommandIo): RunningApp | null {
+  const url = io.env.TOOLROW_URL?.trim();
+  if (!url) return null;
+  const token = io.env.TOOLROW_TOKEN?.trim();
+  if (!token)
+    throw new Error(
+      `TOOLROW_URL names a team's Toolrow (${url}); set TOOLROW_TOKEN to a personal token made there (sign in, then POST /api/team/tokens, or your menu → Personal tokens).`,
+    );
+  let base: URL;
+  try {
+    base = new URL(url);
+  } catch {
+    throw new Error(
+      `TOOLROW_URL must be the team's Toolrow URL, e.g. https://toolrow.example.com (got '${url}').`,
+    );
+  }
+  return {
+    url: base.origin,
+    port: Number(base.port) || (base.protocol === 'https:' ? 443 : 80),
+    token,
+    pid: 0,
+    startedAt: '',
+    file: 'TOOLROW_URL',
+  };
 }
 
 const DEFAULT_LOCK_WAIT_SECONDS = 60;
@@ -123,7 +156,9 @@ async function requestApp<T>(app: AppRoute, path: string, body?: unknown): Promi
   } catch (error) {
     const reason = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
     throw new Error(
-      `The Toolrow app in ${app.file} (process ${app.pid}, ${app.url}/) did not answer: ${reason}. If it is not running any more, delete that file and run this again.`,
+      app.file === 'TOOLROW_URL'
+        ? `The team's Toolrow at ${app.url}/ (TOOLROW_URL) did not answer: ${reason}.`
+        : `The Toolrow app in ${app.file} (process ${app.pid}, ${app.url}/) did not answer: ${reason}. If it is not running any more, delete that file and run this again.`,
     );
   }
   const data = (await response.json().catch(() => null)) as
@@ -136,7 +171,9 @@ async function requestApp<T>(app: AppRoute, path: string, body?: unknown): Promi
     throw new AppError(
       401,
       'unauthorized',
-      `The Toolrow app at ${app.url}/ refused the token in ${app.file}: ${error?.message ?? 'unauthorized'} Restart the app (it writes a new file), or stop it to use the database directly.`,
+      app.file === 'TOOLROW_URL'
+        ? `The team's Toolrow at ${app.url}/ refused TOOLROW_TOKEN: ${error?.message ?? 'unauthorized'} Make a new personal token in the app (it may have been revoked, expired, or you were removed).`
+        : `The Toolrow app at ${app.url}/ refused the token in ${app.file}: ${error?.message ?? 'unauthorized'} Restart the app (it writes a new file), or stop it to use the database directly.`,
     );
   }
   const message =

@@ -16,6 +16,11 @@ export function allowedHosts(port: number): Set<string> {
 export interface GuardOptions {
   /** Paths of the mounted MCP endpoint and its metadata (each also covers the paths under it). */
   mcpPaths?: readonly string[];
+  /**
+   * Team mode: the host of TOOLROW_PUBLIC_URL (`toolrow.example.com`, or with its port), which a
+   * load balancer passes through: answered, and its origin is the app's own.
+   */
+  publicHost?: string;
 }
 
 /**
@@ -34,7 +39,9 @@ export function checkRequest(
   options: GuardOptions = {},
 ): GuardVerdict {
   const host = request.headers.get('host')?.toLowerCase() ?? '';
-  if (!allowedHosts(port).has(host)) {
+  const hosts = allowedHosts(port);
+  if (options.publicHost) hosts.add(options.publicHost.toLowerCase());
+  if (!hosts.has(host)) {
     return {
       ok: false,
       status: 403,
@@ -45,7 +52,7 @@ export function checkRequest(
     };
   }
   const origin = request.headers.get('origin');
-  const foreign = origin !== null && !allowedHosts(port).has(originHost(origin));
+  const foreign = origin !== null && !hosts.has(originHost(origin));
   const mcp = (options.mcpPaths ?? []).some(
     (path) => request.path === path || request.path.startsWith(`${path}/`),
   );

@@ -153,7 +153,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     const verdict = checkRequest(
       { method: c.req.method, path: c.req.path, headers: c.req.raw.headers },
       server.port,
-      { mcpPaths },
+      { mcpPaths, ...(teamConfig ? { publicHost: teamConfig.publicUrl.host } : {}) },
     );
     if (!verdict.ok) {
       return c.json(
@@ -225,8 +225,11 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // ── Listening ─────────────────────────────────────────────────────────────────────────────
   let node: ReturnType<typeof createAdaptorServer> | null = null;
   server.listen = async ({ port = 0, host = '127.0.0.1' } = {}) => {
-    if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
-      throw new Error(`Refusing to listen on ${host}: the Toolrow server binds to 127.0.0.1 only.`);
+    // One person's app answers this machine alone; a team's sits behind its load balancer and sign-in.
+    if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1' && !teamConfig) {
+      throw new Error(
+        `Refusing to listen on ${host}: the single-person app binds to 127.0.0.1 only (anyone who reaches it acts as you). A team's Toolrow signs people in through its OpenID provider first: set TOOLROW_OIDC_ISSUER, TOOLROW_OIDC_CLIENT_ID, TOOLROW_OIDC_CLIENT_SECRET and TOOLROW_PUBLIC_URL to listen on ${host}.`,
+      );
     }
     node = createAdaptorServer({ fetch: app.fetch, hostname: host });
     await new Promise<void>((resolve, reject) => {

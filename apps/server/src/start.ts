@@ -22,6 +22,8 @@ export interface StartOptions {
   cwd: string;
   /** Default: TOOLROW_PORT, else 4747. 0 picks a free port. */
   port?: number;
+  /** The address to listen on (default TOOLROW_HOST, else 127.0.0.1); another than loopback is team mode's only. */
+  host?: string;
   /** Mount the MCP endpoint (default: TOOLROW_MCP=1). */
   mcp?: boolean;
   /** Orders in the sample shop when the embedded database is new (default 50 000). */
@@ -130,7 +132,8 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       log: (message) => err(`${message}\n`),
       token,
     });
-    const { url, port: listening, openUrl } = await server.listen({ port });
+    const host = options.host ?? (env.TOOLROW_HOST?.trim() || undefined);
+    const { url, port: listening, openUrl } = await server.listen({ port, ...(host ? { host } : {}) });
     let appFile: Awaited<ReturnType<typeof writeAppFile>>;
     try {
       appFile = await writeAppFile(state.dataDir, { url, port: listening, token });
@@ -139,6 +142,42 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       throw error;
     }
 
+    const close = async () => {
+      appFile.remove();
+      approvals?.close();
+      await server.close();
+      await hub?.close();
+      if (!options.toolrow) await toolrow.close();
+    };
+    const team = teamConfigFrom(env);
+    if (team) {
+      // A team's app: the launch token opens nothing, so its banner says where people sign in.
+      options.out(
+        `${[
+          '',
+          `  Toolrow serves a team at ${team.publicUrl.origin} (this instance listens on ${host ?? '127.0.0.1'}:${listening}).`,
+          `  People sign in through ${team.issuer.href} at ${new URL('/auth/login', team.publicUrl).href};`,
+          '  roles come from their groups (TOOLROW_OIDC_ROLES). The launch token opens nothing.',
+          '',
+          `  data      ${source.description}`,
+          `  state     ${state.description}`,
+          `  MCP       ${mcp ? `on at ${team.publicUrl.origin}/mcp (each person's own tokens and consents)` : 'off'}`,
+          '',
+          '  Press Ctrl+C to stop.',
+          '',
+        ].join('\n')}\n`,
+      );
+      return {
+        url,
+        openUrl: team.publicUrl.href,
+        token,
+        appFile: appFile.file,
+        server,
+        toolrow,
+        mcp,
+        close,
+      };
+    }
     const status = (await (
       await server.app.request('/api/status', {
         headers: { host: hostOf(url), authorization: `Bearer ${token}` },
@@ -185,13 +224,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       server,
       toolrow,
       mcp,
-      async close() {
-        appFile.remove();
-        approvals?.close();
-        await server.close();
-        await hub?.close();
-        if (!options.toolrow) await toolrow.close();
-      },
+      close,
     };
   } catch (error) {
     await hub?.close().catch(() => {});

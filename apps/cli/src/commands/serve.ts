@@ -11,6 +11,8 @@ Authorization: Bearer <token>). While it runs, \`toolrow staging\` and \`toolrow
 
 Options:
   --port <n>     port on 127.0.0.1 (default: TOOLROW_PORT, else ${DEFAULT_PORT}; 0 = any free port)
+  --host <addr>  address to listen on (default: TOOLROW_HOST, else 127.0.0.1); another address
+                 only in team mode (TOOLROW_OIDC_*: people sign in), e.g. behind a load balancer
   --mcp          also serve MCP at /mcp and print a client config (default: TOOLROW_MCP=1)
   --orders <n>   orders in the sample shop of a new embedded database (default 50000)
   --no-build     do not build the desktop app, even when it is missing or stale
@@ -32,12 +34,13 @@ function integer(text: string | undefined, name: string, min: number, max: numbe
 export const serveCommand: Command = {
   usage: USAGE,
   async run(args, io) {
-    let values: { port?: string; mcp?: boolean; orders?: string; 'no-build'?: boolean };
+    let values: { port?: string; host?: string; mcp?: boolean; orders?: string; 'no-build'?: boolean };
     try {
       ({ values } = parseArgs({
         args,
         options: {
           port: { type: 'string' },
+          host: { type: 'string' },
           mcp: { type: 'boolean' },
           orders: { type: 'string' },
           'no-build': { type: 'boolean' },
@@ -55,6 +58,7 @@ export const serveCommand: Command = {
         env: io.env,
         cwd: io.cwd,
         ...(port !== undefined ? { port } : {}),
+        ...(values.host ? { host: values.host } : {}),
         ...(values.mcp ? { mcp: true } : {}),
         ...(orders !== undefined ? { seedOrders: orders } : {}),
         build: !values['no-build'],

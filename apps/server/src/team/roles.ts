@@ -1,5 +1,6 @@
 // What each role may change, by route. GET reads are a viewer's; a route that changes something
 // and is not listed here needs an admin: a new route is closed until it is placed.
+import { isToolName, rowOf } from '@toolrow/catalog';
 import type { McpScope } from '@toolrow/mcp-server';
 import { TEAM_ROLES, type TeamRole } from '@toolrow/state';
 
@@ -27,6 +28,14 @@ const RULES: readonly [method: string, path: RegExp, role: TeamRole, what: strin
   ['POST', /^\/api\/(chat|chips\/accept)$/, 'analyst', 'run the agent'],
   ['POST', /^\/api\/exports(\/[^/]+\/cancel)?$/, 'analyst', 'export'],
   ['POST', /^\/api\/staging\/(commit|resolve|discard)$/, 'approver', 'commit or discard staged changes'],
+  // The CLI's view of the staging area (TOOLROW_URL with a personal token).
+  ['POST', /^\/api\/state\/staging\/(list|diff|check)$/, 'viewer', 'read the staging area'],
+  [
+    'POST',
+    /^\/api\/state\/staging\/(commit|resolve|discard)$/,
+    'approver',
+    'commit or discard staged changes',
+  ],
 ];
 
 export const rank = (role: TeamRole): number => TEAM_ROLES.indexOf(role);
@@ -34,6 +43,17 @@ export const rank = (role: TeamRole): number => TEAM_ROLES.indexOf(role);
 /** The least role a request needs, and what it does in words. */
 export function roleNeeded(method: string, path: string): { role: TeamRole; what: string } {
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return { role: 'viewer', what: 'read' };
+  // A tool by what its row writes: reading and one's own tabs are a viewer's, staging and files an analyst's.
+  const tool = method === 'POST' ? /^\/api\/tools\/([^/]+)$/.exec(path)?.[1] : undefined;
+  if (tool !== undefined && isToolName(tool)) {
+    const { writes } = rowOf(tool);
+    return writes === 'staging' || writes === 'files'
+      ? {
+          role: 'analyst',
+          what: `run ${tool} (it ${writes === 'files' ? 'writes files' : 'stages changes'})`,
+        }
+      : { role: 'viewer', what: `run ${tool}` };
+  }
   const rule = RULES.find(([ruleMethod, pattern]) => ruleMethod === method && pattern.test(path));
   return rule
     ? { role: rule[2], what: rule[3] }
