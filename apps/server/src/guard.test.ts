@@ -152,4 +152,22 @@ describe('checkRequest', () => {
     expect(page).toMatchObject({ ok: false, status: 403 });
     if (!page.ok) expect(page.message).toContain('http://127.0.0.1:4748');
   });
+
+  it("answers a team's public host, and takes its origin for the app's own, only when it is given", () => {
+    const publicHost = 'toolrow.example.com';
+    const asked = (host: string, origin?: string, options = {}) =>
+      checkRequest(
+        {
+          method: 'POST',
+          path: '/api/staging/update',
+          headers: headers({ host, ...(origin ? { origin } : {}), 'content-type': 'application/json' }),
+        },
+        PORT,
+        options,
+      ).ok;
+    expect(asked(publicHost, 'https://toolrow.example.com', { publicHost })).toBe(true);
+    expect(asked(publicHost, 'https://toolrow.example.com')).toBe(false);
+    expect(asked(publicHost, 'https://evil.example', { publicHost })).toBe(false);
+    expect(asked('evil.example', undefined, { publicHost })).toBe(false);
+  });
 });

@@ -52,7 +52,11 @@ export function checkRequest(
     };
   }
   const origin = request.headers.get('origin');
-  const foreign = origin !== null && !hosts.has(originHost(origin));
+  const foreign =
+    origin !== null &&
+    !hosts.has(originHost(origin)) &&
+    // A team's app is reached over https at its public URL (behind the load balancer's TLS).
+    !(options.publicHost && originHost(origin, 'https:') === options.publicHost.toLowerCase());
   const mcp = (options.mcpPaths ?? []).some(
     (path) => request.path === path || request.path.startsWith(`${path}/`),
   );
@@ -88,10 +92,10 @@ export function checkRequest(
   return { ok: true };
 }
 
-function originHost(origin: string): string {
+function originHost(origin: string, protocol = 'http:'): string {
   try {
     const url = new URL(origin);
-    return url.protocol === 'http:' ? url.host.toLowerCase() : '';
+    return url.protocol === protocol ? url.host.toLowerCase() : '';
   } catch {
     return '';
   }
