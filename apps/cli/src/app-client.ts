@@ -47,7 +47,7 @@ function teamApp(io: CommandIo): RunningApp | null {
   const token = io.env.TOOLROW_TOKEN?.trim();
   if (!token)
     throw new Error(
-      `TOOLROW_URL names a team's Toolrow (${url}); set TOOLROW_TOKEN to a personal token made there (sign in, then POST /api/team/tokens, or your menu → Personal tokens).`,
+      `TOOLROW_URL names a team's Toolrow (${url}); set TOOLROW_TOKEN to a personal token made there (sign in, then POST /api/team/tokens with { "name": "laptop" }).`,
     );
   let base: URL;
   try {

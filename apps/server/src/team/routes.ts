@@ -132,7 +132,7 @@ export function createTeamAuth(
           401,
           'sign-in',
           'This Toolrow serves a team: a bearer token here must be a personal token (trp_…) of a member, live and unrevoked.',
-          `Make one in the app (your menu → Personal tokens) after signing in at ${new URL('/auth/login', config.publicUrl).href}.`,
+          `Make one in the app (POST /api/team/tokens with { "name": "laptop" }) after signing in at ${new URL('/auth/login', config.publicUrl).href}.`,
         );
       if (!member) {
         if (path.startsWith('/api/') || path.startsWith('/auth/') || c.req.method !== 'GET')
