@@ -175,13 +175,22 @@ describe("team mode: sign-in through the team's OpenID provider", () => {
     expect((await api(b, '/api/session')).status).toBe(401);
   });
 
-  it('an idle session and a removed person end', async () => {
+  it('an idle session, an expired one and a removed person end', async () => {
     const idle = await signIn('ana');
     await toolrow.state.db.q
       .updateTable('team_sessions')
       .set({ seen_at: new Date(Date.now() - 9 * 3_600_000) })
       .execute();
     expect((await api(idle.b, '/api/session')).status).toBe(401);
+    // Past its absolute expiry a session ends however recently it was used.
+    const old = await signIn('ana');
+    expect((await api(old.b, '/api/session')).status).toBe(200);
+    await toolrow.state.db.q
+      .updateTable('team_sessions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('email', '=', 'ana@example.com')
+      .execute();
+    expect((await api(old.b, '/api/session')).status).toBe(401);
     const removed = await signIn('vic');
     expect((await api(removed.b, '/api/session')).status).toBe(200);
     expect(await toolrow.state.team.endFor('vic@example.com')).toBeGreaterThanOrEqual(1);
