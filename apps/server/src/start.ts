@@ -149,6 +149,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
       await hub?.close();
       if (!options.toolrow) await toolrow.close();
     };
+    const started: StartedApp = { url, openUrl, token, appFile: appFile.file, server, toolrow, mcp, close };
     const team = teamConfigFrom(env);
     if (team) {
       // A team's app: the launch token opens nothing, so its banner says where people sign in.
@@ -167,16 +168,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
           '',
         ].join('\n')}\n`,
       );
-      return {
-        url,
-        openUrl: team.publicUrl.href,
-        token,
-        appFile: appFile.file,
-        server,
-        toolrow,
-        mcp,
-        close,
-      };
+      return { ...started, openUrl: team.publicUrl.href };
     }
     const status = (await (
       await server.app.request('/api/status', {
@@ -216,16 +208,7 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
     lines.push('', '  Press Ctrl+C to stop.', '');
     options.out(`${lines.join('\n')}\n`);
 
-    return {
-      url,
-      openUrl,
-      token,
-      appFile: appFile.file,
-      server,
-      toolrow,
-      mcp,
-      close,
-    };
+    return started;
   } catch (error) {
     await hub?.close().catch(() => {});
     if (!options.toolrow) await toolrow.close().catch(() => {});

@@ -47,12 +47,13 @@ function mayCommit(
 }
 
 /**
- * Team mode's commit: the listing must be the one reviewed (its digest), and the approver is
- * passed to the staging area, which refuses their own changes inside the commit itself.
+ * Team mode's commit: the listing reviewed (the profile's changes, or one table's as the CLI may
+ * list them) must be unchanged (its digest), the ids pick within it, and the approver is passed to
+ * the staging area, which refuses their own changes inside the commit itself.
  */
 async function approvedCommit(
   state: ToolrowState,
-  profile: string,
+  view: { profile: string; table?: string },
   member: TeamMember,
   body: { ids?: number[] | null | undefined; reviewed?: string | undefined },
 ) {
@@ -63,7 +64,7 @@ async function approvedCommit(
       'A commit on a team names the review it approves: send reviewed, the review.digest GET /api/staging returned.',
       'Open Staging, review the changes, then Commit.',
     );
-  const listing = await state.staging.list({ profile });
+  const listing = await state.staging.list(view);
   if (reviewDigest(listing) !== body.reviewed)
     throw new HttpError(
       409,
@@ -74,7 +75,7 @@ async function approvedCommit(
   const wanted = body.ids ? new Set(body.ids) : undefined;
   const selected = wanted ? listing.filter((change) => wanted.has(change.id)) : listing;
   return {
-    filter: { profile, ids: selected.map((change) => change.id) },
+    filter: { profile: view.profile, ids: selected.map((change) => change.id) },
     approver: { person: member.email, reviewed: reviewDigest(selected) },
     selected,
   };
@@ -207,7 +208,7 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       }),
     );
     const member = c.get('member');
-    const approved = member ? await approvedCommit(state, profile, member, body) : undefined;
+    const approved = member ? await approvedCommit(state, { profile }, member, body) : undefined;
     const result = await state.staging.commit(
       approved?.filter ?? { profile, ...(body.ids ? { ids: body.ids } : {}) },
       { inParts: body.inParts === true, ...(approved ? { approver: approved.approver } : {}) },
@@ -275,11 +276,17 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       ...(body.profile === undefined ? {} : { profile: body.profile }),
     };
     const member = c.get('member');
+    // Team mode: what a review through here covers (the profile's changes, or one table's), and so
+    // what a commit through here must name the digest of.
+    const view = {
+      profile: filter.profile ?? c.var.connection.profile,
+      ...(filter.table === undefined ? {} : { table: filter.table }),
+    };
     switch (c.req.param('action')) {
       case 'list': {
         const changes = await state.staging.list(filter);
-        // Team mode: the digest a commit through here names, as the app's review does.
-        return c.json({ changes, ...(member ? { review: { digest: reviewDigest(changes) } } : {}) });
+        const review = member ? { review: { digest: reviewDigest(await state.staging.list(view)) } } : {};
+        return c.json({ changes, ...review });
       }
       case 'diff': {
         const diffs = await state.staging.diff(filter);
@@ -287,9 +294,7 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       }
       case 'commit': {
         // Team mode: the same four eyes as the review's Commit, bound to the listing it names.
-        const approved = member
-          ? await approvedCommit(state, filter.profile ?? c.var.connection.profile, member, body)
-          : undefined;
+        const approved = member ? await approvedCommit(state, view, member, body) : undefined;
         return c.json({
           result: await state.staging.commit(approved?.filter ?? filter, {
             inParts: body.inParts === true,

@@ -212,6 +212,38 @@ describe('a team on two instances sharing one PostgreSQL state store', () => {
     await a.toolrow.state.staging.discard();
   });
 
+  it("a commit through the CLI's routes covers the listing it reviewed: one table's, not the others'", async () => {
+    const ana = await person('ana');
+    const amy = await person('amy');
+    expect((await stage(ana.onA, 9, 'orders only')).status).toBe(200);
+    const other = await ana.onA.send('POST', '/api/staging/update', {
+      table: 'customers',
+      key: { id: 1 },
+      values: { city: 'Elsewhere' },
+    });
+    expect(other.status).toBe(200);
+    const listed = (await json(
+      await amy.onB.send('POST', '/api/state/staging/list', { table: 'orders' }),
+    )) as {
+      changes: { table: string }[];
+      review: { digest: string };
+    };
+    expect(listed.changes.map((change) => change.table)).toEqual(['public.orders']);
+    const committed = (await json(
+      await amy.onB.send('POST', '/api/state/staging/commit', {
+        table: 'orders',
+        reviewed: listed.review.digest,
+      }),
+    )) as { result: { ok: boolean; changeIds: number[] } };
+    expect(committed.result).toMatchObject({ ok: true, changeIds: [expect.any(Number)] });
+    expect(await noteOf(9)).toBe('orders only');
+    // The customers change was not in the review, and is still staged.
+    expect((await a.toolrow.state.staging.list()).map((change) => change.table)).toEqual([
+      'public.customers',
+    ]);
+    await a.toolrow.state.staging.discard();
+  });
+
   it('exports made on one instance are listed on the other', async () => {
     const ana = await person('ana');
     const started = await json(
