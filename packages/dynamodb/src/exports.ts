@@ -28,6 +28,8 @@ interface Plan {
   source: Record<string, unknown>;
   /** The CSV header (a table's attributes; a query's are those of its first page). */
   columns?: string[];
+  /** The attributes the request named: JSON records carry those alone, in this order. */
+  project?: string[];
   rowsEstimate: number | null;
   /** Items, as a table read or a PartiQL statement gives them. */
   pages?(signal: AbortSignal): Pages;
@@ -65,6 +67,7 @@ export function createDynamoExportEngine(
         label: table.name,
         source: { ...source, table: table.name },
         columns,
+        ...(wanted ? { project: columns } : {}),
         rowsEstimate: read.operation === 'Scan' && !read.filter ? table.rowEstimate : null,
         pages: (signal) => tablePages(table, read, signal),
       };
@@ -183,7 +186,7 @@ async function bodyOf(planned: Plan, format: ExportFormat, signal: AbortSignal):
       close: () => result.close(),
     } satisfies ExportBody<unknown[][]>;
   }
-  const formatted = formatter(format, planned.columns);
+  const formatted = formatter(format, planned.columns, planned.project);
   return {
     head: formatted.head,
     chunks: planned.pages!(signal),
@@ -254,16 +257,23 @@ function cell(text: string): string {
 
 type Item = Record<string, AttributeValue>;
 
-function formatter(format: ExportFormat, columns: string[] | undefined) {
+/** Only the named attributes, in their order; one an item lacks is null (as CSV leaves it empty). */
+function projectedJson(project: readonly string[] | undefined): (item: Item) => string {
+  if (!project) return itemJson;
+  return (item) => itemJson(Object.fromEntries(project.map((name) => [name, item[name] ?? { NULL: true }])));
+}
+
+function formatter(format: ExportFormat, columns: string[] | undefined, project?: readonly string[]) {
   let header: string[] | undefined = columns;
+  const json = projectedJson(project);
   switch (format) {
     case 'ndjson':
-      return { head: '', tail: '', record: (item: Item) => `${itemJson(item)}\n` };
+      return { head: '', tail: '', record: (item: Item) => `${json(item)}\n` };
     case 'json':
       return {
         head: '[',
         tail: ']\n',
-        record: (item: Item, first: boolean) => `${first ? '\n' : ',\n'}${itemJson(item)}`,
+        record: (item: Item, first: boolean) => `${first ? '\n' : ',\n'}${json(item)}`,
       };
     case 'csv':
       return {

@@ -8,9 +8,10 @@ import type {
   Row,
   SchemaCache,
 } from '@toolrow/datasource';
-import { createExportRunner, rowBody } from '@toolrow/datasource-utils';
+import { resolveColumnIn } from '@toolrow/datasource';
+import { createExportRunner, rowBody, validateFilter, validateSort } from '@toolrow/datasource-utils';
 import type { ReadPool } from './read-pool.ts';
-import { rowOf } from './rows.ts';
+import { compileSqliteFilter, orderBy, rowOf } from './rows.ts';
 import { quoteIdent } from './sql.ts';
 
 const PAGE = 5000;
@@ -28,28 +29,42 @@ export function createSqliteExportEngine(
     jobs,
     ...(options ? { engineOptions: options } : {}),
     async plan(request) {
-      const source = request.source as { table?: string; sql?: string };
+      const source = request.source;
+      // What one page selects (before LIMIT/OFFSET), what counts it, and their parameters.
+      let select: string;
       let from: string;
+      let params: unknown[] = [];
       let label: string;
       let recorded: Record<string, unknown>;
-      if (source.sql !== undefined) {
+      if ('sql' in source) {
         const { statement } = await queries.check(source.sql);
         from = `(${statement}\n)`;
+        select = `SELECT * FROM ${from}`;
         label = 'query';
         recorded = { sql: statement };
       } else {
         const table = await schema.resolveTable(source.table ?? '');
-        from = quoteIdent(table.name);
+        validateFilter(table, source.filter);
+        validateSort(table, source.sort);
+        const columns =
+          source.columns && source.columns.length > 0
+            ? source.columns.map((name) => resolveColumnIn(table, name))
+            : table.columns;
+        const where = compileSqliteFilter(table, source.filter);
+        params = where.params;
+        from = `${quoteIdent(table.name)} WHERE ${where.sql}`;
+        // The sort, then the key (or rowid): pages of one total order, so OFFSET never repeats a row.
+        select = `SELECT ${columns.map((column) => quoteIdent(column.name)).join(', ')} FROM ${from}${orderBy(table, source.sort, true)}`;
         label = table.name;
-        recorded = { table: table.qualifiedName };
+        recorded = { ...source, table: table.qualifiedName };
       }
       const page = async (offset: number, signal?: AbortSignal) =>
         pool.ask(
           {
             kind: 'query',
-            // rowid keeps a table's pages in one order; a query's order is its own.
-            sql: `SELECT * FROM ${from} LIMIT ${PAGE} OFFSET ${offset}`,
-            params: [],
+            // A query's order is its own.
+            sql: `${select} LIMIT ${PAGE} OFFSET ${offset}`,
+            params,
             maxRows: PAGE,
             maxBytes: Number.MAX_SAFE_INTEGER,
             maxValueBytes: Number.MAX_SAFE_INTEGER,
@@ -65,7 +80,7 @@ export function createSqliteExportEngine(
             {
               kind: 'query',
               sql: `SELECT count(*) FROM ${from}`,
-              params: [],
+              params,
               maxRows: 1,
               maxBytes: 1024,
               maxValueBytes: 1024,

@@ -11,7 +11,7 @@ import {
 } from '@toolrow/datasource';
 import { normalizeKey, validateFilter, validateSort } from '@toolrow/datasource-utils';
 import type { ReadPool } from './read-pool.ts';
-import type { WorkerValue } from './read-protocol.ts';
+import { FOLD_FUNCTION, type WorkerValue } from './read-protocol.ts';
 import { quoteIdent } from './sql.ts';
 
 const COMPARISON: Record<string, string> = { eq: '=', neq: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' };
@@ -54,14 +54,15 @@ export function compileSqliteFilter(
       // SQLite's LIKE ignores ASCII case: like adds GLOB, which keeps it; ilike is LIKE alone.
       case 'like':
         return `(CAST(${ref} AS TEXT) LIKE ${param(String(value))} AND CAST(${ref} AS TEXT) GLOB ${param(likeToGlob(String(value)))})`;
+      // Any case, of any letter: both sides folded by the reader's own function.
       case 'ilike':
-        return `CAST(${ref} AS TEXT) LIKE ${param(String(value))}`;
+        return `${FOLD_FUNCTION}(CAST(${ref} AS TEXT)) LIKE ${FOLD_FUNCTION}(${param(String(value))})`;
       case 'contains':
       case 'starts_with':
       case 'ends_with': {
         const text = escapeLike(String(value));
         const pattern = op === 'contains' ? `%${text}%` : op === 'starts_with' ? `${text}%` : `%${text}`;
-        return `CAST(${ref} AS TEXT) LIKE ${param(pattern)} ESCAPE '\\'`;
+        return `${FOLD_FUNCTION}(CAST(${ref} AS TEXT)) LIKE ${FOLD_FUNCTION}(${param(pattern)}) ESCAPE '\\'`;
       }
       default:
         return `${ref} ${COMPARISON[op]} ${param(value)}`;
@@ -77,18 +78,27 @@ function likeToGlob(pattern: string): string {
     .join('');
 }
 
-function orderBy(table: TableInfo, sort: readonly Sort[] | undefined): string {
+/**
+ * ORDER BY the sort, else the key (a table without one: rowid). `total` appends the key after a
+ * sort too, so that pages read with OFFSET see each row once.
+ */
+export function orderBy(table: TableInfo, sort: readonly Sort[] | undefined, total = false): string {
+  const key =
+    table.primaryKey.length > 0
+      ? table.primaryKey.map((column) => quoteIdent(column))
+      : table.kind === 'table'
+        ? ['rowid']
+        : [];
   const sorts =
     sort && sort.length > 0
-      ? sort.map(
-          (each) =>
-            `${quoteIdent(resolveColumnIn(table, each.column).name)} ${(each.direction ?? 'asc').toUpperCase()}${each.nulls ? ` NULLS ${each.nulls.toUpperCase()}` : ''}`,
-        )
-      : table.primaryKey.length > 0
-        ? table.primaryKey.map((column) => quoteIdent(column))
-        : table.kind === 'table'
-          ? ['rowid']
-          : [];
+      ? [
+          ...sort.map(
+            (each) =>
+              `${quoteIdent(resolveColumnIn(table, each.column).name)} ${(each.direction ?? 'asc').toUpperCase()}${each.nulls ? ` NULLS ${each.nulls.toUpperCase()}` : ''}`,
+          ),
+          ...(total ? key : []),
+        ]
+      : key;
   return sorts.length > 0 ? ` ORDER BY ${sorts.join(', ')}` : '';
 }
 
