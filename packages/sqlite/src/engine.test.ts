@@ -82,6 +82,13 @@ describe('the SQLite engine on a file the sqlite3 shell made', () => {
     expect(await ds.rows.count('books', { column: 'pages', op: 'between', value: [200, 300] })).toBe(2);
     expect(await ds.rows.count('books', { column: 'title', op: 'like', value: 'solaris' })).toBe(0);
     expect(await ds.rows.count('books', { column: 'title', op: 'ilike', value: 'solaris' })).toBe(1);
+    // Any case of any letter, not ASCII alone (SQLite's LIKE folds only A-Z): Ł is ł.
+    expect(await ds.rows.count('authors', { column: 'name', op: 'ilike', value: 'STANISŁAW%' })).toBe(1);
+    expect(await ds.rows.count('authors', { column: 'name', op: 'starts_with', value: 'stanisŁ' })).toBe(1);
+    expect(await ds.rows.count('authors', { column: 'name', op: 'contains', value: 'AW LEM' })).toBe(1);
+    // like keeps case, of every letter.
+    expect(await ds.rows.count('authors', { column: 'name', op: 'like', value: 'STANISŁAW%' })).toBe(0);
+    expect(await ds.rows.count('authors', { column: 'name', op: 'like', value: 'Stanisław%' })).toBe(1);
     const first = await ds.rows.get('books', '978-0441478125');
     expect(first).toMatchObject({ views: '9007199254740993', cover: '\\xcafe', price: 9.99 });
     expect(await ds.rows.get('loans', { book: '978-0156027601', member: 9 })).toMatchObject({

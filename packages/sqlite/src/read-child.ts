@@ -1,9 +1,15 @@
 // A child process holding one read-only SQLite connection. node:sqlite is synchronous and has no
 // interrupt: a statement runs inside SQLite's C code, where even a worker thread's terminate() does
 // not reach it. A process of its own blocks nothing else and is stopped at its limit by SIGKILL
-// (read-pool.ts). It imports nothing but Node: it runs as a plain file.
+// (read-pool.ts). It imports nothing but Node and the protocol beside it.
 import { DatabaseSync, type StatementSync, constants as sqlite } from 'node:sqlite';
-import type { ReadLayers, WorkerAnswer, WorkerRequest, WorkerValue } from './read-protocol.ts';
+import {
+  FOLD_FUNCTION,
+  type ReadLayers,
+  type WorkerAnswer,
+  type WorkerRequest,
+  type WorkerValue,
+} from './read-protocol.ts';
 
 const { path, layers } = JSON.parse(process.argv[2] ?? '{}') as { path: string; layers: ReadLayers };
 
@@ -15,9 +21,12 @@ const db = new DatabaseSync(path, {
 });
 // SQLite's own allocations stop here (a sort or a huge string fails instead of growing the process).
 db.exec('PRAGMA hard_heap_limit = 268435456');
-// SQLite's own allocations stop here (a sort or a huge string fails instead of growing the process).
-db.exec('PRAGMA hard_heap_limit = 268435456');
 if (layers.queryOnly) db.exec('PRAGMA query_only = ON');
+// SQLite's LIKE and lower() fold ASCII alone: the filter language's "any case" folds every
+// letter (Å as å) with this, as PostgreSQL's ILIKE does.
+db.function(FOLD_FUNCTION, { deterministic: true }, (value) =>
+  value === null ? null : String(value).toLowerCase(),
+);
 
 /** What a read may do: read tables, call functions other than load_extension, recurse. */
 const ALLOWED = new Set([sqlite.SQLITE_SELECT, sqlite.SQLITE_READ, sqlite.SQLITE_RECURSIVE]);

@@ -1,4 +1,7 @@
-// What the main thread and a reading process (read-child.ts) say to each other. Types only.
+// What the main thread and a reading process (read-child.ts) say to each other.
+
+/** The reading connection's case fold of any letter (SQLite's own folds ASCII alone). */
+export const FOLD_FUNCTION = 'toolrow_fold';
 
 /** The read-only layers of a reading connection, each switchable off for the tests that show the others hold alone. */
 export interface ReadLayers {

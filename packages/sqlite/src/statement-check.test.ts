@@ -33,6 +33,15 @@ describe('the SQLite statement check', () => {
     ['create table t (x)', /CREATE is refused/],
     ['begin', /BEGIN is refused/],
     ['select 1\u0000; drop table t', /NUL/],
+    // A typo is a syntax error with the word it is near, never "a write".
+    [
+      'selec * from books',
+      /^SQL syntax error: 'selec' begins no SQLite statement \(at character 1\)\. Did you mean SELECT\?/,
+    ],
+    [
+      '  withh x as (select 1) select 1',
+      /'withh' begins no SQLite statement \(at character 3\)\. Did you mean WITH\?/,
+    ],
   ])('refuses %j', (text, message) => {
     expect(() => checkSqliteText(text)).toThrow(message);
   });

@@ -2,7 +2,12 @@
 // tokenizer reads it (quotes, identifiers, comments), one statement that begins as a read, and no
 // word anywhere that writes, attaches, vacuums, sets a pragma or loads an extension. The tables it
 // reads are SQLite's own answer (the authorizer, as the statement is prepared in a read worker).
-import { DataSourceError, PLAIN_STATEMENT_ADVICE, type StatementAdvice } from '@toolrow/datasource';
+import {
+  DataSourceError,
+  nearestNames,
+  PLAIN_STATEMENT_ADVICE,
+  type StatementAdvice,
+} from '@toolrow/datasource';
 
 /** Words that write or change the connection, refused wherever they stand outside quotes. */
 const WRITE_WORDS = new Set([
@@ -33,6 +38,31 @@ const OUTSIDE_WORDS: Record<string, string> = {
   WRITEFILE: 'writefile writes a file of the server',
 };
 const FIRST_WORDS = new Set(['SELECT', 'WITH', 'VALUES']);
+/** Every word a SQLite statement may begin with (https://sqlite.org/lang.html). */
+const STATEMENT_WORDS = new Set([
+  ...FIRST_WORDS,
+  'ALTER',
+  'ANALYZE',
+  'ATTACH',
+  'BEGIN',
+  'COMMIT',
+  'CREATE',
+  'DELETE',
+  'DETACH',
+  'DROP',
+  'END',
+  'EXPLAIN',
+  'INSERT',
+  'PRAGMA',
+  'REINDEX',
+  'RELEASE',
+  'REPLACE',
+  'ROLLBACK',
+  'SAVEPOINT',
+  'UPDATE',
+  'UPSERT',
+  'VACUUM',
+]);
 
 interface Token {
   word: string;
@@ -136,6 +166,13 @@ export function checkSqliteText(text: string, advice: StatementAdvice = PLAIN_ST
     const rest = text.slice(at + word.length).trimStart();
     if (!rest.startsWith('(') || words[index + 1]?.word === 'INTO')
       throw refused(`REPLACE is refused (at character ${at + 1}): it writes. ${advice.write}`);
+  }
+  // A first word that begins no statement at all is a typo, not a write: say what it is near.
+  if (first && !STATEMENT_WORDS.has(first)) {
+    const near = nearestNames(first, [...FIRST_WORDS], 1);
+    throw refused(
+      `SQL syntax error: '${text.slice(words[0]!.at, words[0]!.at + first.length)}' begins no SQLite statement (at character ${words[0]!.at + 1}).${near.length > 0 ? ` Did you mean ${near[0]}?` : ''} Send one read-only SELECT (or WITH … SELECT, VALUES).`,
+    );
   }
   if (!first || !FIRST_WORDS.has(first))
     throw refused(
