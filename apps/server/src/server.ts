@@ -119,6 +119,8 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   // Team mode (TOOLROW_OIDC_*): people sign in through the team's provider; the launch token opens nothing.
   const teamConfig = teamConfigFrom(env);
   const team = teamConfig ? createTeamAuth(teamConfig, () => options.state, log) : undefined;
+  // The store is the team's from now on: its staging area wants a person and an approver on every path.
+  if (teamConfig) await options.state.team.markTeamStore(teamConfig.issuer.href);
   const teamGuard = team?.guard;
   const approvals = options.approvals ?? createApprovalInbox({ timeoutMs: approvalTimeoutFromEnv(env) });
   const server: ToolrowServer = {

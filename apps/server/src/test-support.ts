@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureDesktopBuild } from '@toolrow/desktop';
-import { openToolrow, type Toolrow } from '@toolrow/state';
+import { openToolrow, type Toolrow, type ToolrowState } from '@toolrow/state';
 import type { LanguageModel } from 'ai';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { createToolrowServer, type ToolrowServer, type ToolrowServerOptions } from './server.ts';
@@ -134,4 +134,12 @@ export async function api<T = unknown>(
       data,
     });
   return data;
+}
+
+/**
+ * Empties the staging area between tests, past the staging area's own rules (on a team's store
+ * a discard names an approver, which a test's clean-up has none of).
+ */
+export async function clearStaging(toolrow: { state: { db: ToolrowState['db'] } }): Promise<void> {
+  await toolrow.state.db.q.deleteFrom('staged_changes').where('commit_id', 'is', null).execute();
 }

@@ -31,6 +31,7 @@ import type {
   UiState as DsUiState,
   Selection,
 } from '@toolrow/state';
+import { STAGING_ACTIONS } from '@toolrow/state';
 import { filterText } from '@toolrow/tools';
 
 export const EMPTY_FILTER: Filter = { combine: 'and', conditions: [] };
@@ -178,6 +179,11 @@ export function jsonRow(row: Record<string, unknown>): Row {
   return out;
 }
 
+/** A view (or materialized view): read-only rows, no row count of its own. */
+function isView(table: DsTableInfo): boolean {
+  return /view/.test(table.kind);
+}
+
 export function toTableSummary(table: DsTableInfo): TableSummary {
   return {
     id: table.qualifiedName,
@@ -185,6 +191,7 @@ export function toTableSummary(table: DsTableInfo): TableSummary {
     name: table.name,
     rowEstimate: Math.max(0, Math.round(table.rowEstimate)),
     columnCount: table.columns.length,
+    ...(isView(table) ? { kind: 'view' as const } : {}),
   };
 }
 
@@ -199,6 +206,7 @@ export function toWireTableInfo(table: DsTableInfo, filterOps?: readonly string[
       type: column.type,
       nullable: column.nullable,
       default: column.default,
+      ...(column.generated ? { generated: true } : {}),
     })),
     primaryKey: table.primaryKey,
     indexes: table.indexes.map((index) => ({
@@ -220,6 +228,7 @@ export function toWireTableInfo(table: DsTableInfo, filterOps?: readonly string[
     ],
     rowEstimate: Math.max(0, Math.round(table.rowEstimate)),
     ...(table.openColumns ? { openColumns: true } : {}),
+    ...(isView(table) ? { kind: 'view' as const } : {}),
   };
 }
 
@@ -310,5 +319,7 @@ export function toWireAudit(entry: DsAuditEntry): AuditEntry {
     summary: entry.summary,
     detail: detail || null,
     ...(entry.person ? { person: entry.person } : {}),
+    // What a person did to the staging area (commit, discard, resolve): no tool of the catalog.
+    ...((STAGING_ACTIONS as readonly string[]).includes(entry.tool) ? { action: 'staging' as const } : {}),
   };
 }

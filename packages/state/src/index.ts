@@ -52,7 +52,13 @@ export {
   type TeamSessionRepository,
 } from './repositories/team-sessions.ts';
 export type * from './staging.ts';
-export { createStaging, reviewDigest } from './staging.ts';
+export {
+  createStaging,
+  reviewDigest,
+  STAGING_ACTIONS,
+  type StagingAction,
+  TEAM_STORE_KEY,
+} from './staging.ts';
 export type { AppStateHandle, OpenStateOptions, ToolrowState } from './state.ts';
 export { openAppState, openState, resolveDataDir } from './state.ts';
 export { type DialectTypes, MIGRATIONS, type Migration, migrate } from './store/migrations.ts';

@@ -138,7 +138,7 @@ describe.each(testStores())('staging on $name', ({ open }) => {
       ],
       [
         () => state.staging.stageUpdate('accounts', [{ key: 1, values: { balance: 'lots' } }], meta),
-        /updates\[0\]\.values: invalid input syntax for type integer/,
+        /updates\[0\]\.values\.balance: invalid input syntax for type integer/,
       ],
       [() => state.staging.stageUpdate('accounts', [{ key: 1, values: {} }], meta), /no columns given/],
       [

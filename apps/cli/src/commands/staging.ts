@@ -21,11 +21,13 @@ Changes the agent (or an MCP client) staged wait here until you commit or discar
   check [ids…] [--table T] [--json]    which a commit would refuse now (rows changed, deleted or
                                        taken since staging), read-only; exit 1 if any
   commit [ids…] [--table T] [--json]   apply them in one transaction (default: all). Each row is
-         [--in-parts]                  re-read first; if any changed since it was staged, nothing
+         [--in-parts] [--reviewed D]   re-read first; if any changed since it was staged, nothing
                                        is applied and the conflicting rows are listed (exit 1).
                                        --in-parts: more than one transaction of the engine takes
                                        (DynamoDB: 100 items) goes in parts, each all or nothing,
                                        stopping at the first part refused.
+                                       --reviewed: on a team, the review digest \`list\` printed:
+                                       the approver commits exactly the listing they saw.
   discard (ids… | --all) [--table T]   drop staged changes without applying them
   resolve <commit> applied|staged      a commit whose outcome could not be told (its committer
                                        stopped, and the items do not say): record what you found.
@@ -39,7 +41,11 @@ interface Options {
   json: boolean;
   all: boolean;
   inParts: boolean;
+  reviewed?: string;
 }
+
+/** How much of a review digest the CLI prints and takes: enough to name one listing. */
+const DIGEST_SHOWN = 16;
 
 function parse(args: string[], allowIds: boolean, allowAll: boolean, allowParts = false): Options {
   let parsed: ReturnType<typeof parseArgs>;
@@ -50,7 +56,7 @@ function parse(args: string[], allowIds: boolean, allowAll: boolean, allowParts 
         table: { type: 'string' },
         json: { type: 'boolean' },
         ...(allowAll ? { all: { type: 'boolean' } } : {}),
-        ...(allowParts ? { 'in-parts': { type: 'boolean' } } : {}),
+        ...(allowParts ? { 'in-parts': { type: 'boolean' }, reviewed: { type: 'string' } } : {}),
       },
       allowPositionals: true,
       strict: true,
@@ -70,13 +76,24 @@ function parse(args: string[], allowIds: boolean, allowAll: boolean, allowParts 
         );
       return id;
     });
-  const values = parsed.values as { table?: string; json?: boolean; all?: boolean; 'in-parts'?: boolean };
+  const values = parsed.values as {
+    table?: string;
+    json?: boolean;
+    all?: boolean;
+    'in-parts'?: boolean;
+    reviewed?: string;
+  };
+  if (values.reviewed !== undefined && !/^[0-9a-f]{12,64}$/i.test(values.reviewed))
+    throw new UsageError(
+      `--reviewed takes the review digest \`toolrow staging list\` prints (hex, at least 12 characters), got '${values.reviewed}'.`,
+    );
   return {
     ids,
     table: values.table,
     json: values.json === true,
     all: values.all === true,
     inParts: values['in-parts'] === true,
+    ...(values.reviewed ? { reviewed: values.reviewed.toLowerCase() } : {}),
   };
 }
 
@@ -170,6 +187,50 @@ function formatCheck(conflicts: readonly StagingConflict[]): string {
   return `${conflicts.length} staged change${conflicts.length === 1 ? ' is' : 's are'} stale: a commit would apply nothing.\n${conflictLines(conflicts)}\nDiscard them (toolrow staging discard <ids>) and stage again against the current rows.\n`;
 }
 
+/** Who staged a change, as the list shows it: the person (and through what), else the actor. */
+function stagedByText(change: StagedChange): string {
+  if (!change.person) return change.stagedBy;
+  return change.stagedBy === 'user' ? change.person : `${change.person} (via ${change.stagedBy})`;
+}
+
+/** The listing's arguments again, for the line that commits exactly it. */
+function sameArgs(options: Options): string {
+  return [...(options.table ? [`--table ${options.table}`] : []), ...options.ids.map(String)].join(' ');
+}
+
+/** Through a team's app: the digest to commit this listing with, and whether you may. */
+function teamNote(review: ListingReview, options: Options): string {
+  if (!review.you) return '';
+  const digest = review.digest.slice(0, DIGEST_SHOWN);
+  if (review.mayCommit)
+    return `\nReview digest ${digest}. Commit exactly these as ${review.you}: toolrow staging commit --reviewed ${digest}${sameArgs(options) ? ` ${sameArgs(options)}` : ''}\n`;
+  return `\nReview digest ${digest}. ${review.why ?? 'You may not commit these.'}\n`;
+}
+
+/**
+ * On a team (through its app), the digest a commit names: the full one the listing has now when
+ * --reviewed is a prefix of it. Without --reviewed it shows the listing and how to commit it, and
+ * returns null (nothing is sent). Outside a team: undefined (nothing to name).
+ */
+async function reviewedDigest(
+  staging: StagingArea,
+  options: Options,
+  io: CommandIo,
+): Promise<string | undefined | null> {
+  const review = await staging.review({ ...(options.table ? { table: options.table } : {}) });
+  if (!review.you) return options.reviewed;
+  if (!options.reviewed) {
+    if (review.changes.length === 0) return undefined;
+    const diffs = await staging.diff({ ...(options.table ? { table: options.table } : {}) });
+    io.stderr(
+      `${formatDiff(diffs)}\n\nOn a team an approver commits exactly the listing they reviewed: nothing was committed.\n${teamNote(review, options) || `Review digest ${review.digest.slice(0, DIGEST_SHOWN)}.\n`}`,
+    );
+    return null;
+  }
+  // A digest of a listing that has changed since: the staging area refuses it with what changed.
+  return review.digest.startsWith(options.reviewed) ? review.digest : options.reviewed;
+}
+
 /** Whether every id asked for is staged; says which are not (and exits 1) when some are not. */
 async function idsStaged(staging: StagingArea, ids: readonly number[], io: CommandIo): Promise<boolean> {
   if (ids.length === 0) return true;
@@ -182,13 +243,29 @@ async function idsStaged(staging: StagingArea, ids: readonly number[], io: Comma
   return false;
 }
 
+interface ListingReview {
+  changes: StagedChange[];
+  digest: string;
+  you?: string;
+  mayCommit?: boolean;
+  why?: string;
+}
+
 /** The staging area, over the database itself or through the running app: the same answers either way. */
 interface StagingArea {
   list(filter: StagingFilter): Promise<StagedChange[]>;
+  /**
+   * The listing as a review shows it: its digest, and through a team's app who you are and
+   * whether you may commit it (`you` is absent outside a team).
+   */
+  review(filter: StagingFilter): Promise<ListingReview>;
   diff(filter: StagingFilter): Promise<ChangeDiff[]>;
   /** What protects each table's items between the last check and the write. */
   protection(tables: readonly string[]): Promise<Record<string, ChangeProtection | null>>;
-  commit(filter: StagingFilter, options: CommitOptions): Promise<{ result: CommitResult; writer: string }>;
+  commit(
+    filter: StagingFilter,
+    options: Pick<CommitOptions, 'inParts'> & { reviewed?: string },
+  ): Promise<{ result: CommitResult; writer: string }>;
   check(filter: StagingFilter): Promise<StagingConflict[]>;
   discard(filter: StagingFilter): Promise<number>;
   resolve(commit: number, outcome: ResolvedOutcome): Promise<number>;
@@ -202,9 +279,14 @@ async function withStaging<T>(io: CommandIo, fn: (staging: StagingArea) => Promi
     const { staging } = toolrow.state;
     return await fn({
       list: (filter) => staging.list(filter),
+      review: async (filter) => {
+        const { diffs, ...review } = await staging.review(filter);
+        return { changes: diffs.map((diff) => diff.change), ...review };
+      },
       diff: (filter) => staging.diff(filter),
+      // Alone, the CLI is nobody on a team: the staging area refuses a team's commit, saying how.
       commit: async (filter, options) => ({
-        result: await staging.commit(filter, options),
+        result: await staging.commit(filter, { inParts: options.inParts === true }),
         writer: featureOf(toolrow.source, 'changes').writer.description,
       }),
       check: (filter) => staging.check(filter),
@@ -237,6 +319,13 @@ function throughApp(app: AppRoute): StagingArea {
   let protection: Record<string, ChangeProtection | null> = {};
   return {
     list: async (filter) => (await post<{ changes: StagedChange[] }>('list', filter)).changes.map(revive),
+    review: async (filter) => {
+      const answer = await post<{ changes: StagedChange[]; review: Omit<ListingReview, 'changes'> }>(
+        'list',
+        filter,
+      );
+      return { ...answer.review, changes: answer.changes.map(revive) };
+    },
     diff: async (filter) => {
       const answer = await post<{ diffs: ChangeDiff[]; protection?: typeof protection }>('diff', filter);
       protection = answer.protection ?? {};
@@ -262,7 +351,8 @@ export const stagingCommand: Command = {
       case 'list': {
         const options = parse(rest, false, false);
         return withStaging(io, async (staging) => {
-          const changes = await staging.list(filterOf(options));
+          const review = await staging.review(filterOf(options));
+          const { changes } = review;
           if (options.json) io.stdout(toJson(changes));
           else if (changes.length === 0) io.stdout('Nothing staged.\n');
           else {
@@ -275,10 +365,10 @@ export const stagingCommand: Command = {
                   change.table,
                   showKey(change),
                   summary(change),
-                  change.stagedBy,
+                  stagedByText(change),
                   formatTime(change.createdAt),
                 ]),
-              )}\n\n${changes.length} staged change${changes.length === 1 ? '' : 's'}. Review with \`toolrow staging diff\`, apply with \`toolrow staging commit\`.\n${uncertainNote(changes)}`,
+              )}\n\n${changes.length} staged change${changes.length === 1 ? '' : 's'}. Review with \`toolrow staging diff\`, apply with \`toolrow staging commit\`.\n${teamNote(review, options)}${uncertainNote(changes)}`,
             );
           }
           return 0;
@@ -305,7 +395,12 @@ export const stagingCommand: Command = {
         const options = parse(rest, true, false, true);
         return withStaging(io, async (staging) => {
           if (!(await idsStaged(staging, options.ids, io))) return 1;
-          const { result, writer } = await staging.commit(filterOf(options), { inParts: options.inParts });
+          const reviewed = await reviewedDigest(staging, options, io);
+          if (reviewed === null) return 1;
+          const { result, writer } = await staging.commit(filterOf(options), {
+            inParts: options.inParts,
+            ...(reviewed ? { reviewed } : {}),
+          });
           if (options.json) io.stdout(toJson(result));
           else (result.ok ? io.stdout : io.stderr)(formatCommit(result, writer));
           return result.ok ? 0 : 1;

@@ -1,6 +1,6 @@
 // Staging review: the user's own edits, commit, discard, resolve; and the staging area as the CLI reads it.
 import { type ChangeProtection, type DataSource, featureOf } from '@toolrow/datasource';
-import { reviewDigest, type StagingFilter, type ToolrowState } from '@toolrow/state';
+import type { CommitOptions, Reviewer, StagingBy, StagingFilter } from '@toolrow/state';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { changeIds, nonEmpty, readBody, rowKey } from '../body.ts';
@@ -10,74 +10,29 @@ import { columnTypesOf, toWireChange, toWireConflict } from '../wire.ts';
 import type { RouteContext } from './context.ts';
 import { primaryKey } from './shared.ts';
 
-/** Team mode: what the person did to the staging area, in the audit log under their name. */
-async function auditAs(
-  connection: RequestConnection,
-  tool: string,
-  input: unknown,
-  detail: string,
-): Promise<void> {
-  if (!connection.person) return;
-  await connection.state.audit.record({
-    tool,
-    input,
-    decision: 'approved',
-    decidedBy: 'user',
-    profile: connection.profile,
-    person: connection.person,
-    detail: `${connection.person} ${detail}`,
-  });
+/** Who the request is, as the staging area records them (the audit line, four eyes). */
+function byOf(connection: RequestConnection): StagingBy {
+  return { actor: 'user', person: connection.person ?? null };
 }
 
-/** Team mode: whether this person may commit what the review lists (an approver, none of it theirs). */
-function mayCommit(
-  member: TeamMember,
-  people: readonly (string | null)[],
-): { approver: boolean; mayCommit: boolean; why?: string } {
-  if (member.role !== 'approver' && member.role !== 'admin')
-    return { approver: false, mayCommit: false, why: `As ${member.role} you stage; an approver commits.` };
-  const own = people.filter((person) => person === member.email).length;
-  if (own > 0)
-    return {
-      approver: true,
-      mayCommit: false,
-      why: `${own} of these ${own === 1 ? 'is' : 'are'} yours: another approver commits ${own === 1 ? 'it' : 'them'} (four eyes).`,
-    };
-  return { approver: true, mayCommit: true };
+/** Team mode: the reviewer a listing is shown to, and the approver a commit names. */
+function reviewerOf(member: TeamMember | undefined): Reviewer | undefined {
+  return member ? { email: member.email, role: member.role } : undefined;
 }
 
 /**
- * Team mode's commit: the listing reviewed (the profile's changes, or one table's as the CLI may
- * list them) must be unchanged (its digest), the ids pick within it, and the approver is passed to
- * the staging area, which refuses their own changes inside the commit itself.
+ * The commit options a request carries: in team mode the approver (the member) and the review's
+ * digest they name; the staging area checks both (role, digest, their own changes) on every path.
  */
-async function approvedCommit(
-  state: ToolrowState,
-  view: { profile: string; table?: string },
-  member: TeamMember,
-  body: { ids?: number[] | null | undefined; reviewed?: string | undefined },
-) {
-  if (!body.reviewed)
-    throw new HttpError(
-      400,
-      'bad-request',
-      'A commit on a team names the review it approves: send reviewed, the review.digest GET /api/staging returned.',
-      'Open Staging, review the changes, then Commit.',
-    );
-  const listing = await state.staging.list(view);
-  if (reviewDigest(listing) !== body.reviewed)
-    throw new HttpError(
-      409,
-      'stale-review',
-      'The staged changes are not the ones you reviewed: a change was added, edited, committed or discarded since. Nothing was applied.',
-      'Review them again, then commit.',
-    );
-  const wanted = body.ids ? new Set(body.ids) : undefined;
-  const selected = wanted ? listing.filter((change) => wanted.has(change.id)) : listing;
+function commitOptions(
+  member: TeamMember | undefined,
+  body: { inParts?: boolean | undefined; reviewed?: string | undefined },
+  connection: RequestConnection,
+): CommitOptions {
   return {
-    filter: { profile: view.profile, ids: selected.map((change) => change.id) },
-    approver: { person: member.email, reviewed: reviewDigest(selected) },
-    selected,
+    inParts: body.inParts === true,
+    by: byOf(connection),
+    ...(member ? { approver: { person: member.email, reviewed: body.reviewed } } : {}),
   };
 }
 
@@ -86,29 +41,27 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
 
   app.get('/api/staging', async (c) => {
     const { source, state, profile } = c.var.connection;
-    const [diffs, snapshot] = await Promise.all([state.staging.diff({ profile }), source.schema.get()]);
+    const member = c.get('member');
+    const [{ diffs, ...review }, snapshot] = await Promise.all([
+      state.staging.review({ profile }, reviewerOf(member)),
+      source.schema.get(),
+    ]);
     const typeOf = columnTypesOf(snapshot.tables);
     const max = source.changes?.maxChangesPerTransaction;
-    const member = c.get('member');
     return c.json({
       changes: diffs.map((diff) => toWireChange(diff, typeOf)),
-      ...(member
-        ? {
-            review: {
-              digest: reviewDigest(diffs.map((diff) => diff.change)),
-              you: member.email,
-              ...mayCommit(
-                member,
-                diffs.map((diff) => diff.change.person),
-              ),
-            },
-          }
-        : {}),
+      ...(member ? { review } : {}),
       // What protects each table's items between the last check and the write (the review says it).
       protection: await protectionOf(source, diffs),
       // The most one transaction takes (DynamoDB: 100): more is committed in parts, when confirmed.
       ...(max !== undefined ? { maxPerTransaction: max } : {}),
     });
+  });
+
+  // What a live review polls: it changes whenever anyone's stage, commit or discard does.
+  app.get('/api/staging/version', async (c) => {
+    const { state, profile } = c.var.connection;
+    return c.json({ version: await state.staging.version({ profile }) });
   });
 
   // Read-only: which staged changes a commit would refuse now, so the review shows them first.
@@ -137,12 +90,6 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       [{ key: body.key, values: body.values, ...(body.seen ? { seen: body.seen } : {}) }],
       { actor: 'user', profile, person: c.var.connection.person ?? null },
     );
-    await auditAs(
-      c.var.connection,
-      'stageUpdateRows',
-      body,
-      `staged an update of ${changes[0]?.table ?? table} (#${changes.map((change) => change.id).join(', #')}).`,
-    );
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
@@ -169,12 +116,6 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       { actor: 'user', profile, person: c.var.connection.person ?? null },
       body.seen,
     );
-    await auditAs(
-      c.var.connection,
-      'stageDeleteRows',
-      body,
-      `staged ${changes.length} deletes from ${changes[0]?.table ?? table}.`,
-    );
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
@@ -187,12 +128,6 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       profile,
       person: c.var.connection.person ?? null,
     });
-    await auditAs(
-      c.var.connection,
-      'stageInsertRows',
-      body,
-      `staged ${changes.length} inserts into ${changes[0]?.table ?? table}.`,
-    );
     return c.json({ ids: changes.map((change) => String(change.id)) });
   });
 
@@ -207,21 +142,10 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
         reviewed: z.string().optional(),
       }),
     );
-    const member = c.get('member');
-    const approved = member ? await approvedCommit(state, { profile }, member, body) : undefined;
     const result = await state.staging.commit(
-      approved?.filter ?? { profile, ...(body.ids ? { ids: body.ids } : {}) },
-      { inParts: body.inParts === true, ...(approved ? { approver: approved.approver } : {}) },
+      { profile, ...(body.ids ? { ids: body.ids } : {}) },
+      commitOptions(c.get('member'), body, c.var.connection),
     );
-    if (approved && result.ok && result.changeIds.length > 0) {
-      const authors = [...new Set(approved.selected.map((change) => change.person ?? change.stagedBy))];
-      await auditAs(
-        c.var.connection,
-        'commitStaged',
-        { ids: result.changeIds, reviewed: body.reviewed },
-        `approved and committed ${result.changeIds.length} changes (#${result.changeIds.join(', #')}) staged by ${authors.join(', ')}.`,
-      );
-    }
     const count = (applied: { insert: number; update: number; delete: number }) =>
       applied.insert + applied.update + applied.delete;
     if (result.ok) {
@@ -245,7 +169,7 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       c,
       z.strictObject({ commit: z.number().int().positive(), outcome: z.enum(['applied', 'staged']) }),
     );
-    const resolved = await state.staging.resolve(body.commit, body.outcome);
+    const resolved = await state.staging.resolve(body.commit, body.outcome, byOf(c.var.connection));
     if (resolved === 0)
       throw new HttpError(
         404,
@@ -259,8 +183,10 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
   app.post('/api/staging/discard', async (c) => {
     const { state, profile } = c.var.connection;
     const body = await readBody(c, idsBody);
-    const discarded = await state.staging.discard({ profile, ...(body.ids ? { ids: body.ids } : {}) });
-    await auditAs(c.var.connection, 'discardStaged', body, `discarded ${discarded} staged changes.`);
+    const discarded = await state.staging.discard(
+      { profile, ...(body.ids ? { ids: body.ids } : {}) },
+      byOf(c.var.connection),
+    );
     return c.json({ discarded });
   });
 
@@ -276,41 +202,33 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
       ...(body.profile === undefined ? {} : { profile: body.profile }),
     };
     const member = c.get('member');
-    // Team mode: what a review through here covers (the profile's changes, or one table's), and so
-    // what a commit through here must name the digest of.
-    const view = {
-      profile: filter.profile ?? c.var.connection.profile,
-      ...(filter.table === undefined ? {} : { table: filter.table }),
-    };
     switch (c.req.param('action')) {
       case 'list': {
-        const changes = await state.staging.list(filter);
-        const review = member ? { review: { digest: reviewDigest(await state.staging.list(view)) } } : {};
-        return c.json({ changes, ...review });
+        // The digest covers what is listed (the filter without its ids): a commit names it.
+        const { diffs, ...review } = await state.staging.review(filter, reviewerOf(member));
+        return c.json({ changes: diffs.map((diff) => diff.change), review });
       }
       case 'diff': {
         const diffs = await state.staging.diff(filter);
         return c.json({ diffs, protection: await protectionOf(source, diffs) });
       }
       case 'commit': {
-        // Team mode: the same four eyes as the review's Commit, bound to the listing it names.
-        const approved = member ? await approvedCommit(state, view, member, body) : undefined;
+        // The same staging area, four eyes and audit line as the review's Commit.
         return c.json({
-          result: await state.staging.commit(approved?.filter ?? filter, {
-            inParts: body.inParts === true,
-            ...(approved ? { approver: approved.approver } : {}),
-          }),
+          result: await state.staging.commit(filter, commitOptions(member, body, c.var.connection)),
           writer: featureOf(source, 'changes').writer.description,
         });
       }
       case 'check':
         return c.json({ conflicts: await state.staging.check(filter) });
       case 'discard':
-        return c.json({ discarded: await state.staging.discard(filter) });
+        return c.json({ discarded: await state.staging.discard(filter, byOf(c.var.connection)) });
       case 'resolve': {
         if (body.commit === undefined || body.outcome === undefined)
           throw badRequest('resolve needs { commit, outcome: "applied" | "staged" }.');
-        return c.json({ resolved: await state.staging.resolve(body.commit, body.outcome) });
+        return c.json({
+          resolved: await state.staging.resolve(body.commit, body.outcome, byOf(c.var.connection)),
+        });
       }
       default:
         throw new HttpError(

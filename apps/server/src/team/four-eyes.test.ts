@@ -9,7 +9,7 @@ import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, type TestEnvironment } from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolrowServer, type ToolrowServer } from '../server.ts';
-import { freePort, SEED_NOW } from '../test-support.ts';
+import { clearStaging, freePort, SEED_NOW } from '../test-support.ts';
 import { signIn, startTestProvider, type TestProvider, teamClient } from './test-provider.ts';
 
 interface Instance {
@@ -159,7 +159,7 @@ describe('a team on two instances sharing one PostgreSQL state store', () => {
         expect.stringMatching(/^ana@example\.com stageUpdateRows .*staged an update of public\.orders/),
         expect.stringMatching(/^abe@example\.com stageUpdateRows /),
         expect.stringMatching(
-          /^(abe|amy)@example\.com commitStaged .*approved and committed 1 changes .* staged by ana@example\.com/,
+          /^(abe|amy)@example\.com commitStaged .*approved and committed 1 change .* staged by ana@example\.com/,
         ),
         expect.stringMatching(/^amy@example\.com commitStaged .*staged by abe@example\.com/),
       ]),
@@ -183,7 +183,8 @@ describe('a team on two instances sharing one PostgreSQL state store', () => {
     expect(await noteOf(6)).not.toBe('slipped in after the review');
     // Without naming a review at all, a commit is refused as well.
     const blind = await amy.onB.send('POST', '/api/staging/commit', {});
-    expect(blind.status).toBe(400);
+    expect(blind.status).toBe(403);
+    expect((await json(blind)).error?.message).toMatch(/names the review it approves/);
     // Reviewed again, it commits both.
     const again = await review(amy.onA);
     expect(
@@ -202,14 +203,25 @@ describe('a team on two instances sharing one PostgreSQL state store', () => {
       a.toolrow.state.staging.commit(undefined, {
         approver: { person: 'ana@example.com', reviewed: reviewDigest(listed) },
       }),
-    ).rejects.toThrow(/Four eyes: ana@example\.com staged change/);
+    ).rejects.toThrow(/Four eyes: ana@example\.com is an analyst, and only an approver commits/);
+    // An approver reviewing her own change: refused inside the staging area too.
+    await a.toolrow.state.db.q
+      .updateTable('staged_changes')
+      .set({ person: 'amy@example.com' })
+      .where('commit_id', 'is', null)
+      .execute();
+    await expect(
+      a.toolrow.state.staging.commit(undefined, {
+        approver: { person: 'amy@example.com', reviewed: reviewDigest(await a.toolrow.state.staging.list()) },
+      }),
+    ).rejects.toThrow(/Four eyes: amy@example\.com staged change/);
     await expect(
       b.toolrow.state.staging.commit(undefined, {
         approver: { person: 'abe@example.com', reviewed: 'not-it' },
       }),
     ).rejects.toMatchObject({ code: 'stale-review' });
     expect(await noteOf(7)).not.toBe('direct');
-    await a.toolrow.state.staging.discard();
+    await clearStaging(a.toolrow);
   });
 
   it("a commit through the CLI's routes covers the listing it reviewed: one table's, not the others'", async () => {
@@ -241,7 +253,7 @@ describe('a team on two instances sharing one PostgreSQL state store', () => {
     expect((await a.toolrow.state.staging.list()).map((change) => change.table)).toEqual([
       'public.customers',
     ]);
-    await a.toolrow.state.staging.discard();
+    await clearStaging(a.toolrow);
   });
 
   it('exports made on one instance are listed on the other', async () => {
@@ -290,7 +302,7 @@ describe('a team on two instances sharing one PostgreSQL state store', () => {
     expect(listed.tokens.map((token) => token.name)).toEqual(['laptop']);
     expect((await ana.onB.send('DELETE', '/api/team/tokens/laptop')).status).toBe(200);
     expect((await asToken('/api/session')).status).toBe(401);
-    await a.toolrow.state.staging.discard();
+    await clearStaging(a.toolrow);
   });
 
   /** Waits until `done` holds, asking again as the provider check runs (every second here). */

@@ -7,7 +7,7 @@ import type { Toolrow } from '@toolrow/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MountedMcp, mountMcp } from '../mcp.ts';
 import { createToolrowServer, type ToolrowServer } from '../server.ts';
-import { freePort, openSeededSource } from '../test-support.ts';
+import { clearStaging, freePort, openSeededSource } from '../test-support.ts';
 import { signIn, startTestProvider, type TestProvider, teamClient } from './test-provider.ts';
 
 describe('MCP clients of a team act as their person, within their role', () => {
@@ -87,7 +87,7 @@ describe('MCP clients of a team act as their person, within their role', () => {
         approver: { person: 'ana@example.com', reviewed: 'any' },
       }),
     ).rejects.toThrow(/Four eyes: ana@example\.com/);
-    await toolrow.state.staging.discard();
+    await clearStaging(toolrow);
   });
 
   it("a viewer's token reads and stages nothing; more than a viewer's scope is refused", async () => {

@@ -181,4 +181,109 @@ describe("the README's team section, run as written", () => {
     const after = (await (await onA.get('/api/staging')).json()) as { changes: unknown[] };
     expect(after.changes).toEqual([]);
   }, 120_000);
+
+  it('the CLI on a team: an approver commits exactly the listing it showed; alone, with no token, it commits and stages nothing', async () => {
+    const [a, b] = urls as [string, string];
+    const ana = await signIn(a, provider.issuer, 'ana');
+    const abe = await signIn(a, provider.issuer, 'abe');
+    abe.b.share(a, b);
+    const tokenOf = async (client: ReturnType<typeof teamClient>, name: string) =>
+      ((await (await client.send('POST', '/api/team/tokens', { name })).json()) as { token: string }).token;
+    const anaToken = await tokenOf(teamClient(ana.b, a), 'cli');
+    const abeToken = await tokenOf(teamClient(abe.b, a), 'cli');
+    const laptop = (token: string) => ({
+      TOOLROW_URL: b,
+      TOOLROW_TOKEN: token,
+      TOOLROW_DATA_DIR: join(environment.cwd, 'laptop'),
+    });
+    const cli = (words: string[], env: Record<string, string>) => run(['npx', 'toolrow', ...words], env);
+
+    // Ana stages through her personal token; the audit names her.
+    const staged = await cli(
+      [
+        'call',
+        'stageUpdateRows',
+        '{"table":"orders","updates":[{"key":{"id":4},"values":{"note":"from the CLI"}}]}',
+      ],
+      laptop(anaToken),
+    );
+    expect(staged.code, staged.stderr).toBe(0);
+    const abeOnB = teamClient(abe.b, b);
+    const audit = (await (await abeOnB.get('/api/audit')).json()) as {
+      entries: { tool: string; person?: string; detail: string | null }[];
+    };
+    expect(audit.entries.find((entry) => entry.tool === 'stageUpdateRows')).toMatchObject({
+      person: 'ana@example.com',
+      detail: expect.stringContaining('ana@example.com staged an update of public.orders'),
+    });
+    // She cannot commit it: the CLI says why.
+    const hers = await cli(['staging', 'commit'], laptop(anaToken));
+    expect(hers.code).toBe(1);
+    expect(hers.stderr).toContain('As analyst you stage; an approver commits.');
+
+    // Abe lists: the listing names Ana and the line that commits exactly it.
+    const listed = await cli(['staging', 'list'], laptop(abeToken));
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('ana@example.com');
+    const line =
+      /Commit exactly these as abe@example\.com: (toolrow staging commit --reviewed [0-9a-f]{16})/.exec(
+        listed.stdout,
+      )?.[1];
+    expect(line, listed.stdout).toBeDefined();
+    // Without --reviewed the CLI shows the diff and that line, and commits nothing.
+    const blind = await cli(['staging', 'commit'], laptop(abeToken));
+    expect(blind.code).toBe(1);
+    expect(blind.stderr).toContain('~ note:');
+    expect(blind.stderr).toContain('nothing was committed');
+    expect(blind.stderr).toContain(line!);
+    // With it: committed, in the audit as Abe's approval of Ana's change.
+    const committed = await cli(line!.split(' ').slice(1), laptop(abeToken));
+    expect(committed.code, committed.stderr).toBe(0);
+    expect(committed.stdout).toMatch(/^Committed 1 change/);
+    const lines = (await (await abeOnB.get('/api/audit')).json()) as {
+      entries: { tool: string; person?: string; detail: string | null }[];
+    };
+    expect(lines.entries.find((entry) => entry.tool === 'commitStaged')).toMatchObject({
+      person: 'abe@example.com',
+      detail: expect.stringMatching(/approved and committed 1 change .* staged by ana@example\.com/),
+    });
+    // A stale digest: refused, nothing applied.
+    expect(
+      (
+        await teamClient(ana.b, a).send('POST', '/api/staging/update', {
+          table: 'orders',
+          key: { id: 5 },
+          values: { note: 'later' },
+        })
+      ).status,
+    ).toBe(200);
+    const stale = await cli(line!.split(' ').slice(1), laptop(abeToken));
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/not the ones you reviewed/);
+
+    // The CLI alone, with the team's environment and no token: nobody, so nothing.
+    const alone = {
+      DATABASE_URL: environment.env.DATABASE_URL!,
+      TOOLROW_STATE_URL: environment.env.TOOLROW_STATE_URL!,
+      TOOLROW_DATA_DIR: join(environment.cwd, 'alone'),
+      TOOLROW_URL: '',
+      TOOLROW_TOKEN: '',
+    };
+    const commitAlone = await cli(['staging', 'commit'], alone);
+    expect(commitAlone.code).toBe(1);
+    expect(commitAlone.stderr).toContain("This state store is a team's");
+    expect(commitAlone.stderr).toContain('TOOLROW_TOKEN');
+    const stageAlone = await cli(
+      [
+        'call',
+        'stageUpdateRows',
+        '{"table":"orders","updates":[{"key":{"id":6},"values":{"note":"nobody"}}]}',
+      ],
+      alone,
+    );
+    expect(stageAlone.code).toBe(1);
+    expect(stageAlone.stderr).toContain("This state store is a team's");
+    const left = (await (await abeOnB.get('/api/staging')).json()) as { changes: { person: string }[] };
+    expect(left.changes.map((change) => change.person)).toEqual(['ana@example.com']);
+  }, 180_000);
 });

@@ -1,6 +1,7 @@
 // The role each request needs, table-driven: tools by what their rows write, routes by the table,
 // anything unplaced closed to all but admins.
 import { rowOf, TOOL_NAMES } from '@toolrow/catalog';
+import { APP_ACTIONS } from '@toolrow/desktop/permissions';
 import { describe, expect, it } from 'vitest';
 import { roleNeeded } from './roles.ts';
 
@@ -11,6 +12,10 @@ describe('roleNeeded', () => {
     ['POST', '/api/staging/update', 'analyst'],
     ['POST', '/api/chat', 'analyst'],
     ['POST', '/api/staging/commit', 'approver'],
+    ['POST', '/api/staging/resolve', 'approver'],
+    // Her own: the staging area refuses someone else's.
+    ['POST', '/api/staging/discard', 'analyst'],
+    ['POST', '/api/state/staging/discard', 'analyst'],
     ['POST', '/api/state/staging/list', 'viewer'],
     ['POST', '/api/state/staging/commit', 'approver'],
     ['POST', '/api/team/tokens', 'viewer'],
@@ -32,5 +37,10 @@ describe('roleNeeded', () => {
         writes === 'staging' || writes === 'files' ? 'analyst' : 'viewer',
       );
     }
+  });
+
+  it('the app offers each action to the roles the server lets do it (its table is checked here)', () => {
+    for (const [action, { role, method, path }] of Object.entries(APP_ACTIONS))
+      expect(roleNeeded(method, path).role, action).toBe(role);
   });
 });

@@ -27,15 +27,13 @@ const RULES: readonly [method: string, path: RegExp, role: TeamRole, what: strin
   ['POST', /^\/api\/tools\/[^/]+$/, 'analyst', 'run tools'],
   ['POST', /^\/api\/(chat|chips\/accept)$/, 'analyst', 'run the agent'],
   ['POST', /^\/api\/exports(\/[^/]+\/cancel)?$/, 'analyst', 'export'],
-  ['POST', /^\/api\/staging\/(commit|resolve|discard)$/, 'approver', 'commit or discard staged changes'],
+  // An analyst discards her own changes; the staging area refuses anyone else's (people.ts).
+  ['POST', /^\/api\/staging\/discard$/, 'analyst', 'discard staged changes'],
+  ['POST', /^\/api\/staging\/(commit|resolve)$/, 'approver', 'commit staged changes'],
   // The CLI's view of the staging area (TOOLROW_URL with a personal token).
   ['POST', /^\/api\/state\/staging\/(list|diff|check)$/, 'viewer', 'read the staging area'],
-  [
-    'POST',
-    /^\/api\/state\/staging\/(commit|resolve|discard)$/,
-    'approver',
-    'commit or discard staged changes',
-  ],
+  ['POST', /^\/api\/state\/staging\/discard$/, 'analyst', 'discard staged changes'],
+  ['POST', /^\/api\/state\/staging\/(commit|resolve)$/, 'approver', 'commit staged changes'],
 ];
 
 export const rank = (role: TeamRole): number => TEAM_ROLES.indexOf(role);

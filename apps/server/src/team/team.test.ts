@@ -4,7 +4,7 @@
 import type { Toolrow } from '@toolrow/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolrowServer, type ToolrowServer } from '../server.ts';
-import { freePort, openSeededSource } from '../test-support.ts';
+import { clearStaging, freePort, openSeededSource } from '../test-support.ts';
 import { browser, signIn as signInAt, startTestProvider, type TestProvider } from './test-provider.ts';
 
 describe("team mode: sign-in through the team's OpenID provider", () => {
@@ -135,7 +135,7 @@ describe("team mode: sign-in through the team's OpenID provider", () => {
         })
       ).status,
     ).toBe(403);
-    await toolrow.state.staging.discard();
+    await clearStaging(toolrow);
   });
 
   it('a change without the CSRF token, or with another, is refused and changes nothing', async () => {
@@ -160,7 +160,7 @@ describe("team mode: sign-in through the team's OpenID provider", () => {
     });
     expect(done.status).toBe(200);
     expect((await toolrow.state.staging.list()).length).toBe(1);
-    await toolrow.state.staging.discard();
+    await clearStaging(toolrow);
   });
 
   it('sign-out ends the session on every instance (it lives in the state store)', async () => {

@@ -9,6 +9,28 @@ import { date, dateOrNull, jsonValue, type StateDb } from '../store/state-db.ts'
 import { hashToken } from '../token-hash.ts';
 import type { TeamRole } from './team-sessions.ts';
 
+/** The settings key a team's Toolrow writes its provider under: the store is a team's from then on. */
+export const TEAM_STORE_KEY = 'team.issuer';
+
+/** The team's provider when this store is a team's, else undefined. */
+export async function teamIssuer(q: StateDb['q']): Promise<string | undefined> {
+  const row = await q
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', TEAM_STORE_KEY)
+    .executeTakeFirst();
+  return row?.value;
+}
+
+/** Marks the store as a team's (at a team's start). */
+export async function markTeamStore(q: StateDb['q'], issuer: string): Promise<void> {
+  await q
+    .insertInto('settings')
+    .values({ key: TEAM_STORE_KEY, value: issuer, updated_at: new Date() })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: issuer, updated_at: new Date() }))
+    .execute();
+}
+
 export interface TeamPerson {
   email: string;
   name: string;
@@ -81,6 +103,13 @@ export interface TeamPeopleRepository {
   revokeToken(email: string, name: string): Promise<boolean>;
   /** The person a presented personal token acts for (its last use moved to now), or undefined. */
   verifyToken(token: string): Promise<TeamPerson | undefined>;
+  /**
+   * Marks this store as the team's (a team's Toolrow does at start): from then on the staging
+   * area wants a person for every change and an approver for every commit, whoever calls it.
+   */
+  markTeamStore(issuer: string): Promise<void>;
+  /** The team's provider when this store is a team's, else undefined. */
+  teamIssuer(): Promise<string | undefined>;
 }
 
 export const PERSONAL_TOKEN_PREFIX = 'trp_';
@@ -268,6 +297,8 @@ export function createTeamPeople(db: StateDb, onRevoke: () => void): TeamPeopleR
         .execute();
       return rows.map(toToken);
     },
+    markTeamStore: (issuer) => markTeamStore(q, issuer),
+    teamIssuer: () => teamIssuer(q),
     async revokeToken(email, name) {
       const result = await q
         .updateTable('team_tokens')

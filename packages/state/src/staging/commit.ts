@@ -1,6 +1,7 @@
 import { type ChangeToApply, type ChangeWriter, DataSourceError } from '@toolrow/datasource';
 import { lockRows } from '../store/state-db.ts';
 import { changesWhere, type StagingContext, tableFilterOf } from './context.ts';
+import { checkCommitter, idList, recordStagingAudit } from './people.ts';
 import { recover, settle, settleUncertain } from './recover.ts';
 import { reviewDigest } from './review.ts';
 import { ClaimLost, selection, toChange, type Where } from './shared.ts';
@@ -22,33 +23,38 @@ function refuseOwn(person: string, own: readonly { id: number; table: string }[]
 }
 
 /**
- * The approver's review still holds: the selection is exactly what they reviewed, and none of it
- * is theirs. Returns its ids, which the commit then keeps to (a change staged after the review is
- * not swept in).
+ * The approver's review still holds: the listing the filter names (without its ids) is exactly
+ * what they reviewed, and none of what they commit is theirs. Returns the ids to commit (the
+ * filter's within that listing), which the commit then keeps to: a change staged after the review
+ * is not swept in.
  */
 async function checkReview(
   ctx: StagingContext,
-  where: Where,
+  filter: StagingFilter | undefined,
+  table: Awaited<ReturnType<typeof tableFilterOf>>,
   approver: NonNullable<Approver>,
 ): Promise<number[]> {
-  const changes = (
+  const { ids, ...listed } = filter ?? {};
+  const listing = (
     await ctx.q
       .selectFrom('staged_changes')
       .selectAll()
-      .where(where)
+      .where(selection(listed, table, ctx.connection))
       .where('commit_id', 'is', null)
       .orderBy('id')
       .execute()
   ).map(toChange);
-  const own = changes.filter((change) => change.person === approver.person);
-  if (own.length > 0) refuseOwn(approver.person, own);
-  if (reviewDigest(changes) !== approver.reviewed) {
+  if (reviewDigest(listing) !== approver.reviewed) {
     throw new DataSourceError(
       'stale-review',
-      `The staged changes are not the ones you reviewed: ${changes.length} ${changes.length === 1 ? 'is' : 'are'} selected now, and a change was added, edited or discarded since. Nothing was applied. Review them again, then commit.`,
+      `The staged changes are not the ones you reviewed: ${listing.length} ${listing.length === 1 ? 'is' : 'are'} listed now, and a change was added, edited, committed or discarded since. Nothing was applied. Review them again, then commit.`,
     );
   }
-  return changes.map((change) => change.id);
+  const wanted = ids ? new Set(ids.map(Number)) : undefined;
+  const selected = wanted ? listing.filter((change) => wanted.has(change.id)) : listing;
+  const own = selected.filter((change) => change.person === approver.person);
+  if (own.length > 0) refuseOwn(approver.person, own);
+  return selected.map((change) => change.id);
 }
 
 /** Renews this process's claim while its transaction is out, so no reader takes it for abandoned. */
@@ -195,7 +201,7 @@ export async function commitInParts(
   return { ok: true, applied: done.applied, changeIds: done.changeIds, parts: done.parts };
 }
 
-/** See Staging.commit. */
+/** See Staging.commit: the commit, then its line in the audit log (whatever the outcome applied). */
 export async function commitChanges(
   ctx: StagingContext,
   filter: StagingFilter | undefined,
@@ -203,10 +209,47 @@ export async function commitChanges(
 ): Promise<CommitResult> {
   // Settles what dead committers left; a live committer's claim only keeps its own changes.
   await recover(ctx, { finish: true });
-  let where = selection(filter, await tableFilterOf(ctx, filter), ctx.connection);
   const { approver } = options;
-  if (approver)
-    where = selection({ ids: await checkReview(ctx, where, approver) }, undefined, ctx.connection);
+  // On a team's store: an approver, named, reviewing (the claim checks their own changes again).
+  await checkCommitter(ctx.q, approver);
+  const table = await tableFilterOf(ctx, filter);
+  const where = approver
+    ? selection({ ids: await checkReview(ctx, filter, table, approver) }, undefined, ctx.connection)
+    : selection(filter, table, ctx.connection);
+  const authors = await authorsOf(ctx, where);
+  const result = await commitSelected(ctx, where, options);
+  const applied = result.ok ? result.changeIds : (result.appliedBefore?.changeIds ?? []);
+  if (applied.length > 0) {
+    const by = authors.filter((author) => applied.includes(author.id)).map((author) => author.name);
+    const count = `${applied.length} change${applied.length === 1 ? '' : 's'} (${idList(applied)})`;
+    await recordStagingAudit(ctx.q, {
+      tool: 'commitStaged',
+      input: { ids: applied, ...(approver ? { reviewed: approver.reviewed } : {}) },
+      profile: filter?.profile ?? ctx.connection,
+      by: { actor: options.by?.actor ?? 'user', person: approver?.person ?? options.by?.person ?? null },
+      detail: `${approver ? 'approved and committed' : 'committed'} ${count} staged by ${[...new Set(by)].join(', ')}${result.ok ? '' : ', before a later part was refused'}.`,
+    });
+  }
+  return result;
+}
+
+/** Who staged each selected change: their person, else the actor. */
+async function authorsOf(ctx: StagingContext, where: Where): Promise<{ id: number; name: string }[]> {
+  const rows = await ctx.q
+    .selectFrom('staged_changes')
+    .select(['id', 'person', 'staged_by'])
+    .where(where)
+    .where('commit_id', 'is', null)
+    .execute();
+  return rows.map((row) => ({ id: Number(row.id), name: row.person ?? row.staged_by }));
+}
+
+async function commitSelected(
+  ctx: StagingContext,
+  where: Where,
+  options: CommitOptions,
+): Promise<CommitResult> {
+  const { approver } = options;
   const max = ctx.writer().maxChangesPerTransaction;
   if (max !== undefined) {
     const selected = (await changesWhere(ctx, (qb) => qb.where(where).where('commit_id', 'is', null))).map(

@@ -1,6 +1,15 @@
-import { DataSourceError, type Row, type RowKey, StaleEditError, type TableInfo } from '@toolrow/datasource';
+import {
+  type Actor,
+  DataSourceError,
+  type Row,
+  type RowKey,
+  StaleEditError,
+  type TableInfo,
+} from '@toolrow/datasource';
 import { normalizeKey } from '@toolrow/datasource-utils';
+import type { StateQueries } from '../store/state-db.ts';
 import { type StagingContext, tableFor } from './context.ts';
+import { checkStager, idList, recordStagingAudit } from './people.ts';
 import {
   checkCount,
   checkMeta,
@@ -13,6 +22,35 @@ import {
 } from './shared.ts';
 import type { StagedChange, StageMeta, Staging } from './types.ts';
 
+/**
+ * A person's own stage (the app's grid, `toolrow call` as the user, a personal token) in the
+ * audit log, in the stage's own transaction. The agent's and MCP clients' are their gates'.
+ */
+async function auditOwnStage(
+  tx: StateQueries,
+  tool: 'stageInsertRows' | 'stageUpdateRows' | 'stageDeleteRows',
+  input: unknown,
+  table: TableInfo,
+  changes: readonly StagedChange[],
+  who: { actor: Actor; person: string | null; profile: string },
+): Promise<void> {
+  if (who.actor !== 'user') return;
+  const what =
+    tool === 'stageInsertRows'
+      ? `${changes.length} insert${changes.length === 1 ? '' : 's'} into`
+      : tool === 'stageUpdateRows'
+        ? `${changes.length === 1 ? 'an update' : `${changes.length} updates`} of`
+        : `${changes.length} delete${changes.length === 1 ? '' : 's'} from`;
+  await recordStagingAudit(tx, {
+    tool,
+    input,
+    profile: who.profile,
+    by: { actor: who.actor, person: who.person },
+    table: table.qualifiedName,
+    detail: `staged ${what} ${table.qualifiedName} (${idList(changes.map((change) => change.id))}).`,
+  });
+}
+
 export function wrapCanonical(
   ctx: StagingContext,
   table: TableInfo,
@@ -22,7 +60,22 @@ export function wrapCanonical(
   return ctx
     .writer()
     .canonicalJson(table, values)
-    .catch((error) => wrapStageError(error, where));
+    .catch(async (error) => {
+      // The database names the type, not the column: find the value it refused, one at a time.
+      const columns = Object.keys(values);
+      if (columns.length > 1 && !(error instanceof DataSourceError))
+        for (const column of columns) {
+          const alone = await ctx
+            .writer()
+            .canonicalJson(table, { [column]: values[column] })
+            .then(
+              () => undefined,
+              (refused: unknown) => refused,
+            );
+          if (alone) return wrapStageError(alone, `${where}.${column}`);
+        }
+      return wrapStageError(error, columns.length === 1 ? `${where}.${columns[0]}` : where);
+    });
 }
 
 export async function imageOf(
@@ -104,6 +157,7 @@ export async function stageInsert(
   meta: StageMeta,
 ): Promise<StagedChange[]> {
   const { actor, profile, person } = checkMeta(meta);
+  await checkStager(ctx.q, person);
   const table = await tableFor(ctx, tableName);
   checkCount(rows, 'row');
   const required = table.columns.filter(
@@ -150,6 +204,11 @@ export async function stageInsert(
         }),
       );
     }
+    await auditOwnStage(tx, 'stageInsertRows', { table: table.qualifiedName, rows }, table, changes, {
+      actor,
+      person,
+      profile,
+    });
     return changes;
   });
 }
@@ -161,6 +220,7 @@ export async function stageUpdate(
   meta: StageMeta,
 ): Promise<StagedChange[]> {
   const { actor, profile, person } = checkMeta(meta);
+  await checkStager(ctx.q, person);
   const table = await tableFor(ctx, tableName);
   checkCount(updates, 'update');
   const prepared = updates.map((update, index) => {
@@ -198,6 +258,11 @@ export async function stageUpdate(
         }),
       );
     }
+    await auditOwnStage(tx, 'stageUpdateRows', { table: table.qualifiedName, updates }, table, changes, {
+      actor,
+      person,
+      profile,
+    });
     return changes;
   });
 }
@@ -210,6 +275,7 @@ export async function stageDelete(
   seen?: Parameters<Staging['stageDelete']>[3],
 ): Promise<StagedChange[]> {
   const { actor, profile, person } = checkMeta(meta);
+  await checkStager(ctx.q, person);
   const table = await tableFor(ctx, tableName);
   checkCount(keys, 'key');
   const normalized = keys.map((key) => normalizeKey(table, key, ctx.source.rows.checkValue));
@@ -237,6 +303,11 @@ export async function stageDelete(
         }),
       );
     }
+    await auditOwnStage(tx, 'stageDeleteRows', { table: table.qualifiedName, keys }, table, changes, {
+      actor,
+      person,
+      profile,
+    });
     return changes;
   });
 }

@@ -27,6 +27,11 @@ export interface Staging {
     seen?: readonly (Row | undefined)[],
   ): Promise<StagedChange[]>;
   list(filter?: StagingFilter): Promise<StagedChange[]>;
+  /**
+   * A short text that changes whenever the selected changes do (a stage, commit or discard by
+   * anyone on this store): what a live review polls before it reads the listing again.
+   */
+  version(filter?: StagingFilter): Promise<string>;
   diff(filter?: StagingFilter): Promise<ChangeDiff[]>;
   /**
    * USER ONLY. Applies the selected changes (default: all) in one transaction, after re-reading each
@@ -35,18 +40,23 @@ export interface Staging {
    */
   commit(filter?: StagingFilter, options?: CommitOptions): Promise<CommitResult>;
   /**
+   * What a review of `filter`'s changes shows `reviewer` (team mode): its digest, which a commit
+   * names to approve exactly these, and whether this person may commit them, with why not.
+   */
+  review(filter: StagingFilter | undefined, reviewer?: Reviewer): Promise<Review>;
+  /**
    * The selected changes (default: all) that commit would refuse now, read-only: rows changed or
    * deleted since staging, and inserts whose key is taken. Shown before Commit; commit checks again.
    */
   check(filter?: StagingFilter): Promise<StagingConflict[]>;
-  /** USER ONLY. Drops the selected changes (default: all). Returns how many. */
-  discard(filter?: StagingFilter): Promise<number>;
+  /** USER ONLY. Drops the selected changes (default: all), by `by` (audited). Returns how many. */
+  discard(filter?: StagingFilter, by?: StagingBy): Promise<number>;
   /**
    * USER ONLY. Records the outcome of a commit that could not be told (StagedChange.uncertainCommit):
    * 'applied' drops its changes from the staging area, 'staged' keeps them staged. Returns how many
    * changes it covered; 0 when no such uncertain commit remains.
    */
-  resolve(commitId: number, outcome: ResolvedOutcome): Promise<number>;
+  resolve(commitId: number, outcome: ResolvedOutcome, by?: StagingBy): Promise<number>;
   /**
    * Settles commits a process left behind (it died or lost its connection mid-commit): one whose
    * write transaction committed is recorded as applied, one that did not frees its changes, and
@@ -134,11 +144,40 @@ export interface CommitOptions {
    */
   inParts?: boolean;
   /**
-   * Team mode's four eyes: the approver committing, and the review they saw (reviewDigest of the
-   * changes listed to them). A change of theirs is refused ('permission'), and so is a selection
-   * that differs from what they reviewed ('stale-review'): nothing is applied either way.
+   * Team mode's four eyes: the approver committing, and the review they saw: reviewDigest of the
+   * listing the filter names without its ids (what `review` returned); the ids pick within it. A
+   * change of theirs is refused ('permission'), and so is a listing that differs from what they
+   * reviewed ('stale-review'): nothing is applied either way. On a team's store it is required.
    */
-  approver?: { person: string; reviewed: string };
+  approver?: { person: string; reviewed?: string | undefined };
+  /** Who commits when no approver is named (default the user, nobody named): the audit line's. */
+  by?: StagingBy;
+}
+
+/** Who a commit, discard or resolve is by (default: the user, nobody named). */
+export interface StagingBy {
+  actor?: Actor;
+  /** Team mode: the signed-in person (their email). */
+  person?: string | null;
+}
+
+/** A team member as a review sees them. */
+export interface Reviewer {
+  email: string;
+  role: 'viewer' | 'analyst' | 'approver' | 'admin';
+}
+
+export interface Review {
+  /** The changes listed, each with what it changes. */
+  diffs: ChangeDiff[];
+  /** reviewDigest of the changes: what CommitOptions.approver.reviewed names. */
+  digest: string;
+  /** With a reviewer: */
+  you?: string;
+  approver?: boolean;
+  mayCommit?: boolean;
+  /** Why this reviewer may not commit them. */
+  why?: string;
 }
 
 export interface StagingFilter {
