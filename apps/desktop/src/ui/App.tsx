@@ -38,6 +38,7 @@ export function App() {
     review,
     stagingError,
     loadStaging,
+    serverGone,
     jobs,
     setJobs,
     jobsError,
@@ -99,6 +100,17 @@ export function App() {
     [afterWrite, toast],
   );
 
+  const stageInsert = useCallback(
+    async (table: string, rows: Row[]) => {
+      await api.stageInsert(table, rows);
+      afterWrite();
+      toast(
+        `Staged ${rows.length === 1 ? 'a new row' : `${rows.length} new rows`} in ${displayTable(table)}. Review it in Staging before it is committed.`,
+      );
+    },
+    [afterWrite, toast],
+  );
+
   const stageDelete = useCallback(
     (table: string, keys: RowKey[]) => {
       api
@@ -133,6 +145,8 @@ export function App() {
         return result.conflicts;
       } catch (error) {
         toastError(error);
+        // A refused commit (a stale review, another's commit first) shows the listing as it is now.
+        loadStaging();
         return [];
       }
     },
@@ -237,6 +251,7 @@ export function App() {
             dataVersion={dataVersion}
             onStagedEdit={(key, values, seen) => stageEdit(tab.table, key, values, seen)}
             onStagedDelete={(keys) => stageDelete(tab.table, keys)}
+            onStagedInsert={(rows) => stageInsert(tab.table, rows)}
             onOpenRow={(key) => openRow(tab.table, key)}
             onExport={(format) =>
               startExport({ table: tab.table, filter: tab.filter, sort: tab.sort, format })
@@ -256,6 +271,7 @@ export function App() {
             dataVersion={dataVersion}
             onStagedEdit={(key, values, seen) => stageEdit(tab.table, key, values, seen)}
             onStagedDelete={(keys) => stageDelete(tab.table, keys)}
+            onStagedInsert={(rows) => stageInsert(tab.table, rows)}
             onOpenTable={() => openTable(tab.table)}
           />
         );
@@ -360,8 +376,8 @@ export function App() {
           <button
             type="button"
             className="btn small ghost"
-            onClick={loadTables}
-            title="Reload the table list"
+            onClick={() => loadTables(true)}
+            title="Read the table list again from the database"
           >
             ↻
           </button>
@@ -394,10 +410,20 @@ export function App() {
                 type="button"
                 className={`nav-item${active ? ' active' : ''}`}
                 onClick={() => openTable(table.id)}
-                title={`${table.schema}.${table.name}: ~${formatCount(table.rowEstimate)} rows, ${table.columnCount} columns`}
+                title={
+                  table.kind === 'view'
+                    ? `${table.schema}.${table.name}: a view (read-only), ${table.columnCount} columns`
+                    : `${table.schema}.${table.name}: ~${formatCount(table.rowEstimate)} rows, ${table.columnCount} columns`
+                }
               >
                 <span className="name">{displayTable(table.id)}</span>
-                <span className="count">{formatCount(table.rowEstimate)}</span>
+                {table.kind === 'view' ? (
+                  <span className="count" data-testid="view-badge">
+                    view
+                  </span>
+                ) : (
+                  <span className="count">{formatCount(table.rowEstimate)}</span>
+                )}
               </button>
             );
           })}
@@ -497,10 +523,17 @@ export function App() {
       />
 
       <footer className="statusbar">
-        <span>
-          <span className={`dot ${status ? 'ok' : ''}`} />
-          {status ? status.database.engine : 'connecting…'}
-        </span>
+        {serverGone ? (
+          <span data-testid="server-gone" title="Start it again (npm start), then reload this page">
+            <span className="dot danger" />
+            server stopped: nothing is saved until it runs again
+          </span>
+        ) : (
+          <span>
+            <span className={`dot ${status ? 'ok' : ''}`} />
+            {status ? status.database.engine : 'connecting…'}
+          </span>
+        )}
         <button
           type="button"
           className="statusbar-button"

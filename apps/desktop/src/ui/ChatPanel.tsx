@@ -22,6 +22,7 @@ import {
 } from './api.ts';
 import { chipOf, formatUsage, summarizeInput, usageOf } from './chat-parts.ts';
 import { Markdown } from './Markdown.tsx';
+import { allowed } from './permissions.ts';
 import { ErrorBox, ToolBadges, When } from './widgets.tsx';
 
 export interface ChatPanelProps {
@@ -193,6 +194,8 @@ function ChatSession(props: ChatSessionProps) {
     void sendMessage({ text });
   };
 
+  // Team mode: the mode is an admin's to change; others see it, and why they cannot.
+  const modeAllowed = allowed('mode');
   return (
     <aside className="chat" aria-label="Chat with the agent">
       <div className="chat-head">
@@ -205,7 +208,8 @@ function ChatSession(props: ChatSessionProps) {
               type="button"
               role="radio"
               aria-checked={props.mode === option.mode}
-              title={option.hint}
+              title={modeAllowed.ok ? option.hint : modeAllowed.why}
+              disabled={!modeAllowed.ok && props.mode !== option.mode}
               onClick={() => props.onModeChange(option.mode)}
             >
               {option.label}
@@ -306,7 +310,9 @@ function ChatSession(props: ChatSessionProps) {
         <textarea
           ref={props.inputRef}
           aria-label="Message"
-          placeholder="Ask about your data…"
+          disabled={!allowed('chat').ok}
+          title={allowed('chat').why}
+          placeholder={allowed('chat').why ?? 'Ask about your data…'}
           value={draft}
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={(event) => {

@@ -7,6 +7,7 @@ import {
   PERMISSION_MODES,
   type PermissionMode,
 } from './api.ts';
+import { allowed } from './permissions.ts';
 import { FormDialog } from './widgets.tsx';
 
 const ADD = '__add__';
@@ -64,7 +65,7 @@ export function ConnectionSwitcher({
             </option>
           ),
         )}
-        {list?.canSwitch ? <option value={ADD}>Add connection…</option> : null}
+        {list?.canSwitch && allowed('connections').ok ? <option value={ADD}>Add connection…</option> : null}
       </select>
       {adding ? (
         <AddConnectionDialog

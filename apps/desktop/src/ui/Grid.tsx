@@ -34,6 +34,8 @@ export interface GridProps {
   /** Present when cells can be edited; returns an error text to keep the editor open. */
   onEdit?: (index: number, column: string, text: string) => Promise<string | undefined>;
   onOpenRow?: (index: number) => void;
+  /** Enter or F2 asked to edit a grid that has no onEdit: the owner says why. */
+  onReadOnly?: () => void;
 }
 
 const ROW_HEIGHT = 26;
@@ -191,7 +193,8 @@ export function Grid(props: GridProps) {
         else startEdit(row, col);
         break;
       case 'F2':
-        startEdit(row, col);
+        if (props.onEdit) startEdit(row, col);
+        else props.onReadOnly?.();
         break;
       case ' ':
         props.onToggleSelect?.(row);

@@ -2,6 +2,7 @@
 // list, a Test that makes one tiny call, and Save, which the next chat message uses (no restart).
 import { useEffect, useState } from 'react';
 import { api, type ModelChoice, type ModelSettingsView, type ModelTestResult } from './api.ts';
+import { allowed } from './permissions.ts';
 import { FormDialog } from './widgets.tsx';
 
 const PROVIDERS: { id: string; label: string; key: 'required' | 'optional' | 'none' }[] = [
@@ -203,7 +204,12 @@ export function ModelSettingsDialog({ onClose, onSaved }: { onClose: () => void;
           >
             {busy === 'test' ? 'Testing…' : 'Test'}
           </button>
-          <button type="submit" className="btn primary" disabled={busy !== null}>
+          <button
+            type="submit"
+            className="btn primary"
+            disabled={busy !== null || !allowed('model').ok}
+            title={allowed('model').why}
+          >
             {busy === 'save' ? 'Saving…' : 'Save'}
           </button>
           {view?.saved ? (

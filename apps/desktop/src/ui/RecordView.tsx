@@ -9,6 +9,8 @@ import {
   keyString,
   parseEdit,
 } from './format.ts';
+import { NewRowDialog } from './NewRow.tsx';
+import { allowed } from './permissions.ts';
 import { ErrorBox } from './widgets.tsx';
 
 export interface RecordViewProps {
@@ -20,6 +22,8 @@ export interface RecordViewProps {
   /** `seen`: the stored values the edit was based on (what the person saw). */
   onStagedEdit: (key: RowKey, values: Row, seen: Row) => Promise<void>;
   onStagedDelete: (keys: RowKey[]) => void;
+  /** Stages new rows; rejects with a readable error. */
+  onStagedInsert: (rows: Row[]) => Promise<void>;
   onOpenTable: () => void;
 }
 
@@ -30,6 +34,7 @@ export function RecordView(props: RecordViewProps) {
   const [error, setError] = useState<unknown>(null);
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
+  const [copying, setCopying] = useState(false);
   const keyId = keyString(rowKey);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: keyId stands for rowKey.
@@ -91,6 +96,15 @@ export function RecordView(props: RecordViewProps) {
 
   return (
     <div className="view">
+      {copying && info && row ? (
+        <NewRowDialog
+          table={table}
+          info={info}
+          initial={row}
+          onStage={(values) => props.onStagedInsert([values])}
+          onClose={() => setCopying(false)}
+        />
+      ) : null}
       <div className="toolbar">
         <span className="title">
           {displayTable(table)} · {describeKey(rowKey)}
@@ -108,8 +122,20 @@ export function RecordView(props: RecordViewProps) {
         </button>
         <button
           type="button"
+          className="btn"
+          disabled={!row || !info || !allowed('stage').ok}
+          title={
+            allowed('stage').why ?? 'Stage a new row starting from this one (its key left for you to give)'
+          }
+          onClick={() => setCopying(true)}
+        >
+          Copy as new row
+        </button>
+        <button
+          type="button"
           className="btn danger"
-          disabled={!row || stagedDelete}
+          disabled={!row || stagedDelete || !allowed('stage').ok}
+          title={allowed('stage').why}
           onClick={() => props.onStagedDelete([rowKey])}
         >
           Stage delete

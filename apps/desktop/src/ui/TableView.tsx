@@ -27,6 +27,8 @@ import {
   parseFilterValue,
 } from './format.ts';
 import { Grid, type GridColumn } from './Grid.tsx';
+import { NewRowDialog } from './NewRow.tsx';
+import { allowed } from './permissions.ts';
 import { usePagedRows } from './usePagedRows.ts';
 import { ErrorBox } from './widgets.tsx';
 
@@ -46,8 +48,20 @@ export interface TableViewProps {
   /** `seen`: the stored values the edit was based on (what the person saw). */
   onStagedEdit: (key: RowKey, values: Row, seen: Row) => Promise<void>;
   onStagedDelete: (keys: RowKey[]) => void;
+  /** Stages new rows; rejects with a readable error (the dialog keeps the values). */
+  onStagedInsert: (rows: Row[]) => Promise<void>;
   onOpenRow: (key: RowKey) => void;
   onExport: (format: ExportJob['format']) => void;
+}
+
+/** Why rows of this table cannot be changed here, or undefined when they can. */
+export function readOnlyReason(table: string, info: TableInfo | undefined): string | undefined {
+  if (!info) return undefined;
+  if (info.kind === 'view') return `${displayTable(table)} is a view: its rows are read-only here.`;
+  if (info.primaryKey.length === 0)
+    return `${displayTable(table)} has no primary key, so a row cannot be named to stage an edit. Use the SQL workbench to look at it.`;
+  const stage = allowed('stage');
+  return stage.ok ? undefined : stage.why;
 }
 
 export function TableView(props: TableViewProps) {
@@ -59,6 +73,10 @@ export function TableView(props: TableViewProps) {
   const [exportFormat, setExportFormat] = useState<ExportJob['format']>('csv');
   const filterRef = useRef<HTMLElement>(null);
   const appliedKey = JSON.stringify(applied);
+  const [adding, setAdding] = useState(false);
+  // Said when Enter or F2 asks to change a row that cannot be changed (never silently nothing).
+  const [readOnlyNotice, setReadOnlyNotice] = useState<string | null>(null);
+  const readOnly = readOnlyReason(table, info);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: appliedKey stands for the applied filter.
   useEffect(() => {
@@ -261,6 +279,16 @@ export function TableView(props: TableViewProps) {
           </>
         ) : null}
         <span className="spacer" />
+        {readOnly === undefined && info ? (
+          <button
+            type="button"
+            className="btn"
+            onClick={() => setAdding(true)}
+            title="Stage a new row (inserted when the staging area is committed)"
+          >
+            Add row
+          </button>
+        ) : null}
         <select
           className="select"
           aria-label="Export format"
@@ -287,6 +315,22 @@ export function TableView(props: TableViewProps) {
         onApply={(next) => props.onQueryChange(next, sort)}
       />
       {error ? <ErrorBox error={error} /> : null}
+      {adding && info ? (
+        <NewRowDialog
+          table={table}
+          info={info}
+          onStage={(row) => props.onStagedInsert([row])}
+          onClose={() => setAdding(false)}
+        />
+      ) : null}
+      {readOnlyNotice ? (
+        <div className="toolbar notice" data-testid="read-only-notice" role="status">
+          <span>{readOnlyNotice}</span>
+          <button type="button" className="btn small ghost" onClick={() => setReadOnlyNotice(null)}>
+            OK
+          </button>
+        </div>
+      ) : null}
       {sortNotice ? (
         <div className="toolbar notice" data-testid="sort-notice">
           <span>{sortNotice}</span>
@@ -330,11 +374,14 @@ export function TableView(props: TableViewProps) {
               return { value: column === primaryKey[0] ? row[column] : '⌫ staged delete' };
             return entry.values.has(column) ? { value: entry.values.get(column) } : undefined;
           }}
-          onEdit={primaryKey.length > 0 ? onEdit : undefined}
+          onEdit={readOnly === undefined ? onEdit : undefined}
+          onReadOnly={() => setReadOnlyNotice(readOnly ?? null)}
           onOpenRow={(index) => {
             const row = paged.getRow(index);
             const key = row ? keyOf(row, primaryKey) : null;
             if (key) props.onOpenRow(key);
+            else
+              setReadOnlyNotice(readOnly ?? `This row of ${displayTable(table)} has no key to open it by.`);
           }}
         />
       ) : error ? null : (

@@ -180,6 +180,8 @@ export interface TableSummary {
   name: string;
   rowEstimate: number;
   columnCount: number;
+  /** A view's rows are read-only, and its row count unknown. */
+  kind?: 'view';
 }
 
 export interface ColumnInfo {
@@ -187,6 +189,8 @@ export interface ColumnInfo {
   type: string;
   nullable: boolean;
   default: string | null;
+  /** The database fills it (an identity, a generated column, SQLite's rowid): a new row leaves it out. */
+  generated?: boolean;
 }
 
 export interface TableInfo {
@@ -206,6 +210,8 @@ export interface TableInfo {
   openColumns?: boolean;
   /** The filter operators the connection's engine serves (absent: all of FILTER_OPS). */
   filterOps?: FilterOp[];
+  /** A view: its rows are read-only. */
+  kind?: 'view';
 }
 
 /** The operators the filter bar offers: the data layer's FILTER_OPS, which the server validates against the schema. */
@@ -369,6 +375,8 @@ export interface AuditEntry {
   detail: string | null;
   /** Team mode: the person it was for. */
   person?: string;
+  /** 'staging': a person's commit, discard or resolve of the staging area (no tool of the catalog). */
+  action?: 'staging';
 }
 
 export type UiTab =
@@ -527,8 +535,12 @@ export const api = {
   testModel: (choice: ModelChoice) => request<ModelTestResult>('POST', '/api/settings/model/test', choice),
   setMode: (mode: PermissionMode) => request<{ mode: PermissionMode }>('PUT', '/api/profile', { mode }),
   /** `empty`: with no tables, why the connection may show none and how to seed this one. */
-  tables: () =>
-    request<{ tables: TableSummary[]; empty?: { notes: string[]; seed: string } }>('GET', '/api/tables'),
+  /** `fresh`: read the catalog again (a table made elsewhere since), not the cached one. */
+  tables: (fresh = false) =>
+    request<{ tables: TableSummary[]; empty?: { notes: string[]; seed: string } }>(
+      'GET',
+      fresh ? '/api/tables?fresh=1' : '/api/tables',
+    ),
   describe: (id: string) => request<TableInfo>('GET', table(id)),
   rows: (id: string, query: { filter: Filter; sort: SortKey[]; offset: number; limit: number }) =>
     request<RowsPage>('POST', `${table(id)}/rows`, query),
@@ -562,6 +574,8 @@ export const api = {
     }),
   stageDelete: (id: string, keys: RowKey[], seen?: Row[]) =>
     request<{ ids: string[] }>('POST', '/api/staging/delete', { table: id, keys, ...(seen ? { seen } : {}) }),
+  /** Changes whenever the staging area does (anyone's stage, commit or discard). */
+  stagingVersion: () => request<{ version: string }>('GET', '/api/staging/version'),
   stageInsert: (id: string, rows: Row[]) =>
     request<{ ids: string[] }>('POST', '/api/staging/insert', { table: id, rows }),
   /** `reviewed`: team mode's review digest (StagingReview.digest) of the listing the approver saw. */

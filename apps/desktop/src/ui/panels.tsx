@@ -11,6 +11,7 @@ import {
   type StagingReview,
 } from './api.ts';
 import { describeKey, displayTable, formatAgo, formatCount, formatTyped } from './format.ts';
+import { mayDiscard } from './permissions.ts';
 import { ErrorBox, FormDialog, ProgressBar, ToolBadges, When } from './widgets.tsx';
 
 // ── Staging ─────────────────────────────────────────────────────────────────────────────────
@@ -132,6 +133,8 @@ export function StagingPanel({
       if (conflicts.length > 0) showConflicts(conflicts);
     });
   const staleCount = changes.filter((change) => stale.has(change.id)).length;
+  // Team mode: the first change this person may not discard says why Discard all is off.
+  const discardAll = changes.map((change) => mayDiscard(change)).find((each) => !each.ok);
 
   return (
     <div className="view">
@@ -151,7 +154,8 @@ export function StagingPanel({
         <button
           type="button"
           className="btn danger"
-          disabled={busy || changes.length === 0}
+          disabled={busy || changes.length === 0 || discardAll !== undefined}
+          title={discardAll?.why}
           onClick={() => void act(() => onDiscard())}
         >
           Discard all
@@ -321,7 +325,8 @@ export function StagingPanel({
                       <button
                         type="button"
                         className="btn small ghost"
-                        disabled={busy}
+                        disabled={busy || !mayDiscard(change).ok}
+                        title={mayDiscard(change).why}
                         onClick={() => void act(() => onDiscard([change.id]))}
                       >
                         Discard
@@ -504,6 +509,12 @@ export function ExportsPanel({ jobs, error }: { jobs: ExportJob[]; error: unknow
 
 // ── Audit log ───────────────────────────────────────────────────────────────────────────────
 
+/** Who decided: the person on a team (and through what, when not themselves), else the actor. */
+function decidedByText(entry: AuditEntry): string {
+  if (!entry.person) return entry.decidedBy;
+  return entry.decidedBy === 'user' ? entry.person : `${entry.person} (via ${entry.decidedBy})`;
+}
+
 export function AuditPanel({ refreshKey }: { refreshKey: number }) {
   const [entries, setEntries] = useState<AuditEntry[] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -527,7 +538,7 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
 
   const shown = (entries ?? []).filter((entry) =>
     query
-      ? `${entry.tool} ${entry.decision} ${entry.decidedBy} ${entry.summary ?? ''} ${entry.detail ?? ''}`
+      ? `${entry.tool} ${entry.decision} ${entry.decidedBy} ${entry.person ?? ''} ${entry.summary ?? ''} ${entry.detail ?? ''}`
           .toLowerCase()
           .includes(query.toLowerCase())
       : true,
@@ -537,7 +548,7 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
     <div className="view">
       <div className="toolbar">
         <span className="title">Audit log</span>
-        <span className="muted">every gated decision: asked, approved, denied, auto</span>
+        <span className="muted">every gated decision, and every stage, commit and discard people make</span>
         <span className="spacer" />
         <input
           className="input"
@@ -575,7 +586,17 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
                     <When iso={entry.at} />
                   </td>
                   <td>
-                    <span className="mono">{entry.tool}</span> <ToolBadges name={entry.tool} />
+                    <span className="mono">{entry.tool}</span>{' '}
+                    {entry.action === 'staging' ? (
+                      <span
+                        className="badge"
+                        title="A person's own action on the staging area: only people commit and discard."
+                      >
+                        staging · by a person
+                      </span>
+                    ) : (
+                      <ToolBadges name={entry.tool} />
+                    )}
                   </td>
                   <td>
                     <span
@@ -584,7 +605,9 @@ export function AuditPanel({ refreshKey }: { refreshKey: number }) {
                       {entry.decision}
                     </span>
                   </td>
-                  <td>{entry.decidedBy}</td>
+                  <td title={`decided by ${entry.decidedBy}`} data-testid="audit-decided-by">
+                    {decidedByText(entry)}
+                  </td>
                   <td className="muted">{entry.profile}</td>
                   <td title={`input sha-256 ${entry.inputDigest}`}>
                     {entry.summary ? <div data-testid="audit-summary">{entry.summary}</div> : null}

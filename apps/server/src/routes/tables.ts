@@ -12,9 +12,12 @@ import { primaryKey } from './shared.ts';
 export function tableRoutes(ctx: RouteContext): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
 
+  // ?fresh=1 (the app's ↻ and its first load) reads the catalog again: a table made by another
+  // tool, or by `db seed` while the app runs, shows up, and row counts are current.
   app.get('/api/tables', async (c) => {
     const { source, profile } = c.var.connection;
-    const snapshot = await source.schema.get();
+    const fresh = c.req.query('fresh') === '1';
+    const snapshot = await (fresh ? source.schema.refresh() : source.schema.get());
     const tables = snapshot.tables.map(toTableSummary);
     if (tables.length > 0) return c.json({ tables });
     // No tables: what the connection knows of why (DynamoDB: the key it signs with, and that

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolrowServer, type ToolrowServer } from '../server.ts';
 import {
+  clearStaging,
   collectPageErrors,
   ensureBundle,
   freePort,
@@ -115,7 +116,7 @@ describe('team mode in Chromium: sign-in and the four-eyes review', () => {
     );
     const audit = await toolrow.state.audit.list({ person: 'abe@example.com' });
     expect(audit.map((entry) => entry.detail)).toEqual([
-      expect.stringMatching(/approved and committed 1 changes .* staged by ana@example\.com/),
+      expect.stringMatching(/approved and committed 1 change .* staged by ana@example\.com/),
     ]);
 
     // Signing out ends the session in the store (the provider's own sign-in may let the browser straight back in).
@@ -126,5 +127,76 @@ describe('team mode in Chromium: sign-in and the four-eyes review', () => {
     await abe.page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(async () => toolrow.state.team.find(cookie.value, 60_000)).toBeUndefined();
     expect(ana.errors).toEqual([]);
+  });
+
+  it("the app offers each role only what it may: an analyst discards her own change, not another's; a viewer neither stages nor chats", async () => {
+    await clearStaging(toolrow);
+    await toolrow.state.staging.stageUpdate('orders', [{ key: { id: 2 }, values: { note: 'abe’s' } }], {
+      actor: 'user',
+      person: 'abe@example.com',
+    });
+    const ana = await signedInPage('ana');
+    await expect.poll(() => ana.page.getByTestId('role').textContent()).toBe('analyst');
+    // The mode is an admin's: the other modes are off, and say why.
+    const auto = ana.page.getByRole('radio', { name: 'Auto', exact: true });
+    expect(await auto.isDisabled()).toBe(true);
+    expect(await auto.getAttribute('title')).toMatch(/As analyst you may not change the permission mode/);
+    // No Add connection for her; the model's Save is off.
+    expect(await ana.page.locator('option', { hasText: 'Add connection' }).count()).toBe(0);
+    await ana.page.getByRole('button', { name: /no model|model / }).click();
+    const save = ana.page.getByRole('button', { name: 'Save', exact: true });
+    expect(await save.isDisabled()).toBe(true);
+    expect(await save.getAttribute('title')).toMatch(/may not change the model/);
+    await ana.page.keyboard.press('Escape');
+    await ana.page.goto(`${appUrl}/`);
+    // Her own change next to Abe's: Discard on hers, not on his, nor Discard all.
+    await nav(ana.page)
+      .getByRole('button', { name: /^orders/ })
+      .click();
+    await ana.page.getByRole('button', { name: 'Add row' }).waitFor();
+    await toolrow.state.staging.stageUpdate('orders', [{ key: { id: 4 }, values: { note: 'ana’s' } }], {
+      actor: 'user',
+      person: 'ana@example.com',
+    });
+    await ana.page.goto(`${appUrl}/`);
+    await nav(ana.page)
+      .getByRole('button', { name: /^Staging/ })
+      .click();
+    const cards = ana.page.getByTestId('staged-change');
+    await expect.poll(() => cards.count()).toBe(2);
+    const his = cards.filter({ hasText: 'abe@example.com' });
+    const hers = cards.filter({ hasText: 'ana@example.com' });
+    expect(await his.getByRole('button', { name: 'Discard', exact: true }).isDisabled()).toBe(true);
+    expect(await his.getByRole('button', { name: 'Discard', exact: true }).getAttribute('title')).toMatch(
+      /Staged by abe@example\.com: as analyst you discard only your own/,
+    );
+    expect(await ana.page.getByRole('button', { name: 'Discard all' }).isDisabled()).toBe(true);
+    await hers.getByRole('button', { name: 'Discard', exact: true }).click();
+    await expect.poll(() => cards.count()).toBe(1);
+    expect((await toolrow.state.staging.list()).map((change) => change.person)).toEqual(['abe@example.com']);
+    expect(
+      (await toolrow.state.audit.list({ person: 'ana@example.com', tool: 'discardStaged' })).length,
+    ).toBe(1);
+
+    // A viewer: no Add row, and the chat says why it is off.
+    const vic = await signedInPage('vic');
+    await expect.poll(() => vic.page.getByTestId('role').textContent()).toBe('viewer');
+    await nav(vic.page)
+      .getByRole('button', { name: /^orders/ })
+      .click();
+    await vic.page.locator('.grid-row').first().waitFor();
+    expect(await vic.page.getByRole('button', { name: 'Add row' }).count()).toBe(0);
+    const message = vic.page.getByLabel('Message');
+    expect(await message.isDisabled()).toBe(true);
+    expect(await message.getAttribute('placeholder')).toMatch(/As viewer you may not run the agent/);
+    // Enter on a cell says why nothing opens for editing, rather than nothing.
+    await vic.page.locator('.grid-row').first().locator('[role=gridcell]').nth(2).click();
+    await vic.page.keyboard.press('F2');
+    await expect
+      .poll(() => vic.page.getByTestId('read-only-notice').textContent())
+      .toMatch(/As viewer you may not stage changes/);
+    await clearStaging(toolrow);
+    expect(ana.errors).toEqual([]);
+    expect(vic.errors).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 // jobs, each loaded on start and again on demand; export progress is polled while a job runs.
 import { useCallback, useEffect, useState } from 'react';
 import {
+  ApiError,
   type AppStatus,
   api,
   type ChangeProtection,
@@ -10,6 +11,9 @@ import {
   type StagingReview,
   type TableSummary,
 } from '../api.ts';
+
+/** How often the app asks whether the staging area changed (a tiny request). */
+const LIVE_POLL_MS = 2000;
 
 export function useAppData() {
   const [status, setStatus] = useState<AppStatus | null>(null);
@@ -24,6 +28,8 @@ export function useAppData() {
   const [stagingError, setStagingError] = useState<unknown>(null);
   const [jobs, setJobs] = useState<ExportJob[]>([]);
   const [jobsError, setJobsError] = useState<unknown>(null);
+  // The server stopped answering (the live poll failed): the status bar says so.
+  const [serverGone, setServerGone] = useState(false);
 
   const loadStatus = useCallback(() => {
     api.status().then(setStatus).catch(setStatusError);
@@ -49,9 +55,9 @@ export function useAppData() {
       })
       .catch(setJobsError);
   }, []);
-  const loadTables = useCallback(() => {
+  const loadTables = useCallback((fresh = false) => {
     api
-      .tables()
+      .tables(fresh)
       .then((result) => {
         setTables(result.tables);
         setEmptyTables(result.empty);
@@ -62,7 +68,8 @@ export function useAppData() {
 
   useEffect(() => {
     loadStatus();
-    loadTables();
+    // A page (re)load reads the catalog again, as ↻ does.
+    loadTables(true);
     loadStaging();
     loadJobs();
   }, [loadStatus, loadTables, loadStaging, loadJobs]);
@@ -75,7 +82,37 @@ export function useAppData() {
     return () => clearInterval(timer);
   }, [running, loadJobs]);
 
+  // Live: the state store is shared (the CLI, MCP clients, other people), so the staging area is
+  // polled for a change and read again when it has one; a poll that fails means the server is gone.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: loadStaging is stable.
+  useEffect(() => {
+    let last: string | undefined;
+    let live = true;
+    const poll = () => {
+      if (document.visibilityState === 'hidden') return;
+      api.stagingVersion().then(
+        ({ version }) => {
+          if (!live) return;
+          setServerGone(false);
+          if (last !== undefined && version !== last) loadStaging();
+          last = version;
+        },
+        (error: unknown) => {
+          // A refusal is an answer (a session that ended is handled by the request itself).
+          if (live) setServerGone(error instanceof ApiError && error.status === 0);
+        },
+      );
+    };
+    poll();
+    const timer = setInterval(poll, LIVE_POLL_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, []);
+
   return {
+    serverGone,
     status,
     setStatus,
     statusError,
