@@ -2,7 +2,7 @@
 // user's commands go through the app (which holds the embedded database) instead of failing on
 // its lock. It holds the token, so it is owner-only, and it goes away when the app stops.
 import { readFileSync, unlinkSync } from 'node:fs';
-import { chmod, rename, writeFile } from 'node:fs/promises';
+import { chmod, link, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '@toolrow/datasource-utils';
 
@@ -28,7 +28,26 @@ export interface RunningApp extends AppFile {
   file: string;
 }
 
-/** Writes the file (0600, atomically: a reader never sees half of it); returns how to remove it. */
+/** A second app asked to start on a data dir another live process serves. */
+export class AppAlreadyRunningError extends Error {
+  override name = 'AppAlreadyRunningError';
+  readonly running: RunningApp;
+  constructor(dataDir: string, running: RunningApp) {
+    super(alreadyRunningMessage(dataDir, running));
+    this.running = running;
+  }
+}
+
+/** Why a second start on one data dir is refused, and the two ways on. */
+export function alreadyRunningMessage(dataDir: string, running: RunningApp): string {
+  return `Toolrow is already running on this data dir (${dataDir}): ${running.url} (process ${running.pid}, started ${running.startedAt}). Open that one (the CLI and MCP go through it), or stop it first. A second instance needs a data dir of its own: TOOLROW_DATA_DIR=<another folder> npm start -- --port <another port>.`;
+}
+
+/**
+ * Writes the file (0600, atomically: a reader never sees half of it); returns how to remove it.
+ * Refuses (AppAlreadyRunningError) when another live process's app holds it: the first app keeps
+ * its file, so the CLI and MCP never lose it.
+ */
 export async function writeAppFile(dataDir: string, app: Omit<AppFile, 'pid' | 'startedAt'>) {
   const file = join(dataDir, APP_FILE);
   const content: AppFile = { ...app, pid: process.pid, startedAt: new Date().toISOString() };
@@ -37,12 +56,27 @@ export async function writeAppFile(dataDir: string, app: Omit<AppFile, 'pid' | '
   try {
     await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
     await chmod(temporary, 0o600); // mode applies only when the file is created
-    await rename(temporary, file);
+    // link() fails when the file exists: of two apps starting at once, one gets it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await link(temporary, file);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw error;
+        const holder = findRunningApp(dataDir);
+        if (holder && holder.pid !== process.pid) throw new AppAlreadyRunningError(dataDir, holder);
+        // A file a dead process (or this one, for an app it closed uncleanly) left: replace it.
+        await unlink(file).catch(() => {});
+      }
+    }
   } catch (error) {
+    if (error instanceof AppAlreadyRunningError) throw error;
     throw new Error(
       `Could not write ${file}: ${(error as Error).message}. The toolrow CLI reads it to reach the running app; make ${dataDir} writable.`,
       { cause: error },
     );
+  } finally {
+    await unlink(temporary).catch(() => {});
   }
   let removed = false;
   const remove = () => {

@@ -5,10 +5,16 @@ import { desktopBuildState, ensureDesktopBuild } from '@toolrow/desktop';
 import type { AppStatus } from '@toolrow/desktop/wire';
 import { installedEngines } from '@toolrow/engines';
 import { type ApprovalInbox, approvalTimeoutFromEnv, createApprovalInbox } from '@toolrow/mcp-server';
-import { type ConnectionHub, createConnectionHub, openToolrow, type Toolrow } from '@toolrow/state';
+import {
+  type ConnectionHub,
+  createConnectionHub,
+  openToolrow,
+  resolveDataDir,
+  type Toolrow,
+} from '@toolrow/state';
 import type { LanguageModel } from 'ai';
 import { appTokenFrom } from './app-auth.ts';
-import { writeAppFile } from './app-file.ts';
+import { AppAlreadyRunningError, findRunningApp, writeAppFile } from './app-file.ts';
 import { loadApprovalSecret } from './approval-secret.ts';
 import { type MountedMcp, mountMcp } from './mcp.ts';
 import { createToolrowServer, type ToolrowServer } from './server.ts';
@@ -60,6 +66,11 @@ export async function startApp(options: StartOptions): Promise<StartedApp> {
   const { env, err } = options;
   const port = options.port ?? portFrom(env.TOOLROW_PORT);
   const token = appTokenFrom(env);
+
+  // Before anything opens: an app already serving this data dir keeps it (and its app.json).
+  const dataDir = options.toolrow?.state.dataDir ?? resolveDataDir({ env, cwd: options.cwd });
+  const running = findRunningApp(dataDir);
+  if (running && running.pid !== process.pid) throw new AppAlreadyRunningError(dataDir, running);
 
   if (options.build ?? true) {
     const state = desktopBuildState();

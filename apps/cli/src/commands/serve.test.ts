@@ -140,6 +140,34 @@ describe('toolrow serve, what npm start runs (the real process)', () => {
     expect(await app.exit).toBe(0);
   }, 180_000);
 
+  it('refuses a second start on the same data dir, naming the first, which keeps its app.json and its CLI', async () => {
+    const first = await start(['--port', '0', '--no-build'], { TOOLROW_DATA_DIR: dataDir });
+    try {
+      const before = await readFile(join(dataDir, 'app.json'), 'utf8');
+      // Another port: only the data dir is shared.
+      const second = await start(['--port', '0', '--no-build'], { TOOLROW_DATA_DIR: dataDir }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(second).toMatchObject({ code: 1 });
+      const stderr = (second as { stderr: string }).stderr;
+      expect(stderr).toContain(`Toolrow is already running on this data dir (${dataDir}): ${first.url}`);
+      expect(stderr).toContain(`process ${first.child.pid}`);
+      expect(stderr).toContain('TOOLROW_DATA_DIR=<another folder>');
+      // The first app's file is untouched, and the CLI still reaches it.
+      expect(await readFile(join(dataDir, 'app.json'), 'utf8')).toBe(before);
+      const listed = await runCli(['call', 'countRows', '{"table":"orders"}'], {
+        TOOLROW_DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        TOOLROW_STATE_URL: '',
+      });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toMatchObject({ count: 300 });
+    } finally {
+      first.child.kill('SIGINT');
+    }
+    expect(await first.exit).toBe(0);
+  }, 180_000);
+
   it('refuses a taken port before it opens the database, and says what to do', async () => {
     const failed = await start(['--port', String(heldPort), '--no-build'], {
       TOOLROW_DATA_DIR: dataDir,
