@@ -45,12 +45,12 @@ import {
 } from './ladder.ts';
 import type { ExecutableToolName, GateStore, ProfilePermissions, ToolBackend } from './ports.ts';
 import { refusalMessage, ToolFailure, ToolRefusal } from './refusal.ts';
+import { SEARCH_BUDGET, type SearchAnswer, searchAnswer } from './search/answer.ts';
 import { searchToolsInputSchema } from './search/input-schema.ts';
-import { searchNote } from './search/recovery.ts';
-import { catalogIndex, type ToolMatch } from './search/scorer.ts';
+import type { ToolMatch } from './search/scorer.ts';
 
 /** searchTools calls allowed per agent turn. */
-export const SEARCH_BUDGET = 3;
+export { SEARCH_BUDGET };
 
 /** Exactly what the model gets back from a search over budget (the scorer does not run). */
 export interface SearchBudgetExhausted {
@@ -63,12 +63,7 @@ export function searchBudgetExhausted(): SearchBudgetExhausted {
 }
 
 /** What searchTools returns to the model. */
-export interface SearchToolsOutput {
-  query: string;
-  results: { name: ToolName; summary: string }[];
-  searchesLeft: number;
-  note: string;
-}
+export type SearchToolsOutput = SearchAnswer;
 
 export interface TurnOptions {
   /** The profile whose permission mode and grants gate this turn, and whose audit log records it. */
@@ -298,25 +293,15 @@ export class Turn {
     }
     this.#searches++;
     const engine = this.#engine;
-    const index = catalogIndex(engine);
-    const matches: ToolMatch[] = (this.#deps.search ? this.#deps.search(query) : index.search(query)).filter(
-      (match) => isServedBy(engine, match.name),
-    );
+    const { answer, matches } = searchAnswer(query, {
+      ...(engine ? { engine } : {}),
+      searchesLeft: SEARCH_BUDGET - this.#searches,
+      ...(this.#deps.search ? { rank: this.#deps.search } : {}),
+    });
     // The next step's prepareStep reads this set; changing it here, not in a step hook, is what
     // makes the found tools callable in the very next step.
     for (const match of matches) this.#active.add(match.name);
-    const searchesLeft = SEARCH_BUDGET - this.#searches;
-    return {
-      query,
-      results: matches.map((match) => ({ name: match.name, summary: match.line })),
-      searchesLeft,
-      note: searchNote({
-        results: matches.map((match) => match.name),
-        coverage: index.coverage(query),
-        searchesLeft,
-        ...(engine ? { engine } : {}),
-      }),
-    };
+    return answer;
   }
 
   /** The call-level approval: silent tools run, gated tools go up the ladder, and every decision is audited. */

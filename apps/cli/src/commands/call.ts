@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { searchCatalog } from '@toolrow/agent/search';
+import { searchAnswer } from '@toolrow/agent/search';
 import { searchToolsInputSchema } from '@toolrow/agent/search-input';
 import { backgroundJobOf, isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
 import {
@@ -48,12 +48,12 @@ function searchFromCli(input: unknown, io: CommandIo): number {
     );
     return 2;
   }
-  const matches = searchCatalog(parsed.data.query);
+  // What the agent's searchTools answers (its note names the way back), and what the CLI is not.
+  const { answer } = searchAnswer(parsed.data.query);
   io.stdout(
     toJson({
-      query: parsed.data.query,
-      results: matches.map((match) => ({ name: match.name, summary: match.line })),
-      note: 'From the CLI this only ranks the catalog; in a chat the matches become callable in the next step.',
+      ...answer,
+      cli: 'From the CLI this only ranks the catalog; in a chat the matches become callable in the next step.',
     }),
   );
   return 0;

@@ -1,3 +1,4 @@
+import { searchAnswer } from '@toolrow/agent/search';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../testing.ts';
 
@@ -28,7 +29,7 @@ describe('toolrow search-tools', () => {
     const json = JSON.parse(result.stdout) as SearchJson;
     expect(json.query).toBe('export this as CSV');
     expect(json.results[0]).toEqual({ name: 'startExport', score: expect.any(Number) });
-    expect(Object.keys(json)).toEqual(['query', 'results', 'words', 'matched']);
+    expect(Object.keys(json)).toEqual(['query', 'results', 'words', 'matched', 'note']);
     for (const entry of json.results) expect(Object.keys(entry)).toEqual(['name', 'score']);
   });
 
@@ -60,25 +61,53 @@ describe('toolrow search-tools', () => {
     );
   });
 
-  it('says so when nothing matches', async () => {
+  it('says so when nothing matches, with the way back the agent’s searchTools names', async () => {
     const result = await runCli(['search-tools', 'zebra']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('No tool matches "zebra". Try English words');
+    expect(result.stdout).toContain('No tool matches "zebra". No tool matched.');
+    expect(result.stdout).toContain(
+      "search again with English words for the act and the thing, for example searchTools(query='",
+    );
     expect(result.stdout).toContain('export, audit');
     expect(JSON.parse((await runCli(['search-tools', 'zebra', '--json'])).stdout)).toEqual({
       query: 'zebra',
       results: [],
       words: ['zebra'],
       matched: [],
+      note: searchAnswer('zebra').answer.note,
     });
   });
+
+  // Every entry point that runs a search answers with the agent's own note: an empty or weak
+  // search names the way back (search again in English, the words the catalog knows) on each.
+  it.each(['πόσες γραμμές έχει ο πίνακας', 'zebra', 'hamisha jedwali kama faili ya csv'])(
+    'the same way back on every path: %s',
+    async (query) => {
+      const { answer } = searchAnswer(query);
+      expect(answer.note).toMatch(/search again with English words|None of your|Only/);
+      const called = JSON.parse(
+        (await runCli(['call', 'searchTools', JSON.stringify({ query })])).stdout,
+      ) as {
+        note: string;
+        results: unknown[];
+        cli: string;
+      };
+      expect(called.note).toBe(answer.note);
+      expect(called.results).toEqual(answer.results);
+      expect(called.cli).toMatch(/only ranks the catalog/);
+      const json = JSON.parse((await runCli(['search-tools', query, '--json'])).stdout) as { note: string };
+      expect(json.note).toBe(answer.note);
+      const text = (await runCli(['search-tools', query])).stdout;
+      expect(text).toContain(answer.note);
+    },
+  );
 
   it('finds a request in Russian, and warns when only a word of a request in another language matched', async () => {
     const russian = await runCli(['search-tools', 'удалить эти строки']);
     expect(russian.stdout.split('\n')[2]).toMatch(/^1\s+stageDeleteRows\s/);
     expect(russian.stdout).not.toContain('Only');
     const swahili = await runCli(['search-tools', 'hamisha jedwali kama faili ya csv']);
-    expect(swahili.stdout).toContain('Only "csv" of 6 words matched: these may not be what you want.');
+    expect(swahili.stdout).toContain('Only "csv" of your 6 words matched, so these tools');
   });
 
   it.each([

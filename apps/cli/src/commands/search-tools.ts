@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { catalogIndex, isWeakMatch, searchableWords } from '@toolrow/agent/search';
+import { isWeakMatch, searchAnswer } from '@toolrow/agent/search';
 import { rowOf } from '@toolrow/catalog';
 import { type Command, UsageError } from '../command.ts';
 import { formatTable, toJson } from '../format.ts';
@@ -35,23 +35,21 @@ export const searchToolsCommand: Command = {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new UsageError(`--limit must be a whole number of at least 1, not '${limitText}'.`);
     }
-    const index = catalogIndex();
-    const matches = index.search(query, { limit });
-    const coverage = index.coverage(query);
+    // The agent's own answer: the same ranking and the same way back when it finds little.
+    const { answer, matches, coverage } = searchAnswer(query, { limit });
     if (parsed.values.json) {
       io.stdout(
         toJson({
           query,
           results: matches.map((match) => ({ name: match.name, score: round(match.score) })),
           ...coverage,
+          note: answer.note,
         }),
       );
       return 0;
     }
     if (matches.length === 0) {
-      io.stdout(
-        `No tool matches "${query}". Try English words for what you want done and what it acts on (for example "export csv"); tools found only by search: ${searchableWords().join(', ')}.\n`,
-      );
+      io.stdout(`No tool matches "${query}". ${answer.note}\n`);
       return 0;
     }
     const table = formatTable(
@@ -65,10 +63,7 @@ export const searchToolsCommand: Command = {
       ]),
     );
     io.stdout(`${table}\n`);
-    if (isWeakMatch({ results: matches.map((match) => match.name), coverage }))
-      io.stdout(
-        `Only ${coverage.matched.map((word) => `"${word}"`).join(', ')} of ${coverage.words.length} words matched: these may not be what you want. Try English words for it.\n`,
-      );
+    if (isWeakMatch({ results: matches.map((match) => match.name), coverage })) io.stdout(`${answer.note}\n`);
     return 0;
   },
 };

@@ -2,6 +2,7 @@
 // (`toolrow search-tools`): it loads @toolrow/catalog and nothing of the AI SDK or the data layer.
 
 export { splitCamel, stem, terms } from '@toolrow/catalog/search';
+export { SEARCH_BUDGET, type SearchAnswer, searchAnswer } from './answer.ts';
 export { isWeakMatch, searchableWords, searchNote } from './recovery.ts';
 export {
   catalogIndex,

@@ -1,11 +1,13 @@
 import { CATALOG_ROWS, type CatalogRow, isLoop, isPropose, type ToolName, twinOf } from '@toolrow/catalog';
 import { isWordTerm, withinOneEdit } from '@toolrow/catalog/search';
+import { applyIntent, type IntentRole, intentOf, intentRoles, verbPlace } from './intent.ts';
 import {
   DEFAULT_SCORER_PARAMETERS,
   type Field,
   FUZZY_VOCABULARY_LENGTH,
   fieldsOfRow,
   keywordCounts,
+  proposedTwin,
   queryTermsOf,
   rawWordsOf,
   type ScorerParameters,
@@ -54,6 +56,7 @@ export class NaiveSearchIndex {
   readonly #averageLengths: Record<Field, number>;
   readonly #documentFrequency = new Map<string, number>();
   readonly #parameters: ScorerParameters;
+  readonly #roles: IntentRole[];
 
   constructor(
     rows: readonly CatalogRow[] = CATALOG_ROWS,
@@ -88,6 +91,10 @@ export class NaiveSearchIndex {
           line: summaryLine(row.description),
         };
       });
+    this.#roles = intentRoles(
+      this.#documents.map((doc) => doc.row),
+      proposedTwin,
+    );
     const byName = new Map(this.#documents.map((doc) => [doc.row.name as string, doc]));
     for (const doc of this.#documents) {
       if (!isPropose(doc.row.name)) continue;
@@ -171,8 +178,25 @@ export class NaiveSearchIndex {
       if (matched.some((term) => doc.ownTerms?.has(term))) continue;
       match.score = Math.min(match.score, twinScore * this.#parameters.twinShare);
     }
+    // The request's intent, over row positions (a report on a matched act may join).
+    const position = new Map(this.#documents.map((doc, index) => [doc, index]));
+    const byPosition = new Map(matches.map((match) => [position.get(documentOf.get(match)!)!, match.score]));
+    applyIntent(
+      intentOf(query),
+      [...byPosition.keys()],
+      { get: (index) => byPosition.get(index) ?? 0, set: (index, score) => byPosition.set(index, score) },
+      this.#roles,
+      (index) => verbPlace(plain, this.#documents[index]!.verbs),
+    );
+    const ranked = [...byPosition]
+      .sort(([left], [right]) => left - right)
+      .map(([index, score]) => ({
+        name: this.#documents[index]!.row.name,
+        score,
+        line: this.#documents[index]!.line,
+      }));
     // Array.prototype.sort is stable, so equal scores keep row order.
-    return matches.sort((left, right) => right.score - left.score);
+    return ranked.sort((left, right) => right.score - left.score);
   }
 
   /** The top matches for a query, as searchTools and `toolrow search-tools` return them. */

@@ -21,6 +21,7 @@ import {
   termsWithWords,
   withinOneEdit,
 } from '@toolrow/catalog/search';
+import { applyIntent, type IntentRole, intentOf, intentRoles, verbPlace } from './intent.ts';
 
 /** One ranked tool: its name, its BM25F score and a one-line summary for the model to read. */
 export interface ToolMatch {
@@ -162,6 +163,11 @@ function counts(words: readonly string[]): Map<string, number> {
   return map;
 }
 
+/** A propose row's twin (the row it offers), for the intent roles. */
+export function proposedTwin(name: string): string | undefined {
+  return isPropose(name as ToolName) ? twinOf(name as never) : undefined;
+}
+
 /** A term's documents, ascending, and what the term adds to each one's score. */
 interface Postings {
   documents: Int32Array;
@@ -198,6 +204,10 @@ export class SearchIndex {
   /** Propose rows only: the twin's document, and the words of this row that the twin lacks. */
   readonly #twin: Int32Array;
   readonly #ownTerms: (ReadonlySet<string> | undefined)[] = [];
+  /** Per row: an act, a report on acts, or neither (what a question or a value moves). */
+  readonly #roles: IntentRole[];
+  /** Per row: its verbs' terms (where the request says one decides the imperative). */
+  readonly #verbTerms: (readonly (readonly string[])[])[];
   // Per-query scratch, reused so that a query allocates only its results. A document's score is
   // valid while its mark equals the current generation, which spares clearing between queries.
   readonly #scores: Float64Array;
@@ -220,7 +230,9 @@ export class SearchIndex {
     this.#verbMarks = new Uint32Array(n);
     this.#touched = new Int32Array(n);
 
+    this.#roles = intentRoles(kept, proposedTwin);
     const searchFields = kept.map((row) => fieldsOfRow(row, engine));
+    this.#verbTerms = searchFields.map((each) => each.verbs);
     const fields = searchFields.map((each) => ({
       name: counts(each.name),
       keywords: keywordCounts(each.keywords),
@@ -402,6 +414,26 @@ export class SearchIndex {
       if (matched.some((term) => own?.has(term))) continue;
       // Twins are never propose rows themselves, so the twin's score here is its uncapped one.
       scores[document] = Math.min(scores[document]!, scores[twin]! * twinShare);
+    }
+    {
+      const intent = intentOf(query);
+      applyIntent(
+        intent,
+        Array.from(touched.subarray(0, live)),
+        {
+          get: (document) => (marks[document] === generation ? scores[document]! : 0),
+          set: (document, score) => {
+            if (marks[document] !== generation) {
+              marks[document] = generation;
+              touched[live++] = document;
+            }
+            scores[document] = score;
+          },
+        },
+        this.#roles,
+        (document) =>
+          verbMarks[document] === generation ? verbPlace(plain, this.#verbTerms[document]!) : undefined,
+      );
     }
     return { count: live, unique, rawWords };
   }
