@@ -14,6 +14,8 @@ export interface TeamConfig {
   groupsClaim: string;
   /** The scopes asked for (TOOLROW_OIDC_SCOPES, default "openid email profile"; add the one your provider puts groups in). */
   scopes: string;
+  /** TOOLROW_OIDC_SCOPES was set: asked as given. Unset, a scope the provider lists for the groups claim is added. */
+  scopesGiven: boolean;
   /** A session unused this long ends (TOOLROW_SESSION_IDLE_MINUTES, default 8 h). */
   idleMs: number;
   /** A session ends this long after sign-in whatever its use (TOOLROW_SESSION_HOURS, default 24 h). */
@@ -80,6 +82,7 @@ export function teamConfigFrom(env: Env): TeamConfig | undefined {
     roles: parseRoleMap(env.TOOLROW_OIDC_ROLES),
     groupsClaim: env.TOOLROW_OIDC_GROUPS_CLAIM?.trim() || 'groups',
     scopes: env.TOOLROW_OIDC_SCOPES?.trim() || 'openid email profile',
+    scopesGiven: Boolean(env.TOOLROW_OIDC_SCOPES?.trim()),
     idleMs: positive(env, 'TOOLROW_SESSION_IDLE_MINUTES', 8 * 60) * 60_000,
     absoluteMs: positive(env, 'TOOLROW_SESSION_HOURS', 24) * 3_600_000,
     recheckMs: positive(env, 'TOOLROW_TEAM_RECHECK_SECONDS', 30) * 1000,

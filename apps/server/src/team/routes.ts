@@ -42,7 +42,12 @@ export function createTeamAuth(
   state: () => ToolrowState,
   log: (message: string) => void,
 ): TeamAuth {
-  const signIn = createTeamSignIn(config, state().team);
+  const signIn = createTeamSignIn(config, state().team, log);
+  // At start: a provider that offers no way to ask for the groups claim makes everyone a viewer.
+  void signIn
+    .groupsWarning()
+    .then((warning) => warning && log(warning))
+    .catch(() => {}); // an unreachable provider is said at the first sign-in
   const secure = config.publicUrl.protocol === 'https:';
   const routes = new Hono<ServerEnv>();
   const check = startPeopleCheck(config, signIn, state, log);

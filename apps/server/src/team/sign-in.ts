@@ -13,7 +13,38 @@ export class SignInError extends Error {
   override name = 'SignInError';
 }
 
+/**
+ * The scopes to ask for: as configured, plus (when TOOLROW_OIDC_SCOPES was left unset and roles
+ * are mapped) the scope the provider's discovery lists under the groups claim's name, so a
+ * provider that sends groups only when asked (Okta, Keycloak, Authentik: "groups") gives them.
+ */
+export function scopesFor(config: TeamConfig, supported: readonly string[] | undefined): string {
+  const asked = config.scopes.split(/\s+/).filter(Boolean);
+  if (config.scopesGiven || config.roles.size === 0 || !supported) return asked.join(' ');
+  const carrier = supported.find((scope) => scope === config.groupsClaim || scope === 'groups');
+  return carrier && !asked.includes(carrier) ? [...asked, carrier].join(' ') : asked.join(' ');
+}
+
+/** Roles are mapped from groups, but the provider gives no way to ask for the groups claim. */
+export function groupsWarning(
+  config: TeamConfig,
+  metadata: { scopes_supported?: readonly string[]; claims_supported?: readonly string[] },
+): string | undefined {
+  if (config.roles.size === 0) return undefined;
+  const scopes = scopesFor(config, metadata.scopes_supported).split(' ');
+  const claimed = metadata.claims_supported?.includes(config.groupsClaim);
+  if (scopes.includes(config.groupsClaim) || scopes.includes('groups') || claimed) return undefined;
+  return `Team roles come from the '${config.groupsClaim}' claim (TOOLROW_OIDC_ROLES), but ${config.issuer.href} lists no scope or claim of that name: people may all sign in as viewers. Add the scope your provider puts groups in to TOOLROW_OIDC_SCOPES (now "${scopes.join(' ')}"), or name the claim it uses with TOOLROW_OIDC_GROUPS_CLAIM.`;
+}
+
+/** A sign-in whose claims hold no groups claim at all, while roles are mapped from it. */
+export function noGroupsClaimWarning(config: TeamConfig, email: string, scopes: string): string {
+  return `${email} signed in as viewer: the identity provider sent no '${config.groupsClaim}' claim, so TOOLROW_OIDC_ROLES could not place them. Ask for the scope that carries it in TOOLROW_OIDC_SCOPES (now "${scopes}"), or name the claim with TOOLROW_OIDC_GROUPS_CLAIM.`;
+}
+
 export interface TeamSignIn {
+  /** What to warn about the provider's groups at start (undefined: nothing), once discovery ran. */
+  groupsWarning(): Promise<string | undefined>;
   /** Starts a login: the provider's URL to send the browser to, and the state to bind to it. */
   start(returnTo: string): Promise<{ url: string; state: string }>;
   /** Finishes a login from the provider's redirect; `boundState` is the browser's login cookie. */
@@ -48,7 +79,11 @@ function tokensOf(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointRespons
   };
 }
 
-export function createTeamSignIn(config: TeamConfig, logins: TeamSessionRepository): TeamSignIn {
+export function createTeamSignIn(
+  config: TeamConfig,
+  logins: TeamSessionRepository,
+  log: (message: string) => void = () => {},
+): TeamSignIn {
   const redirectUri = new URL('/auth/callback', config.publicUrl).href;
   let discovered: Promise<oidc.Configuration> | undefined;
   const configuration = () => {
@@ -74,19 +109,27 @@ export function createTeamSignIn(config: TeamConfig, logins: TeamSessionReposito
     return discovered;
   };
 
+  const scopesOf = (provider: oidc.Configuration) =>
+    scopesFor(config, provider.serverMetadata().scopes_supported);
+
   return {
+    async groupsWarning() {
+      return groupsWarning(config, (await configuration()).serverMetadata());
+    },
+
     async start(returnTo) {
       const provider = await configuration();
+      const scope = scopesOf(provider);
       const verifier = oidc.randomPKCECodeVerifier();
       const state = randomBytes(24).toString('base64url');
       const nonce = randomBytes(24).toString('base64url');
       await logins.beginLogin({ state, nonce, verifier, returnTo });
       const url = oidc.buildAuthorizationUrl(provider, {
         redirect_uri: redirectUri,
-        scope: config.scopes,
+        scope,
         // A refresh token (to ask again whether a person is still on the team) is only issued
         // for offline_access with consent asked (OpenID Connect Core 11).
-        ...(config.scopes.split(/\s+/).includes('offline_access') ? { prompt: 'consent' } : {}),
+        ...(scope.split(' ').includes('offline_access') ? { prompt: 'consent' } : {}),
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
         state,
@@ -142,6 +185,9 @@ export function createTeamSignIn(config: TeamConfig, logins: TeamSessionReposito
       const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name : email;
       const groups = groupsOf(claims[config.groupsClaim]);
       const role = roleOf(groups, config.roles);
+      // Silently a viewer is the failure this says aloud: no groups claim at all came back.
+      if (config.roles.size > 0 && !(config.groupsClaim in claims))
+        log(noGroupsClaimWarning(config, email, scopesOf(provider)));
       return {
         person: { email, name, role },
         view: { name, role, groups, refreshToken: null, ...tokensOf(tokens) },

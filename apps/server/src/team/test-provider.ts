@@ -31,7 +31,10 @@ export interface TestProvider {
 export async function startTestProvider(
   appUrls: readonly string[],
   accounts: TestAccounts = structuredClone(TEAM_ACCOUNTS),
+  /** Whether the provider offers a 'groups' scope and claim (most do; some only on request). */
+  options: { groupsScope?: boolean } = {},
 ): Promise<TestProvider> {
+  const groupsScope = options.groupsScope ?? true;
   const http: Server = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -47,8 +50,13 @@ export async function startTestProvider(
     ],
     findAccount: (_ctx: unknown, id: string) =>
       accounts[id] ? { accountId: id, claims: () => ({ sub: id, ...accounts[id] }) } : undefined,
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
-    scopes: ['openid', 'offline_access', 'email', 'profile', 'groups'],
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name'],
+      ...(groupsScope ? { groups: ['groups'] } : {}),
+    },
+    scopes: ['openid', 'offline_access', 'email', 'profile', ...(groupsScope ? ['groups'] : [])],
     cookies: { keys: ['team-test-cookie-key'] },
     features: { devInteractions: { enabled: true } },
     ttl: {
