@@ -66,6 +66,31 @@ describe('scanImports finds every import form', () => {
     { form: 'require(', source: "const fs = require('node:fs');", kind: 'require', line: 1 },
     { form: 'require with space', source: "const fs = require ('node:fs');", kind: 'require', line: 1 },
     {
+      // A quote inside a regex literal once opened a "string" that swallowed the rest of the line.
+      form: 'an import after a regex holding a quote',
+      source: "const quote = /'/; import { x } from 'x';",
+      kind: 'import-from',
+      line: 1,
+    },
+    {
+      form: 'an import after a regex with a quote in a class and a slash escaped',
+      source: "const r = /[\"\\/]+/g;\nconst q = r.test('a') ? require('fs') : 0;",
+      kind: 'require',
+      line: 2,
+    },
+    {
+      form: 'process.getBuiltinModule',
+      source: "const fs = process.getBuiltinModule('node:fs');",
+      kind: 'builtin-module',
+      line: 1,
+    },
+    {
+      form: 'getBuiltinModule on globalThis.process',
+      source: "const { createHash } = globalThis.process.getBuiltinModule ('node:crypto');",
+      kind: 'builtin-module',
+      line: 1,
+    },
+    {
       form: 'triple-slash reference',
       source: '/// <reference types="node" />',
       kind: 'reference-directive',
@@ -98,6 +123,11 @@ describe('scanImports ignores what is not an import', () => {
     { what: 'import.meta', source: 'export const u = import.meta.url;' },
     { what: 'a plain export', source: 'export const a = 1;\nexport type B = string;\nexport interface C {}' },
     { what: 'an escaped quote in a string', source: "export const d = 'it\\'s import time';" },
+    {
+      what: 'a division, not a regex',
+      source: "export const half = total / 2; const b = 'import x from y' / 3;",
+    },
+    { what: 'a regex that mentions import', source: 'export const re = /import x from y/;' },
   ];
 
   it.each(cases)('$what', ({ source }) => {

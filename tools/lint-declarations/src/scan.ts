@@ -14,6 +14,7 @@ export type ImportKind =
   | 'dynamic-import'
   | 'export-from'
   | 'require'
+  | 'builtin-module'
   | 'reference-directive';
 
 export const KIND_LABELS: Readonly<Record<ImportKind, string>> = {
@@ -24,13 +25,62 @@ export const KIND_LABELS: Readonly<Record<ImportKind, string>> = {
   'dynamic-import': 'a dynamic import()',
   'export-from': 'a re-export (export … from)',
   require: 'a require() call',
+  'builtin-module': 'a process.getBuiltinModule() call',
   'reference-directive': 'a triple-slash reference directive',
 };
 
+/** Keywords after which a `/` starts a regular expression, not a division. */
+const BEFORE_REGEX_WORDS = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'case',
+  'do',
+  'else',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'yield',
+  'await',
+]);
+
+/** Whether the `/` at `at` (not a comment) opens a regex literal: it stands where a value may. */
+function opensRegex(text: string, at: number): boolean {
+  let j = at - 1;
+  while (j >= 0 && /\s/.test(text[j]!)) j--;
+  if (j < 0) return true;
+  const before = text[j]!;
+  if ('(,=:[!&|?{};+-*%<>~^'.includes(before)) return true;
+  if (!/[\w$]/.test(before)) return false;
+  let start = j;
+  while (start > 0 && /[\w$]/.test(text[start - 1]!)) start--;
+  return BEFORE_REGEX_WORDS.has(text.slice(start, j + 1));
+}
+
+/** The index of the `/` that closes the regex literal opened at `at` (classes and escapes skipped). */
+function regexEnd(text: string, at: number): number {
+  let j = at + 1;
+  let inClass = false;
+  while (j < text.length && text[j] !== '\n') {
+    const c = text[j]!;
+    if (c === '\\') j += 2;
+    else {
+      if (c === '[') inClass = true;
+      else if (c === ']') inClass = false;
+      else if (c === '/' && !inClass) return j;
+      j++;
+    }
+  }
+  return j;
+}
+
 /**
- * Replaces the contents of comments and string literals with spaces, keeping quotes, line breaks
- * and `${…}` code, so that prose and strings that mention imports never match but every character
- * keeps its line.
+ * Replaces the contents of comments, string literals and regex literals with spaces, keeping
+ * quotes, line breaks and `${…}` code, so that prose, strings and patterns that mention imports
+ * never match (and a quote inside a regex opens no string) but every character keeps its line.
  */
 export function blankCommentsAndStrings(text: string): string {
   const out = text.split('');
@@ -54,6 +104,10 @@ export function blankCommentsAndStrings(text: string): string {
       const stop = end === -1 ? text.length : end + 2;
       blank(i, stop);
       i = stop;
+    } else if (c === '/' && opensRegex(text, i)) {
+      const end = regexEnd(text, i);
+      blank(i + 1, Math.min(end, text.length));
+      i = end + 1;
     } else if (c === "'" || c === '"') {
       let j = i + 1;
       while (j < text.length && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
@@ -118,6 +172,8 @@ const PATTERNS: readonly { kind: ImportKind; pattern: RegExp }[] = [
     pattern: /(?<![\w$.])export\s+(?:type\s+)?(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*['"]/g,
   },
   { kind: 'require', pattern: /(?<![\w$])require\s*\(/g },
+  // Node's way to a built-in module with no import at all (process.getBuiltinModule('node:fs')).
+  { kind: 'builtin-module', pattern: /(?<![\w$])getBuiltinModule\s*\(/g },
 ];
 
 /** Finds every import form in a TypeScript or JavaScript source text. */
