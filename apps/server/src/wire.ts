@@ -9,7 +9,7 @@ import type {
   TableInfo as DsTableInfo,
   StagingConflict,
 } from '@toolrow/datasource';
-import { DataSourceError, isDataSourceError } from '@toolrow/datasource';
+import { conflictReason, DataSourceError, isDataSourceError } from '@toolrow/datasource';
 import type {
   AuditEntry,
   CommitConflict,
@@ -269,12 +269,7 @@ export function toWireConflict(conflict: StagingConflict): CommitConflict {
     id: String(conflict.changeId),
     table: conflict.table,
     key: conflict.key ? jsonRow(conflict.key) : null,
-    reason:
-      conflict.reason === 'changed'
-        ? `changed since it was staged (${conflict.changedColumns.join(', ') || 'values differ'})`
-        : conflict.reason === 'missing'
-          ? 'the row no longer exists'
-          : 'a row with this key already exists',
+    reason: conflictReason(conflict),
     changedColumns: conflict.changedColumns,
     current: conflict.current ? jsonRow(conflict.current) : null,
   };

@@ -20,6 +20,7 @@ export {
   validateSort,
 } from './filter-check.ts';
 export { ensurePrivateDir, ownerOnlyTree } from './private-dir.ts';
+export { REFERENCING_LIMIT, type ReadReferencing, referencedDeletes } from './referenced.ts';
 export {
   checkSeedOrders,
   DAY_MS,

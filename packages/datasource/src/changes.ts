@@ -26,12 +26,18 @@ export interface StagingConflict {
   changeId: number;
   table: string;
   key: RowKey | null;
-  /** changed: the row differs from when it was staged; missing: it was deleted; exists: an insert's key is taken. */
-  reason: 'changed' | 'missing' | 'exists';
+  /**
+   * changed: the row differs from when it was staged; missing: it was deleted; exists: an
+   * insert's key is taken; referenced: a delete that other rows still reference under a foreign
+   * key that neither cascades nor sets null (a check's finding: the commit's database refuses it).
+   */
+  reason: 'changed' | 'missing' | 'exists' | 'referenced';
   /** The row now (changed / exists). */
   current: Row | null;
   /** Columns that differ from the staged snapshot (changed). */
   changedColumns: string[];
+  /** referenced: which rows still point at it (`rows` of at most 50; `more` when there are more). */
+  referencedBy?: { table: string; columns: string[]; rows: number; more: boolean };
 }
 
 export type ApplyResult =
@@ -121,4 +127,22 @@ export interface ChangeWriter {
    */
   protectionOf?(table: TableInfo): ChangeProtection;
   close(): Promise<void>;
+}
+
+/** Why a change would be refused, in words a person can act on (the CLI's and the app's text). */
+export function conflictReason(conflict: StagingConflict): string {
+  switch (conflict.reason) {
+    case 'changed':
+      return `changed since it was staged (${conflict.changedColumns.join(', ') || 'values differ'})`;
+    case 'missing':
+      return 'the row no longer exists';
+    case 'exists':
+      return 'a row with this key already exists';
+    case 'referenced': {
+      const by = conflict.referencedBy;
+      if (!by) return 'other rows still reference it';
+      const count = by.more ? `more than ${by.rows} rows` : `${by.rows} row${by.rows === 1 ? '' : 's'}`;
+      return `${count} of ${by.table} still reference it (${by.columns.join(', ')}): delete or change those first, or stage their deletes too`;
+    }
+  }
 }

@@ -13,6 +13,7 @@ export type {
   TransactionStatus,
   WriterInfo,
 } from './changes.ts';
+export { conflictReason } from './changes.ts';
 export type { DataSource } from './data-source.ts';
 export type {
   EngineCache,

@@ -11,6 +11,7 @@ import {
   type TransactionStatus,
   type WriterInfo,
 } from '@toolrow/datasource';
+import { referencedDeletes } from '@toolrow/datasource-utils';
 import type { Database, Queryable } from './database.ts';
 import { quoteIdent, quoteQualified } from './sql.ts';
 
@@ -250,7 +251,26 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
         const conflict = await findConflict(db, change, await resolve(change, snapshot), false);
         if (conflict) conflicts.push(conflict);
       }
-      return conflicts;
+      // A delete still referenced under a key that does not cascade: the commit would be refused.
+      const stale = new Set(conflicts.map((conflict) => conflict.changeId));
+      conflicts.push(
+        ...(await referencedDeletes(
+          changes.filter((change) => !stale.has(change.id)),
+          snapshot,
+          async (child, columns, values, limit) =>
+            (
+              await db.query<{ row: Row }>(
+                `SELECT to_jsonb(c.*) AS row FROM ${tableRef(child)} AS c, jsonb_populate_record(NULL::${tableRef(child)}, $1::jsonb) AS k
+                 WHERE ${columns.map((column) => `c.${quoteIdent(column)} = k.${quoteIdent(column)}`).join(' AND ')} LIMIT ${limit}`,
+                [JSON.stringify(Object.fromEntries(columns.map((column, index) => [column, values[index]])))],
+              )
+            ).rows.map(
+              (found) =>
+                parseJson<Row>(typeof found.row === 'string' ? found.row : JSON.stringify(found.row))!,
+            ),
+        )),
+      );
+      return conflicts.sort((a, b) => a.changeId - b.changeId);
     },
 
     async transactionStatus(xid): Promise<TransactionStatus> {

@@ -16,6 +16,7 @@ import {
   type TableInfo,
   type TransactionStatus,
 } from '@toolrow/datasource';
+import { referencedDeletes } from '@toolrow/datasource-utils';
 import { memberPath, quoteIdent } from './sql.ts';
 
 /** A column's value as JSON text holds it: blobs as \x and hex (as the read workers show them). */
@@ -242,7 +243,26 @@ export function createSqliteChangeWriter({ path, schema }: SqliteChangeWriterOpt
     async check(changes) {
       const tables = (await schema.get()).tables;
       const target = writer();
-      return changes.flatMap((change) => findConflict(target, change, tableOf(change, tables)) ?? []);
+      const conflicts = changes.flatMap(
+        (change) => findConflict(target, change, tableOf(change, tables)) ?? [],
+      );
+      // A delete still referenced under a key that does not cascade: the commit would be refused.
+      const stale = new Set(conflicts.map((conflict) => conflict.changeId));
+      conflicts.push(
+        ...(await referencedDeletes(
+          changes.filter((change) => !stale.has(change.id)),
+          tables,
+          async (child, columns, values, limit) =>
+            (
+              target
+                .prepare(
+                  `SELECT ${imageOf(child)} AS row FROM ${quoteIdent(child.name)} WHERE ${columns.map((column, index) => `${quoteIdent(column)} = ?${index + 1}`).join(' AND ')} LIMIT ${limit}`,
+                )
+                .all(...(values as never[])) as { row: string }[]
+            ).map((found) => JSON.parse(found.row) as Row),
+        )),
+      );
+      return conflicts.sort((a, b) => a.changeId - b.changeId);
     },
 
     async transactionStatus(_xid, changes = []): Promise<TransactionStatus> {

@@ -231,6 +231,27 @@ setTimeout(() => process.exit(0), 300);`;
       expect(await ds.changes.check([fine])).toEqual([]);
     });
 
+    it('a check names a delete still referenced under a key that does not cascade, unless its referrers go too', async () => {
+      // Solaris is on loan (loans.book references books, no action); its author cascades.
+      const book = await change('delete', 'books', { isbn: '978-0156027601' }, null);
+      const onLoan = (
+        await ds.rows.select('loans', { filter: { column: 'book', op: 'eq', value: '978-0156027601' } })
+      ).rows;
+      expect(onLoan.length).toBeGreaterThan(0);
+      const [referenced] = await ds.changes.check([book]);
+      expect(referenced).toMatchObject({
+        changeId: book.id,
+        reason: 'referenced',
+        referencedBy: { table: 'main.loans', columns: ['book'], rows: onLoan.length, more: false },
+      });
+      const loans = await Promise.all(
+        onLoan.map((loan) => change('delete', 'loans', { book: loan.book, member: loan.member }, null)),
+      );
+      expect(await ds.changes.check([book, ...loans])).toEqual([]);
+      // A cascading key is no refusal: deleting an author takes their books along.
+      expect(await ds.changes.check([await change('delete', 'authors', { id: 1 }, null)])).toEqual([]);
+    });
+
     it('a failing change rolls everything back and says which', async () => {
       const fine = await change('update', 'authors', { id: 3 }, { country: 'XX' });
       const broken = await change('insert', 'books', null, { isbn: 'x', title: 'Orphan', author_id: 999 });

@@ -149,6 +149,45 @@ describe(`toolrow staging on ${engine}`, () => {
     expect(await withSource(async (ds) => (await ds.source.rows.get('orders', 6))!.note)).toBe('fine');
   });
 
+  it('check names a delete a foreign key would refuse (orders still reference the customer), not "fine"; deleting those too is fine', async () => {
+    const ids = await withSource(async (ds) => {
+      await ds.state.staging.discard();
+      const customer = (
+        await sqlDatabaseOf(ds.source).query<{ id: number; n: number }>(
+          'SELECT customer_id AS id, count(*)::int AS n FROM orders GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1',
+        )
+      ).rows[0]!;
+      const [gone] = await ds.state.staging.stageDelete('customers', [customer.id], { actor: 'agent' });
+      return { change: gone!.id, customer: customer.id, orders: customer.n };
+    });
+    const checked = await cli('check');
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(
+      /^1 staged delete is still referenced by other rows: a commit would apply nothing\./,
+    );
+    expect(checked.stderr).toContain(
+      `#${ids.change} public.customers id=${ids.customer}: ${ids.orders} row${ids.orders === 1 ? '' : 's'} of public.orders still reference it (customer_id)`,
+    );
+    // The commit's database agrees: it refuses the delete, and nothing is applied.
+    const refused = await cli('commit');
+    expect(refused.code).toBe(1);
+    // Staging the customer's orders' deletes too (their items cascade): nothing is left pointing at it.
+    await withSource(async (ds) => {
+      const orders = (
+        await sqlDatabaseOf(ds.source).query<{ id: number }>('SELECT id FROM orders WHERE customer_id = $1', [
+          ids.customer,
+        ])
+      ).rows;
+      await ds.state.staging.stageDelete(
+        'orders',
+        orders.map((order) => order.id),
+        { actor: 'agent' },
+      );
+    });
+    expect((await cli('check')).code).toBe(0);
+    await withSource((ds) => ds.state.staging.discard());
+  });
+
   it('discard --all, and the real binary lists what is staged', async () => {
     await withSource((ds) => ds.state.staging.stageDelete('orders', [7, 8], { actor: 'agent' }));
     const listed = await spawnCli(['staging', 'list', '--json'], {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type ChangeProtection, featureOf, type StagingConflict } from '@toolrow/datasource';
+import { type ChangeProtection, conflictReason, featureOf, type StagingConflict } from '@toolrow/datasource';
 import type {
   ChangeDiff,
   CommitOptions,
@@ -156,13 +156,7 @@ function formatCommit(result: CommitResult, writer: string): string {
 function conflictLines(conflicts: readonly StagingConflict[]): string {
   return conflicts
     .map((conflict) => {
-      const reason =
-        conflict.reason === 'changed'
-          ? `changed since it was staged (${conflict.changedColumns.join(', ')})`
-          : conflict.reason === 'missing'
-            ? 'no longer exists'
-            : 'a row with this key exists already';
-      return `  #${conflict.changeId} ${conflict.table} ${showKey(conflict)}: ${reason}`;
+      return `  #${conflict.changeId} ${conflict.table} ${showKey(conflict)}: ${conflictReason(conflict)}`;
     })
     .join('\n');
 }
@@ -184,7 +178,17 @@ function uncertainNote(changes: readonly StagedChange[]): string {
 function formatCheck(conflicts: readonly StagingConflict[]): string {
   if (conflicts.length === 0)
     return 'Every staged change still matches its row: a commit would apply them.\n';
-  return `${conflicts.length} staged change${conflicts.length === 1 ? ' is' : 's are'} stale: a commit would apply nothing.\n${conflictLines(conflicts)}\nDiscard them (toolrow staging discard <ids>) and stage again against the current rows.\n`;
+  const stale = conflicts.filter((conflict) => conflict.reason !== 'referenced');
+  const referenced = conflicts.length - stale.length;
+  const head =
+    stale.length > 0
+      ? `${stale.length} staged change${stale.length === 1 ? ' is' : 's are'} stale`
+      : `${referenced} staged delete${referenced === 1 ? ' is' : 's are'} still referenced by other rows`;
+  return `${head}: a commit would apply nothing.\n${conflictLines(conflicts)}\n${
+    stale.length > 0
+      ? 'Discard them (toolrow staging discard <ids>) and stage again against the current rows.\n'
+      : ''
+  }${referenced > 0 ? 'A foreign key refuses those deletes: delete or change the rows that reference them first, or stage their deletes too.\n' : ''}`;
 }
 
 /** Who staged a change, as the list shows it: the person (and through what), else the actor. */
