@@ -35,11 +35,20 @@ import type { McpPrincipal } from './tokens.ts';
 /** How often a waiting call tells the client it is still waiting (when it sent a progressToken). */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
 
+/**
+ * The longest a call without a progressToken waits for the user: the MCP SDK's clients give up
+ * on a request after 60 s unless progress resets their clock, so past this the call says so
+ * rather than vanish in the client's timeout.
+ */
+export const UNPROGRESSED_WAIT_MS = 50_000;
+
 export interface McpGateOptions {
   /** Where Manual (and Auto's asks) wait for the user; without one, nobody can be asked. */
   approvals?: McpApprovals;
   /** Progress notifications while waiting, every this many ms (default 10 s). */
   progressIntervalMs?: number;
+  /** How long a call that sent no progressToken waits (default UNPROGRESSED_WAIT_MS). */
+  unprogressedWaitMs?: number;
 }
 
 /** The elicitation's state, sealed (HMAC) into requestState: which call the answer belongs to. */
@@ -269,7 +278,12 @@ export async function gateCall(params: {
 
   await audit('asked', `${reason} Waiting in the Toolrow app's approval inbox.`);
   const progress = params.task ? params.task.progress : progressOf(ctx);
-  const waiting = `Waiting for the user to approve ${name} in the Toolrow app (${PERMISSION_MODE_LABELS[mode]} mode; up to ${formatWait(approvals.timeoutMs)}).`;
+  // Without progress the client's own clock runs out first: wait no longer than it will.
+  const capped = progress
+    ? undefined
+    : Math.min(approvals.timeoutMs, options.unprogressedWaitMs ?? UNPROGRESSED_WAIT_MS);
+  const waitMs = capped ?? approvals.timeoutMs;
+  const waiting = `Waiting for the user to approve ${name} in the Toolrow app (${PERMISSION_MODE_LABELS[mode]} mode; up to ${formatWait(waitMs)}).`;
   const beat = () => progress?.beat(waiting);
   beat();
   const timer = setInterval(beat, options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
@@ -288,7 +302,7 @@ export async function gateCall(params: {
         reason,
         profile: backend.profile,
       },
-      { signal: ctx.mcpReq.signal },
+      { signal: ctx.mcpReq.signal, ...(capped !== undefined ? { timeoutMs: capped } : {}) },
     );
   } catch (error) {
     await audit('denied', `${reason} The approval inbox failed: ${(error as Error).message}`);
@@ -307,7 +321,11 @@ export async function gateCall(params: {
       return refuse(deniedText(name, principal, settled.reason, 'The user'));
     case 'timeout':
       await audit('denied', `no answer within ${formatWait(settled.waitedMs)}; timed out`);
-      return refuse(timeoutText(name, mode, settled.waitedMs));
+      return refuse(
+        capped !== undefined && capped < approvals.timeoutMs
+          ? `${timeoutText(name, mode, settled.waitedMs)} This client sent no progressToken, so it would give up on the call at its own request timeout (60 s in the MCP SDK): Toolrow stopped waiting first. Ask again when the user is at the app, or call with a progressToken (the SDK: onprogress with resetTimeoutOnProgress: true) to wait up to ${formatWait(approvals.timeoutMs)}.`
+          : timeoutText(name, mode, settled.waitedMs),
+      );
     case 'cancelled':
       await audit('denied', 'the client cancelled the call before the user answered');
       return refuse(`'${name}' did not run: the call was cancelled before the user answered.`);

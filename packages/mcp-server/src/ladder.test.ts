@@ -60,7 +60,14 @@ describe.each(['legacy', 'auto'] as const)('the ladder over Streamable HTTP, %s 
 
   beforeAll(async () => {
     server = await serveMcpHttp(
-      createMcpHttpHandler({ backend: scripted.backend, tokens, approvals: inbox, progressIntervalMs: 50 }),
+      createMcpHttpHandler({
+        backend: scripted.backend,
+        tokens,
+        approvals: inbox,
+        progressIntervalMs: 50,
+        // Stands in for the 50 s a client without a progressToken is given.
+        unprogressedWaitMs: 400,
+      }),
       0,
     );
     quick = await serveMcpHttp(
@@ -133,6 +140,23 @@ describe.each(['legacy', 'auto'] as const)('the ladder over Streamable HTTP, %s 
     expect(scripted.audits[1]?.detail).toBe('approved by the user in the Toolrow app');
     // Manual remembers nothing: the next read asks again.
     expect(scripted.grants).toEqual([]);
+    expect(inbox.pending()).toEqual([]);
+  });
+
+  it('Manual: a call without a progressToken waits no longer than its client would, and says so', async () => {
+    const client = await open(server.url, full, era);
+    const asked = nextAsk(inbox);
+    const call = client.callTool({ name: 'countRows', arguments: { table: 'orders' } });
+    const request = await asked;
+    // The inbox's wait is the shorter one, not the 60 s the inbox allows a client with progress.
+    expect(Date.parse(request.expiresAt) - Date.parse(request.askedAt)).toBe(400);
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(
+      /sent no progressToken, so it would give up on the call at its own request timeout \(60 s in the MCP SDK\)/,
+    );
+    expect(textOf(result)).toContain('resetTimeoutOnProgress');
+    expect(scripted.runs).toEqual([]);
     expect(inbox.pending()).toEqual([]);
   });
 

@@ -173,6 +173,7 @@ export function serverOptionsOf(options: ToolrowServerOptions): ToolrowServerOpt
   return {
     ...(options.approvals ? { approvals: options.approvals } : {}),
     ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.unprogressedWaitMs ? { unprogressedWaitMs: options.unprogressedWaitMs } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
   };
 }
