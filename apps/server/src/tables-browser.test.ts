@@ -161,6 +161,13 @@ describe('the table list and new rows in Chromium', () => {
         kind: 'insert',
         table: 'public.products',
       });
+      // The review names each change by the number errors and the CLI use.
+      await nav(page)
+        .getByRole('button', { name: /^Staging/ })
+        .click();
+      await expect
+        .poll(() => page.getByTestId('change-id').allTextContents())
+        .toEqual((await toolrow.state.staging.list()).map((change) => `#${change.id}`));
       // The one refusal above is the browser's console line for its 400; nothing else went wrong.
       expect(errors.filter((error) => !/status of 400/.test(error))).toEqual([]);
     } finally {

@@ -311,7 +311,13 @@ export function StagingPanel({
                         {describeKey(change.key)}
                       </a>
                       <span className="faint" data-testid="staged-by">
-                        by {stagedByText(change)} · <When iso={change.stagedAt} />
+                        by {stagedByText(change)} · <When iso={change.stagedAt} /> ·{' '}
+                        <span
+                          data-testid="change-id"
+                          title="The change's number, as errors and the CLI name it"
+                        >
+                          #{change.id}
+                        </span>
                       </span>
                       {change.uncertainCommit ? (
                         <span
