@@ -119,15 +119,19 @@ class EvalShop {
     ]);
     try {
       await seedUnlessThere(source, orders, databaseUrl);
-      if (large) {
-        await featureOf(source, 'seed')({ shop: 'large' });
-      }
+      if (large) await featureOf(source, 'seed')({ shop: 'large' });
       await source.setUpReaderRole?.();
     } catch (error) {
       await source.close();
       throw error;
     }
     return new EvalShop(source, exportsDir);
+  }
+
+  /** Adds the large sample (a thousand tables) to this shop's database, for the requests on it. */
+  async addLargeSample(): Promise<void> {
+    await featureOf(this.source, 'seed')({ shop: 'large' });
+    await this.source.setUpReaderRole?.();
   }
 
   /** Toolrow's state as a user has it when typing the request: saved specs, history, an attachment, the open tab. */
@@ -357,36 +361,44 @@ export async function runEval(options: RunEvalOptions): Promise<RequestAttempts[
   const runs = Math.max(1, options.runs ?? 1);
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const orders = options.orders ?? 1000;
-  // The large sample only when a request runs on it: its thousand tables take a while to make.
-  const [shop, large] = await Promise.all([
-    EvalShop.open(orders, false, options.databaseUrl),
-    options.requests.some((request) => request.shop === 'large') ? EvalShop.open(orders, true) : undefined,
-  ]);
   const results = options.requests.map((request) => ({ request, attempts: [] as Attempt[] }));
   const jobs = results.flatMap((entry) => Array.from({ length: runs }, (_, run) => ({ entry, run })));
   let done = 0;
-  let nextJob = 0;
+  // One embedded database for the whole run: the requests on the sample shop first, then the large
+  // sample's thousand tables are added to the same database for the requests on it (a second
+  // database beside the first held hundreds of MB more).
+  const phases = [
+    { large: false, jobs: jobs.filter((job) => job.entry.request.shop !== 'large') },
+    { large: true, jobs: jobs.filter((job) => job.entry.request.shop === 'large') },
+  ].filter((phase) => phase.jobs.length > 0);
+  const shop = await EvalShop.open(orders, false, options.databaseUrl);
+  // The large sample lives in the embedded database, never in the user's --database-url.
+  const largeShop =
+    phases.some((phase) => phase.large) && options.databaseUrl
+      ? await EvalShop.open(orders, true)
+      : undefined;
   try {
-    const worker = async () => {
-      for (;;) {
-        if (options.signal?.aborted) return;
-        const job = jobs[nextJob++];
-        if (!job) return;
-        const result = await attempt(
-          job.entry.request.shop === 'large' && large ? large : shop,
-          job.entry.request,
-          job.run,
-          options,
-        );
-        job.entry.attempts.push(result);
-        done++;
-        options.onProgress?.({ done, total: jobs.length, request: job.entry.request, attempt: result });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+    for (const phase of phases) {
+      if (options.signal?.aborted) break;
+      if (phase.large && !largeShop) await shop.addLargeSample();
+      const target = phase.large ? (largeShop ?? shop) : shop;
+      let nextJob = 0;
+      const worker = async () => {
+        for (;;) {
+          if (options.signal?.aborted) return;
+          const job = phase.jobs[nextJob++];
+          if (!job) return;
+          const result = await attempt(target, job.entry.request, job.run, options);
+          job.entry.attempts.push(result);
+          done++;
+          options.onProgress?.({ done, total: jobs.length, request: job.entry.request, attempt: result });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, phase.jobs.length) }, worker));
+    }
   } finally {
     await shop.close();
-    await large?.close();
+    await largeShop?.close();
   }
   for (const entry of results) entry.attempts.sort((a, b) => a.run - b.run);
   return results;

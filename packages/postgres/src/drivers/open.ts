@@ -46,13 +46,24 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   // PGlite's code loads only when it runs: a command over a server never pays for it.
   const { openPglite } = await import('./pglite.ts');
   if (config.memory) {
-    return new CoreDatabase(
-      await openPglite({
-        dataDirSource: 'memory',
-        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-        ...(options.embeddedSettings ? { settings: options.embeddedSettings } : {}),
-      }),
-    );
+    const settings = options.embeddedSettings ? { settings: options.embeddedSettings } : {};
+    if (options.loadDataDir)
+      return new CoreDatabase(
+        await openPglite({ dataDirSource: 'memory', loadDataDir: options.loadDataDir, ...settings }),
+      );
+    // From the cached empty cluster (made once): no initdb, and some 300 MB less resident.
+    const { emptyCluster, forgetEmptyCluster } = await import('./empty-cluster.ts');
+    const cluster = await emptyCluster(options.env ?? process.env);
+    if (cluster) {
+      try {
+        return new CoreDatabase(
+          await openPglite({ dataDirSource: 'memory', loadDataDir: cluster, ...settings }),
+        );
+      } catch {
+        await forgetEmptyCluster(options.env ?? process.env);
+      }
+    }
+    return new CoreDatabase(await openPglite({ dataDirSource: 'memory', ...settings }));
   }
   const dataDirSource =
     options.pgdataSource ?? (options.dataDir !== undefined ? 'the dataDir option' : 'TOOLROW_DATA_DIR');
