@@ -9,7 +9,6 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSourceError, PLAIN_STATEMENT_ADVICE, type StatementAdvice } from '@toolrow/datasource';
-import { loadModule, parseSync } from 'libpg-query';
 
 export type SqlGuardCode =
   | 'empty'
@@ -229,10 +228,21 @@ function unguarded(sql: string): ReadOnlyStatement {
   };
 }
 
+/** libpg-query, once loadSqlParser has loaded it (a command that checks no SQL never loads it). */
+let parser: typeof import('libpg-query') | undefined;
+
 /** Loads the parser (wasm) once; every check awaits it. */
 export function loadSqlParser(): Promise<void> {
-  loaded ??= loadModule();
+  loaded ??= import('libpg-query').then(async (module) => {
+    await module.loadModule();
+    parser = module;
+  });
   return loaded;
+}
+
+function parseSync(sql: string): ReturnType<typeof import('libpg-query').parseSync> {
+  if (!parser) throw new Error('The SQL parser is not loaded: await loadSqlParser() first.');
+  return parser.parseSync(sql);
 }
 
 type AnyNode = Record<string, unknown>;
