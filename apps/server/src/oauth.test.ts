@@ -18,6 +18,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
+import { rowOf, SILENT_TOOLS } from '@toolrow/catalog';
 import {
   createMcpHttpHandler,
   createToolrowBackend,
@@ -119,6 +120,11 @@ async function decideInBrowser(
       /A client that cannot be asked, or that connects without a session, is never asked there: its calls wait in this app's approval inbox/,
     );
     if (decision.approve && decision.askViaClient) await page.check('input[name=askViaClient]');
+    // What every scope reads is the rows' own silent and gated reads, each named.
+    const reads = (await page.getByTestId('consent-silent-reads').textContent()) ?? '';
+    for (const name of SILENT_TOOLS.filter((tool) => rowOf(tool).mcp !== 'excluded'))
+      expect(reads).toContain(name);
+    for (const name of ['runQuery', 'getRow', 'countRows']) expect(reads).toContain(name);
     // A day is preselected; a longer grant is the user's choice.
     expect(await page.locator('select[name=lifetime]').inputValue()).toBe('1d');
     if (decision.approve && decision.lifetime)

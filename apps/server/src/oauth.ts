@@ -2,7 +2,7 @@
 // (behind the app's own login), and the connected clients (list, disconnect) for the app's UI and
 // `toolrow mcp clients`. The protocol endpoints are @toolrow/mcp-server's (oauth/).
 
-import type { EngineView } from '@toolrow/catalog';
+import { accessOf, type EngineView, isGated, rowOf, SILENT_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
 import { installedEngines } from '@toolrow/engines';
 import {
   type AuthorizationServer,
@@ -26,6 +26,13 @@ import { readForm, readQuery } from './body.ts';
 import { badRequest, HttpError } from './errors.ts';
 import { escapeHtml } from './html.ts';
 import type { ServerEnv } from './request-connection.ts';
+
+/**
+ * What every scope reads, from the rows: the silent reads an MCP client may make (each run
+ * without asking), and the gated reads of rows, which follow the profile's mode.
+ */
+const exposed = (name: (typeof TOOL_NAMES)[number]) => rowOf(name).mcp !== 'excluded';
+const CONSENT_READS = `Every scope includes reads that run without asking, in any mode: ${SILENT_TOOLS.filter(exposed).join(', ')} (table and column names, row estimates, and the database's statistics of a column${SILENT_TOOLS.includes('sampleValues' as never) ? ', so sampleValues shows its most common values and its bounds: some values of any column, up to 100' : ''}). Reads of rows (${TOOL_NAMES.filter((name) => exposed(name) && isGated(name) && accessOf(name) === 'read').join(', ')}) follow the profile's permission mode.`;
 
 export const CONSENT_PATH = '/oauth/consent';
 
@@ -125,7 +132,7 @@ function consentPage(
 <form method="post" action="${CONSENT_PATH}">
 <input type="hidden" name="request" value="${escapeHtml(request.id)}"><input type="hidden" name="csrf" value="${escapeHtml(request.csrf)}">
 ${currentBlock}<fieldset><legend>What it may do</legend>${scopeInputs}
-<p data-testid="consent-silent-reads">Every scope includes reads that run without asking, in any mode: table and column names, row estimates, and the database's statistics of a column (sampleValues: its most common values and its bounds, so some values of any column, up to 100). Reads of rows (runQuery, getRow, countRows) follow the profile's permission mode.</p></fieldset>
+<p data-testid="consent-silent-reads">${CONSENT_READS}</p></fieldset>
 <fieldset><legend>Connection</legend><label>It works on <select name="profile" data-testid="consent-connection">${connectionOptions}</select></label>
 <p>It sees this connection alone, never another one; its mode, tabs, history and audit entries are this connection's.</p></fieldset>
 <fieldset><legend>For how long</legend><label>Stay connected for <select name="lifetime">${lifetimes}</select></label>

@@ -48,6 +48,14 @@ export function rowOf(name: ToolName): CatalogRow {
   return row;
 }
 
+/**
+ * The input the tool takes on the sample shop, as its row declares it (`{}` for a row without
+ * one: its inputs are all optional). What every suite that runs each tool calls it with.
+ */
+export function exampleOf(name: ToolName): Record<string, unknown> {
+  return structuredClone((rowOf(name).example ?? {}) as Record<string, unknown>);
+}
+
 export const isSilent = (name: string): name is SilentToolName => SILENT.has(name);
 export const isGated = (name: string): name is GatedToolName => GATED.has(name);
 export const isLoop = (name: string): name is LoopToolName => LOOP.has(name);

@@ -124,7 +124,17 @@ export interface ToolRow {
    * in keywords/words, not both. Never sent to the model.
    */
   readonly verbs?: readonly string[];
+  /**
+   * An input the tool takes on the sample shop (orders, customers, products, order_items): what
+   * the tests that run every tool, the MCP scope and output-schema checks and the eval's scripted
+   * model call it with. Needed when the tool has a required input (the registry test says so).
+   */
+  readonly example?: ToolExample;
 }
+
+/** A tool input as JSON holds it. */
+export type ToolExample = { readonly [field: string]: ExampleValue };
+type ExampleValue = string | number | boolean | null | readonly ExampleValue[] | ToolExample;
 
 export const TOOL_ROWS = [
   // ── The loop ──────────────────────────────────────────────────────────────────────────────
@@ -133,6 +143,7 @@ export const TOOL_ROWS = [
     description:
       'Find tools that are not in your current tool list. Give a few words about what you need (for example "export csv" or "foreign keys"). Returns the best matching tools, which you can call from the next step on. At most 3 searches per turn.',
     keywords: ['search', 'find', 'discover', 'tool', 'capability', 'more tools'],
+    example: { query: 'export csv' },
     visibility: 'inline',
     tier: 'loop',
     mcp: 'excluded',
@@ -283,6 +294,7 @@ export const TOOL_ROWS = [
         'Sortierschlüssel',
       ],
     },
+    example: { table: 'orders' },
     visibility: 'inline',
     tier: 'silent',
     mcp: 'readonly',
@@ -326,6 +338,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['which attribute', 'find attribute', 'attribute named'],
     },
+    example: { text: 'status' },
     visibility: 'inline',
     tier: 'silent',
     mcp: 'readonly',
@@ -367,6 +380,7 @@ export const TOOL_ROWS = [
       hi: ['मान', 'संभावित मान', 'उदाहरण मान'],
       th: ['ค่า', 'ค่าที่เป็นไปได้', 'ตัวอย่างค่า'],
     },
+    example: { table: 'orders', column: 'status' },
     visibility: 'inline',
     tier: 'silent',
     mcp: 'readonly',
@@ -410,6 +424,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['item count', 'table size in bytes'],
     },
+    example: { table: 'orders' },
     visibility: 'inline',
     tier: 'silent',
     mcp: 'readonly',
@@ -441,6 +456,7 @@ export const TOOL_ROWS = [
       hi: ['क्वेरी जाँचें', 'सिंटैक्स', 'मान्य'],
       th: ['ตรวจสอบคิวรี', 'ไวยากรณ์'],
     },
+    example: { sql: 'SELECT id, status FROM orders WHERE id = 1' },
     visibility: 'inline',
     tier: 'silent',
     mcp: 'readonly',
@@ -585,6 +601,7 @@ export const TOOL_ROWS = [
       hi: ['अटैचमेंट', 'संलग्न फ़ाइल'],
       th: ['ไฟล์แนบ', 'เอกสารแนบ'],
     },
+    example: { name: 'notes.txt' },
     visibility: 'inline',
     tier: 'silent',
     mcp: 'excluded',
@@ -701,6 +718,7 @@ export const TOOL_ROWS = [
         'RCU',
       ],
     },
+    example: { sql: 'SELECT id, status FROM orders WHERE id = 1' },
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',
@@ -742,6 +760,7 @@ export const TOOL_ROWS = [
       hi: ['इंडेक्स', 'सूचकांक', 'अप्रयुक्त'],
       th: ['ดัชนี', 'อินเด็กซ์', 'ไม่ได้ใช้'],
     },
+    example: { table: 'orders' },
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',
@@ -784,6 +803,7 @@ export const TOOL_ROWS = [
       hi: ['फ़ॉरेन की', 'विदेशी कुंजी', 'संबंध'],
       th: ['คีย์นอก', 'ความสัมพันธ์'],
     },
+    example: { table: 'orders' },
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',
@@ -864,6 +884,7 @@ export const TOOL_ROWS = [
       hi: ['सहेजी क्वेरी खोलें', 'दृश्य लोड करें', 'नाम की'],
       th: ['เปิดคิวรีที่บันทึก', 'โหลดมุมมอง', 'ชื่อว่า'],
     },
+    example: { name: 'paid-orders' },
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',
@@ -1005,6 +1026,7 @@ export const TOOL_ROWS = [
       hi: ['निर्यात की प्रगति', 'स्थिति', 'पूरा हुआ'],
       th: ['ความคืบหน้าการส่งออก', 'สถานะ', 'เสร็จหรือยัง'],
     },
+    example: { id: 'the id startExport returned' },
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',
@@ -1102,6 +1124,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['PartiQL', 'query items', 'aggregate items'],
     },
+    example: { sql: 'SELECT status, count(*) AS n FROM orders GROUP BY status' },
     visibility: 'inline',
     tier: 'gated',
     access: 'read',
@@ -1137,6 +1160,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['get item', 'item by key', 'GetItem', 'one item'],
     },
+    example: { table: 'orders', key: { id: 1 } },
     visibility: 'inline',
     tier: 'gated',
     access: 'read',
@@ -1210,6 +1234,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['how many items', 'item count', 'count items'],
     },
+    example: { table: 'orders' },
     visibility: 'inline',
     tier: 'gated',
     access: 'read',
@@ -1244,6 +1269,7 @@ export const TOOL_ROWS = [
       hi: ['तालिका खोलें', 'तालिका दिखाएँ'],
       th: ['เปิดตาราง', 'แสดงตาราง'],
     },
+    example: { table: 'orders', filter: [{ column: 'status', op: 'eq', value: 'paid' }] },
     visibility: 'inline',
     tier: 'gated',
     access: 'open',
@@ -1276,6 +1302,7 @@ export const TOOL_ROWS = [
       hi: ['बटन', 'सुझाव', 'तालिका खोलें'],
       th: ['ปุ่ม', 'แนะนำ', 'เปิดตาราง'],
     },
+    example: { table: 'orders', filter: [{ column: 'status', op: 'eq', value: 'paid' }] },
     visibility: 'inline',
     tier: 'gated',
     access: 'propose',
@@ -1318,6 +1345,7 @@ export const TOOL_ROWS = [
       hi: ['SQL एडिटर', 'क्वेरी एडिटर'],
       th: ['ตัวแก้ไข SQL', 'คอนโซล SQL'],
     },
+    example: { sql: 'SELECT id, status FROM orders WHERE id = 1' },
     visibility: 'inline',
     tier: 'gated',
     access: 'open',
@@ -1350,6 +1378,7 @@ export const TOOL_ROWS = [
       hi: ['बटन', 'सुझाव', 'SQL एडिटर'],
       th: ['ปุ่ม', 'แนะนำ', 'ตัวแก้ไข SQL'],
     },
+    example: { sql: 'SELECT id, status FROM orders WHERE id = 1' },
     visibility: 'inline',
     tier: 'gated',
     access: 'propose',
@@ -1394,6 +1423,7 @@ export const TOOL_ROWS = [
       hi: ['फ़िल्टर', 'केवल दिखाएँ', 'क्रमबद्ध'],
       th: ['กรอง', 'ตัวกรอง', 'แสดงเฉพาะ', 'เรียงลำดับ'],
     },
+    example: { table: 'orders', filter: [{ column: 'status', op: 'eq', value: 'paid' }], sort: [{ column: 'id', direction: 'desc' }] },
     visibility: 'inline',
     tier: 'gated',
     access: 'open',
@@ -1426,6 +1456,7 @@ export const TOOL_ROWS = [
       hi: ['बटन', 'सुझाव', 'फ़िल्टर'],
       th: ['ปุ่ม', 'แนะนำ', 'ตัวกรอง'],
     },
+    example: { table: 'orders', filter: [{ column: 'status', op: 'eq', value: 'paid' }] },
     visibility: 'inline',
     tier: 'gated',
     access: 'propose',
@@ -1461,6 +1492,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['open item'],
     },
+    example: { table: 'orders', key: { id: 2 } },
     visibility: 'inline',
     tier: 'gated',
     access: 'open',
@@ -1493,6 +1525,7 @@ export const TOOL_ROWS = [
       hi: ['बटन', 'सुझाव', 'विवरण'],
       th: ['ปุ่ม', 'แนะนำ', 'รายละเอียด'],
     },
+    example: { table: 'orders', key: { id: 2 } },
     visibility: 'inline',
     tier: 'gated',
     access: 'propose',
@@ -1594,6 +1627,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['export items', 'dump the table'],
     },
+    example: { table: 'orders', format: 'csv' },
     visibility: 'discoverable',
     tier: 'gated',
     access: 'export',
@@ -1627,6 +1661,7 @@ export const TOOL_ROWS = [
       hi: ['बटन', 'सुझाव', 'निर्यात'],
       th: ['ปุ่ม', 'แนะนำ', 'การส่งออก'],
     },
+    example: { table: 'orders', format: 'json' },
     visibility: 'discoverable',
     tier: 'gated',
     access: 'propose',
@@ -1740,6 +1775,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['put item', 'new item'],
     },
+    example: { table: 'orders', rows: [{ id: 90001, customer_id: 1, status: 'pending' }] },
     visibility: 'inline',
     tier: 'gated',
     access: 'stage',
@@ -1884,6 +1920,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['update item', 'set attribute'],
     },
+    example: { table: 'orders', updates: [{ key: { id: 1 }, values: { status: 'shipped' } }] },
     visibility: 'inline',
     tier: 'gated',
     access: 'stage',
@@ -1990,6 +2027,7 @@ export const TOOL_ROWS = [
     engineWords: {
       dynamodb: ['delete item', 'remove item'],
     },
+    example: { table: 'orders', keys: [{ id: 3 }] },
     visibility: 'inline',
     tier: 'gated',
     access: 'stage',

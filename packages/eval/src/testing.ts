@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exampleOf, isToolName } from '@toolrow/catalog';
 import { CORPUS, type EvalRequest, type Step } from './corpus.ts';
 
 /** A message as the OpenAI chat-completions API carries it. */
@@ -212,30 +213,17 @@ export async function startChatServer(
 // ── Scripted behaviours ──────────────────────────────────────────────────────────────────────
 
 /** Inputs that work on the sample shop, so a scripted pick also runs. */
+/**
+ * Where the eval's requests want other inputs than the rows' examples (its state holds the
+ * attachment and saved spec its requests name; setFilter acts on the focused tab).
+ */
 const INPUTS: Record<string, unknown> = {
-  describeTable: { table: 'orders' },
-  findColumns: { text: 'email' },
-  sampleValues: { table: 'orders', column: 'status' },
-  getTableStats: { table: 'orders' },
-  validateQuery: { sql: 'select count(*) from orders' },
   readAttachment: { name: 'new_customers.csv' },
-  explainQuery: { sql: 'select * from orders where customer_id = 5' },
-  getIndexStats: { table: 'orders' },
-  describeRelations: { table: 'orders' },
   getSavedSpec: { name: 'big spenders' },
-  runQuery: { sql: 'select status, count(*) from orders group by status' },
-  getRow: { table: 'orders', key: { id: 1 } },
-  countRows: { table: 'orders' },
-  openTable: { table: 'orders' },
-  proposeOpenTable: { table: 'orders' },
-  openWorkbench: { sql: 'select * from orders' },
-  proposeOpenWorkbench: { sql: 'select * from orders' },
   setFilter: { filter: { column: 'status', op: 'eq', value: 'refunded' } },
   proposeSetFilter: { table: 'orders', filter: { column: 'status', op: 'eq', value: 'refunded' } },
-  openRow: { table: 'orders', key: { id: 1 } },
-  proposeOpenRow: { table: 'orders', key: { id: 1 } },
-  startExport: { table: 'orders', format: 'csv' },
-  proposeExport: { table: 'orders', format: 'csv' },
+  openTable: { table: 'orders' },
+  proposeOpenTable: { table: 'orders' },
 };
 
 /** Inputs for requests on the large sample, where the sample shop's would miss the point. */
@@ -268,7 +256,7 @@ const REQUEST_INPUTS: Record<string, Record<string, unknown>> = {
 
 /** The input a scripted model sends for `tool` when answering the request `id`. */
 export const scriptedInput = (id: string, tool: string): unknown =>
-  REQUEST_INPUTS[id]?.[tool] ?? INPUTS[tool] ?? {};
+  REQUEST_INPUTS[id]?.[tool] ?? INPUTS[tool] ?? (isToolName(tool) ? exampleOf(tool) : {});
 const inputFor = (request: EvalRequest, tool: string): unknown => scriptedInput(request.id, tool);
 
 interface TurnSoFar {

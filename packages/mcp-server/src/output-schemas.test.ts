@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { isServedBy } from '@toolrow/catalog';
+import { exampleOf, isServedBy } from '@toolrow/catalog';
 import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
 import { dynamoTestStore, type StoreEngine, sqliteTestStore, testStores } from '@toolrow/state/testing';
@@ -31,49 +31,11 @@ const DIALECTS = {
   '2020-12': new Ajv2020({ strict: true, allErrors: true }),
 };
 
-/**
- * The sample shop's orders, on any engine: an input per exposed tool. A tool without required
- * fields may be left out (it gets {}), so a new row runs here without editing this list.
- */
+/** Each exposed tool's input on the sample shop: its row's example, with this run's export job. */
 function shopInputs(exportId: string): Partial<Record<McpToolName, Record<string, unknown>>> {
-  const view = { table: 'orders', filter: [{ column: 'status', op: 'eq', value: 'paid' }] };
-  const sql = 'SELECT id, status FROM orders WHERE id = 1';
   return {
-    listConnections: {},
-    listTables: {},
-    describeTable: { table: 'orders' },
-    findColumns: { text: 'status' },
-    sampleValues: { table: 'orders', column: 'status' },
-    getTableStats: { table: 'orders' },
-    validateQuery: { sql },
-    getActiveView: {},
-    getSelection: {},
-    listQueryHistory: {},
-    explainQuery: { sql },
-    getIndexStats: { table: 'orders' },
-    describeRelations: { table: 'orders' },
-    listSavedSpecs: {},
-    getSavedSpec: { name: 'paid-orders' },
-    listStagedChanges: {},
-    diffStagedChanges: {},
+    ...Object.fromEntries(EXPOSED.map((name) => [name, exampleOf(name)])),
     getExportStatus: { id: exportId },
-    listAuditLog: {},
-    runQuery: { sql },
-    getRow: { table: 'orders', key: { id: 1 } },
-    countRows: { table: 'orders' },
-    openTable: view,
-    proposeOpenTable: view,
-    openWorkbench: { sql },
-    proposeOpenWorkbench: { sql },
-    setFilter: { ...view, sort: [{ column: 'id', direction: 'desc' }] },
-    proposeSetFilter: view,
-    openRow: { table: 'orders', key: { id: 2 } },
-    proposeOpenRow: { table: 'orders', key: { id: 2 } },
-    startExport: { table: 'orders', format: 'csv' },
-    proposeExport: { table: 'orders', format: 'json' },
-    stageInsertRows: { table: 'orders', rows: [{ id: 90001, customer_id: 1, status: 'pending' }] },
-    stageUpdateRows: { table: 'orders', updates: [{ key: { id: 1 }, values: { status: 'shipped' } }] },
-    stageDeleteRows: { table: 'orders', keys: [{ id: 3 }] },
   };
 }
 
@@ -131,7 +93,11 @@ describe.each(ENGINES)('$name: every tool returns what its output schema says', 
     ({ toolrow, server, close } = opened);
     served = EXPOSED.filter((tool) => isServedBy(toolrow.source, tool));
     const { state } = toolrow;
-    await state.specs.save({ name: 'paid-orders', kind: 'view', spec: { table: 'orders' } });
+    await state.specs.save({
+      name: String(exampleOf('getSavedSpec').name),
+      kind: 'view',
+      spec: { table: 'orders' },
+    });
     for (const [name, mediaType, content] of ATTACHMENTS)
       await state.attachments.add({ name, mediaType, content });
     const job = await state.exports.run({ source: { table: 'orders' }, format: 'csv', actor: 'mcp:typed' });

@@ -1,4 +1,5 @@
 import {
+  exampleOf,
   GATED_TOOLS,
   isServedBy,
   LOOP_TOOLS,
@@ -51,6 +52,21 @@ function invalid(name: string, input: unknown): ToolError {
   }
   throw new Error(`${name} accepted ${JSON.stringify(input)}`);
 }
+
+describe("each row's example", () => {
+  // The example is what every suite that runs each tool calls it with: a row with a required
+  // input declares one, and it is an input the tool takes.
+  it.each(IMPLEMENTED_TOOLS)("%s: the row's example (or {}) is an input it takes", (name) => {
+    const example = exampleOf(name);
+    try {
+      parseToolInput(name, example);
+    } catch (error) {
+      throw new Error(
+        `${name}: ${Object.keys(example).length === 0 ? 'its row has no example, and {} is not an input it takes' : "its row's example is not an input it takes"} (${(error as Error).message}). Give the row an example: an input on the sample shop, e.g. example: { table: 'orders' }.`,
+      );
+    }
+  });
+});
 
 describe('the registry', () => {
   it('implements every row but the loop tool, and nothing that is no row', () => {

@@ -23,6 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { WORD_LANGUAGES } from '@toolrow/declarations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DECLARATIONS_PATH } from './header.ts';
 
@@ -89,6 +90,7 @@ const LIST_VIEWS_ROW = `  {
     description:
       'List the views of the active connection with their schema. Use it when the user asks for views, or a name is not among the tables.',
     keywords: ['views', 'virtual tables', 'saved queries'],
+    words: ${JSON.stringify(Object.fromEntries(WORD_LANGUAGES.map((language) => [language, ['views']])))},
     visibility: 'discoverable',
     tier: 'silent',
     mcp: 'readonly',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TOOL_ROWS } from '@toolrow/declarations';
+import { TOOL_ROWS, WORD_LANGUAGES } from '@toolrow/declarations';
 import { Project } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { generate, renderFiles } from './generate.ts';
@@ -22,7 +22,10 @@ function rowsFile(...rows: string[]): string {
   return `export const TOOL_ROWS = [\n${rows.join(',\n')}\n] as const satisfies readonly ToolRow[];\n`;
 }
 
-/** A valid row with fields overridden; `undefined` removes a field. */
+/** Words in every language a discoverable row must carry (the rule's own subject aside). */
+const EVERY_LANGUAGE = `{ ${WORD_LANGUAGES.map((language) => `'${language}': ['w']`).join(', ')} }`;
+
+/** A valid row with fields overridden; `undefined` removes a field. A discoverable one gets words. */
 function row(overrides: Record<string, string | undefined> = {}): string {
   const fields: Record<string, string | undefined> = {
     name: "'listTables'",
@@ -32,6 +35,9 @@ function row(overrides: Record<string, string | undefined> = {}): string {
     tier: "'silent'",
     mcp: "'readonly'",
     writes: "'none'",
+    ...(overrides.visibility === "'discoverable'" && !('words' in overrides)
+      ? { words: EVERY_LANGUAGE }
+      : {}),
     ...overrides,
   };
   const body = Object.entries(fields)
@@ -225,6 +231,11 @@ describe('validating the rows', () => {
       rule: 'short description',
       rows: [row({ description: `'${'x'.repeat(401)}'` })],
       want: /description is 401 characters; keep it under 400/,
+    },
+    {
+      rule: 'discoverable rows have words in every language',
+      rows: [row({ visibility: "'discoverable'", words: "{ 'zh-Hans': ['表'] }" })],
+      want: /a discoverable row needs words in every language.*add words for zh-Hant, ja, .* \[discoverable-in-every-language\]/,
     },
     {
       rule: 'discoverable rows have keywords',

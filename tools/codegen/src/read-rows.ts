@@ -1,4 +1,11 @@
-import { type Expression, Node, type ObjectLiteralExpression, type SourceFile, SyntaxKind } from 'ts-morph';
+import {
+  type Expression,
+  Node,
+  type NumericLiteral,
+  type ObjectLiteralExpression,
+  type SourceFile,
+  SyntaxKind,
+} from 'ts-morph';
 import {
   ENGINE_FEATURES,
   type LocatedRow,
@@ -46,7 +53,14 @@ const RECORD_FIELDS: Partial<Record<keyof Row, readonly string[] | 'engine id'>>
   engineWords: 'engine id',
 };
 const ENGINE_ID = /^[a-z][a-z0-9-]{0,39}$/;
-const KNOWN_FIELDS = new Set<string>([...STRING_FIELDS, ...ARRAY_FIELDS, ...Object.keys(RECORD_FIELDS)]);
+/** Fields that hold any JSON literal (the row's example input). */
+const JSON_FIELDS = ['example'] as const;
+const KNOWN_FIELDS = new Set<string>([
+  ...STRING_FIELDS,
+  ...ARRAY_FIELDS,
+  ...Object.keys(RECORD_FIELDS),
+  ...JSON_FIELDS,
+]);
 /** Array fields whose every entry must be one of a fixed set. */
 const ARRAY_ENUMS: Partial<Record<keyof Row, readonly string[]>> = { needs: ENGINE_FEATURES };
 
@@ -136,6 +150,20 @@ function readRow(
     if (!KNOWN_FIELDS.has(key)) {
       at(property, `${rowLabel}: unknown property '${key}'; a row has ${[...KNOWN_FIELDS].join(', ')}`);
       ok = false;
+      continue;
+    }
+    if ((JSON_FIELDS as readonly string[]).includes(key)) {
+      const json = jsonLiteral(property.getInitializerOrThrow());
+      if (json === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) {
+        at(
+          property,
+          `${rowLabel}: '${key}' must be an object literal of JSON values (strings, numbers, booleans, null, arrays, objects): the tool's input on the sample shop`,
+        );
+        ok = false;
+        continue;
+      }
+      (values as Record<string, unknown>)[key] = json;
+      lines[key as keyof Row] = property.getStartLineNumber();
       continue;
     }
     const value = literalValue(property.getInitializerOrThrow());
@@ -228,6 +256,46 @@ function unwrap(expression: Expression): Expression {
       return current;
     }
   }
+}
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/** Any JSON value written as a literal, or undefined when something in it is not one. */
+function jsonLiteral(node: Expression): Json | undefined {
+  const expression = unwrap(node);
+  if (Node.isStringLiteral(expression) || Node.isNoSubstitutionTemplateLiteral(expression))
+    return expression.getLiteralValue();
+  if (Node.isNumericLiteral(expression)) return expression.getLiteralValue();
+  if (
+    Node.isPrefixUnaryExpression(expression) &&
+    expression.getOperatorToken() === SyntaxKind.MinusToken &&
+    Node.isNumericLiteral(expression.getOperand())
+  )
+    return -(expression.getOperand() as NumericLiteral).getLiteralValue();
+  if (Node.isTrueLiteral(expression)) return true;
+  if (Node.isFalseLiteral(expression)) return false;
+  if (Node.isNullLiteral(expression)) return null;
+  if (Node.isArrayLiteralExpression(expression)) {
+    const items: Json[] = [];
+    for (const element of expression.getElements()) {
+      const value = jsonLiteral(element as Expression);
+      if (value === undefined) return undefined;
+      items.push(value);
+    }
+    return items;
+  }
+  if (Node.isObjectLiteralExpression(expression)) {
+    const object: { [key: string]: Json } = {};
+    for (const property of expression.getProperties()) {
+      if (!Node.isPropertyAssignment(property) || Node.isComputedPropertyName(property.getNameNode()))
+        return undefined;
+      const value = jsonLiteral(property.getInitializerOrThrow());
+      if (value === undefined) return undefined;
+      object[property.getName().replace(/^['"]|['"]$/g, '')] = value;
+    }
+    return object;
+  }
+  return undefined;
 }
 
 /** A string, an array of strings, or undefined when the value is not a plain literal. */

@@ -1,5 +1,6 @@
 // The generator's own view of a row. It mirrors the row type in the declarations package but is
-// read from the AST, so the generator never has to import (and run) the declaration file.
+// read from the AST, so a row the generator refuses is named by file:line; the vocabularies a
+// row draws on (engine features, languages) are the declarations' own lists.
 
 export const TOOL_VISIBILITIES = ['inline', 'discoverable'] as const;
 export const TOOL_TIERS = ['silent', 'gated', 'loop'] as const;
@@ -7,17 +8,11 @@ export const TOOL_ACCESSES = ['read', 'propose', 'open', 'stage', 'export'] as c
 export const MCP_EXPOSURES = ['readonly', 'staged', 'full', 'excluded'] as const;
 export const TOOL_WRITES = ['none', 'ui', 'staging', 'files'] as const;
 export const STAGED_OPERATIONS = ['insert', 'update', 'delete'] as const;
-/** What an engine can do that a row may need (the declarations' EngineFeature); a row without `needs` is served by every engine. */
-export const ENGINE_FEATURES = [
-  'foreignKeys',
-  'stagedWrites',
-  'exports',
-  'cancel',
-  'seed',
-  'largeShop',
-  'readerRoles',
-  'typedValues',
-] as const;
+// What an engine can do that a row may need, and the languages of a row's `words`: the
+// declarations' own lists (read, never copied), so a new feature or language needs no edit here.
+export { ENGINE_FEATURES, WORD_LANGUAGES } from '@toolrow/declarations';
+
+import type { ENGINE_FEATURES, WORD_LANGUAGES } from '@toolrow/declarations';
 
 export type Visibility = (typeof TOOL_VISIBILITIES)[number];
 export type Tier = (typeof TOOL_TIERS)[number];
@@ -26,28 +21,6 @@ export type McpExposure = (typeof MCP_EXPOSURES)[number];
 export type Writes = (typeof TOOL_WRITES)[number];
 export type StagedOperation = (typeof STAGED_OPERATIONS)[number];
 export type EngineFeature = (typeof ENGINE_FEATURES)[number];
-/** The languages a row's `words` are given in besides English (its keywords), as BCP 47 tags. */
-export const WORD_LANGUAGES = [
-  'zh-Hans',
-  'zh-Hant',
-  'ja',
-  'ko',
-  'es',
-  'pt',
-  'fr',
-  'de',
-  'ru',
-  'uk',
-  'it',
-  'nl',
-  'pl',
-  'tr',
-  'id',
-  'vi',
-  'ar',
-  'hi',
-  'th',
-] as const;
 export type WordLanguage = (typeof WORD_LANGUAGES)[number];
 
 export interface Row {
@@ -67,6 +40,8 @@ export interface Row {
   engineWords?: Record<string, string[]>;
   /** The act itself in any language (change, ändern, изменить, 更新 …): weighs more than nouns. */
   verbs?: string[];
+  /** The tool's input on the sample shop (the registry test checks it parses). */
+  example?: Record<string, unknown>;
 }
 
 /** Where a row and each of its properties sit in the declaration file, for error messages. */

@@ -7,6 +7,7 @@ import {
   type Row,
   RowError,
   RowErrors,
+  WORD_LANGUAGES,
   type Writes,
 } from './row-model.ts';
 
@@ -122,6 +123,18 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
         seen.add(key);
       }
       return undefined;
+    },
+  },
+  {
+    id: 'discoverable-in-every-language',
+    field: 'words',
+    check: (row) => {
+      if (row.visibility !== 'discoverable') return undefined;
+      // searchTools is the only way a model finds a discoverable tool: the user's language must find it.
+      const missing = WORD_LANGUAGES.filter((language) => (row.words?.[language] ?? []).length === 0);
+      return missing.length > 0
+        ? `a discoverable row needs words in every language searchTools serves (searchTools is the only way the model finds it); add words for ${missing.join(', ')}`
+        : undefined;
     },
   },
   {
