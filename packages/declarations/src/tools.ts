@@ -1423,7 +1423,11 @@ export const TOOL_ROWS = [
       hi: ['फ़िल्टर', 'केवल दिखाएँ', 'क्रमबद्ध'],
       th: ['กรอง', 'ตัวกรอง', 'แสดงเฉพาะ', 'เรียงลำดับ'],
     },
-    example: { table: 'orders', filter: [{ column: 'status', op: 'eq', value: 'paid' }], sort: [{ column: 'id', direction: 'desc' }] },
+    example: {
+      table: 'orders',
+      filter: [{ column: 'status', op: 'eq', value: 'paid' }],
+      sort: [{ column: 'id', direction: 'desc' }],
+    },
     visibility: 'inline',
     tier: 'gated',
     access: 'open',
