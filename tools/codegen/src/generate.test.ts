@@ -551,3 +551,31 @@ describe('what rows need of an engine', () => {
     ]);
   });
 });
+
+describe("the docs' figures of the rows", () => {
+  const twoRows = rowsFile(row(), row({ name: "'countRows'", visibility: "'discoverable'" }));
+
+  it('are written between their markers, and --check calls a doc with an old figure stale', () => {
+    const project = memoryRepo(twoRows);
+    const fs = project.getFileSystem();
+    fs.writeFileSync(
+      `${ROOT}/README.md`,
+      'Its <!-- rows:tools -->38<!-- /rows --> tools; <!-- rows:discoverable -->0<!-- /rows --> found by search.\n',
+    );
+    const checked = generate({ root: ROOT, project, check: true, outputSchemas: {} });
+    expect(checked.stale.map((file) => file.path)).toContain('README.md');
+    generate({ root: ROOT, project, outputSchemas: {} });
+    expect(fs.readFileSync(`${ROOT}/README.md`, 'utf8')).toBe(
+      'Its <!-- rows:tools -->2<!-- /rows --> tools; <!-- rows:discoverable -->1<!-- /rows --> found by search.\n',
+    );
+    expect(generate({ root: ROOT, project, check: true, outputSchemas: {} }).stale).toEqual([]);
+  });
+
+  it('a marker that names no figure is an error naming the doc and the figures there are', () => {
+    const project = memoryRepo(twoRows);
+    project.getFileSystem().writeFileSync(`${ROOT}/README.md`, '<!-- rows:tool -->1<!-- /rows -->');
+    expect(() => generate({ root: ROOT, project, outputSchemas: {} })).toThrow(
+      /README\.md: <!-- rows:tool --> names no figure of the rows; use one of tools, inline, discoverable/,
+    );
+  });
+});

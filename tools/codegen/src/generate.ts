@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { type FileSystemHost, Project } from 'ts-morph';
 import { deriveCatalog } from './derive.ts';
+import { DOCS_WITH_FIGURES, docFigures, withFigures } from './doc-figures.ts';
 import { EMITTERS, type Emitter } from './emitters/index.ts';
 import { DECLARATIONS_PATH, GENERATED_HEADER } from './header.ts';
 import { findMissingImplementations, type ImplementationReport } from './implementations.ts';
@@ -31,6 +32,8 @@ export interface GenerateOptions {
    * checker (on the real file system; with a `project` of their own, tests pass them or go without).
    */
   outputSchemas?: Readonly<Record<string, JsonSchema>>;
+  /** The docs whose row figures the generator keeps true (default DOCS_WITH_FIGURES). */
+  docs?: readonly string[];
 }
 
 export interface GenerateResult {
@@ -98,6 +101,24 @@ export function generate(options: GenerateOptions): GenerateResult {
       files.push({ path, status: 'stale' });
     } else {
       fs.mkdirSync(posix.dirname(absolute));
+      fs.writeFileSync(absolute, content);
+      files.push({ path, status: 'written' });
+    }
+  }
+
+  // The figures the docs give of the rows, between their markers.
+  const figures = docFigures(
+    rows.map(({ row }) => row),
+    options.emitters ?? EMITTERS,
+  );
+  for (const path of options.docs ?? DOCS_WITH_FIGURES) {
+    const absolute = posix.join(root, path);
+    if (!fs.fileExistsSync(absolute)) continue;
+    const current = fs.readFileSync(absolute, 'utf8');
+    const content = withFigures(path, current, figures);
+    if (content === current) files.push({ path, status: 'unchanged' });
+    else if (options.check) files.push({ path, status: 'stale' });
+    else {
       fs.writeFileSync(absolute, content);
       files.push({ path, status: 'written' });
     }

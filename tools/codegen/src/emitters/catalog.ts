@@ -4,6 +4,7 @@ import { arrayRecord, docComment, file, stringArray, stringRecord } from './form
 export const toolNamesEmitter: Emitter = {
   id: 'tool-names',
   path: 'packages/catalog/src/generated/tool-names.ts',
+  what: '`TOOL_NAMES`, the `ToolName` union',
   emit: ({ catalog, header }) =>
     file(
       header,
@@ -17,6 +18,7 @@ export const toolNamesEmitter: Emitter = {
 export const tiersEmitter: Emitter = {
   id: 'tiers',
   path: 'packages/catalog/src/generated/tiers.ts',
+  what: 'silent / gated / loop sets, inline / discoverable lists, access classes, propose twins',
   emit: ({ catalog, header }) => {
     const list = (constName: string, typeName: string, doc: string, names: readonly string[]) =>
       [
@@ -72,6 +74,7 @@ export const tiersEmitter: Emitter = {
 export const needsEmitter: Emitter = {
   id: 'needs',
   path: 'packages/catalog/src/generated/needs.ts',
+  what: "what each tool needs of a connection's engine (`TOOL_NEEDS`); each engine declares its features, and its sets are derived from them at run time",
   emit: ({ catalog, header }) =>
     file(
       header,

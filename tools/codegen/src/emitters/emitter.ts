@@ -14,6 +14,8 @@ export interface EmitInput {
 export interface Emitter {
   id: string;
   path: string;
+  /** What the file holds, in a line: the docs' table of generated files is made from these. */
+  what: string;
   /** The file's text; undefined when its input is missing (the file is then not produced). */
   emit(input: EmitInput): string | undefined;
 }

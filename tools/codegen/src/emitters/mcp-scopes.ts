@@ -4,6 +4,7 @@ import { arrayRecord, docComment, file, stringArray, stringRecord } from './form
 export const mcpScopesEmitter: Emitter = {
   id: 'mcp-scopes',
   path: 'packages/mcp-server/src/generated/mcp-scopes.ts',
+  what: 'which tools each MCP scope lists and may call, in all and per engine; the scope each tool needs; exclusions',
   emit: ({ catalog, header }) =>
     file(
       header,

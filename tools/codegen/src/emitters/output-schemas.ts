@@ -4,6 +4,7 @@ import { docComment, file } from './format.ts';
 export const outputSchemasEmitter: Emitter = {
   id: 'output-schemas',
   path: 'packages/tools/src/generated/output-schemas.ts',
+  what: "each tool's output as JSON Schema, read by the type checker from what its `execute` returns (MCP lists it as the tool's `outputSchema`)",
   emit: ({ outputSchemas, header }) =>
     outputSchemas &&
     file(

@@ -17,6 +17,7 @@ const lists = (values: readonly (readonly string[])[], indent: string) =>
 export const searchTermsEmitter: Emitter = {
   id: 'search-terms',
   path: 'packages/catalog/src/generated/search-terms.ts',
+  what: "each row's search terms, tokenized and stemmed once at generation (name, keywords, description, words, verbs), per engine's words",
   emit: ({ rows, header }) =>
     file(
       header,

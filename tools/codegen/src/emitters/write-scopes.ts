@@ -4,6 +4,7 @@ import { arrayRecord, docComment, file, stringArray } from './format.ts';
 export const writeScopesEmitter: Emitter = {
   id: 'write-scopes',
   path: 'packages/tools/src/generated/write-scopes.ts',
+  what: 'which tools write the UI, the staging area, files; which write nothing',
   emit: ({ catalog, header }) =>
     file(
       header,
