@@ -58,3 +58,15 @@ describe('refusals', () => {
     expect(String(new ToolFailure('table: expected a string'))).toBe('table: expected a string');
   });
 });
+
+describe('a former name', () => {
+  it('is told the name the row has now, and how to find it when it is not active', () => {
+    const renamed = { countOldRows: 'countRows', exportTable: 'startExport' };
+    expect(unknownToolMessage('countOldRows', ['countRows'], 3, renamed)).toBe(
+      "Tool 'countOldRows' was renamed to 'countRows'. Call countRows instead.",
+    );
+    expect(unknownToolMessage('exportTable', ['countRows'], 3, renamed)).toBe(
+      "Tool 'exportTable' was renamed to 'startExport'. Call startExport instead (searchTools(query='startExport') finds it).",
+    );
+  });
+});

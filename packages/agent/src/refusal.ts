@@ -1,4 +1,11 @@
-import { type EngineView, inlineToolsOf, isServedBy, isToolName, notServedMessage } from '@toolrow/catalog';
+import {
+  type EngineView,
+  FORMER_NAMES,
+  inlineToolsOf,
+  isServedBy,
+  isToolName,
+  notServedMessage,
+} from '@toolrow/catalog';
 import { stem, terms } from '@toolrow/catalog/search';
 import { SearchIndex } from './search/scorer.ts';
 
@@ -41,7 +48,16 @@ let index: SearchIndex | undefined;
  * first the active tools the catalog search ranks for the invented name ("runSql" → runQuery),
  * then the closest spellings.
  */
-export function unknownToolMessage(name: string, active: Iterable<string>, count = 3): string {
+export function unknownToolMessage(
+  name: string,
+  active: Iterable<string>,
+  count = 3,
+  formerNames: Readonly<Record<string, string>> = FORMER_NAMES,
+): string {
+  // A former name (a renamed row): the way on is the name it has now.
+  const renamed = formerNames[name];
+  if (renamed)
+    return `Tool '${quoted(name)}' was renamed to '${renamed}'. Call ${renamed} instead${[...active].includes(renamed) ? '' : ` (searchTools(query='${renamed}') finds it)`}.`;
   const candidates = [...active];
   index ??= new SearchIndex();
   const byMeaning = index

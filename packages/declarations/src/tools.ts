@@ -130,6 +130,12 @@ export interface ToolRow {
    * model call it with. Needed when the tool has a required input (the registry test says so).
    */
   readonly example?: ToolExample;
+  /**
+   * Names the tool had before, newest last. A rename keeps the old name here: remembered grants
+   * move to the new name when the state opens, the audit log lists the old entries under it, and
+   * a model calling the old name is told the new one.
+   */
+  readonly formerly?: readonly string[];
 }
 
 /** A tool input as JSON holds it. */

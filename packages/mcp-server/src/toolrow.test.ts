@@ -1,4 +1,4 @@
-// The exhaustive matrix with the real tools on a real database: 38 rows × {no token, readonly,
+// The exhaustive matrix with the real tools on a real database: every row × {no token, readonly,
 // staged, full} for list and call over Streamable HTTP on 127.0.0.1, with the SDK's own Client.
 
 import type { Client } from '@modelcontextprotocol/client';

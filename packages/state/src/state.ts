@@ -16,6 +16,7 @@ import { createExportJobStore } from './export-jobs.ts';
 import { createStaging, type Staging, type StagingOptions } from './staging.ts';
 import { migrate } from './store/migrations.ts';
 import { hasPgliteState, movePgliteState } from './store/move-pglite-state.ts';
+import { carryRenamedGrants } from './store/renamed-tools.ts';
 import { openSqliteStore, postgresStore, type StateDb } from './store/state-db.ts';
 import { LAST_USE_FLUSH_MS } from './verify-cache.ts';
 
@@ -175,6 +176,8 @@ export async function openStateStore(options: Omit<OpenStateOptions, 'source'>):
   }
   try {
     if (options.migrate !== false) await migrate(db);
+    // A renamed tool's remembered grants follow it to its new name.
+    await carryRenamedGrants(db);
     const exportsOption = options.exportsDir ?? (env.TOOLROW_EXPORTS_DIR?.trim() || undefined);
     const exportsDir = exportsOption ? absolute(exportsOption, cwd) : join(dataDir, 'exports');
     // Inside the data dir it is checked with it; a folder of the user's choosing is theirs to

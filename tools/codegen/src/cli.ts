@@ -8,6 +8,14 @@ import { RowErrors } from './row-model.ts';
 
 const usage = 'Usage: node tools/codegen/src/cli.ts [--check] [--root <dir>]';
 
+/** Why a file is stale, in words: what changed since it was generated. */
+function staleReason(file: { path: string; status: string }): string {
+  if (file.status === 'orphan') return 'no emitter produces it';
+  if (file.path.endsWith('output-schemas.ts')) return "an implementation's return type (or a row) changed";
+  if (file.path.endsWith('.md')) return 'a figure of the rows changed';
+  return 'the rows changed';
+}
+
 function main(argv: string[]): number {
   let flags: { check?: boolean; root?: string; help?: boolean };
   try {
@@ -36,15 +44,23 @@ function main(argv: string[]): number {
     if (flags.check) {
       if (result.stale.length > 0) {
         console.error(`Generated files are out of date with the tool rows (${result.stale.length}):`);
-        for (const file of result.stale) {
-          console.error(`  ${file.path}${file.status === 'orphan' ? '  (no emitter produces it)' : ''}`);
-        }
+        for (const file of result.stale) console.error(`  ${file.path}  (${staleReason(file)})`);
         console.error('Run `npm run gen` and commit the result.');
         return 1;
       }
       console.log(`Generated files are up to date with ${result.rows.length} tool rows.`);
       if (nextStep) console.log(nextStep);
       return 0;
+    }
+    for (const left of result.leftovers) {
+      const what = left.renamedTo
+        ? `'${left.name}' is now '${left.renamedTo}' (its formerly): remembered grants and the audit history follow it.`
+        : `'${left.name}' left the rows.`;
+      console.log(
+        left.files.length > 0
+          ? `${what} These files still name it; edit them (its implementation, its registry entry, tests, docs):\n${left.files.map((file) => `  ${file}`).join('\n')}`
+          : `${what} No file names it any more.`,
+      );
     }
     const changed = result.files.filter((file) => file.status !== 'unchanged');
     for (const file of changed) console.log(`${file.status.padEnd(8)} ${file.path}`);

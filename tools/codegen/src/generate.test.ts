@@ -579,3 +579,45 @@ describe("the docs' figures of the rows", () => {
     );
   });
 });
+
+describe('removing and renaming a row', () => {
+  const committed = (...names: string[]) =>
+    `export const TOOL_NAMES = [\n${names.map((name) => `  '${name}',`).join('\n')}\n] as const;\n`;
+
+  it('a rename keeps the old name in formerly: FORMER_NAMES maps it, and gen names the files that still hold it', () => {
+    const project = memoryRepo(rowsFile(row({ name: "'listViews'", formerly: "['listOldViews']" })));
+    const fs = project.getFileSystem();
+    fs.writeFileSync(`${ROOT}/packages/catalog/src/generated/tool-names.ts`, committed('listOldViews'));
+    fs.writeFileSync(`${ROOT}/apps/cli/src/uses.ts`, "call('listOldViews');\n");
+    fs.writeFileSync(`${ROOT}/apps/cli/src/other.ts`, "call('listOldViewsToo');\n");
+    const result = generate({ root: ROOT, project, outputSchemas: {} });
+    expect(result.leftovers).toEqual([
+      { name: 'listOldViews', renamedTo: 'listViews', files: ['apps/cli/src/uses.ts'] },
+    ]);
+    expect(fs.readFileSync(`${ROOT}/packages/catalog/src/generated/tool-names.ts`, 'utf8')).toContain(
+      "export const FORMER_NAMES: Readonly<Record<string, ToolName>> = {\n  listOldViews: 'listViews',\n};",
+    );
+  });
+
+  it('a removal: gen names the files that still hold the name', () => {
+    const project = memoryRepo(rowsFile(row()));
+    const fs = project.getFileSystem();
+    fs.writeFileSync(
+      `${ROOT}/packages/catalog/src/generated/tool-names.ts`,
+      committed('listTables', 'countRows'),
+    );
+    fs.writeFileSync(`${ROOT}/packages/tools/src/tools/count.ts`, 'export const countRows = 1;\n');
+    expect(generate({ root: ROOT, project, outputSchemas: {} }).leftovers).toEqual([
+      { name: 'countRows', files: ['packages/tools/src/tools/count.ts'] },
+    ]);
+  });
+
+  it.each([
+    ["['listTables']", /formerly lists its own name 'listTables'/],
+    ["['countRows']", /formerly lists 'countRows', the name of another row now/],
+    ["['not a name']", /formerly lists 'not a name', which is no tool name/],
+  ])('formerly %s is refused', (formerly, message) => {
+    const project = memoryRepo(rowsFile(row({ formerly }), row({ name: "'countRows'" })));
+    expect(() => generate({ root: ROOT, project, outputSchemas: {} })).toThrow(message);
+  });
+});

@@ -43,6 +43,11 @@ export interface GenerateResult {
   stale: FileReport[];
   /** Rows the tools registry does not implement yet (absent when the root has no registry). */
   implementations?: ImplementationReport;
+  /**
+   * Names the committed catalog had that no row has now (a row removed, or renamed: `renamedTo`),
+   * with the files that still name them: what to edit next.
+   */
+  leftovers: { name: string; renamedTo?: string; files: string[] }[];
 }
 
 /** Reads and validates the rows from the declaration file's AST. Throws RowErrors naming file:line. */
@@ -89,6 +94,8 @@ export function generate(options: GenerateOptions): GenerateResult {
   const fs = project.getFileSystem();
   const rows = loadRows(project, root, options.declarationsPath);
   const outputSchemas = options.outputSchemas ?? (options.project ? undefined : readOutputSchemas(root));
+  // The names the catalog held before this run, read before it is rewritten.
+  const before = committedNames(fs, root);
   const rendered = renderFiles(rows, options.emitters, outputSchemas);
 
   const files: FileReport[] = [];
@@ -139,8 +146,20 @@ export function generate(options: GenerateOptions): GenerateResult {
   }
 
   const implementations = findMissingImplementations(project, root, rows);
+  const names = new Set(rows.map(({ row }) => row.name));
+  const renamed = new Map(
+    rows.flatMap(({ row }) => (row.formerly ?? []).map((former) => [former, row.name] as const)),
+  );
+  const leftovers = before
+    .filter((name) => !names.has(name))
+    .map((name) => ({
+      name,
+      ...(renamed.has(name) ? { renamedTo: renamed.get(name)! } : {}),
+      files: filesNaming(fs, root, name),
+    }));
   return {
     rows,
+    leftovers,
     files,
     stale: files.filter((file) => file.status === 'stale' || file.status === 'orphan'),
     ...(implementations ? { implementations } : {}),
@@ -155,4 +174,46 @@ function listFiles(fs: FileSystemHost, root: string, directory: string): string[
     .filter((entry) => entry.isFile)
     .map((entry) => posix.join(directory, posix.basename(entry.name)))
     .sort();
+}
+
+/** The tool names the committed catalog lists (none before the first gen). */
+function committedNames(fs: FileSystemHost, root: string): string[] {
+  const path = posix.join(root, 'packages/catalog/src/generated/tool-names.ts');
+  if (!fs.fileExistsSync(path)) return [];
+  const list = /export const TOOL_NAMES = \[([^\]]*)\]/.exec(fs.readFileSync(path, 'utf8'))?.[1] ?? '';
+  return [...list.matchAll(/'([^']+)'/g)].map((match) => match[1]!);
+}
+
+/** Folders of the repository a tool's name may be written in by hand (generated folders aside). */
+const SOURCE_ROOTS = ['packages', 'apps', 'tools', 'docs'];
+const SKIPPED = new Set(['node_modules', 'dist', 'generated', '.turbo']);
+
+/** The files, outside generated folders and the rows, whose text names `name` as a word. */
+function filesNaming(fs: FileSystemHost, root: string, name: string): string[] {
+  const word = new RegExp(`\\b${name}\\b`);
+  const found: string[] = [];
+  const visit = (directory: string) => {
+    const absolute = posix.join(root, directory);
+    if (!fs.directoryExistsSync(absolute)) return;
+    for (const entry of fs.readDirSync(absolute)) {
+      const base = posix.basename(entry.name);
+      const path = posix.join(directory, base);
+      if (entry.isDirectory) {
+        if (!SKIPPED.has(base)) visit(path);
+      } else if (
+        /\.(ts|tsx|md|json)$/.test(base) &&
+        path !== DECLARATIONS_PATH &&
+        word.test(fs.readFileSync(posix.join(root, path), 'utf8'))
+      )
+        found.push(path);
+    }
+  };
+  for (const directory of SOURCE_ROOTS) visit(directory);
+  for (const file of ['README.md', 'CONTRIBUTING.md'])
+    if (
+      fs.fileExistsSync(posix.join(root, file)) &&
+      word.test(fs.readFileSync(posix.join(root, file), 'utf8'))
+    )
+      found.push(file);
+  return found.sort();
 }

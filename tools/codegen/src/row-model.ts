@@ -42,6 +42,8 @@ export interface Row {
   verbs?: string[];
   /** The tool's input on the sample shop (the registry test checks it parses). */
   example?: Record<string, unknown>;
+  /** Names the tool had before (a rename): grants and audit history carry over. */
+  formerly?: string[];
 }
 
 /** Where a row and each of its properties sit in the declaration file, for error messages. */

@@ -126,6 +126,25 @@ export const ROW_RULES: readonly { id: string; field: keyof Row; check: Check }[
     },
   },
   {
+    id: 'formerly-clean',
+    field: 'formerly',
+    check: (row, all) => {
+      for (const former of row.formerly ?? []) {
+        if (!NAME_PATTERN.test(former))
+          return `formerly lists '${former}', which is no tool name (camelCase)`;
+        if (former === row.name) return `formerly lists its own name '${former}'`;
+        if (all.has(former))
+          return `formerly lists '${former}', the name of another row now; a name is one row's`;
+        const elsewhere = [...all.values()].find(
+          (other) => other.name !== row.name && other.formerly?.includes(former),
+        );
+        if (elsewhere)
+          return `formerly lists '${former}', which row '${elsewhere.name}' lists too; a former name is one row's`;
+      }
+      return undefined;
+    },
+  },
+  {
     id: 'discoverable-in-every-language',
     field: 'words',
     check: (row) => {

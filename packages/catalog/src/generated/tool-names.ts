@@ -47,3 +47,7 @@ export const TOOL_NAMES = [
 /** The name of one tool row. */
 
 export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** Names rows had before (their `formerly`), each to the row's name now: grants and audit history carry over a rename. */
+
+export const FORMER_NAMES: Readonly<Record<string, ToolName>> = {};

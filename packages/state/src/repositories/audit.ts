@@ -5,6 +5,7 @@ import { describeCall } from '@toolrow/catalog';
 import { type Actor, DataSourceError, type Row } from '@toolrow/datasource';
 import type { AuditDecision } from '../app-types.ts';
 import { AUDIT_DECISIONS, type AuditEntry } from '../app-types.ts';
+import { namesOf } from '../store/renamed-tools.ts';
 import { date, type StateDb } from '../store/state-db.ts';
 import type { ListOptions } from './checks.ts';
 
@@ -96,7 +97,8 @@ export function createAudit(db: StateDb): AuditRepository {
         .selectFrom('audit_log')
         .selectAll()
         .$if(options?.profile != null, (qb) => qb.where('profile', '=', options!.profile!))
-        .$if(options?.tool != null, (qb) => qb.where('tool', '=', options!.tool!))
+        // A renamed tool's entries written under its former names are its entries too.
+        .$if(options?.tool != null, (qb) => qb.where('tool', 'in', namesOf(options!.tool!)))
         .$if(options?.decision != null, (qb) => qb.where('decision', '=', options!.decision!))
         .$if(options?.person != null, (qb) => qb.where('person', '=', options!.person!))
         .$if(options?.actor != null, (qb) => qb.where('decided_by', '=', options!.actor!))

@@ -4,14 +4,20 @@ import { arrayRecord, docComment, file, stringArray, stringRecord } from './form
 export const toolNamesEmitter: Emitter = {
   id: 'tool-names',
   path: 'packages/catalog/src/generated/tool-names.ts',
-  what: '`TOOL_NAMES`, the `ToolName` union',
-  emit: ({ catalog, header }) =>
+  what: "`TOOL_NAMES`, the `ToolName` union, and `FORMER_NAMES` (a renamed row's old names)",
+  emit: ({ rows, catalog, header }) =>
     file(
       header,
       docComment(`Every tool name, in row order (${catalog.names.length} rows).`),
       `export const TOOL_NAMES = ${stringArray(catalog.names)} as const;`,
       docComment('The name of one tool row.'),
       'export type ToolName = (typeof TOOL_NAMES)[number];',
+      docComment(
+        "Names rows had before (their `formerly`), each to the row's name now: grants and audit history carry over a rename.",
+      ),
+      `export const FORMER_NAMES: Readonly<Record<string, ToolName>> = ${stringRecord(
+        rows.flatMap((row) => (row.formerly ?? []).map((former) => [former, row.name] as const)),
+      )};`,
     ),
 };
 
