@@ -230,18 +230,15 @@ export function createSqlRunner(
       let session: SqlSession | undefined;
       // Tables this statement had to sample first: their reads are its reads too.
       const sampling: TableRead[] = [];
-      // The session that runs the statement starts now, beside the sampling and binding: its
-      // process starts while they read, instead of after them.
-      const opening = openSession({
-        sandbox: switches.sandbox !== false,
-        ...(deadline.signal ? { signal: deadline.signal } : {}),
-      });
       try {
         const { statement, accesses, bound, filterSql } = await countingSchemaReads(sampling, () =>
           prepare(text, deadline.signal),
         );
         checkReadBound(accesses, maxItemsRead, keysOf);
-        session = await opening;
+        session = await openSession({
+          sandbox: switches.sandbox !== false,
+          ...(deadline.signal ? { signal: deadline.signal } : {}),
+        });
         const reads = await loadTables(session, client, accesses, bound, keysOf, {
           ...(deadline.signal ? { signal: deadline.signal } : {}),
           maxItemsRead,
@@ -252,27 +249,17 @@ export function createSqlRunner(
       } catch (error) {
         throw deadline.explain(error);
       } finally {
-        if (session) session.close();
-        else void opening.then((unused) => unused.close()).catch(() => {});
+        session?.close();
       }
     },
 
     async stream(text, options): Promise<SqlRows> {
-      // As run(): the session's process starts beside the binding.
-      const opening = openSession({
+      const { statement, accesses, bound, filterSql } = await prepare(text, options.signal);
+      checkReadBound(accesses, options.maxItemsRead, keysOf);
+      const session = await openSession({
         sandbox: switches.sandbox !== false,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      let prepared: Awaited<ReturnType<typeof prepare>>;
-      try {
-        prepared = await prepare(text, options.signal);
-        checkReadBound(prepared.accesses, options.maxItemsRead, keysOf);
-      } catch (error) {
-        void opening.then((unused) => unused.close()).catch(() => {});
-        throw error;
-      }
-      const { statement, accesses, bound, filterSql } = prepared;
-      const session = await opening;
       try {
         await loadTables(session, client, accesses, bound, keysOf, {
           ...(options.signal ? { signal: options.signal } : {}),
