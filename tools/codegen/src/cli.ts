@@ -41,6 +41,7 @@ function main(argv: string[]): number {
   try {
     const result = generate({ root, check: flags.check ?? false });
     const nextStep = result.implementations ? describeMissingImplementations(result.implementations) : '';
+    for (const warning of result.warnings) console.error(`warning: ${warning}`);
     if (flags.check) {
       if (result.stale.length > 0) {
         console.error(`Generated files are out of date with the tool rows (${result.stale.length}):`);

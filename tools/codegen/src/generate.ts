@@ -48,6 +48,8 @@ export interface GenerateResult {
    * with the files that still name them: what to edit next.
    */
   leftovers: { name: string; renamedTo?: string; files: string[] }[];
+  /** What the generator could not type (an output field of `any` or `unknown`), to fix in the code. */
+  warnings: string[];
 }
 
 /** Reads and validates the rows from the declaration file's AST. Throws RowErrors naming file:line. */
@@ -93,7 +95,10 @@ export function generate(options: GenerateOptions): GenerateResult {
     options.project ?? new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
   const fs = project.getFileSystem();
   const rows = loadRows(project, root, options.declarationsPath);
-  const outputSchemas = options.outputSchemas ?? (options.project ? undefined : readOutputSchemas(root));
+  const warnings: string[] = [];
+  const outputSchemas =
+    options.outputSchemas ??
+    (options.project ? undefined : readOutputSchemas(root, undefined, (message) => warnings.push(message)));
   // The names the catalog held before this run, read before it is rewritten.
   const before = committedNames(fs, root);
   const rendered = renderFiles(rows, options.emitters, outputSchemas);
@@ -159,6 +164,7 @@ export function generate(options: GenerateOptions): GenerateResult {
     }));
   return {
     rows,
+    warnings,
     leftovers,
     files,
     stale: files.filter((file) => file.status === 'stale' || file.status === 'orphan'),

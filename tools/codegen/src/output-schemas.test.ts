@@ -106,7 +106,10 @@ const CASES: readonly { what: string; type: string; declarations?: string; schem
     schema: {
       type: 'object',
       properties: {
-        row: { type: 'object', additionalProperties: {} },
+        row: {
+          type: 'object',
+          additionalProperties: { description: 'Any JSON value: as the data holds it.' },
+        },
         counts: { type: 'object', additionalProperties: { type: 'number' } },
       },
       required: ['row', 'counts'],
@@ -166,11 +169,11 @@ const CASES: readonly { what: string; type: string; declarations?: string; schem
     },
   },
   {
-    what: 'unknown is anything',
+    what: 'unknown is any JSON value, and says so',
     type: '{ value: unknown }',
     schema: {
       type: 'object',
-      properties: { value: {} },
+      properties: { value: { description: 'Any JSON value: as the data holds it.' } },
       required: ['value'],
     },
   },
@@ -206,4 +209,23 @@ describe('output schemas from types', () => {
       required: expect.arrayContaining(['table', 'count']),
     });
   }, 60_000);
+});
+
+describe('what it cannot type', () => {
+  it('an unknown is any JSON value, said so in the schema; an any is {} and a warning naming where', () => {
+    const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { strict: true } });
+    const registry = project.createSourceFile(
+      '/registry.ts',
+      `export type ${IMPLEMENTATIONS_TYPE} = { tool: { execute(input: unknown): Promise<{ min: unknown; lost: any }> } };`,
+    );
+    const warnings: string[] = [];
+    const schema = outputSchemasOf(registry, (message) => warnings.push(message))?.tool as {
+      properties: Record<string, unknown>;
+    };
+    expect(schema.properties.min).toEqual({ description: 'Any JSON value: as the data holds it.' });
+    expect(schema.properties.lost).toEqual({});
+    expect(warnings).toEqual([
+      "tool.lost is any: its output schema there is {} (anything). Give it a type in the implementation's return value (unknown, if any JSON value is meant).",
+    ]);
+  });
 });

@@ -24,17 +24,21 @@ export class OutputTypeError extends Error {
 export function readOutputSchemas(
   root: string,
   registryPath = REGISTRY_PATH,
+  warn: (message: string) => void = () => {},
 ): Record<string, JsonSchema> | undefined {
   const registry = posix.join(root, registryPath);
   // The registry's own package settings (strict null checks, the workspace's source condition).
   const tsconfig = posix.join(root, posix.dirname(posix.dirname(registryPath)), 'tsconfig.json');
   if (!existsSync(registry) || !existsSync(tsconfig)) return undefined;
   const project = new Project({ tsConfigFilePath: tsconfig, skipAddingFilesFromTsConfig: true });
-  return outputSchemasOf(project.addSourceFileAtPath(registry));
+  return outputSchemasOf(project.addSourceFileAtPath(registry), warn);
 }
 
 /** The output schemas of the implementations `registry` declares (its IMPLEMENTATIONS_TYPE), if it does. */
-export function outputSchemasOf(registry: SourceFile): Record<string, JsonSchema> | undefined {
+export function outputSchemasOf(
+  registry: SourceFile,
+  warn: (message: string) => void = () => {},
+): Record<string, JsonSchema> | undefined {
   const implementations = registry.getTypeAlias(IMPLEMENTATIONS_TYPE);
   if (!implementations) return undefined;
   const checker = registry.getProject().getTypeChecker();
@@ -48,7 +52,7 @@ export function outputSchemasOf(registry: SourceFile): Record<string, JsonSchema
     const returned = signature.getReturnType();
     const resolved =
       returned.getSymbol()?.getName() === 'Promise' ? returned.getTypeArguments()[0]! : returned;
-    schemas[name] = new SchemaWriter(registry).root(resolved, name);
+    schemas[name] = new SchemaWriter(registry, warn).root(resolved, name);
   }
   return schemas;
 }
@@ -59,9 +63,11 @@ class SchemaWriter {
   private readonly recursive = new Map<ts.Type, string>();
   private readonly defs: Record<string, JsonSchema> = {};
   private readonly at: Node;
+  private readonly warn: (message: string) => void;
 
-  constructor(at: Node) {
+  constructor(at: Node, warn: (message: string) => void) {
     this.at = at;
+    this.warn = warn;
   }
 
   root(type: Type, path: string): JsonSchema {
@@ -70,7 +76,15 @@ class SchemaWriter {
   }
 
   private of(type: Type, path: string): JsonSchema {
-    if (type.isAny() || type.isUnknown()) return {};
+    // unknown is a value of the user's data (a row's column, a key): any JSON value, said so.
+    if (type.isUnknown()) return { description: 'Any JSON value: as the data holds it.' };
+    if (type.isAny()) {
+      // any is a type the code lost: the schema validates nothing there, so the generator says so.
+      this.warn(
+        `${path} is any: its output schema there is {} (anything). Give it a type in the implementation's return value (unknown, if any JSON value is meant).`,
+      );
+      return {};
+    }
     if (type.isNever()) return { not: {} };
     if (type.isNull()) return { type: 'null' };
     if (type.isString() || type.isTemplateLiteral()) return { type: 'string' };

@@ -981,7 +981,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
                   "table": {
                     "type": "string"
                   },
-                  "key": {},
+                  "key": {
+                    "description": "Any JSON value: as the data holds it."
+                  },
                   "title": {
                     "type": "string"
                   },
@@ -1170,7 +1172,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
           },
           "keys": {
             "type": "array",
-            "items": {}
+            "items": {
+              "description": "Any JSON value: as the data holds it."
+            }
           },
           "count": {
             "type": "number"
@@ -1298,7 +1302,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
                 "table": {
                   "type": "string"
                 },
-                "key": {},
+                "key": {
+                  "description": "Any JSON value: as the data holds it."
+                },
                 "title": {
                   "type": "string"
                 },
@@ -1470,7 +1476,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
             "type": "array",
             "items": {
               "type": "object",
-              "additionalProperties": {}
+              "additionalProperties": {
+                "description": "Any JSON value: as the data holds it."
+              }
             }
           },
           "rowCount": {
@@ -1508,7 +1516,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
           },
           "items": {
             "type": "array",
-            "items": {}
+            "items": {
+              "description": "Any JSON value: as the data holds it."
+            }
           },
           "itemCount": {
             "type": "number"
@@ -1542,7 +1552,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
           "format": {
             "const": "json"
           },
-          "value": {},
+          "value": {
+            "description": "Any JSON value: as the data holds it."
+          },
           "truncated": {
             "type": "boolean"
           },
@@ -1573,7 +1585,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
           },
           "items": {
             "type": "array",
-            "items": {}
+            "items": {
+              "description": "Any JSON value: as the data holds it."
+            }
           },
           "itemCount": {
             "type": "number"
@@ -1965,7 +1979,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
           }
         ]
       },
-      "spec": {},
+      "spec": {
+        "description": "Any JSON value: as the data holds it."
+      },
       "createdAt": {
         "type": "string"
       },
@@ -2008,7 +2024,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
             },
             "values": {
               "type": "object",
-              "additionalProperties": {}
+              "additionalProperties": {
+                "description": "Any JSON value: as the data holds it."
+              }
             },
             "id": {
               "type": "number"
@@ -2023,7 +2041,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
             "table": {
               "type": "string"
             },
-            "key": {}
+            "key": {
+              "description": "Any JSON value: as the data holds it."
+            }
           },
           "required": [
             "stagedBy",
@@ -2093,7 +2113,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
             "table": {
               "type": "string"
             },
-            "key": {},
+            "key": {
+              "description": "Any JSON value: as the data holds it."
+            },
             "columns": {
               "type": "array",
               "items": {
@@ -2102,8 +2124,12 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
                   "column": {
                     "type": "string"
                   },
-                  "before": {},
-                  "after": {}
+                  "before": {
+                    "description": "Any JSON value: as the data holds it."
+                  },
+                  "after": {
+                    "description": "Any JSON value: as the data holds it."
+                  }
                 },
                 "required": [
                   "column",
@@ -2311,7 +2337,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": {}
+          "additionalProperties": {
+            "description": "Any JSON value: as the data holds it."
+          }
         }
       },
       "rowCount": {
@@ -2345,7 +2373,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       },
       "row": {
         "type": "object",
-        "additionalProperties": {}
+        "additionalProperties": {
+          "description": "Any JSON value: as the data holds it."
+        }
       }
     },
     "required": [
@@ -2484,7 +2514,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
               "table": {
                 "type": "string"
               },
-              "key": {},
+              "key": {
+                "description": "Any JSON value: as the data holds it."
+              },
               "title": {
                 "type": "string"
               },
@@ -2741,7 +2773,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
               "table": {
                 "type": "string"
               },
-              "key": {},
+              "key": {
+                "description": "Any JSON value: as the data holds it."
+              },
               "title": {
                 "type": "string"
               },
@@ -2998,7 +3032,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
               "table": {
                 "type": "string"
               },
-              "key": {},
+              "key": {
+                "description": "Any JSON value: as the data holds it."
+              },
               "title": {
                 "type": "string"
               },
@@ -3256,7 +3292,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
               "table": {
                 "type": "string"
               },
-              "key": {},
+              "key": {
+                "description": "Any JSON value: as the data holds it."
+              },
               "title": {
                 "type": "string"
               },
@@ -3492,7 +3530,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
                 "delete"
               ]
             },
-            "key": {}
+            "key": {
+              "description": "Any JSON value: as the data holds it."
+            }
           },
           "required": [
             "id",
@@ -3536,7 +3576,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
                 "delete"
               ]
             },
-            "key": {}
+            "key": {
+              "description": "Any JSON value: as the data holds it."
+            }
           },
           "required": [
             "id",
@@ -3580,7 +3622,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
                 "delete"
               ]
             },
-            "key": {}
+            "key": {
+              "description": "Any JSON value: as the data holds it."
+            }
           },
           "required": [
             "id",
@@ -3621,7 +3665,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       "label": {
         "type": "string"
       },
-      "input": {},
+      "input": {
+        "description": "Any JSON value: as the data holds it."
+      },
       "note": {
         "type": "string"
       }
@@ -3656,7 +3702,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       "label": {
         "type": "string"
       },
-      "input": {},
+      "input": {
+        "description": "Any JSON value: as the data holds it."
+      },
       "note": {
         "type": "string"
       }
@@ -3691,7 +3739,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       "label": {
         "type": "string"
       },
-      "input": {},
+      "input": {
+        "description": "Any JSON value: as the data holds it."
+      },
       "note": {
         "type": "string"
       }
@@ -3726,7 +3776,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       "label": {
         "type": "string"
       },
-      "input": {},
+      "input": {
+        "description": "Any JSON value: as the data holds it."
+      },
       "note": {
         "type": "string"
       }
@@ -3761,7 +3813,9 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       "label": {
         "type": "string"
       },
-      "input": {},
+      "input": {
+        "description": "Any JSON value: as the data holds it."
+      },
       "note": {
         "type": "string"
       }
