@@ -282,7 +282,7 @@ export function App() {
             key={tab.id}
             sql={tab.sql}
             {...(status ? { languages: status.database.languages ?? [status.database.language] } : {})}
-            dynamo={status?.database.typedValues === true}
+            typedValues={status?.database.typedValues === true}
             onSqlChange={(sql) => updateTab(tab.id, { sql })}
             onExport={(sql, format) => startExport({ sql, format })}
           />
@@ -313,7 +313,7 @@ export function App() {
             onDiscard={discard}
             onCheck={checkStaged}
             onOpenRow={openRow}
-            dynamo={status?.database.typedValues === true}
+            typedValues={status?.database.typedValues === true}
           />
         );
       case 'exports':

@@ -12,7 +12,7 @@ export interface GridColumn {
   /** Right-aligned (numbers); by default numeric types are. */
   align?: 'right';
   /** Values in DynamoDB's tagged form though the column has no type (an attribute the sample missed). */
-  dynamo?: boolean;
+  typedValues?: boolean;
   /** A key badge in the header: 'PK' (primary key), or on DynamoDB 'PK' (partition) and 'SK' (sort). */
   key?: { badge: string; title: string };
 }
@@ -363,7 +363,7 @@ export function Grid(props: GridProps) {
                 else if (column.align === 'right' || isNumericType(column.type)) classes.push('number');
                 if (staged) classes.push('staged');
                 if (isActive) classes.push('active');
-                const text = formatTyped(value, column.type, column.dynamo || undefined);
+                const text = formatTyped(value, column.type, column.typedValues || undefined);
                 return (
                   // biome-ignore lint/a11y/useKeyWithClickEvents: the grid handles arrows, Enter and F2.
                   <div
@@ -374,7 +374,7 @@ export function Grid(props: GridProps) {
                     aria-selected={isActive}
                     title={
                       staged
-                        ? `staged: ${text} (was ${formatTyped(data[column.name], column.type, column.dynamo || undefined)})`
+                        ? `staged: ${text} (was ${formatTyped(data[column.name], column.type, column.typedValues || undefined)})`
                         : value === undefined
                           ? `This item has no ${column.name} attribute`
                           : text

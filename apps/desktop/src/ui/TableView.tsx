@@ -109,8 +109,11 @@ export function TableView(props: TableViewProps) {
     // Attributes the loaded items have that the sampled schema has not seen (DynamoDB is schemaless).
     const known = new Set(declared.map((column) => column.name));
     const extra = info ? paged.seenColumns.filter((name) => !known.has(name)) : [];
-    const dynamo = info?.openColumns === true;
-    return [...declared, ...extra.map((name) => ({ name, dynamo, width: columnWidth({ name, type: '' }) }))];
+    const typedValues = info?.openColumns === true;
+    return [
+      ...declared,
+      ...extra.map((name) => ({ name, typedValues, width: columnWidth({ name, type: '' }) })),
+    ];
   }, [info, paged.seenColumns]);
   const primaryKey = info?.primaryKey ?? [];
 

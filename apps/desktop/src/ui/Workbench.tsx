@@ -9,8 +9,8 @@ export interface WorkbenchProps {
   sql: string;
   /** The connection's query languages, its first the default (DynamoDB: SQL, then PartiQL). */
   languages?: Language[];
-  /** Values are DynamoDB's: shown in their readable form ({total: 12.50}), not type tags. */
-  dynamo?: boolean;
+  /** The engine has the typedValues feature: values are shown readable ({total: 12.50}), not tagged. */
+  typedValues?: boolean;
   onSqlChange: (sql: string) => void;
   onExport: (sql: string, format: ExportJob['format']) => void;
 }
@@ -38,7 +38,13 @@ function pastBound(error: unknown): { itemsToRead: number; bound: number } | und
 
 /** "Query on orders index by_customer · 12 items": how the engine read each table. */
 /** The SQL workbench: one read-only statement at a time (the server refuses writes; stage them instead). */
-export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange, onExport }: WorkbenchProps) {
+export function Workbench({
+  sql,
+  languages = [SQL],
+  typedValues = false,
+  onSqlChange,
+  onExport,
+}: WorkbenchProps) {
   const [chosen, setChosen] = useState(0);
   const language = languages[chosen] ?? languages[0] ?? SQL;
   // The connection's first language is the server's default: only another one is named.
@@ -88,12 +94,12 @@ export function Workbench({ sql, languages = [SQL], dynamo = false, onSqlChange,
         const numeric = looksNumeric(result?.rows.slice(0, 100).map((row) => row[name]) ?? []);
         return {
           name,
-          ...(dynamo ? { dynamo: true } : {}),
+          ...(typedValues ? { typedValues: true } : {}),
           ...(numeric ? { align: 'right' as const } : {}),
           width: Math.min(320, Math.max(numeric ? 90 : 120, name.length * 8 + 40)),
         };
       }),
-    [result, dynamo],
+    [result, typedValues],
   );
 
   return (

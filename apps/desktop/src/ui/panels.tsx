@@ -30,8 +30,8 @@ export interface StagingPanelProps {
   /** Which staged changes a commit would refuse now (read-only). */
   onCheck: () => Promise<CommitConflict[]>;
   onOpenRow: (table: string, key: Record<string, unknown>) => void;
-  /** The connection is DynamoDB: values are read in its tagged form ({ N: "1.50" } is 1.50). */
-  dynamo?: boolean;
+  /** The engine has the typedValues feature: values come in its tagged form ({ N: "1.50" } is 1.50). */
+  typedValues?: boolean;
   /** Team mode: who reviews, and whether they may commit what is listed (four eyes). */
   review?: StagingReview;
 }
@@ -45,13 +45,13 @@ function stagedByText(change: StagedChange): string {
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** What is stale about a card, in words, with the values as they are now. */
-function staleText(conflict: CommitConflict, change: StagedChange, dynamo: boolean): string {
+function staleText(conflict: CommitConflict, change: StagedChange, typedValues: boolean): string {
   if (!conflict.current) return 'This row no longer exists.';
   if (change.kind === 'insert') return 'A row with this key already exists.';
   const typeOf = (column: string) => change.changes.find((each) => each.column === column)?.type;
   const now = conflict.changedColumns.map((column) => {
     const value = conflict.current?.[column];
-    return `${column} is now ${value === undefined ? '(absent)' : formatTyped(value, typeOf(column), dynamo)}`;
+    return `${column} is now ${value === undefined ? '(absent)' : formatTyped(value, typeOf(column), typedValues)}`;
   });
   return `Changed since it was staged${now.length > 0 ? `: ${now.join('; ')}` : ''}.`;
 }
@@ -64,7 +64,7 @@ export function StagingPanel({
   onDiscard,
   onCheck,
   onOpenRow,
-  dynamo = false,
+  typedValues = false,
   maxPerTransaction,
   protection = {},
   onResolve,
@@ -355,7 +355,7 @@ export function StagingPanel({
                     </div>
                     {conflict ? (
                       <div className="stale-note" data-testid="stale-note">
-                        {staleText(conflict, change, dynamo)}
+                        {staleText(conflict, change, typedValues)}
                       </div>
                     ) : null}
                     <table className="diff">
@@ -369,7 +369,7 @@ export function StagingPanel({
                                   {c.before === undefined ? (
                                     <i className="faint">(absent)</i>
                                   ) : (
-                                    formatTyped(c.before, c.type, dynamo)
+                                    formatTyped(c.before, c.type, typedValues)
                                   )}
                                 </td>
                                 <td className="arrow">→</td>
@@ -377,14 +377,18 @@ export function StagingPanel({
                                   {c.after === undefined ? (
                                     <i className="faint">(removed)</i>
                                   ) : (
-                                    formatTyped(c.after, c.type, dynamo)
+                                    formatTyped(c.after, c.type, typedValues)
                                   )}
                                 </td>
                               </>
                             ) : (
                               // A whole row comes or goes: its values once, struck out when it goes.
                               <td colSpan={3} className={change.kind === 'delete' ? 'before' : 'after'}>
-                                {formatTyped(change.kind === 'delete' ? c.before : c.after, c.type, dynamo)}
+                                {formatTyped(
+                                  change.kind === 'delete' ? c.before : c.after,
+                                  c.type,
+                                  typedValues,
+                                )}
                               </td>
                             )}
                           </tr>
