@@ -44,6 +44,9 @@ export type StagedOperation = 'insert' | 'update' | 'delete';
  * - largeShop: the evaluation's large shop too (seed's `large`).
  * - readerRoles: a read-only login the engine sets up or looks for (DataSource.setUpReaderRole).
  * - typedValues: values are shown and edited in the engine's typed form (DynamoDB's sets, maps, binary).
+ * - anyColumnSort: rows come back sorted by any column asked for (DynamoDB reads in key order only):
+ *   a row whose tool sorts by a column it is given needs it, so the catalog never lists it where
+ *   the engine would refuse the sort.
  */
 export const ENGINE_FEATURES = [
   'foreignKeys',
@@ -54,6 +57,7 @@ export const ENGINE_FEATURES = [
   'largeShop',
   'readerRoles',
   'typedValues',
+  'anyColumnSort',
 ] as const;
 export type EngineFeature = (typeof ENGINE_FEATURES)[number];
 

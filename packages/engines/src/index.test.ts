@@ -9,6 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { installedEngines } from './index.ts';
 
 describe('the installed engines', () => {
+  it('say what they can do: a sort by any column is PostgreSQL’s and SQLite’s, not DynamoDB’s (key order)', () => {
+    const has = (id: string) => installedEngines.byId(id).features.includes('anyColumnSort');
+    expect([has('postgres'), has('sqlite'), has('dynamodb')]).toEqual([true, true, false]);
+  });
+
   it.each([
     ['postgres://me:pw@db:5432/shop', 'postgres', 'postgres', 'PostgreSQL me@db:5432/shop'],
     ['postgresql://db/shop', 'postgres', 'postgres', 'PostgreSQL db:5432/shop'],

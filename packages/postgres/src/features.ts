@@ -9,4 +9,5 @@ export const POSTGRES_FEATURES: readonly EngineFeature[] = [
   'seed',
   'largeShop',
   'readerRoles',
+  'anyColumnSort',
 ];

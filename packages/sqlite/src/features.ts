@@ -11,4 +11,5 @@ export const SQLITE_FEATURES: readonly EngineFeature[] = [
   'exports',
   'cancel',
   'seed',
+  'anyColumnSort',
 ];
