@@ -1,8 +1,8 @@
 // A small real table, valid inputs for every tool, and a snapshot of everything a tool can change,
 // for the real-database suites (toolrow.test.ts here, mcp.test.ts in apps/cli).
 import { existsSync } from 'node:fs';
-import type { ToolName } from '@toolrow/catalog';
-import { DEFAULT_PROFILE } from '@toolrow/datasource';
+import { exampleOf, TOOL_NAMES, type ToolName } from '@toolrow/catalog';
+import { DEFAULT_PROFILE, featureOf } from '@toolrow/datasource';
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import type { Toolrow } from '@toolrow/state';
 import { expect } from 'vitest';
@@ -16,6 +16,9 @@ import { createToolrowBackend } from '../src/toolrow-backend.ts';
 export const WIDGETS = 'widgets';
 
 export async function createWidgets({ source, state }: Toolrow): Promise<void> {
+  // The sample shop beside it (small): the rows' examples run on it, so a new row needs no entry here.
+  if (!(await source.schema.get()).tables.some((table) => table.name === 'orders'))
+    await featureOf(source, 'seed')({ orders: 20 });
   await sqlDatabaseOf(source).exec(`
     CREATE TABLE public.${WIDGETS} (id integer PRIMARY KEY, name text NOT NULL, qty integer NOT NULL);
     INSERT INTO public.${WIDGETS} VALUES (1, 'bolt', 10), (2, 'nut', 20), (3, 'gear', 3);
@@ -26,10 +29,17 @@ export async function createWidgets({ source, state }: Toolrow): Promise<void> {
 }
 
 /**
- * One valid input per tool, over the widgets table (tests may name tools). A tool without required
- * fields may be left out: callers send {} (so a new row is called without editing this list).
+ * One valid input per tool: over the widgets table where a suite checks what a call changed there,
+ * else the row's own example on the sample shop (so a new row needs no entry here).
  */
 export function validInputs(exportId: string): Partial<Record<ToolName, unknown>> {
+  return {
+    ...Object.fromEntries(TOOL_NAMES.map((name) => [name, exampleOf(name)])),
+    ...widgetInputs(exportId),
+  };
+}
+
+function widgetInputs(exportId: string): Partial<Record<ToolName, unknown>> {
   const view = { table: WIDGETS, filter: { column: 'qty', op: 'gt', value: 5 } };
   // Not the view openTable opens, so setting it changes something.
   const narrower = {
