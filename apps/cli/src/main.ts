@@ -1,4 +1,4 @@
-import { nearestNames } from '@toolrow/catalog';
+import { nearestNames } from '@toolrow/datasource/names';
 import { type CommandIo, UsageError } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 

@@ -60,7 +60,7 @@ describe('filters between the wire and the data layer', () => {
     const wire = fromDsFilter(nested);
     expect(wire.conditions).toEqual([]);
     expect(wire.raw).toEqual(nested);
-    expect(wire.text).toContain('status = paid');
+    expect(wire.text).toBe('status = "paid" and (total > 100 or not note is empty)');
     expect(toDsFilter(wire)).toEqual(nested);
   });
 });

@@ -1,5 +1,6 @@
 // The data layer's shapes ↔ the desktop's wire shapes (@toolrow/desktop/wire). Pure functions.
 import { basename } from 'node:path';
+import { filterText } from '@toolrow/catalog';
 import type {
   FilterCondition as DsCondition,
   ExportJob as DsExportJob,
@@ -32,7 +33,6 @@ import type {
   Selection,
 } from '@toolrow/state';
 import { STAGING_ACTIONS } from '@toolrow/state';
-import { filterText } from '@toolrow/tools';
 
 export const EMPTY_FILTER: Filter = { combine: 'and', conditions: [] };
 

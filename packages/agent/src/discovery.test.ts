@@ -326,7 +326,7 @@ describe('refusals', () => {
 
   it('pins the unknown-name suggestion for a common invented name', () => {
     expect(unknownRefusal).toBe(
-      "Tool 'exportCsv' not in active set. Call searchTools(query='exportCsv') to discover it, or use one of: readAttachment, getRow, countRows",
+      "Tool 'exportCsv' not in active set. Call searchTools(query='exportCsv') to discover it, or use one of: readAttachment, listConnections, listTables",
     );
   });
 

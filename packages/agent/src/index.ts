@@ -76,7 +76,6 @@ export type {
   ToolCallContext,
 } from './ports.ts';
 export {
-  nearestNames,
   notActiveMessage,
   refusalMessage,
   ToolRefusal,

@@ -2,11 +2,12 @@ import {
   type EngineView,
   FORMER_NAMES,
   inlineToolsOf,
+  isLoop,
   isServedBy,
   isToolName,
   notServedMessage,
 } from '@toolrow/catalog';
-import { stem, terms } from '@toolrow/catalog/search';
+import { nearestNames } from '@toolrow/datasource';
 import { SearchIndex } from './search/scorer.ts';
 
 /**
@@ -65,7 +66,10 @@ export function unknownToolMessage(
     .map((match) => match.name as string)
     .filter((candidate) => candidates.includes(candidate));
   const bySpelling = nearestNames(name, candidates, count);
-  const nearest = [...new Set([...byMeaning, ...bySpelling])].slice(0, count);
+  // Always some names to go on with: the active ones in row order after the near ones (but the
+  // search tool, which the message names already).
+  const fill = candidates.filter((candidate) => !isLoop(candidate));
+  const nearest = [...new Set([...byMeaning, ...bySpelling, ...fill])].slice(0, count);
   return `Tool '${quoted(name)}' not in active set. Call searchTools(query='${quoted(name)}') to discover it, or use one of: ${nearest.join(', ')}`;
 }
 
@@ -76,41 +80,4 @@ export function unknownToolMessage(
 export function refusalMessage(name: string, active: Iterable<string>, engine?: EngineView): string {
   if (!isToolName(name)) return unknownToolMessage(name, active);
   return isServedBy(engine, name) ? notActiveMessage(name, engine) : notServedMessage(name, engine);
-}
-
-function editDistance(left: string, right: string): number {
-  const previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= left.length; i++) {
-    let diagonal = previous[0]!;
-    previous[0] = i;
-    for (let j = 1; j <= right.length; j++) {
-      const above = previous[j]!;
-      previous[j] = Math.min(
-        above + 1,
-        previous[j - 1]! + 1,
-        diagonal + (left[i - 1] === right[j - 1] ? 0 : 1),
-      );
-      diagonal = above;
-    }
-  }
-  return previous[right.length]!;
-}
-
-/**
- * The names closest to a misspelt or invented one: most shared (stemmed, camelCase-split) words
- * first, then the smallest edit distance, then row order of the candidates given.
- */
-export function nearestNames(name: string, candidates: Iterable<string>, count = 3): string[] {
-  const wanted = new Set(terms(name).length > 0 ? terms(name) : [stem(name.toLowerCase())]);
-  const lower = name.toLowerCase();
-  return [...candidates]
-    .map((candidate, order) => ({
-      candidate,
-      order,
-      shared: terms(candidate).filter((term) => wanted.has(term)).length,
-      distance: editDistance(lower, candidate.toLowerCase()),
-    }))
-    .sort((a, b) => b.shared - a.shared || a.distance - b.distance || a.order - b.order)
-    .slice(0, count)
-    .map((entry) => entry.candidate);
 }

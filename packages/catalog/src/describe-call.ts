@@ -75,6 +75,7 @@ function conditionText(condition: unknown, shown: boolean): string {
     if (Array.isArray(members))
       return `(${members.map((item) => conditionText(item, shown)).join(` ${group} `)})`;
   }
+  if ('not' in condition) return `not ${conditionText(condition.not, shown)}`;
   const { column, op, value } = condition;
   if (typeof column !== 'string') return valueText(condition, shown);
   const word = typeof op === 'string' ? (OP_WORDS[op] ?? op) : '=';
@@ -85,7 +86,12 @@ function conditionText(condition: unknown, shown: boolean): string {
   return value === undefined ? `${column} ${word}` : `${column} ${word} ${valueText(value, shown)}`;
 }
 
-/** A filter as words: a list of conditions (all hold), groups, or its compact JSON text. */
+/**
+ * A filter as words, the one rendering everywhere a filter is shown (the approval line, the audit
+ * log, a tab as the model reads it, the app's tab titles): a condition, a list of conditions (all
+ * hold), and/or/not groups, or its JSON text. Text values are quoted, so `status = "paid"` reads
+ * the same to a person and a model and a value with spaces stays one.
+ */
 export function filterText(filter: unknown, shown = true): string {
   let parsed = filter;
   if (typeof filter === 'string') {
@@ -95,8 +101,14 @@ export function filterText(filter: unknown, shown = true): string {
       return clip(filter);
     }
   }
+  if (parsed === undefined || parsed === null) return '';
   const conditions = Array.isArray(parsed) ? parsed : [parsed];
-  return conditions.map((item) => conditionText(item, shown)).join(' and ');
+  // The outermost group needs no parentheses: 'a and b', not '(a and b)'.
+  const text = conditions.map((item) => conditionText(item, shown)).join(' and ');
+  const single = conditions.length === 1 && isRecord(conditions[0]);
+  return single && /^\(.*\)$/.test(text) && ('and' in conditions[0] || 'or' in conditions[0])
+    ? text.slice(1, -1)
+    : text;
 }
 
 function keyText(key: unknown, shown: boolean): string {

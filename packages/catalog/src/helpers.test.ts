@@ -8,26 +8,9 @@ import {
   CATALOG_ROWS,
   inlineToolsOf,
   isServedBy,
-  nearestNames,
   notServedMessage,
   toolsServedBy,
 } from './helpers.ts';
-
-describe('nearestNames', () => {
-  it.each([
-    ['startExprot', ['startExport']],
-    ['StartExport', ['startExport']],
-    ['runquery', ['runQuery']],
-    ['getRows', ['getRow']],
-    ['dropDatabase', []],
-  ])('%s → %j', (name, want) => {
-    expect(nearestNames(name, undefined, 1)).toEqual(want);
-  });
-
-  it('returns at most `limit` names, nearest first', () => {
-    expect(nearestNames('cat', ['dog', 'car', 'cat', 'bat'], 2)).toEqual(['cat', 'bat']);
-  });
-});
 
 describe('what a tool needs of an engine', () => {
   const needing = CATALOG_ROWS.filter((row) => row.needs !== undefined);

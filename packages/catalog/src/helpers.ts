@@ -79,36 +79,6 @@ export function proposeVariantOf(name: ToolName): ProposeToolName | undefined {
 }
 
 /**
- * The candidates nearest to `name` by case-insensitive edit distance, nearest first, at most
- * `limit`; only reasonably close ones. For "did you mean" in refusals and CLI errors.
- */
-export function nearestNames(name: string, candidates: readonly string[] = TOOL_NAMES, limit = 3): string[] {
-  const target = name.toLowerCase();
-  return candidates
-    .map((candidate) => ({ candidate, distance: editDistance(target, candidate.toLowerCase()) }))
-    .filter(({ candidate, distance }) => distance <= Math.max(2, Math.floor(candidate.length / 3)))
-    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
-    .slice(0, limit)
-    .map(({ candidate }) => candidate);
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
-/**
  * A connection's engine as the catalog sees it: its id (whose users' words search matches) and
  * the features it has (which decide the tools it serves). A DataSource is one.
  */

@@ -63,7 +63,7 @@ export {
   hasFeature,
 } from './features.ts';
 export * from './filter-types.ts';
-export { didYouMean, nearestNames, unknownNameHint } from './names.ts';
+export { didYouMean, editDistance, nearestNames, unknownNameHint } from './names.ts';
 export { isNumberText, NUMBER_TEXT } from './numbers.ts';
 export type {
   CheckedStatement,

@@ -1,6 +1,7 @@
 // Near-miss names for error messages ("Did you mean 'orders'?"), whatever the engine.
 
-function distance(a: string, b: string): number {
+/** Levenshtein distance: the one edit distance of the project (callers fold case first). */
+export function editDistance(a: string, b: string): number {
   const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = previous[0]!;
@@ -14,17 +15,45 @@ function distance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-/** The known names closest to `wanted` (edit distance, substring matches first), at most `limit`. */
-export function nearestNames(wanted: string, known: readonly string[], limit = 3): string[] {
+/** The words of a name, lower case: 'listTables' → list, tables; 'order_items' → order, items. */
+function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
+/**
+ * The known names nearest to `wanted`, at most `limit`, for every "did you mean" in the project
+ * (tables, columns, tools, commands, rows' fields): a name containing it (or contained in it)
+ * first, then the fewest edits, then the most words shared; ties alphabetical. Only near ones:
+ * contained, sharing a word, or within max(2, a third of the name's length) edits.
+ */
+export function nearestNames(wanted: string, known: Iterable<string>, limit = 3): string[] {
   const target = wanted.toLowerCase();
-  return known
+  const words = new Set(wordsOf(wanted));
+  return [...new Set(known)]
     .map((name) => {
       const lower = name.toLowerCase();
-      const contains = lower.includes(target) || target.includes(lower);
-      return { name, score: distance(target, lower) - (contains ? 100 : 0) };
+      return {
+        name,
+        contains: target.length > 0 && (lower.includes(target) || target.includes(lower)),
+        shared: wordsOf(name).filter((word) => words.has(word)).length,
+        distance: editDistance(target, lower),
+      };
     })
-    .filter(({ name, score }) => score < 0 || score <= Math.max(2, Math.ceil(name.length / 2)))
-    .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
+    .filter(
+      ({ name, contains, shared, distance }) =>
+        contains || shared > 0 || distance <= Math.max(2, Math.floor(name.length / 3)),
+    )
+    .sort(
+      (a, b) =>
+        Number(b.contains) - Number(a.contains) ||
+        a.distance - b.distance ||
+        b.shared - a.shared ||
+        a.name.localeCompare(b.name),
+    )
     .slice(0, limit)
     .map(({ name }) => name);
 }

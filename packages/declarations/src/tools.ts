@@ -140,6 +140,14 @@ export interface ToolRow {
    * a model calling the old name is told the new one.
    */
   readonly formerly?: readonly string[];
+  /**
+   * Requests a user types that this tool answers by itself, as they type them ("what type is the
+   * status column of orders?"). Eval's corpus runs each as a request expecting this tool (with the
+   * row's example as the scripted model's input), and the visibility audit checks that the row's
+   * words find a discoverable row from them: how a new row gets its requests without editing the
+   * corpus. Multi-step and in-context requests stay in packages/eval/src/corpus.ts.
+   */
+  readonly asks?: readonly string[];
 }
 
 /** A tool input as JSON holds it. */

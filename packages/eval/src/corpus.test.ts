@@ -1,12 +1,13 @@
 import {
   CATALOG_ROWS,
+  type CatalogRow,
   DISCOVERABLE_TOOLS,
   isDiscoverable,
   PROPOSE_TWINS,
   type ProposeToolName,
 } from '@toolrow/catalog';
 import { describe, expect, it } from 'vitest';
-import { CORPUS, selectRequests, toolsOf } from './corpus.ts';
+import { askedRequests, CORPUS, selectRequests, toolsOf } from './corpus.ts';
 import { needsSearch, unknownTools } from './grade.ts';
 
 describe('the request corpus', () => {
@@ -29,7 +30,10 @@ describe('the request corpus', () => {
   it('has a request for every row of the catalog', () => {
     const covered = new Set(CORPUS.flatMap(toolsOf));
     const missing = CATALOG_ROWS.map((row) => row.name).filter((name) => !covered.has(name));
-    expect(missing, 'rows without a request: add one to packages/eval/src/corpus.ts').toEqual([]);
+    expect(
+      missing,
+      'rows without a request: give the row `asks` (packages/declarations/src/tools.ts), or add one to packages/eval/src/corpus.ts',
+    ).toEqual([]);
   });
 
   it('covers each propose pair both ways: a chip is right (twin forbidden), and the user asked to act now', () => {
@@ -54,6 +58,37 @@ describe('the request corpus', () => {
     expect(needing.length).toBeGreaterThanOrEqual(40);
     const reached = new Set(needing.flatMap(toolsOf).filter((name) => isDiscoverable(name)));
     expect(DISCOVERABLE_TOOLS.filter((name) => !reached.has(name))).toEqual([]);
+  });
+
+  it("takes a row's asks as requests for that row: a read's never stages, a stage tool's may", () => {
+    const row = (name: string, asks: string[]) => ({
+      ...CATALOG_ROWS.find((each) => each.name === name)!,
+      asks,
+    });
+    const asked = askedRequests([
+      row('describeRelations', ['what points at orders?', 'which tables reference customers']),
+      row('stageUpdateRows', ['set the price of product 3 to 9.50']),
+      { ...row('listTables', ['x']), name: 'notARow' } as unknown as CatalogRow,
+    ]);
+    expect(asked).toEqual([
+      expect.objectContaining({
+        id: 'describeRelations-asks-1',
+        text: 'what points at orders?',
+        expect: ['describeRelations'],
+        namesCapability: true,
+      }),
+      expect.objectContaining({ id: 'describeRelations-asks-2', expect: ['describeRelations'] }),
+      {
+        id: 'stageUpdateRows-asks-1',
+        text: 'set the price of product 3 to 9.50',
+        expect: ['stageUpdateRows'],
+        namesCapability: true,
+      },
+    ]);
+    expect(asked[0]!.mustNot).toContain('stageUpdateRows');
+    // The committed rows' asks are in the corpus.
+    const ids = new Set(CORPUS.map((request) => request.id));
+    expect(askedRequests().filter((request) => !ids.has(request.id))).toEqual([]);
   });
 
   it('selects by id words and limit', () => {

@@ -1,6 +1,13 @@
 // The request corpus: what users type, as they type it, and what a correct turn does with it.
 // Tests name tools; the lists of tools derived from the rows (stage tools, …) come from the catalog.
-import { accessOf, TOOL_NAMES, type ToolName } from '@toolrow/catalog';
+import {
+  accessOf,
+  CATALOG_ROWS,
+  type CatalogRow,
+  isToolName,
+  TOOL_NAMES,
+  type ToolName,
+} from '@toolrow/catalog';
 
 /** One step of a correct turn: a tool, or any one of several tools that are all right. */
 export type Step = ToolName | readonly ToolName[];
@@ -50,8 +57,8 @@ const customers = { tab: { table: 'customers' } } as const;
 const products = { tab: { table: 'products' } } as const;
 const read = STAGE_TOOLS;
 
-/** At least 150 requests covering every row, the propose pairs, multi-step turns and searches. */
-export const CORPUS: readonly EvalRequest[] = [
+/** The hand-written requests: every row, the propose pairs, multi-step turns, searches, context. */
+const WRITTEN: readonly EvalRequest[] = [
   // ── searchTools: the user asks about the agent's own abilities ─────────────────────────────
   {
     id: 'search-what-else',
@@ -1654,6 +1661,27 @@ export const CORPUS: readonly EvalRequest[] = [
     mustNot: read,
   },
 ];
+
+/**
+ * Each row's own requests (its `asks`): what a team adding a row writes there instead of here. A
+ * request for a read never stages; the wording is the row's, so it names the capability.
+ */
+export function askedRequests(rows: readonly CatalogRow[] = CATALOG_ROWS): EvalRequest[] {
+  return rows.flatMap((row) =>
+    isToolName(row.name)
+      ? (row.asks ?? []).map((text, index) => ({
+          id: `${row.name}-asks-${index + 1}`,
+          text,
+          expect: [row.name],
+          namesCapability: true,
+          ...(accessOf(row.name) === 'stage' ? {} : { mustNot: STAGE_TOOLS }),
+        }))
+      : [],
+  );
+}
+
+/** At least 150 requests covering every row, the propose pairs, multi-step turns and searches. */
+export const CORPUS: readonly EvalRequest[] = [...WRITTEN, ...askedRequests()];
 
 /** The tools a request's steps name, deduplicated. */
 export function toolsOf(request: EvalRequest): ToolName[] {

@@ -50,4 +50,3 @@ export {
 } from './registry.ts';
 export { MODEL_ADVICE } from './statement-advice.ts';
 export { tablesOfCall } from './tables-of.ts';
-export { filterText } from './tools/ui-tools.ts';

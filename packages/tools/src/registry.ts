@@ -5,13 +5,12 @@ import {
   isServedBy,
   isToolName,
   LOOP_TOOLS,
-  nearestNames,
   notServedMessage,
   PROPOSE_TWINS,
   type ProposeToolName,
   TOOL_NAMES,
 } from '@toolrow/catalog';
-import { isDataSourceError } from '@toolrow/datasource';
+import { isDataSourceError, nearestNames } from '@toolrow/datasource';
 import { z } from 'zod';
 import type { ToolContext } from './context.ts';
 import type {

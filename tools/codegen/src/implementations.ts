@@ -20,6 +20,8 @@ export interface MissingImplementation {
   neighbour?: string;
   /** defineTool, or defineProposable for a tool that a propose row names as its twin. */
   define: 'defineTool' | 'defineProposable';
+  /** Whether the row lists requests of its own (`asks`), which eval and the visibility audit run. */
+  asks: boolean;
 }
 
 export interface ImplementationReport {
@@ -95,6 +97,7 @@ export function findMissingImplementations(
       file: (neighbour && fileOf.get(neighbour)) ?? 'packages/tools/src/tools/schema-tools.ts',
       ...(neighbour ? { neighbour } : {}),
       define: twins.has(row.name) ? 'defineProposable' : 'defineTool',
+      asks: (row.asks?.length ?? 0) > 0,
     });
   }
   const names = new Set(immediate.map(({ row }) => row.name));
@@ -118,6 +121,10 @@ export function describeMissingImplementations(report: ImplementationReport): st
         `         export const ${missing.name} = ${missing.define}({ inputSchema: z.object({ … }).strict(), async execute(input, ctx) { … }${extra} });`,
         `    2. in ${REGISTRY_PATH}, import ${missing.name} from '${importFrom}' and add ${missing.name} to ${IMMEDIATE_OBJECT}.`,
       );
+      if (!missing.asks)
+        lines.push(
+          `    3. in its row, list asks (requests a user types that it answers: eval's corpus and the visibility audit run them), and an example input on the sample shop if it takes a required one.`,
+        );
     }
   }
   for (const extra of report.extra) {

@@ -27,4 +27,4 @@ export {
 } from './output-schemas.ts';
 export { ROWS_EXPORT_NAME, readRows } from './read-rows.ts';
 export { type LocatedRow, type Row, RowError, RowErrors } from './row-model.ts';
-export { closest, ROW_RULES, suggest, validateRows } from './validate.ts';
+export { ROW_RULES, suggest, validateRows } from './validate.ts';

@@ -46,7 +46,7 @@ const STRING_FIELDS = [
   'writes',
 ] as const;
 const REQUIRED_FIELDS = ['name', 'description', 'keywords', 'visibility', 'tier', 'mcp', 'writes'] as const;
-const ARRAY_FIELDS = ['keywords', 'needs', 'verbs', 'formerly'] as const;
+const ARRAY_FIELDS = ['keywords', 'needs', 'verbs', 'formerly', 'asks'] as const;
 /** Fields whose value is an object of string arrays, keyed by one of a fixed set (or by an engine id). */
 const RECORD_FIELDS: Partial<Record<keyof Row, readonly string[] | 'engine id'>> = {
   words: WORD_LANGUAGES,

@@ -44,6 +44,8 @@ export interface Row {
   example?: Record<string, unknown>;
   /** Names the tool had before (a rename): grants and audit history carry over. */
   formerly?: string[];
+  /** Requests a user types that the tool answers: eval's corpus and the visibility audit run them. */
+  asks?: string[];
 }
 
 /** Where a row and each of its properties sit in the declaration file, for error messages. */

@@ -1,3 +1,4 @@
+import { nearestNames } from '@toolrow/datasource/names';
 import {
   type Access,
   ENGINE_FEATURES,
@@ -351,33 +352,6 @@ export function validateRows(rows: readonly LocatedRow[]): void {
 
 /** ", did you mean 'x'?" for the closest name by edit distance, or nothing. */
 export function suggest(name: string, candidates: readonly string[]): string {
-  const best = closest(name, candidates, 1)[0];
+  const best = nearestNames(name, candidates, 1)[0];
   return best ? `; did you mean '${best}'?` : '';
-}
-
-/** The candidates nearest to `name` by case-insensitive edit distance, at most `limit`, nearest first. */
-export function closest(name: string, candidates: readonly string[], limit: number): string[] {
-  const target = name.toLowerCase();
-  return candidates
-    .map((candidate) => ({ candidate, distance: editDistance(target, candidate.toLowerCase()) }))
-    .filter(({ candidate, distance }) => distance <= Math.max(2, Math.floor(candidate.length / 3)))
-    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
-    .slice(0, limit)
-    .map(({ candidate }) => candidate);
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

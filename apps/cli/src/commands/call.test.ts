@@ -116,7 +116,7 @@ const CALLS: readonly [string, unknown, (out: Json) => void][] = [
   [
     'setFilter',
     { filter: { column: 'status', op: 'eq', value: 'paid' } },
-    (out) => expect(out.tab.filterText).toBe('status = paid'),
+    (out) => expect(out.tab.filterText).toBe('status = "paid"'),
   ],
   ['openWorkbench', { sql: 'select 1' }, (out) => expect(out.tab.kind).toBe('workbench')],
   ['openRow', { table: 'customers', key: 1 }, (out) => expect(out.tab.kind).toBe('row')],

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { searchAnswer } from '@toolrow/agent/search';
 import { searchToolsInputSchema } from '@toolrow/agent/search-input';
-import { backgroundJobOf, isLoop, isToolName, nearestNames, TOOL_NAMES } from '@toolrow/catalog';
+import { backgroundJobOf, isLoop, isToolName, TOOL_NAMES } from '@toolrow/catalog';
+import { nearestNames } from '@toolrow/datasource';
 import {
   inputJsonSchema,
   invokeTool,
@@ -88,7 +89,7 @@ export const callCommand: Command = {
       );
     }
     if (!isToolName(name)) {
-      const suggestions = nearestNames(name);
+      const suggestions = nearestNames(name, TOOL_NAMES);
       throw new UsageError(
         `There is no tool '${name}'.${suggestions.length > 0 ? ` Did you mean ${suggestions.map((candidate) => `'${candidate}'`).join(' or ')}?` : ''} List them with \`toolrow catalog\`.`,
       );

@@ -1,4 +1,5 @@
 // Pure helpers for showing and editing values; tested in format.test.ts.
+import { filterText } from '@toolrow/catalog';
 import { isNumberText } from '@toolrow/datasource/numbers';
 import type { ColumnInfo, Filter, FilterCondition, Row, RowKey, TableRead } from './api.ts';
 
@@ -468,40 +469,11 @@ export function isFiltered(filter: Filter): boolean {
   return filter.raw !== undefined || effectiveFilter(filter).conditions.length > 0;
 }
 
-/** "status = paid and total > 100", for tab titles and the chat context. */
+/** 'status = "paid" and total > 100', for tab titles: the catalog's one filter rendering. */
 export function describeFilter(filter: Filter): string {
   if (filter.raw !== undefined) return filter.text ?? 'custom filter';
-  const labels: Record<FilterCondition['op'], string> = {
-    eq: '=',
-    neq: '≠',
-    lt: '<',
-    lte: '≤',
-    gt: '>',
-    gte: '≥',
-    contains: 'contains',
-    starts_with: 'starts with',
-    ends_with: 'ends with',
-    like: 'like',
-    ilike: 'ilike',
-    in: 'in',
-    not_in: 'not in',
-    between: 'between',
-    is_null: 'is empty',
-    is_not_null: 'is not empty',
-  };
-  return effectiveFilter(filter)
-    .conditions.map((condition) => {
-      const op = labels[condition.op];
-      if (condition.op === 'is_null' || condition.op === 'is_not_null') return `${condition.column} ${op}`;
-      if (condition.op === 'between' && Array.isArray(condition.value)) {
-        return `${condition.column} between ${formatCell(condition.value[0])} and ${formatCell(condition.value[1])}`;
-      }
-      if ((condition.op === 'in' || condition.op === 'not_in') && Array.isArray(condition.value)) {
-        return `${condition.column} ${op} (${condition.value.map((each) => formatCell(each)).join(', ')})`;
-      }
-      return `${condition.column} ${op} ${formatCell(condition.value)}`;
-    })
-    .join(` ${filter.combine} `);
+  const { conditions } = effectiveFilter(filter);
+  return filterText(conditions.length === 1 ? conditions[0] : { [filter.combine]: conditions });
 }
 
 /** A table's name as people say it: "orders" for public.orders, the qualified name otherwise. */

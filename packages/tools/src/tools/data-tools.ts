@@ -1,5 +1,5 @@
 // Gated reads by key and filter, the stage tools (staging only, never the table) and exports.
-import type { ToolName } from '@toolrow/catalog';
+import { filterText, type ToolName } from '@toolrow/catalog';
 import type { ExportSource } from '@toolrow/datasource';
 import type { StagedChange } from '@toolrow/state';
 import { z } from 'zod';
@@ -21,7 +21,6 @@ import {
 } from '../schemas.ts';
 import { exportSummary } from './app-tools.ts';
 import { guardStatement } from './query-tools.ts';
-import { filterText } from './ui-tools.ts';
 
 // Named in advice; typed so a renamed row breaks the build here.
 const STATUS_TOOL: ToolName = 'getExportStatus';

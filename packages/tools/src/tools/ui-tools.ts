@@ -1,6 +1,7 @@
 // UI state: the silent readers and the open tools (which change tabs now). Propose twins reuse
 // each open tool's `prepare` and `label` (see propose.ts) and change nothing.
 import { randomUUID } from 'node:crypto';
+import { filterText } from '@toolrow/catalog';
 import type { Filter, RowKey, Sort } from '@toolrow/datasource';
 import { normalizeKey } from '@toolrow/datasource-utils';
 import type { Tab, UiState } from '@toolrow/state';
@@ -19,44 +20,6 @@ import {
   tableName,
   textField,
 } from '../schemas.ts';
-
-const OP_TEXT: Readonly<Record<string, string>> = {
-  eq: '=',
-  neq: '≠',
-  lt: '<',
-  lte: '≤',
-  gt: '>',
-  gte: '≥',
-  in: 'in',
-  not_in: 'not in',
-  like: 'like',
-  ilike: 'ilike',
-  contains: 'contains',
-  starts_with: 'starts with',
-  ends_with: 'ends with',
-  between: 'between',
-};
-
-/** A filter as a person reads it: "status = paid and total ≥ 100". */
-export function filterText(filter: Filter | undefined | null): string {
-  if (!filter) return '';
-  if ('and' in filter) return filter.and.map((part) => wrap(part)).join(' and ');
-  if ('or' in filter) return filter.or.map((part) => wrap(part)).join(' or ');
-  if ('not' in filter) return `not ${wrap(filter.not)}`;
-  if (filter.op === 'is_null') return `${filter.column} is empty`;
-  if (filter.op === 'is_not_null') return `${filter.column} is set`;
-  const value = Array.isArray(filter.value)
-    ? filter.op === 'between'
-      ? filter.value.map(String).join(' and ')
-      : `(${filter.value.map(String).join(', ')})`
-    : String(filter.value);
-  return `${filter.column} ${OP_TEXT[filter.op] ?? filter.op} ${value}`;
-}
-
-function wrap(filter: Filter): string {
-  const text = filterText(filter);
-  return 'and' in filter || 'or' in filter ? `(${text})` : text;
-}
 
 function sortText(sort: readonly Sort[] | undefined): string {
   if (!sort || sort.length === 0) return '';
