@@ -11,7 +11,7 @@ import {
 import { DESKTOP_DIST_DIR } from '@toolrow/desktop';
 import { approvalTimeoutFromEnv, createApprovalInbox } from '@toolrow/mcp-server';
 import type { ToolContext } from '@toolrow/tools';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import {
   type AppAuth,
   appTokenFrom,
@@ -151,41 +151,17 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
   const mcpPaths = options.mcp
     ? [...(options.mcp.paths ?? [options.mcp.path, options.mcp.metadataPath])]
     : [];
-  app.use('*', async (c, next) => {
-    const verdict = checkRequest(
-      { method: c.req.method, path: c.req.path, headers: c.req.raw.headers },
-      server.port,
-      { mcpPaths, ...(teamConfig ? { publicHost: teamConfig.publicUrl.host } : {}) },
-    );
-    if (!verdict.ok) {
-      return c.json(
-        { error: { message: verdict.message, hint: verdict.hint, code: 'refused' } },
-        verdict.status,
-      );
-    }
-    // The MCP endpoint checks its own bearer tokens (scoped per client); the app secret is not one.
-    // Exactly these paths (and what lies under the endpoint itself): /oauth/token/x is not one.
-    const mcp =
-      mcpPaths.includes(c.req.path) || (options.mcp != null && c.req.path.startsWith(`${options.mcp.path}/`));
-    if (mcp) return next();
-    if (teamGuard) return teamGuard(c, next);
-    const access = auth.check({ method: c.req.method, url: c.req.url, headers: c.req.raw.headers });
-    if (access.kind === 'login') {
-      const headers: Record<string, string> = {
-        location: access.location,
-        'cache-control': 'no-store',
-        'referrer-policy': 'no-referrer',
-      };
-      if (access.setCookie) headers['set-cookie'] = access.setCookie;
-      return new Response(null, { status: 302, headers });
-    }
-    if (access.kind === 'refused') {
-      const challenge = { 'www-authenticate': 'Bearer realm="toolrow"', 'cache-control': 'no-store' };
-      if (isApiPath(c.req.path)) return c.json(unauthorizedJson(access, server.port), 401, challenge);
-      return c.html(unauthorizedPage(access, server.port, new URL(c.req.url)), 401, challenge);
-    }
-    await next();
-  });
+  app.use(
+    '*',
+    accessGuard({
+      port: () => server.port,
+      auth,
+      mcpPaths,
+      ...(options.mcp ? { mcpPath: options.mcp.path } : {}),
+      ...(teamConfig ? { publicHost: teamConfig.publicUrl.host } : {}),
+      ...(teamGuard ? { teamGuard } : {}),
+    }),
+  );
 
   // Every API request acts on one connection: the one it names, else the active one.
   app.use('/api/*', connectionMiddleware(connections));
@@ -266,4 +242,55 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     }
   };
   return server;
+}
+
+/**
+ * Who may reach the app: a request from elsewhere is refused (host, origin), the MCP endpoint
+ * checks its own tokens, a team's people sign in, and the single person's app wants its secret.
+ */
+function accessGuard(options: {
+  port: () => number;
+  auth: AppAuth;
+  mcpPaths: readonly string[];
+  mcpPath?: string;
+  publicHost?: string;
+  teamGuard?: MiddlewareHandler<ServerEnv>;
+}): MiddlewareHandler<ServerEnv> {
+  const { mcpPaths } = options;
+  return async (c, next) => {
+    const verdict = checkRequest(
+      { method: c.req.method, path: c.req.path, headers: c.req.raw.headers },
+      options.port(),
+      { mcpPaths, ...(options.publicHost ? { publicHost: options.publicHost } : {}) },
+    );
+    if (!verdict.ok) {
+      return c.json(
+        { error: { message: verdict.message, hint: verdict.hint, code: 'refused' } },
+        verdict.status,
+      );
+    }
+    // The MCP endpoint checks its own bearer tokens (scoped per client); the app secret is not one.
+    // Exactly these paths (and what lies under the endpoint itself): /oauth/token/x is not one.
+    const mcp =
+      mcpPaths.includes(c.req.path) ||
+      (options.mcpPath !== undefined && c.req.path.startsWith(`${options.mcpPath}/`));
+    if (mcp) return next();
+    if (options.teamGuard) return options.teamGuard(c, next);
+    const access = options.auth.check({ method: c.req.method, url: c.req.url, headers: c.req.raw.headers });
+    if (access.kind === 'login') {
+      const headers: Record<string, string> = {
+        location: access.location,
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      };
+      if (access.setCookie) headers['set-cookie'] = access.setCookie;
+      return new Response(null, { status: 302, headers });
+    }
+    if (access.kind === 'refused') {
+      const challenge = { 'www-authenticate': 'Bearer realm="toolrow"', 'cache-control': 'no-store' };
+      if (isApiPath(c.req.path)) return c.json(unauthorizedJson(access, options.port()), 401, challenge);
+      return c.html(unauthorizedPage(access, options.port(), new URL(c.req.url)), 401, challenge);
+    }
+    await next();
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeCall } from './describe-call.ts';
+import { describeCall, filterText } from './describe-call.ts';
 import { TOOL_NAMES } from './generated/tool-names.ts';
 
 describe('describeCall: one plain line per call', () => {
@@ -102,5 +102,38 @@ describe('describeCall: one plain line per call', () => {
         expect(line).not.toContain('\n');
       }
     }
+  });
+});
+
+describe('filterText: the one rendering of a filter', () => {
+  it.each([
+    [{ column: 'status', op: 'eq', value: 'paid' }, 'status = "paid"'],
+    // Exact numbers travel as text and read as numbers; text that only looks like one stays quoted.
+    [{ column: 'id', op: 'eq', value: '99999999999999999999' }, 'id = 99999999999999999999'],
+    [{ column: 'total', op: 'gte', value: '10.50' }, 'total ≥ 10.50'],
+    [{ column: 'zip', op: 'eq', value: '02134' }, 'zip = "02134"'],
+    [
+      { column: 'status', op: 'not_in', value: ['cancelled', 'refunded'] },
+      'status is none of ["cancelled", "refunded"]',
+    ],
+    [
+      {
+        and: [
+          { column: 'a', op: 'gt', value: 1 },
+          { or: [{ column: 'b', op: 'is_null' }, { not: { column: 'c', op: 'contains', value: 'x' } }] },
+        ],
+      },
+      'a > 1 and (b is empty or not c contains "x")',
+    ],
+    [
+      [
+        { column: 'a', op: 'eq', value: 1 },
+        { column: 'b', op: 'eq', value: 2 },
+      ],
+      'a = 1 and b = 2',
+    ],
+    [null, ''],
+  ])('%j → %s', (filter, text) => {
+    expect(filterText(filter)).toBe(text);
   });
 });

@@ -45,6 +45,8 @@ function clip(text: string, max = MAX_TEXT): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+const EXACT_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
 /** With values: false, every value a call carries reads '…' (what an audit log may keep). */
 export interface DescribeOptions {
   values?: boolean;
@@ -52,7 +54,8 @@ export interface DescribeOptions {
 
 function valueText(value: unknown, shown: boolean): string {
   if (!shown) return '…';
-  if (typeof value === 'string') return JSON.stringify(clip(value, 60));
+  // An exact number travels as its text (digits past 2^53, decimals as stored): it reads as one.
+  if (typeof value === 'string') return EXACT_NUMBER.test(value) ? value : JSON.stringify(clip(value, 60));
   if (value === null) return 'NULL';
   if (Array.isArray(value))
     return `[${value

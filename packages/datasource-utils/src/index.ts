@@ -1,5 +1,6 @@
 // @toolrow/datasource-utils: what engines share at run time beside the contract (@toolrow/datasource),
 // as @ai-sdk/provider-utils sits beside @ai-sdk/provider. See README.md.
+export { type CommitDialect, checkChanges, commitChanges, type RowNow } from './commit.ts';
 export {
   createExportRunner,
   createMemoryExportJobStore,

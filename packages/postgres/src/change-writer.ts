@@ -1,17 +1,14 @@
 import {
-  type ApplyResult,
   type ChangeToApply,
   type ChangeWriter,
   DataSourceError,
   type Row,
-  type RowKey,
   type SchemaCache,
-  type StagingConflict,
   type TableInfo,
   type TransactionStatus,
   type WriterInfo,
 } from '@toolrow/datasource';
-import { referencedDeletes } from '@toolrow/datasource-utils';
+import { type CommitDialect, checkChanges, commitChanges } from '@toolrow/datasource-utils';
 import type { Database, Queryable } from './database.ts';
 import { quoteIdent, quoteQualified } from './sql.ts';
 
@@ -33,21 +30,10 @@ const PRIVILEGE: Record<ChangeToApply['kind'], string> = {
   delete: 'DELETE',
 };
 
-class Conflicts extends Error {
-  readonly conflicts: StagingConflict[];
-  constructor(conflicts: StagingConflict[]) {
-    super('conflicts');
-    this.conflicts = conflicts;
-  }
-}
-
-function parseJson<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}
-
 /** One change inside the commit's transaction (its row locked and checked already). */
 async function applyOne(tx: Queryable, change: ChangeToApply, table: TableInfo): Promise<void> {
-  const columns = Object.keys(parseJson<Row>(change.valuesJson) ?? {}).map((name) => quoteIdent(name));
+  const values = change.valuesJson === null ? {} : (JSON.parse(change.valuesJson) as Row);
+  const columns = Object.keys(values).map((name) => quoteIdent(name));
   if (change.kind === 'insert') {
     await tx.query(
       `INSERT INTO ${tableRef(table)} (${columns.join(', ')})
@@ -93,10 +79,6 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
     return opened;
   };
 
-  async function resolve(change: ChangeToApply, snapshot: TableInfo[]): Promise<TableInfo | undefined> {
-    return snapshot.find((table) => table.schema === change.schema && table.name === change.table);
-  }
-
   function permissionError(table: string, privilege: string, cause?: unknown): DataSourceError {
     const how =
       writer.source === 'TOOLROW_COMMIT_URL'
@@ -125,46 +107,38 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
     }
   }
 
-  /** `lock`: inside the commit's transaction the row is locked until COMMIT; a check only reads. */
-  async function findConflict(
-    tx: Queryable,
-    change: ChangeToApply,
-    table: TableInfo | undefined,
-    lock = true,
-  ): Promise<StagingConflict | undefined> {
-    const base = {
-      changeId: change.id,
-      table: `${change.schema}.${change.table}`,
-      key: parseJson<RowKey>(change.keyJson),
-    };
-    const missing = { ...base, reason: 'missing' as const, current: null, changedColumns: [] };
-    if (!table) return missing;
-    if (change.kind === 'insert' && change.keyJson === null) return undefined;
-    if (table.primaryKey.length === 0 || change.keyJson === null) return missing;
-    const found = (
-      await tx.query<{ current: string; same: boolean; changed: string[] | null }>(
-        `SELECT to_jsonb(t.*)::text AS current, to_jsonb(t.*) = $2::jsonb AS same,
-                ARRAY(SELECT e.key FROM jsonb_each(to_jsonb(t.*)) AS e
-                      WHERE e.value IS DISTINCT FROM $2::jsonb -> e.key ORDER BY e.key) AS changed
-         FROM ${tableRef(table)} AS t, ${keyRecord(table, '$1')}
-         WHERE ${keyJoin(table, 't')}${lock ? ' FOR UPDATE OF t' : ''}`,
-        [change.keyJson, change.beforeJson],
-      )
-    ).rows[0];
-    if (change.kind === 'insert') {
-      return found
-        ? { ...base, reason: 'exists', current: parseJson<Row>(found.current), changedColumns: [] }
-        : undefined;
-    }
-    if (!found) return missing;
-    if (found.same) return undefined;
-    return {
-      ...base,
-      reason: 'changed',
-      current: parseJson<Row>(found.current),
-      changedColumns: found.changed ?? [],
-    };
-  }
+  const dialect: CommitDialect<Queryable> = {
+    transaction: async (work) => (await writerDb()).transaction(work),
+    transactionId: async (tx) =>
+      (await tx.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid')).rows[0]!.xid,
+    checkPrivileges,
+    async rowNow(tx, table, change, lock) {
+      const found = (
+        await tx.query<{ current: string; same: boolean; changed: string[] | null }>(
+          `SELECT to_jsonb(t.*)::text AS current, to_jsonb(t.*) = $2::jsonb AS same,
+                  ARRAY(SELECT e.key FROM jsonb_each(to_jsonb(t.*)) AS e
+                        WHERE e.value IS DISTINCT FROM $2::jsonb -> e.key ORDER BY e.key) AS changed
+           FROM ${tableRef(table)} AS t, ${keyRecord(table, '$1')}
+           WHERE ${keyJoin(table, 't')}${lock ? ' FOR UPDATE OF t' : ''}`,
+          [change.keyJson, change.beforeJson],
+        )
+      ).rows[0];
+      return found && { current: found.current, same: found.same, changed: found.changed ?? [] };
+    },
+    applyOne,
+    applyError: (change, error) =>
+      (error as { code?: string }).code === '42501'
+        ? permissionError(quoteQualified(change.schema, change.table), PRIVILEGE[change.kind], error)
+        : undefined,
+    async referencing(tx, child, columns, values, limit) {
+      const found = await tx.query<{ row: Row | string }>(
+        `SELECT to_jsonb(c.*) AS row FROM ${tableRef(child)} AS c, jsonb_populate_record(NULL::${tableRef(child)}, $1::jsonb) AS k
+         WHERE ${columns.map((column) => `c.${quoteIdent(column)} = k.${quoteIdent(column)}`).join(' AND ')} LIMIT ${limit}`,
+        [JSON.stringify(Object.fromEntries(columns.map((column, index) => [column, values[index]])))],
+      );
+      return found.rows.map(({ row }) => (typeof row === 'string' ? (JSON.parse(row) as Row) : row));
+    },
+  };
 
   return {
     writer,
@@ -188,90 +162,9 @@ export function createChangeWriter(options: ChangeWriterOptions): ChangeWriter {
       return result.rows[0]!.values;
     },
 
-    async apply(changes, applyOptions = {}): Promise<ApplyResult> {
-      const applied = { insert: 0, update: 0, delete: 0 };
-      if (changes.length === 0) return { ok: true, applied };
-      // A table staged against may be newer than the cache: reload once if one is unknown.
-      let snapshot = (await schema.get()).tables;
-      if (
-        changes.some((change) => !snapshot.some((t) => t.schema === change.schema && t.name === change.table))
-      ) {
-        snapshot = (await schema.refresh()).tables;
-      }
-      const target = await writerDb();
-      try {
-        const result = await target.transaction(async (tx) => {
-          await checkPrivileges(tx, changes);
-          const xid = (await tx.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid')).rows[0]!
-            .xid;
-          await applyOptions.onTransaction?.(xid);
-          const tables = new Map<number, TableInfo>();
-          const conflicts: StagingConflict[] = [];
-          for (const change of changes) {
-            const table = await resolve(change, snapshot);
-            const conflict = await findConflict(tx, change, table);
-            if (conflict) conflicts.push(conflict);
-            else if (table) tables.set(change.id, table);
-          }
-          if (conflicts.length > 0) throw new Conflicts(conflicts);
-          for (const change of changes) {
-            const label = `Change #${change.id} (${change.kind} ${change.schema}.${change.table} ${change.keyJson === null ? '(new row)' : JSON.stringify(JSON.parse(change.keyJson))})`;
-            try {
-              await applyOne(tx, change, tables.get(change.id)!);
-            } catch (error) {
-              if ((error as { code?: string }).code === '42501') {
-                throw permissionError(
-                  quoteQualified(change.schema, change.table),
-                  PRIVILEGE[change.kind],
-                  error,
-                );
-              }
-              throw new DataSourceError(
-                'invalid-change',
-                `${label} failed: ${(error as Error).message}. Nothing was applied; fix or discard that change and commit again.`,
-                { cause: error },
-              );
-            }
-            applied[change.kind]++;
-          }
-          return { ok: true as const, applied };
-        });
-        schema.invalidate();
-        return result;
-      } catch (error) {
-        if (error instanceof Conflicts) return { ok: false, conflicts: error.conflicts };
-        throw error;
-      }
-    },
+    apply: (changes, applyOptions) => commitChanges(dialect, schema, changes, applyOptions),
 
-    async check(changes) {
-      const snapshot = (await schema.get()).tables;
-      const conflicts: StagingConflict[] = [];
-      for (const change of changes) {
-        const conflict = await findConflict(db, change, await resolve(change, snapshot), false);
-        if (conflict) conflicts.push(conflict);
-      }
-      // A delete still referenced under a key that does not cascade: the commit would be refused.
-      const stale = new Set(conflicts.map((conflict) => conflict.changeId));
-      conflicts.push(
-        ...(await referencedDeletes(
-          changes.filter((change) => !stale.has(change.id)),
-          snapshot,
-          async (child, columns, values, limit) =>
-            (
-              await db.query<{ row: Row }>(
-                `SELECT to_jsonb(c.*) AS row FROM ${tableRef(child)} AS c, jsonb_populate_record(NULL::${tableRef(child)}, $1::jsonb) AS k
-                 WHERE ${columns.map((column) => `c.${quoteIdent(column)} = k.${quoteIdent(column)}`).join(' AND ')} LIMIT ${limit}`,
-                [JSON.stringify(Object.fromEntries(columns.map((column, index) => [column, values[index]])))],
-              )
-            ).rows.map(
-              (found) =>
-                parseJson<Row>(typeof found.row === 'string' ? found.row : JSON.stringify(found.row))!,
-            ),
-        )),
-      );
-      return conflicts.sort((a, b) => a.changeId - b.changeId);
-    },
+    check: (changes) => checkChanges(dialect, db, schema, changes),
 
     async transactionStatus(xid): Promise<TransactionStatus> {
       const target = await writerDb();

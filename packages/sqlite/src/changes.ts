@@ -5,18 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import {
-  type ApplyResult,
   type ChangeToApply,
   type ChangeWriter,
   DataSourceError,
   type Row,
-  type RowKey,
   type SchemaCache,
-  type StagingConflict,
   type TableInfo,
   type TransactionStatus,
 } from '@toolrow/datasource';
-import { referencedDeletes } from '@toolrow/datasource-utils';
+import { type CommitDialect, checkChanges, commitChanges } from '@toolrow/datasource-utils';
 import { memberPath, quoteIdent } from './sql.ts';
 
 /** A column's value as JSON text holds it: blobs as \x and hex (as the read workers show them). */
@@ -84,44 +81,60 @@ export function createSqliteChangeWriter({ path, schema }: SqliteChangeWriterOpt
   const tableOf = (change: ChangeToApply, tables: TableInfo[]) =>
     tables.find((table) => table.schema === change.schema && table.name === change.table);
 
-  function findConflict(
-    target: DatabaseSync,
-    change: ChangeToApply,
-    table: TableInfo | undefined,
-  ): StagingConflict | undefined {
-    const base = {
-      changeId: change.id,
-      table: `${change.schema}.${change.table}`,
-      key: change.keyJson === null ? null : (JSON.parse(change.keyJson) as RowKey),
-    };
-    const missing = { ...base, reason: 'missing' as const, current: null, changedColumns: [] };
-    if (!table) return missing;
-    if (change.kind === 'insert' && change.keyJson === null) return undefined;
-    if (table.primaryKey.length === 0 || change.keyJson === null) return missing;
+  /** The row under the change's key as its JSON image (text equal to the staged one: unchanged). */
+  function imageNow(target: DatabaseSync, table: TableInfo, keyJson: string): string | undefined {
     const found = target
       .prepare(
         `SELECT ${imageOf(table)} AS current FROM ${quoteIdent(table.name)} WHERE ${keyWhere(table, '?1')}`,
       )
-      .get(change.keyJson) as { current: string } | undefined;
-    if (change.kind === 'insert') {
-      return found
-        ? { ...base, reason: 'exists', current: JSON.parse(found.current) as Row, changedColumns: [] }
-        : undefined;
-    }
-    if (!found) return missing;
-    if (found.current === change.beforeJson) return undefined;
-    const changed = target
-      .prepare(
-        "SELECT a.key AS key FROM json_each(?1) AS a WHERE a.value IS NOT json_extract(?2, '$.\"' || a.key || '\"') ORDER BY a.key",
-      )
-      .all(found.current, change.beforeJson ?? '{}') as { key: string }[];
-    return {
-      ...base,
-      reason: 'changed',
-      current: JSON.parse(found.current) as Row,
-      changedColumns: changed.map((row) => row.key),
-    };
+      .get(keyJson) as { current: string } | undefined;
+    return found?.current;
   }
+
+  // BEGIN IMMEDIATE holds every other writer out until COMMIT: no row lock is needed (or exists).
+  const dialect: CommitDialect<DatabaseSync> = {
+    async transaction(work) {
+      const target = writer();
+      try {
+        target.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        throw writeError(path, error);
+      }
+      try {
+        const result = await work(target);
+        target.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (target.isTransaction) target.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    // SQLite keeps no transaction ids: recovery reads the outcome from the rows (transactionStatus).
+    transactionId: async () => randomUUID(),
+    async rowNow(target, table, change) {
+      const current = imageNow(target, table, change.keyJson!);
+      if (current === undefined) return undefined;
+      if (current === change.beforeJson) return { current, same: true, changed: [] };
+      const changed = target
+        .prepare(
+          "SELECT a.key AS key FROM json_each(?1) AS a WHERE a.value IS NOT json_extract(?2, '$.\"' || a.key || '\"') ORDER BY a.key",
+        )
+        .all(current, change.beforeJson ?? '{}') as { key: string }[];
+      return { current, same: false, changed: changed.map((row) => row.key) };
+    },
+    applyOne: async (target, change, table) => applyOne(target, change, table),
+    applyError: (_change, error) =>
+      /readonly|read-only/i.test((error as Error).message) ? writeError(path, error) : undefined,
+    async referencing(target, child, columns, values, limit) {
+      return (
+        target
+          .prepare(
+            `SELECT ${imageOf(child)} AS row FROM ${quoteIdent(child.name)} WHERE ${columns.map((column, index) => `${quoteIdent(column)} = ?${index + 1}`).join(' AND ')} LIMIT ${limit}`,
+          )
+          .all(...(values as never[])) as { row: string }[]
+      ).map((found) => JSON.parse(found.row) as Row);
+    },
+  };
 
   function applyOne(target: DatabaseSync, change: ChangeToApply, table: TableInfo): void {
     const columns = Object.keys(change.valuesJson === null ? {} : (JSON.parse(change.valuesJson) as Row));
@@ -157,21 +170,17 @@ export function createSqliteChangeWriter({ path, schema }: SqliteChangeWriterOpt
     table: TableInfo | undefined,
   ): 'after' | 'before' | 'neither' {
     if (!table || change.keyJson === null) return 'neither';
-    const found = target
-      .prepare(
-        `SELECT ${imageOf(table)} AS current FROM ${quoteIdent(table.name)} WHERE ${keyWhere(table, '?1')}`,
-      )
-      .get(change.keyJson) as { current: string } | undefined;
+    const current = imageNow(target, table, change.keyJson);
     if (change.kind === 'delete')
-      return found ? (found.current === change.beforeJson ? 'before' : 'neither') : 'after';
-    if (change.kind === 'insert') return found ? 'after' : 'before';
-    if (!found) return 'neither';
-    if (found.current === change.beforeJson) return 'before';
+      return current !== undefined ? (current === change.beforeJson ? 'before' : 'neither') : 'after';
+    if (change.kind === 'insert') return current !== undefined ? 'after' : 'before';
+    if (current === undefined) return 'neither';
+    if (current === change.beforeJson) return 'before';
     const differs = target
       .prepare(
         "SELECT count(*) AS n FROM json_each(?1) AS v WHERE v.value IS NOT json_extract(?2, '$.\"' || v.key || '\"')",
       )
-      .get(change.valuesJson ?? '{}', found.current) as { n: number };
+      .get(change.valuesJson ?? '{}', current) as { n: number };
     return Number(differs.n) === 0 ? 'after' : 'neither';
   }
 
@@ -179,12 +188,7 @@ export function createSqliteChangeWriter({ path, schema }: SqliteChangeWriterOpt
     writer: { description: `SQLite ${path}`, source: 'embedded' },
 
     async currentRowJson(table, key) {
-      const found = writer()
-        .prepare(
-          `SELECT ${imageOf(table)} AS current FROM ${quoteIdent(table.name)} WHERE ${keyWhere(table, '?1')}`,
-        )
-        .get(JSON.stringify(key)) as { current: string } | undefined;
-      return found?.current ?? null;
+      return imageNow(writer(), table, JSON.stringify(key)) ?? null;
     },
 
     async canonicalJson(table, values) {
@@ -198,72 +202,9 @@ export function createSqliteChangeWriter({ path, schema }: SqliteChangeWriterOpt
       return `{${parts.join(',')}}`;
     },
 
-    async apply(changes, options = {}): Promise<ApplyResult> {
-      const applied = { insert: 0, update: 0, delete: 0 };
-      if (changes.length === 0) return { ok: true, applied };
-      let tables = (await schema.get()).tables;
-      if (changes.some((change) => !tableOf(change, tables))) tables = (await schema.refresh()).tables;
-      const target = writer();
-      try {
-        target.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        throw writeError(path, error);
-      }
-      try {
-        await options.onTransaction?.(randomUUID());
-        const conflicts = changes.flatMap(
-          (change) => findConflict(target, change, tableOf(change, tables)) ?? [],
-        );
-        if (conflicts.length > 0) {
-          target.exec('ROLLBACK');
-          return { ok: false, conflicts };
-        }
-        for (const change of changes) {
-          try {
-            applyOne(target, change, tableOf(change, tables)!);
-          } catch (error) {
-            if (/readonly|read-only/i.test((error as Error).message)) throw writeError(path, error);
-            throw new DataSourceError(
-              'invalid-change',
-              `Change #${change.id} (${change.kind} ${change.schema}.${change.table}) failed: ${(error as Error).message}. Nothing was applied; fix or discard that change and commit again.`,
-              { cause: error },
-            );
-          }
-          applied[change.kind]++;
-        }
-        target.exec('COMMIT');
-        schema.invalidate();
-        return { ok: true, applied };
-      } catch (error) {
-        if (target.isTransaction) target.exec('ROLLBACK');
-        throw error;
-      }
-    },
+    apply: (changes, options) => commitChanges(dialect, schema, changes, options),
 
-    async check(changes) {
-      const tables = (await schema.get()).tables;
-      const target = writer();
-      const conflicts = changes.flatMap(
-        (change) => findConflict(target, change, tableOf(change, tables)) ?? [],
-      );
-      // A delete still referenced under a key that does not cascade: the commit would be refused.
-      const stale = new Set(conflicts.map((conflict) => conflict.changeId));
-      conflicts.push(
-        ...(await referencedDeletes(
-          changes.filter((change) => !stale.has(change.id)),
-          tables,
-          async (child, columns, values, limit) =>
-            (
-              target
-                .prepare(
-                  `SELECT ${imageOf(child)} AS row FROM ${quoteIdent(child.name)} WHERE ${columns.map((column, index) => `${quoteIdent(column)} = ?${index + 1}`).join(' AND ')} LIMIT ${limit}`,
-                )
-                .all(...(values as never[])) as { row: string }[]
-            ).map((found) => JSON.parse(found.row) as Row),
-        )),
-      );
-      return conflicts.sort((a, b) => a.changeId - b.changeId);
-    },
+    check: (changes) => checkChanges(dialect, writer(), schema, changes),
 
     async transactionStatus(_xid, changes = []): Promise<TransactionStatus> {
       if (changes.length === 0) return 'unknown';

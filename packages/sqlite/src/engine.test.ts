@@ -256,7 +256,7 @@ setTimeout(() => process.exit(0), 300);`;
       const fine = await change('update', 'authors', { id: 3 }, { country: 'XX' });
       const broken = await change('insert', 'books', null, { isbn: 'x', title: 'Orphan', author_id: 999 });
       await expect(ds.changes.apply([fine, broken])).rejects.toThrow(
-        /Change #\d+ \(insert main\.books\) failed: FOREIGN KEY constraint failed/,
+        /Change #\d+ \(insert main\.books \(new row\)\) failed: FOREIGN KEY constraint failed/,
       );
       expect((await ds.rows.get('authors', 3))?.country).toBe('PL');
     });

@@ -99,46 +99,19 @@ export function ModelSettingsDialog({ onClose, onSaved }: { onClose: () => void;
             ))}
           </select>
         </label>
-        {provider === 'openai-compatible' ? (
-          <label>
-            Base URL
-            <input value={baseURL} onChange={(event) => setBaseURL(event.target.value)} required />
-          </label>
-        ) : null}
-        {provider === 'bedrock' ? (
-          <>
-            <label>
-              Region
-              <input
-                value={region}
-                onChange={(event) => setRegion(event.target.value)}
-                placeholder="us-east-1"
-                required
-              />
-            </label>
-            <label>
-              AWS profile
-              <input
-                value={awsProfile}
-                onChange={(event) => setAwsProfile(event.target.value)}
-                placeholder="default credentials chain"
-              />
-            </label>
-          </>
-        ) : null}
-        {kind?.key !== 'none' ? (
-          <label>
-            API key{kind?.key === 'optional' ? ' (if the server wants one)' : ''}
-            <input
-              type="password"
-              autoComplete="off"
-              value={apiKey}
-              onChange={(event) => setApiKey(event.target.value)}
-              placeholder={savedKey ? 'saved (sealed); type to replace' : ''}
-              required={kind?.key === 'required' && !savedKey}
-            />
-          </label>
-        ) : null}
+        <ProviderFields
+          provider={provider}
+          keyNeed={kind?.key ?? 'optional'}
+          savedKey={savedKey}
+          baseURL={baseURL}
+          onBaseURL={setBaseURL}
+          region={region}
+          onRegion={setRegion}
+          awsProfile={awsProfile}
+          onAwsProfile={setAwsProfile}
+          apiKey={apiKey}
+          onApiKey={setApiKey}
+        />
         <div style={{ display: 'flex', gap: 6, alignItems: 'end' }}>
           <label style={{ flex: 1 }}>
             Model
@@ -235,5 +208,78 @@ export function ModelSettingsDialog({ onClose, onSaved }: { onClose: () => void;
         </div>
       </form>
     </FormDialog>
+  );
+}
+
+/** Where the provider is and its credentials: what each provider needs, and only that. */
+function ProviderFields(props: {
+  provider: string;
+  keyNeed: 'required' | 'optional' | 'none';
+  savedKey: boolean;
+  baseURL: string;
+  onBaseURL: (value: string) => void;
+  region: string;
+  onRegion: (value: string) => void;
+  awsProfile: string;
+  onAwsProfile: (value: string) => void;
+  apiKey: string;
+  onApiKey: (value: string) => void;
+}) {
+  const {
+    provider,
+    keyNeed,
+    savedKey,
+    baseURL,
+    onBaseURL,
+    region,
+    onRegion,
+    awsProfile,
+    onAwsProfile,
+    apiKey,
+    onApiKey,
+  } = props;
+  return (
+    <>
+      {provider === 'openai-compatible' ? (
+        <label>
+          Base URL
+          <input value={baseURL} onChange={(event) => onBaseURL(event.target.value)} required />
+        </label>
+      ) : null}
+      {provider === 'bedrock' ? (
+        <>
+          <label>
+            Region
+            <input
+              value={region}
+              onChange={(event) => onRegion(event.target.value)}
+              placeholder="us-east-1"
+              required
+            />
+          </label>
+          <label>
+            AWS profile
+            <input
+              value={awsProfile}
+              onChange={(event) => onAwsProfile(event.target.value)}
+              placeholder="default credentials chain"
+            />
+          </label>
+        </>
+      ) : null}
+      {keyNeed !== 'none' ? (
+        <label>
+          API key{keyNeed === 'optional' ? ' (if the server wants one)' : ''}
+          <input
+            type="password"
+            autoComplete="off"
+            value={apiKey}
+            onChange={(event) => onApiKey(event.target.value)}
+            placeholder={savedKey ? 'saved (sealed); type to replace' : ''}
+            required={keyNeed === 'required' && !savedKey}
+          />
+        </label>
+      ) : null}
+    </>
   );
 }

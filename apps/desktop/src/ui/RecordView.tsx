@@ -175,50 +175,18 @@ export function RecordView(props: RecordViewProps) {
               {(
                 info?.columns ??
                 Object.keys(row).map((name) => ({ name, type: '', nullable: true, default: null }))
-              ).map((column) => {
-                const key = keyBadge(column, info?.primaryKey ?? []);
-                const isKey = key !== undefined;
-                const staged = stagedValues.has(column.name);
-                const shown = staged ? stagedValues.get(column.name) : row[column.name];
-                return (
-                  <tr key={column.name}>
-                    <th scope="row">
-                      <label htmlFor={`field-${column.name}`}>
-                        {column.name}
-                        {key ? (
-                          <span className="pk" title={key.title}>
-                            {key.badge}
-                          </span>
-                        ) : null}
-                      </label>
-                      <span className="type">
-                        {column.type}
-                        {column.nullable ? '' : ' · not null'}
-                      </span>
-                    </th>
-                    <td>
-                      <input
-                        id={`field-${column.name}`}
-                        className="input"
-                        readOnly={isKey}
-                        value={draft[column.name] ?? editText(shown, column.type)}
-                        placeholder={shown === null ? 'NULL' : shown === undefined ? '(absent)' : undefined}
-                        style={staged ? { background: 'var(--warn-weak)' } : undefined}
-                        title={
-                          staged
-                            ? `staged; stored value: ${formatTyped(row[column.name], column.type)}`
-                            : draft[column.name] !== undefined
-                              ? `edited; stored value: ${formatTyped(row[column.name], column.type)}`
-                              : shown === undefined
-                                ? `This item has no ${column.name} attribute`
-                                : undefined
-                        }
-                        onChange={(event) => setDraft({ ...draft, [column.name]: event.target.value })}
-                      />
-                    </td>
-                  </tr>
-                );
-              })}
+              ).map((column) => (
+                <RecordField
+                  key={column.name}
+                  column={column}
+                  primaryKey={info?.primaryKey ?? []}
+                  stored={row[column.name]}
+                  staged={stagedValues.has(column.name)}
+                  stagedValue={stagedValues.get(column.name)}
+                  draft={draft[column.name]}
+                  onDraft={(text) => setDraft({ ...draft, [column.name]: text })}
+                />
+              ))}
             </tbody>
           </table>
           <p className="faint">
@@ -228,5 +196,65 @@ export function RecordView(props: RecordViewProps) {
         </form>
       ) : null}
     </div>
+  );
+}
+
+/** One column of the record: its name, type and key badge, and the field its value is edited in. */
+function RecordField({
+  column,
+  primaryKey,
+  stored,
+  staged,
+  stagedValue,
+  draft,
+  onDraft,
+}: {
+  column: { name: string; type: string; nullable: boolean };
+  primaryKey: readonly string[];
+  stored: unknown;
+  staged: boolean;
+  stagedValue: unknown;
+  draft: string | undefined;
+  onDraft: (text: string) => void;
+}) {
+  const key = keyBadge(column, primaryKey);
+  const shown = staged ? stagedValue : stored;
+  return (
+    <tr>
+      <th scope="row">
+        <label htmlFor={`field-${column.name}`}>
+          {column.name}
+          {key ? (
+            <span className="pk" title={key.title}>
+              {key.badge}
+            </span>
+          ) : null}
+        </label>
+        <span className="type">
+          {column.type}
+          {column.nullable ? '' : ' · not null'}
+        </span>
+      </th>
+      <td>
+        <input
+          id={`field-${column.name}`}
+          className="input"
+          readOnly={key !== undefined}
+          value={draft ?? editText(shown, column.type)}
+          placeholder={shown === null ? 'NULL' : shown === undefined ? '(absent)' : undefined}
+          style={staged ? { background: 'var(--warn-weak)' } : undefined}
+          title={
+            staged
+              ? `staged; stored value: ${formatTyped(stored, column.type)}`
+              : draft !== undefined
+                ? `edited; stored value: ${formatTyped(stored, column.type)}`
+                : shown === undefined
+                  ? `This item has no ${column.name} attribute`
+                  : undefined
+          }
+          onChange={(event) => onDraft(event.target.value)}
+        />
+      </td>
+    </tr>
   );
 }

@@ -1,7 +1,7 @@
 // Staging review: the user's own edits, commit, discard, resolve; and the staging area as the CLI reads it.
 import { type ChangeProtection, type DataSource, featureOf } from '@toolrow/datasource';
 import type { CommitOptions, Reviewer, StagingBy, StagingFilter } from '@toolrow/state';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { changeIds, nonEmpty, readBody, rowKey } from '../body.ts';
 import { badRequest, HttpError } from '../errors.ts';
@@ -193,52 +193,7 @@ export function stagingRoutes(_ctx: RouteContext): Hono<ServerEnv> {
   // Every profile unless the filter names one, and the state's own objects, so the CLI prints
   // the same through the app as over the database itself.
   // The staging area as @toolrow/state has it: what `toolrow staging` uses while the app runs.
-  app.post('/api/state/staging/:action', async (c) => {
-    const { source, state } = c.var.connection;
-    const body = await readBody(c, stagingFilterBody);
-    const filter: StagingFilter = {
-      ...(body.ids ? { ids: body.ids } : {}),
-      ...(body.table === undefined ? {} : { table: body.table }),
-      ...(body.profile === undefined ? {} : { profile: body.profile }),
-    };
-    const member = c.get('member');
-    switch (c.req.param('action')) {
-      case 'list': {
-        // The digest covers what is listed (the filter without its ids): a commit names it.
-        const { diffs, ...review } = await state.staging.review(filter, reviewerOf(member));
-        return c.json({ changes: diffs.map((diff) => diff.change), review });
-      }
-      case 'diff': {
-        const diffs = await state.staging.diff(filter);
-        return c.json({ diffs, protection: await protectionOf(source, diffs) });
-      }
-      case 'commit': {
-        // The same staging area, four eyes and audit line as the review's Commit.
-        return c.json({
-          result: await state.staging.commit(filter, commitOptions(member, body, c.var.connection)),
-          writer: featureOf(source, 'changes').writer.description,
-        });
-      }
-      case 'check':
-        return c.json({ conflicts: await state.staging.check(filter) });
-      case 'discard':
-        return c.json({ discarded: await state.staging.discard(filter, byOf(c.var.connection)) });
-      case 'resolve': {
-        if (body.commit === undefined || body.outcome === undefined)
-          throw badRequest('resolve needs { commit, outcome: "applied" | "staged" }.');
-        return c.json({
-          resolved: await state.staging.resolve(body.commit, body.outcome, byOf(c.var.connection)),
-        });
-      }
-      default:
-        throw new HttpError(
-          404,
-          'not-found',
-          `No staging action '${c.req.param('action')}'.`,
-          'Use list, diff, check, commit or discard.',
-        );
-    }
-  });
+  app.post('/api/state/staging/:action', stagingActionOfCli);
   return app;
 }
 
@@ -269,4 +224,52 @@ async function protectionOf(
       }),
     ),
   );
+}
+
+/** `toolrow staging <action>` through the app: the same staging area, four eyes and audit. */
+async function stagingActionOfCli(c: Context<ServerEnv>) {
+  const { source, state } = c.var.connection;
+  const body = await readBody(c, stagingFilterBody);
+  const filter: StagingFilter = {
+    ...(body.ids ? { ids: body.ids } : {}),
+    ...(body.table === undefined ? {} : { table: body.table }),
+    ...(body.profile === undefined ? {} : { profile: body.profile }),
+  };
+  const member = c.get('member');
+  switch (c.req.param('action')) {
+    case 'list': {
+      // The digest covers what is listed (the filter without its ids): a commit names it.
+      const { diffs, ...review } = await state.staging.review(filter, reviewerOf(member));
+      return c.json({ changes: diffs.map((diff) => diff.change), review });
+    }
+    case 'diff': {
+      const diffs = await state.staging.diff(filter);
+      return c.json({ diffs, protection: await protectionOf(source, diffs) });
+    }
+    case 'commit': {
+      // The same staging area, four eyes and audit line as the review's Commit.
+      return c.json({
+        result: await state.staging.commit(filter, commitOptions(member, body, c.var.connection)),
+        writer: featureOf(source, 'changes').writer.description,
+      });
+    }
+    case 'check':
+      return c.json({ conflicts: await state.staging.check(filter) });
+    case 'discard':
+      return c.json({ discarded: await state.staging.discard(filter, byOf(c.var.connection)) });
+    case 'resolve': {
+      if (body.commit === undefined || body.outcome === undefined)
+        throw badRequest('resolve needs { commit, outcome: "applied" | "staged" }.');
+      return c.json({
+        resolved: await state.staging.resolve(body.commit, body.outcome, byOf(c.var.connection)),
+      });
+    }
+    default:
+      throw new HttpError(
+        404,
+        'not-found',
+        `No staging action '${c.req.param('action')}'.`,
+        'Use list, diff, check, commit or discard.',
+      );
+  }
 }
