@@ -38,6 +38,15 @@ export interface GridProps {
   onReadOnly?: () => void;
 }
 
+/** The cell being edited, what it holds now and held when opened, and why the last try failed. */
+interface Editing {
+  row: number;
+  col: number;
+  text: string;
+  initial: string;
+  error?: string;
+}
+
 const ROW_HEIGHT = 26;
 const HEADER_HEIGHT = 30;
 const MIN_WIDTH = 48;
@@ -45,41 +54,12 @@ const MIN_WIDTH = 48;
 /** A virtualised, keyboard-driven grid: only the visible rows are in the DOM, whatever the row count. */
 export function Grid(props: GridProps) {
   const { rowCount, getRow, onRange } = props;
-  // Widths the user dragged, by column name; they outlive a reload of the rows.
-  const [widths, setWidths] = useState<Record<string, number>>({});
-  const columns = props.columns.map((column) => {
-    const width = widths[column.name];
-    return width ? { ...column, width } : column;
-  });
-  const startResize = (event: PointerEvent<HTMLSpanElement>, column: GridColumn) => {
-    event.preventDefault();
-    event.stopPropagation();
-    const handle = event.currentTarget;
-    handle.setPointerCapture(event.pointerId);
-    const startX = event.clientX;
-    const onMove = (move: globalThis.PointerEvent) =>
-      setWidths((current) => ({
-        ...current,
-        [column.name]: Math.max(MIN_WIDTH, Math.round(column.width + move.clientX - startX)),
-      }));
-    const onUp = () => {
-      handle.removeEventListener('pointermove', onMove);
-      handle.removeEventListener('pointerup', onUp);
-    };
-    handle.addEventListener('pointermove', onMove);
-    handle.addEventListener('pointerup', onUp);
-  };
+  const { columns, setWidths, startResize } = useColumnWidths(props.columns);
   const scrollRef = useRef<HTMLDivElement>(null);
   const gridId = useId();
   const cellId = (row: number, col: number) => `${gridId}-r${row}-c${col}`;
   const [active, setActive] = useState<{ row: number; col: number }>({ row: 0, col: 0 });
-  const [editing, setEditing] = useState<{
-    row: number;
-    col: number;
-    text: string;
-    initial: string;
-    error?: string;
-  } | null>(null);
+  const [editing, setEditing] = useState<Editing | null>(null);
   // Enter and the blur that follows when the editor unmounts must not stage the edit twice.
   const finishing = useRef(false);
 
@@ -150,67 +130,8 @@ export function Grid(props: GridProps) {
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (editing || rowCount === 0) return;
-    const { row, col } = active;
-    const mod = event.ctrlKey || event.metaKey;
-    const activeColumn = columns[col];
-    if (event.altKey && activeColumn && (event.key === 'ArrowLeft' || event.key === 'ArrowRight')) {
+    if (onGridKey(event, { ...active, rowCount, columns, pageRows, move, setWidths, startEdit, props }))
       event.preventDefault();
-      const step = event.key === 'ArrowRight' ? 24 : -24;
-      setWidths((current) => ({
-        ...current,
-        [activeColumn.name]: Math.max(MIN_WIDTH, activeColumn.width + step),
-      }));
-      return;
-    }
-    let handled = true;
-    switch (event.key) {
-      case 'ArrowDown':
-        move(mod ? rowCount - 1 : row + 1, col);
-        break;
-      case 'ArrowUp':
-        move(mod ? 0 : row - 1, col);
-        break;
-      case 'ArrowRight':
-        move(row, mod ? columns.length - 1 : col + 1);
-        break;
-      case 'ArrowLeft':
-        move(row, mod ? 0 : col - 1);
-        break;
-      case 'PageDown':
-        move(row + pageRows, col);
-        break;
-      case 'PageUp':
-        move(row - pageRows, col);
-        break;
-      case 'Home':
-        move(mod ? 0 : row, 0);
-        break;
-      case 'End':
-        move(mod ? rowCount - 1 : row, columns.length - 1);
-        break;
-      case 'Enter':
-        if (event.shiftKey || !props.onEdit) props.onOpenRow?.(row);
-        else startEdit(row, col);
-        break;
-      case 'F2':
-        if (props.onEdit) startEdit(row, col);
-        else props.onReadOnly?.();
-        break;
-      case ' ':
-        props.onToggleSelect?.(row);
-        break;
-      case 'c':
-        if (mod) {
-          const data = getRow(row);
-          const column = columns[col];
-          if (data && column)
-            void navigator.clipboard?.writeText(editText(data[column.name], column.type)).catch(() => {});
-        } else handled = false;
-        break;
-      default:
-        handled = false;
-    }
-    if (handled) event.preventDefault();
   };
 
   const totalWidth = 56 + columns.reduce((sum, column) => sum + column.width, 0);
@@ -231,51 +152,16 @@ export function Grid(props: GridProps) {
         <div className="hcell rownum" role="columnheader">
           #
         </div>
-        {columns.map((column) => {
-          const sortIndex = props.sort?.findIndex((key) => key.column === column.name) ?? -1;
-          const sortKey = sortIndex >= 0 ? props.sort?.[sortIndex] : undefined;
-          return (
-            // biome-ignore lint/a11y/useKeyWithClickEvents: sorting by keyboard goes through the filter bar's sort menu.
-            <div
-              key={column.name}
-              className="hcell"
-              role="columnheader"
-              aria-sort={sortKey ? (sortKey.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
-              style={{ width: column.width }}
-              title={
-                props.onSort
-                  ? `${column.name} ${column.type ?? ''}\nClick to sort, Shift+click to add a sort key`
-                  : column.name
-              }
-              onClick={(event) => {
-                // The end of a resize drag is not a click on the header.
-                if ((event.target as HTMLElement).classList.contains('col-resize')) return;
-                props.onSort?.(column.name, event.shiftKey);
-              }}
-            >
-              {column.key ? (
-                <span className="key-badge" title={column.key.title}>
-                  {column.key.badge}
-                </span>
-              ) : null}
-              <span className="hname">{column.name}</span>
-              {column.type ? <span className="type">{shortType(column.type)}</span> : null}
-              {sortKey ? (
-                <span className="sort">
-                  {sortKey.direction === 'asc' ? '▲' : '▼'}
-                  {(props.sort?.length ?? 0) > 1 ? sortIndex + 1 : ''}
-                </span>
-              ) : null}
-              {/* The pointer's way to resize; the keyboard's is Alt+←/→ on the active column. */}
-              <span
-                className="col-resize"
-                data-testid={`resize-${column.name}`}
-                title={`Drag to resize ${column.name} (Alt+←/→ from the keyboard)`}
-                onPointerDown={(event) => startResize(event, column)}
-              />
-            </div>
-          );
-        })}
+        {columns.map((column) => (
+          <HeaderCell
+            key={column.name}
+            column={column}
+            sort={props.sort}
+            sortable={props.onSort !== undefined}
+            onSort={(additive) => props.onSort?.(column.name, additive)}
+            onResizeStart={(event) => startResize(event, column)}
+          />
+        ))}
       </div>
       <div style={{ height: virtualizer.getTotalSize(), width: totalWidth, position: 'relative' }}>
         {items.map((item) => {
@@ -308,39 +194,15 @@ export function Grid(props: GridProps) {
                 {item.index + 1}
               </div>
               {columns.map((column, col) => {
-                const isActive = active.row === item.index && active.col === col;
                 if (editing && editing.row === item.index && editing.col === col) {
                   return (
-                    <div
+                    <CellEditor
                       key={column.name}
-                      className="cell active"
-                      role="gridcell"
-                      style={{ width: column.width }}
-                    >
-                      <input
-                        className="cell-editor"
-                        aria-label={`Edit ${column.name}`}
-                        // biome-ignore lint/a11y/noAutofocus: the editor opens because the user asked for it.
-                        autoFocus
-                        value={editing.text}
-                        title={editing.error ?? 'Enter stages the change, Escape cancels'}
-                        aria-invalid={!!editing.error}
-                        style={editing.error ? { color: 'var(--danger)' } : undefined}
-                        onChange={(event) =>
-                          setEditing({ ...editing, text: event.target.value, error: undefined })
-                        }
-                        onKeyDown={(event) => {
-                          if (event.key === 'Enter' || event.key === 'Tab') {
-                            event.preventDefault();
-                            void finishEdit(true);
-                          } else if (event.key === 'Escape') {
-                            event.preventDefault();
-                            void finishEdit(false);
-                          }
-                        }}
-                        onBlur={() => void finishEdit(editing.text !== editing.initial)}
-                      />
-                    </div>
+                      column={column}
+                      editing={editing}
+                      onChange={(text) => setEditing({ ...editing, text, error: undefined })}
+                      onFinish={(commit) => void finishEdit(commit)}
+                    />
                   );
                 }
                 if (!data) {
@@ -355,37 +217,17 @@ export function Grid(props: GridProps) {
                     </div>
                   );
                 }
-                const staged = props.stagedValue?.(data, column.name);
-                const value = staged ? staged.value : data[column.name];
-                const classes = ['cell'];
-                if (value === undefined) classes.push('absent');
-                else if (value === null) classes.push('null');
-                else if (column.align === 'right' || isNumericType(column.type)) classes.push('number');
-                if (staged) classes.push('staged');
-                if (isActive) classes.push('active');
-                const text = formatTyped(value, column.type, column.typedValues || undefined);
                 return (
-                  // biome-ignore lint/a11y/useKeyWithClickEvents: the grid handles arrows, Enter and F2.
-                  <div
+                  <DataCell
                     key={column.name}
                     id={cellId(item.index, col)}
-                    className={classes.join(' ')}
-                    role="gridcell"
-                    aria-selected={isActive}
-                    title={
-                      staged
-                        ? `staged: ${text} (was ${formatTyped(data[column.name], column.type, column.typedValues || undefined)})`
-                        : value === undefined
-                          ? `This item has no ${column.name} attribute`
-                          : text
-                    }
-                    style={{ width: column.width }}
-                    onClick={() => setActive({ row: item.index, col })}
-                    onDoubleClick={() => startEdit(item.index, col)}
-                  >
-                    {/* The text sits in its own box so a long value ends in an ellipsis on the right, never cut on the left. */}
-                    <span className="cell-text">{text}</span>
-                  </div>
+                    column={column}
+                    stored={data[column.name]}
+                    staged={props.stagedValue?.(data, column.name)}
+                    active={active.row === item.index && active.col === col}
+                    onActivate={() => setActive({ row: item.index, col })}
+                    onEdit={() => startEdit(item.index, col)}
+                  />
                 );
               })}
             </div>
@@ -403,4 +245,257 @@ export function Grid(props: GridProps) {
       ) : null}
     </div>
   );
+}
+
+/** Column widths: as given, or as the person dragged them (they outlive a reload of the rows). */
+function useColumnWidths(given: GridColumn[]) {
+  // Widths the user dragged, by column name; they outlive a reload of the rows.
+  const [widths, setWidths] = useState<Record<string, number>>({});
+  const columns = given.map((column) => {
+    const width = widths[column.name];
+    return width ? { ...column, width } : column;
+  });
+  const startResize = (event: PointerEvent<HTMLSpanElement>, column: GridColumn) => {
+    event.preventDefault();
+    event.stopPropagation();
+    const handle = event.currentTarget;
+    handle.setPointerCapture(event.pointerId);
+    const startX = event.clientX;
+    const onMove = (move: globalThis.PointerEvent) =>
+      setWidths((current) => ({
+        ...current,
+        [column.name]: Math.max(MIN_WIDTH, Math.round(column.width + move.clientX - startX)),
+      }));
+    const onUp = () => {
+      handle.removeEventListener('pointermove', onMove);
+      handle.removeEventListener('pointerup', onUp);
+    };
+    handle.addEventListener('pointermove', onMove);
+    handle.addEventListener('pointerup', onUp);
+  };
+  return { columns, setWidths, startResize };
+}
+
+/** A column's header: its key badge, name, type and sort, a click to sort and a handle to resize. */
+function HeaderCell({
+  column,
+  sort,
+  sortable,
+  onSort,
+  onResizeStart,
+}: {
+  column: GridColumn;
+  sort: SortKey[] | undefined;
+  sortable: boolean;
+  onSort: (additive: boolean) => void;
+  onResizeStart: (event: PointerEvent<HTMLSpanElement>) => void;
+}) {
+  const sortIndex = sort?.findIndex((key) => key.column === column.name) ?? -1;
+  const sortKey = sortIndex >= 0 ? sort?.[sortIndex] : undefined;
+  return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: sorting by keyboard goes through the filter bar's sort menu.
+    <div
+      className="hcell"
+      role="columnheader"
+      aria-sort={sortKey ? (sortKey.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+      style={{ width: column.width }}
+      title={
+        sortable
+          ? `${column.name} ${column.type ?? ''}\nClick to sort, Shift+click to add a sort key`
+          : column.name
+      }
+      onClick={(event) => {
+        // The end of a resize drag is not a click on the header.
+        if ((event.target as HTMLElement).classList.contains('col-resize')) return;
+        onSort(event.shiftKey);
+      }}
+    >
+      {column.key ? (
+        <span className="key-badge" title={column.key.title}>
+          {column.key.badge}
+        </span>
+      ) : null}
+      <span className="hname">{column.name}</span>
+      {column.type ? <span className="type">{shortType(column.type)}</span> : null}
+      {sortKey ? (
+        <span className="sort">
+          {sortKey.direction === 'asc' ? '▲' : '▼'}
+          {(sort?.length ?? 0) > 1 ? sortIndex + 1 : ''}
+        </span>
+      ) : null}
+      {/* The pointer's way to resize; the keyboard's is Alt+←/→ on the active column. */}
+      <span
+        className="col-resize"
+        data-testid={`resize-${column.name}`}
+        title={`Drag to resize ${column.name} (Alt+←/→ from the keyboard)`}
+        onPointerDown={onResizeStart}
+      />
+    </div>
+  );
+}
+
+/** The open editor of one cell: Enter or Tab stages, Escape cancels, leaving it stages a change. */
+function CellEditor({
+  column,
+  editing,
+  onChange,
+  onFinish,
+}: {
+  column: GridColumn;
+  editing: Editing;
+  onChange: (text: string) => void;
+  onFinish: (commit: boolean) => void;
+}) {
+  return (
+    <div className="cell active" role="gridcell" style={{ width: column.width }}>
+      <input
+        className="cell-editor"
+        aria-label={`Edit ${column.name}`}
+        // biome-ignore lint/a11y/noAutofocus: the editor opens because the user asked for it.
+        autoFocus
+        value={editing.text}
+        title={editing.error ?? 'Enter stages the change, Escape cancels'}
+        aria-invalid={!!editing.error}
+        style={editing.error ? { color: 'var(--danger)' } : undefined}
+        onChange={(event) => onChange(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' || event.key === 'Tab') {
+            event.preventDefault();
+            onFinish(true);
+          } else if (event.key === 'Escape') {
+            event.preventDefault();
+            onFinish(false);
+          }
+        }}
+        onBlur={() => onFinish(editing.text !== editing.initial)}
+      />
+    </div>
+  );
+}
+
+/** One value: the staged one where there is one (marked), NULL and absent told apart, numbers right. */
+function DataCell({
+  id,
+  column,
+  stored,
+  staged,
+  active,
+  onActivate,
+  onEdit,
+}: {
+  id: string;
+  column: GridColumn;
+  stored: unknown;
+  staged: { value: unknown } | undefined;
+  active: boolean;
+  onActivate: () => void;
+  onEdit: () => void;
+}) {
+  const value = staged ? staged.value : stored;
+  const classes = ['cell'];
+  if (value === undefined) classes.push('absent');
+  else if (value === null) classes.push('null');
+  else if (column.align === 'right' || isNumericType(column.type)) classes.push('number');
+  if (staged) classes.push('staged');
+  if (active) classes.push('active');
+  const text = formatTyped(value, column.type, column.typedValues || undefined);
+  return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the grid handles arrows, Enter and F2.
+    <div
+      id={id}
+      className={classes.join(' ')}
+      role="gridcell"
+      aria-selected={active}
+      title={
+        staged
+          ? `staged: ${text} (was ${formatTyped(stored, column.type, column.typedValues || undefined)})`
+          : value === undefined
+            ? `This item has no ${column.name} attribute`
+            : text
+      }
+      style={{ width: column.width }}
+      onClick={onActivate}
+      onDoubleClick={onEdit}
+    >
+      {/* The text sits in its own box so a long value ends in an ellipsis on the right, never cut on the left. */}
+      <span className="cell-text">{text}</span>
+    </div>
+  );
+}
+
+/** What a key does in the grid (arrows, pages, Home/End, Enter, F2, Space, Ctrl+C, Alt+←/→); true when it did something. */
+function onGridKey(
+  event: KeyboardEvent<HTMLDivElement>,
+  context: {
+    row: number;
+    col: number;
+    rowCount: number;
+    columns: GridColumn[];
+    pageRows: number;
+    move: (row: number, col: number) => void;
+    setWidths: (update: (current: Record<string, number>) => Record<string, number>) => void;
+    startEdit: (row: number, col: number) => void;
+    props: GridProps;
+  },
+): boolean {
+  const { row, col, rowCount, columns, pageRows, move, setWidths, startEdit, props } = context;
+  const mod = event.ctrlKey || event.metaKey;
+  const activeColumn = columns[col];
+  if (event.altKey && activeColumn && (event.key === 'ArrowLeft' || event.key === 'ArrowRight')) {
+    const step = event.key === 'ArrowRight' ? 24 : -24;
+    setWidths((current) => ({
+      ...current,
+      [activeColumn.name]: Math.max(MIN_WIDTH, activeColumn.width + step),
+    }));
+    return true;
+  }
+  let handled = true;
+  switch (event.key) {
+    case 'ArrowDown':
+      move(mod ? rowCount - 1 : row + 1, col);
+      break;
+    case 'ArrowUp':
+      move(mod ? 0 : row - 1, col);
+      break;
+    case 'ArrowRight':
+      move(row, mod ? columns.length - 1 : col + 1);
+      break;
+    case 'ArrowLeft':
+      move(row, mod ? 0 : col - 1);
+      break;
+    case 'PageDown':
+      move(row + pageRows, col);
+      break;
+    case 'PageUp':
+      move(row - pageRows, col);
+      break;
+    case 'Home':
+      move(mod ? 0 : row, 0);
+      break;
+    case 'End':
+      move(mod ? rowCount - 1 : row, columns.length - 1);
+      break;
+    case 'Enter':
+      if (event.shiftKey || !props.onEdit) props.onOpenRow?.(row);
+      else startEdit(row, col);
+      break;
+    case 'F2':
+      if (props.onEdit) startEdit(row, col);
+      else props.onReadOnly?.();
+      break;
+    case ' ':
+      props.onToggleSelect?.(row);
+      break;
+    case 'c':
+      if (mod) {
+        const data = props.getRow(row);
+        const column = columns[col];
+        if (data && column)
+          void navigator.clipboard?.writeText(editText(data[column.name], column.type)).catch(() => {});
+      } else handled = false;
+      break;
+    default:
+      handled = false;
+  }
+  return handled;
 }

@@ -68,31 +68,13 @@ export function TableView(props: TableViewProps) {
   const { table, info, filter, sort } = props;
   const applied = useMemo(() => effectiveFilter(filter), [filter]);
   const paged = usePagedRows(table, applied, sort);
-  const [count, setCount] = useState<number | null>(null);
-  const [countError, setCountError] = useState<Error | null>(null);
-  const [exportFormat, setExportFormat] = useState<ExportJob['format']>('csv');
   const filterRef = useRef<HTMLElement>(null);
-  const appliedKey = JSON.stringify(applied);
   const [adding, setAdding] = useState(false);
   // Said when Enter or F2 asks to change a row that cannot be changed (never silently nothing).
   const [readOnlyNotice, setReadOnlyNotice] = useState<string | null>(null);
   const readOnly = readOnlyReason(table, info);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: appliedKey stands for the applied filter.
-  useEffect(() => {
-    let live = true;
-    setCount(null);
-    setCountError(null);
-    api
-      .count(table, applied)
-      .then((result) => live && setCount(result.count))
-      .catch(
-        (error: unknown) => live && setCountError(error instanceof Error ? error : new Error(String(error))),
-      );
-    return () => {
-      live = false;
-    };
-  }, [table, appliedKey, props.dataVersion]);
+  const { count, countError } = useRowCount(table, applied, props.dataVersion);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the data changed underneath (commit, discard).
   useEffect(() => {
@@ -117,56 +99,13 @@ export function TableView(props: TableViewProps) {
   }, [info, paged.seenColumns]);
   const primaryKey = info?.primaryKey ?? [];
 
-  const stagedByKey = useMemo(() => {
-    const map = new Map<string, { kind: StagedChange['kind']; values: Map<string, unknown> }>();
-    for (const change of props.staged) {
-      if (change.table !== table || !change.key) continue;
-      const id = keyString(change.key);
-      const entry = map.get(id) ?? { kind: change.kind, values: new Map<string, unknown>() };
-      for (const column of change.changes) entry.values.set(column.column, column.after);
-      if (change.kind === 'delete') entry.kind = 'delete';
-      map.set(id, entry);
-    }
-    return map;
-  }, [props.staged, table]);
+  const stagedByKey = useMemo(() => stagedRowsOf(props.staged, table), [props.staged, table]);
 
   const selected = useMemo(() => new Set(props.selection.map(keyString)), [props.selection]);
 
   const rowCount = count ?? (paged.getRow(0) ? Math.max(1, countLoaded(paged.getRow)) : 0);
 
-  // What the engine said of sorting: a sort it dropped, or a header it cannot sort by (DynamoDB).
-  // A notice speaks of the filter it was given under: another filter hides it (its column may
-  // sort now, or the reason be another).
-  const filterKey = JSON.stringify(filter ?? null);
-  const [notice, setNotice] = useState<{ text: string; filterKey: string } | null>(null);
-  const setSortNotice = (text: string | null) => setNotice(text === null ? null : { text, filterKey });
-  const sortNotice = notice?.filterKey === filterKey ? notice.text : null;
-  const { sortable, dropped } = paged.sorting;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: setSortNotice stands for the filter key it reads.
-  useEffect(() => {
-    if (!dropped || sort.length === 0) return;
-    setSortNotice(dropped);
-    props.onQueryChange(filter, []);
-  }, [dropped, sort.length, filter, props.onQueryChange]);
-
-  const onSort = (column: string, additive: boolean) => {
-    if (sortable && !sortable.includes(column)) {
-      setSortNotice(
-        `${column} cannot be sorted here: DynamoDB returns items in key order${sortable.length > 0 ? `, and these rows can be sorted by ${sortable.join(', ')} alone` : ', and this read is a Scan, in no order'}. Filter on a partition key (=) to read in its sort key's order.`,
-      );
-      return;
-    }
-    setSortNotice(null);
-    const current = sort.find((key) => key.column === column);
-    let next: SortKey[];
-    if (!current) next = additive ? [...sort, { column, direction: 'asc' }] : [{ column, direction: 'asc' }];
-    else if (current.direction === 'asc') {
-      next = (additive ? sort : [current]).map((key) =>
-        key.column === column ? { column, direction: 'desc' } : key,
-      );
-    } else next = additive ? sort.filter((key) => key.column !== column) : [];
-    props.onQueryChange(filter, next);
-  };
+  const { sortNotice, setSortNotice, onSort } = useSorting(paged.sorting, filter, sort, props.onQueryChange);
 
   const onEdit = async (index: number, column: string, text: string) => {
     const row = paged.getRow(index);
@@ -230,87 +169,19 @@ export function TableView(props: TableViewProps) {
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the view listens for its '/' shortcut.
     <div className="view" onKeyDown={onKeyDown}>
-      <div className="toolbar table-toolbar" data-testid="table-toolbar">
-        <span className="title">{displayTable(table)}</span>
-        <span className="muted num" data-testid="row-count">
-          {countError
-            ? 'count failed'
-            : count === null
-              ? 'counting…'
-              : `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`}
-        </span>
-        {paged.access ? (
-          <span
-            className={`badge ${paged.access.operation === 'Scan' ? 'gated' : 'ok'}`}
-            data-testid="access-badge"
-            title={
-              paged.access.operation === 'Scan'
-                ? 'A Scan reads the whole table: filter on the partition key to make it a Query'
-                : 'A Query reads only the items under the key'
-            }
-          >
-            {paged.access.operation}
-            {paged.access.index ? ` on ${paged.access.index}` : ''}
-            {paged.access.keyCondition ? ` (${paged.access.keyCondition})` : ''} · read{' '}
-            {formatCount(paged.access.itemsRead)}
-          </span>
-        ) : null}
-        {isFiltered(applied) ? (
-          <span className="badge accent" data-testid="filter-badge">
-            filtered: {describeFilter(applied)}
-          </span>
-        ) : null}
-        {sort.length > 0 ? (
-          <span className="badge">
-            sorted: {sort.map((key) => `${key.column} ${key.direction}`).join(', ')}
-          </span>
-        ) : null}
-        {props.selection.length > 0 ? (
-          <>
-            <span className="badge">{props.selection.length} selected</span>
-            <button
-              type="button"
-              className="btn small danger"
-              onClick={() => props.onStagedDelete(props.selection)}
-              title="Stage the deletion of the selected rows (nothing is deleted until you commit)"
-            >
-              Stage delete
-            </button>
-            <button type="button" className="btn small ghost" onClick={() => props.onSelectionChange([])}>
-              Clear selection
-            </button>
-          </>
-        ) : null}
-        <span className="spacer" />
-        {readOnly === undefined && info ? (
-          <button
-            type="button"
-            className="btn"
-            onClick={() => setAdding(true)}
-            title="Stage a new row (inserted when the staging area is committed)"
-          >
-            Add row
-          </button>
-        ) : null}
-        <select
-          className="select"
-          aria-label="Export format"
-          value={exportFormat}
-          onChange={(event) => setExportFormat(event.target.value as ExportJob['format'])}
-        >
-          <option value="csv">CSV</option>
-          <option value="json">JSON</option>
-          <option value="ndjson">NDJSON</option>
-        </select>
-        <button
-          type="button"
-          className="btn"
-          onClick={() => props.onExport(exportFormat)}
-          title="Export the rows matching the filter"
-        >
-          Export
-        </button>
-      </div>
+      <TableToolbar
+        table={table}
+        count={count}
+        countError={countError}
+        access={paged.access}
+        applied={applied}
+        sort={sort}
+        selection={props.selection}
+        onStagedDelete={props.onStagedDelete}
+        onClearSelection={() => props.onSelectionChange([])}
+        onAdd={readOnly === undefined && info ? () => setAdding(true) : undefined}
+        onExport={props.onExport}
+      />
       <FilterBar
         ref={filterRef}
         info={info}
@@ -327,20 +198,10 @@ export function TableView(props: TableViewProps) {
         />
       ) : null}
       {readOnlyNotice ? (
-        <div className="toolbar notice" data-testid="read-only-notice" role="status">
-          <span>{readOnlyNotice}</span>
-          <button type="button" className="btn small ghost" onClick={() => setReadOnlyNotice(null)}>
-            OK
-          </button>
-        </div>
+        <Notice testId="read-only-notice" text={readOnlyNotice} onDismiss={() => setReadOnlyNotice(null)} />
       ) : null}
       {sortNotice ? (
-        <div className="toolbar notice" data-testid="sort-notice">
-          <span>{sortNotice}</span>
-          <button type="button" className="btn small ghost" onClick={() => setSortNotice(null)}>
-            OK
-          </button>
-        </div>
+        <Notice testId="sort-notice" text={sortNotice} onDismiss={() => setSortNotice(null)} />
       ) : null}
       {error instanceof ApiError && error.code === 'invalid-filter' && isFiltered(applied) ? (
         <div className="toolbar">
@@ -658,4 +519,207 @@ function FilterBar({ ref, info, filter, onApply }: FilterBarProps) {
       </div>
     </section>
   );
+}
+
+/** The rows matching the filter, counted again when the filter or the data changes. */
+function useRowCount(table: string, applied: Filter, dataVersion: number) {
+  const [count, setCount] = useState<number | null>(null);
+  const [countError, setCountError] = useState<Error | null>(null);
+  const appliedKey = JSON.stringify(applied);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: appliedKey stands for the applied filter.
+  useEffect(() => {
+    let live = true;
+    setCount(null);
+    setCountError(null);
+    api
+      .count(table, applied)
+      .then((result) => live && setCount(result.count))
+      .catch(
+        (error: unknown) => live && setCountError(error instanceof Error ? error : new Error(String(error))),
+      );
+    return () => {
+      live = false;
+    };
+  }, [table, appliedKey, dataVersion]);
+  return { count, countError };
+}
+
+/** A line the person reads and dismisses (what a sort or an edit could not do, and why). */
+function Notice({ testId, text, onDismiss }: { testId: string; text: string; onDismiss: () => void }) {
+  return (
+    <div className="toolbar notice" data-testid={testId} role="status">
+      <span>{text}</span>
+      <button type="button" className="btn small ghost" onClick={onDismiss}>
+        OK
+      </button>
+    </div>
+  );
+}
+
+/** Above the grid: the table, its count, how it was read, the filter, sort and selection, add and export. */
+function TableToolbar({
+  table,
+  count,
+  countError,
+  access,
+  applied,
+  sort,
+  selection,
+  onStagedDelete,
+  onClearSelection,
+  onAdd,
+  onExport,
+}: {
+  table: string;
+  count: number | null;
+  countError: Error | null;
+  access: ReturnType<typeof usePagedRows>['access'];
+  applied: Filter;
+  sort: SortKey[];
+  selection: RowKey[];
+  onStagedDelete: (keys: RowKey[]) => void;
+  onClearSelection: () => void;
+  onAdd: (() => void) | undefined;
+  onExport: (format: ExportJob['format']) => void;
+}) {
+  const [exportFormat, setExportFormat] = useState<ExportJob['format']>('csv');
+  return (
+    <div className="toolbar table-toolbar" data-testid="table-toolbar">
+      <span className="title">{displayTable(table)}</span>
+      <span className="muted num" data-testid="row-count">
+        {countError
+          ? 'count failed'
+          : count === null
+            ? 'counting…'
+            : `${formatCount(count)} ${count === 1 ? 'row' : 'rows'}`}
+      </span>
+      {access ? (
+        <span
+          className={`badge ${access.operation === 'Scan' ? 'gated' : 'ok'}`}
+          data-testid="access-badge"
+          title={
+            access.operation === 'Scan'
+              ? 'A Scan reads the whole table: filter on the partition key to make it a Query'
+              : 'A Query reads only the items under the key'
+          }
+        >
+          {access.operation}
+          {access.index ? ` on ${access.index}` : ''}
+          {access.keyCondition ? ` (${access.keyCondition})` : ''} · read {formatCount(access.itemsRead)}
+        </span>
+      ) : null}
+      {isFiltered(applied) ? (
+        <span className="badge accent" data-testid="filter-badge">
+          filtered: {describeFilter(applied)}
+        </span>
+      ) : null}
+      {sort.length > 0 ? (
+        <span className="badge">
+          sorted: {sort.map((key) => `${key.column} ${key.direction}`).join(', ')}
+        </span>
+      ) : null}
+      {selection.length > 0 ? (
+        <>
+          <span className="badge">{selection.length} selected</span>
+          <button
+            type="button"
+            className="btn small danger"
+            onClick={() => onStagedDelete(selection)}
+            title="Stage the deletion of the selected rows (nothing is deleted until you commit)"
+          >
+            Stage delete
+          </button>
+          <button type="button" className="btn small ghost" onClick={onClearSelection}>
+            Clear selection
+          </button>
+        </>
+      ) : null}
+      <span className="spacer" />
+      {onAdd ? (
+        <button
+          type="button"
+          className="btn"
+          onClick={onAdd}
+          title="Stage a new row (inserted when the staging area is committed)"
+        >
+          Add row
+        </button>
+      ) : null}
+      <select
+        className="select"
+        aria-label="Export format"
+        value={exportFormat}
+        onChange={(event) => setExportFormat(event.target.value as ExportJob['format'])}
+      >
+        <option value="csv">CSV</option>
+        <option value="json">JSON</option>
+        <option value="ndjson">NDJSON</option>
+      </select>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => onExport(exportFormat)}
+        title="Export the rows matching the filter"
+      >
+        Export
+      </button>
+    </div>
+  );
+}
+
+/**
+ * Sorting by a header, and what the engine said of it: a sort it dropped, or a header it cannot
+ * sort by (DynamoDB). A notice speaks of the filter it was given under: another filter hides it.
+ */
+function useSorting(
+  sorting: ReturnType<typeof usePagedRows>['sorting'],
+  filter: Filter,
+  sort: SortKey[],
+  onQueryChange: (filter: Filter, sort: SortKey[]) => void,
+) {
+  const filterKey = JSON.stringify(filter ?? null);
+  const [notice, setNotice] = useState<{ text: string; filterKey: string } | null>(null);
+  const setSortNotice = (text: string | null) => setNotice(text === null ? null : { text, filterKey });
+  const sortNotice = notice?.filterKey === filterKey ? notice.text : null;
+  const { sortable, dropped } = sorting;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: setSortNotice stands for the filter key it reads.
+  useEffect(() => {
+    if (!dropped || sort.length === 0) return;
+    setSortNotice(dropped);
+    onQueryChange(filter, []);
+  }, [dropped, sort.length, filter, onQueryChange]);
+
+  const onSort = (column: string, additive: boolean) => {
+    if (sortable && !sortable.includes(column)) {
+      setSortNotice(
+        `${column} cannot be sorted here: DynamoDB returns items in key order${sortable.length > 0 ? `, and these rows can be sorted by ${sortable.join(', ')} alone` : ', and this read is a Scan, in no order'}. Filter on a partition key (=) to read in its sort key's order.`,
+      );
+      return;
+    }
+    setSortNotice(null);
+    const current = sort.find((key) => key.column === column);
+    let next: SortKey[];
+    if (!current) next = additive ? [...sort, { column, direction: 'asc' }] : [{ column, direction: 'asc' }];
+    else if (current.direction === 'asc') {
+      next = (additive ? sort : [current]).map((key) =>
+        key.column === column ? { column, direction: 'desc' } : key,
+      );
+    } else next = additive ? sort.filter((key) => key.column !== column) : [];
+    onQueryChange(filter, next);
+  };
+  return { sortNotice, setSortNotice, onSort };
+}
+
+/** What is staged for each row of `table`, by its key: a delete, or the columns' new values. */
+function stagedRowsOf(staged: readonly StagedChange[], table: string) {
+  const map = new Map<string, { kind: StagedChange['kind']; values: Map<string, unknown> }>();
+  for (const change of staged) {
+    if (change.table !== table || !change.key) continue;
+    const id = keyString(change.key);
+    const entry = map.get(id) ?? { kind: change.kind, values: new Map<string, unknown>() };
+    for (const column of change.changes) entry.values.set(column.column, column.after);
+    if (change.kind === 'delete') entry.kind = 'delete';
+    map.set(id, entry);
+  }
+  return map;
 }

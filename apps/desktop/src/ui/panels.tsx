@@ -7,6 +7,7 @@ import {
   type CommitConflict,
   type EvalLatest,
   type ExportJob,
+  type RowKey,
   type StagedChange,
   type StagingReview,
 } from './api.ts';
@@ -182,76 +183,29 @@ export function StagingPanel({
         </p>
       ) : null}
       {confirming ? (
-        <FormDialog
-          label="Commit all"
-          title="Commit all staged changes?"
-          onClose={() => setConfirming(false)}
-        >
-          {parts > 1 ? (
-            <p data-testid="commit-parts">
-              {plural(changes.length, 'change')} to {byTable.map(([table]) => displayTable(table)).join(', ')}
-              : this connection applies at most {maxPerTransaction} in one transaction, so they are written in{' '}
-              {parts} transactions of at most {maxPerTransaction}, in the order they were staged. Each is all
-              or nothing; if one is refused (a row changed since it was staged), the ones before it stay
-              committed and the rest stay staged. This cannot be undone from Toolrow.
-            </p>
-          ) : (
-            <p>
-              {plural(changes.length, 'change')} to {byTable.map(([table]) => displayTable(table)).join(', ')}{' '}
-              will be written in one transaction. This cannot be undone from Toolrow.
-            </p>
-          )}
-          {staleCount > 0 ? (
-            <div className="error-box" role="alert">
-              {plural(staleCount, 'change')} {staleCount === 1 ? 'is' : 'are'} stale (marked below): the
-              commit would be refused and nothing applied. Discard {staleCount === 1 ? 'it' : 'them'} and
-              stage again against the current rows, or commit the other cards one by one.
-            </div>
-          ) : null}
-          <div className="toolbar">
-            <span className="spacer" />
-            <button type="button" className="btn" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-            <button
-              type="button"
-              className="btn primary"
-              disabled={busy}
-              onClick={() => {
-                setConfirming(false);
-                void commit(undefined, parts > 1);
-              }}
-            >
-              {parts > 1 ? `Commit in ${parts} transactions` : `Commit ${plural(changes.length, 'change')}`}
-            </button>
-          </div>
-        </FormDialog>
+        <CommitConfirm
+          changes={changes.length}
+          tables={byTable.map(([table]) => table)}
+          parts={parts}
+          maxPerTransaction={maxPerTransaction}
+          staleCount={staleCount}
+          busy={busy}
+          onCancel={() => setConfirming(false)}
+          onCommit={() => {
+            setConfirming(false);
+            void commit(undefined, parts > 1);
+          }}
+        />
       ) : null}
       {error ? <ErrorBox error={error} /> : null}
       {uncertain.map(([commitId, group]) => (
-        <div className="error-box" role="alert" key={commitId} data-testid="uncertain-commit">
-          Commit {commitId} ({plural(group.length, 'change')}) stopped before the database could tell whether
-          it was applied: its changes are staged again (marked ? below). Look at the items, then say what you
-          found. Committing them again is safe: a change already applied is refused as changed.
-          <div className="toolbar">
-            <button
-              type="button"
-              className="btn small"
-              disabled={busy || !onResolve}
-              onClick={() => void act(() => onResolve!(commitId, 'applied'))}
-            >
-              It was applied
-            </button>
-            <button
-              type="button"
-              className="btn small"
-              disabled={busy || !onResolve}
-              onClick={() => void act(() => onResolve!(commitId, 'staged'))}
-            >
-              It was not: keep them staged
-            </button>
-          </div>
-        </div>
+        <UncertainCommit
+          key={commitId}
+          commitId={commitId}
+          changes={group.length}
+          busy={busy || !onResolve}
+          onResolve={(outcome) => void act(() => onResolve!(commitId, outcome))}
+        />
       ))}
       {failed && staleCount > 0 ? (
         <div className="error-box" role="alert">
@@ -261,14 +215,7 @@ export function StagingPanel({
         </div>
       ) : null}
       {changes.length === 0 ? (
-        <div className="empty">
-          <h2>Nothing staged</h2>
-          <p>
-            Edits you make in a table (double-click a cell) and writes the agent proposes land here first.
-            <br />
-            Nothing touches a table until you commit.
-          </p>
-        </div>
+        <NothingStaged />
       ) : (
         <div className="list">
           {byTable.map(([table, group]) => (
@@ -276,133 +223,258 @@ export function StagingPanel({
               <h3 className="muted" style={{ margin: '4px 0 6px', fontSize: 12 }}>
                 {displayTable(table)}
               </h3>
-              {protection[table] ? (
-                <p
-                  className="faint"
-                  data-testid="table-protection"
-                  style={{ margin: '0 0 6px', fontSize: 12 }}
-                >
-                  {protection[table]!.kind === 'version'
-                    ? `Protected by its version attribute ${protection[table]!.attribute}. `
-                    : 'Checked whole just before the commit. '}
-                  {protection[table]!.detail}
-                </p>
-              ) : null}
-              {group.map((change) => {
-                const conflict = stale.get(change.id);
-                return (
-                  <article
-                    className={conflict ? 'change stale' : 'change'}
-                    key={change.id}
-                    data-testid="staged-change"
-                    data-stale={conflict ? 'true' : undefined}
-                  >
-                    <div className="change-head">
-                      <strong className={`kind-${change.kind}`}>{change.kind}</strong>
-                      {/* biome-ignore lint/a11y/useValidAnchor: it navigates inside the app. */}
-                      <a
-                        href="#"
-                        className="key"
-                        onClick={(event) => {
-                          event.preventDefault();
-                          if (change.key) onOpenRow(change.table, change.key);
-                        }}
-                      >
-                        {describeKey(change.key)}
-                      </a>
-                      <span className="faint" data-testid="staged-by">
-                        by {stagedByText(change)} · <When iso={change.stagedAt} /> ·{' '}
-                        <span
-                          data-testid="change-id"
-                          title="The change's number, as errors and the CLI name it"
-                        >
-                          #{change.id}
-                        </span>
-                      </span>
-                      {change.uncertainCommit ? (
-                        <span
-                          className="stale-count"
-                          title={`Part of commit ${change.uncertainCommit}, whose outcome could not be told`}
-                        >
-                          ? commit {change.uncertainCommit}
-                        </span>
-                      ) : null}
-                      <span style={{ flex: 1 }} />
-                      <button
-                        type="button"
-                        className="btn small ghost"
-                        disabled={busy || !mayDiscard(change).ok}
-                        title={mayDiscard(change).why}
-                        onClick={() => void act(() => onDiscard([change.id]))}
-                      >
-                        Discard
-                      </button>
-                      <button
-                        type="button"
-                        className="btn small"
-                        disabled={busy || !mayCommit(change)}
-                        title={
-                          mayCommit(change)
-                            ? undefined
-                            : change.person === review?.you
-                              ? 'Yours: another approver commits it (four eyes).'
-                              : review?.why
-                        }
-                        onClick={() => void commit([change.id])}
-                      >
-                        Commit
-                      </button>
-                    </div>
-                    {conflict ? (
-                      <div className="stale-note" data-testid="stale-note">
-                        {staleText(conflict, change, typedValues)}
-                      </div>
-                    ) : null}
-                    <table className="diff">
-                      <tbody>
-                        {change.changes.map((c) => (
-                          <tr key={c.column}>
-                            <td className="col">{c.column}</td>
-                            {change.kind === 'update' ? (
-                              <>
-                                <td className="before">
-                                  {c.before === undefined ? (
-                                    <i className="faint">(absent)</i>
-                                  ) : (
-                                    formatTyped(c.before, c.type, typedValues)
-                                  )}
-                                </td>
-                                <td className="arrow">→</td>
-                                <td className="after">
-                                  {c.after === undefined ? (
-                                    <i className="faint">(removed)</i>
-                                  ) : (
-                                    formatTyped(c.after, c.type, typedValues)
-                                  )}
-                                </td>
-                              </>
-                            ) : (
-                              // A whole row comes or goes: its values once, struck out when it goes.
-                              <td colSpan={3} className={change.kind === 'delete' ? 'before' : 'after'}>
-                                {formatTyped(
-                                  change.kind === 'delete' ? c.before : c.after,
-                                  c.type,
-                                  typedValues,
-                                )}
-                              </td>
-                            )}
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </article>
-                );
-              })}
+              {protection[table] ? <TableProtection protection={protection[table]!} /> : null}
+              {group.map((change) => (
+                <StagedChangeCard
+                  key={change.id}
+                  change={change}
+                  conflict={stale.get(change.id)}
+                  busy={busy}
+                  mayCommit={mayCommit(change)}
+                  notCommitted={
+                    change.person === review?.you
+                      ? 'Yours: another approver commits it (four eyes).'
+                      : review?.why
+                  }
+                  typedValues={typedValues}
+                  onOpenRow={onOpenRow}
+                  onDiscard={() => void act(() => onDiscard([change.id]))}
+                  onCommit={() => void commit([change.id])}
+                />
+              ))}
             </section>
           ))}
         </div>
       )}
     </div>
+  );
+}
+
+function NothingStaged() {
+  return (
+    <div className="empty">
+      <h2>Nothing staged</h2>
+      <p>
+        Edits you make in a table (double-click a cell) and writes the agent proposes land here first.
+        <br />
+        Nothing touches a table until you commit.
+      </p>
+    </div>
+  );
+}
+
+/** What protects a table's rows between the last check and the write. */
+function TableProtection({ protection }: { protection: NonNullable<ChangeProtection> }) {
+  return (
+    <p className="faint" data-testid="table-protection" style={{ margin: '0 0 6px', fontSize: 12 }}>
+      {protection.kind === 'version'
+        ? `Protected by its version attribute ${protection.attribute}. `
+        : 'Checked whole just before the commit. '}
+      {protection.detail}
+    </p>
+  );
+}
+
+/** A commit that stopped before the database could tell its outcome: the person says what they found. */
+function UncertainCommit({
+  commitId,
+  changes,
+  busy,
+  onResolve,
+}: {
+  commitId: number;
+  changes: number;
+  busy: boolean;
+  onResolve: (outcome: 'applied' | 'staged') => void;
+}) {
+  return (
+    <div className="error-box" role="alert" data-testid="uncertain-commit">
+      Commit {commitId} ({plural(changes, 'change')}) stopped before the database could tell whether it was
+      applied: its changes are staged again (marked ? below). Look at the items, then say what you found.
+      Committing them again is safe: a change already applied is refused as changed.
+      <div className="toolbar">
+        <button type="button" className="btn small" disabled={busy} onClick={() => onResolve('applied')}>
+          It was applied
+        </button>
+        <button type="button" className="btn small" disabled={busy} onClick={() => onResolve('staged')}>
+          It was not: keep them staged
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Commit all, confirmed: what is written, in how many transactions, and what a stale change does. */
+function CommitConfirm({
+  changes,
+  tables,
+  parts,
+  maxPerTransaction,
+  staleCount,
+  busy,
+  onCancel,
+  onCommit,
+}: {
+  changes: number;
+  tables: string[];
+  parts: number;
+  maxPerTransaction: number | undefined;
+  staleCount: number;
+  busy: boolean;
+  onCancel: () => void;
+  onCommit: () => void;
+}) {
+  return (
+    <FormDialog label="Commit all" title="Commit all staged changes?" onClose={onCancel}>
+      {parts > 1 ? (
+        <p data-testid="commit-parts">
+          {plural(changes, 'change')} to {tables.map((table) => displayTable(table)).join(', ')}: this
+          connection applies at most {maxPerTransaction} in one transaction, so they are written in {parts}{' '}
+          transactions of at most {maxPerTransaction}, in the order they were staged. Each is all or nothing;
+          if one is refused (a row changed since it was staged), the ones before it stay committed and the
+          rest stay staged. This cannot be undone from Toolrow.
+        </p>
+      ) : (
+        <p>
+          {plural(changes, 'change')} to {tables.map((table) => displayTable(table)).join(', ')} will be
+          written in one transaction. This cannot be undone from Toolrow.
+        </p>
+      )}
+      {staleCount > 0 ? (
+        <div className="error-box" role="alert">
+          {plural(staleCount, 'change')} {staleCount === 1 ? 'is' : 'are'} stale (marked below): the commit
+          would be refused and nothing applied. Discard {staleCount === 1 ? 'it' : 'them'} and stage again
+          against the current rows, or commit the other cards one by one.
+        </div>
+      ) : null}
+      <div className="toolbar">
+        <span className="spacer" />
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="btn primary" disabled={busy} onClick={onCommit}>
+          {parts > 1 ? `Commit in ${parts} transactions` : `Commit ${plural(changes, 'change')}`}
+        </button>
+      </div>
+    </FormDialog>
+  );
+}
+
+/** One staged change: what it does to which row, who staged it, the diff, and Discard and Commit. */
+function StagedChangeCard({
+  change,
+  conflict,
+  busy,
+  mayCommit,
+  notCommitted,
+  typedValues,
+  onOpenRow,
+  onDiscard,
+  onCommit,
+}: {
+  change: StagedChange;
+  conflict: CommitConflict | undefined;
+  busy: boolean;
+  mayCommit: boolean;
+  /** Why this person may not commit it (team mode). */
+  notCommitted: string | undefined;
+  typedValues: boolean;
+  onOpenRow: (table: string, key: RowKey) => void;
+  onDiscard: () => void;
+  onCommit: () => void;
+}) {
+  return (
+    <article
+      className={conflict ? 'change stale' : 'change'}
+      data-testid="staged-change"
+      data-stale={conflict ? 'true' : undefined}
+    >
+      <div className="change-head">
+        <strong className={`kind-${change.kind}`}>{change.kind}</strong>
+        {/* biome-ignore lint/a11y/useValidAnchor: it navigates inside the app. */}
+        <a
+          href="#"
+          className="key"
+          onClick={(event) => {
+            event.preventDefault();
+            if (change.key) onOpenRow(change.table, change.key);
+          }}
+        >
+          {describeKey(change.key)}
+        </a>
+        <span className="faint" data-testid="staged-by">
+          by {stagedByText(change)} · <When iso={change.stagedAt} /> ·{' '}
+          <span data-testid="change-id" title="The change's number, as errors and the CLI name it">
+            #{change.id}
+          </span>
+        </span>
+        {change.uncertainCommit ? (
+          <span
+            className="stale-count"
+            title={`Part of commit ${change.uncertainCommit}, whose outcome could not be told`}
+          >
+            ? commit {change.uncertainCommit}
+          </span>
+        ) : null}
+        <span style={{ flex: 1 }} />
+        <button
+          type="button"
+          className="btn small ghost"
+          disabled={busy || !mayDiscard(change).ok}
+          title={mayDiscard(change).why}
+          onClick={onDiscard}
+        >
+          Discard
+        </button>
+        <button
+          type="button"
+          className="btn small"
+          disabled={busy || !mayCommit}
+          title={mayCommit ? undefined : notCommitted}
+          onClick={onCommit}
+        >
+          Commit
+        </button>
+      </div>
+      {conflict ? (
+        <div className="stale-note" data-testid="stale-note">
+          {staleText(conflict, change, typedValues)}
+        </div>
+      ) : null}
+      <table className="diff">
+        <tbody>
+          {change.changes.map((c) => (
+            <tr key={c.column}>
+              <td className="col">{c.column}</td>
+              {change.kind === 'update' ? (
+                <>
+                  <td className="before">
+                    {c.before === undefined ? (
+                      <i className="faint">(absent)</i>
+                    ) : (
+                      formatTyped(c.before, c.type, typedValues)
+                    )}
+                  </td>
+                  <td className="arrow">→</td>
+                  <td className="after">
+                    {c.after === undefined ? (
+                      <i className="faint">(removed)</i>
+                    ) : (
+                      formatTyped(c.after, c.type, typedValues)
+                    )}
+                  </td>
+                </>
+              ) : (
+                // A whole row comes or goes: its values once, struck out when it goes.
+                <td colSpan={3} className={change.kind === 'delete' ? 'before' : 'after'}>
+                  {formatTyped(change.kind === 'delete' ? c.before : c.after, c.type, typedValues)}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
   );
 }
 
