@@ -71,12 +71,15 @@ function listText<T>(items: readonly T[], each: (item: T) => string): string {
   return items.length > MAX_ITEMS ? `${text}; and ${items.length - MAX_ITEMS} more` : text;
 }
 
-function conditionText(condition: unknown, shown: boolean): string {
+/** `top`: the filter's outermost group, which needs no parentheses ('a and b', not '(a and b)'). */
+function conditionText(condition: unknown, shown: boolean, top = false): string {
   if (!isRecord(condition)) return valueText(condition, shown);
   for (const group of ['and', 'or'] as const) {
     const members = condition[group];
-    if (Array.isArray(members))
-      return `(${members.map((item) => conditionText(item, shown)).join(` ${group} `)})`;
+    if (Array.isArray(members)) {
+      const text = members.map((item) => conditionText(item, shown)).join(` ${group} `);
+      return top ? text : `(${text})`;
+    }
   }
   if ('not' in condition) return `not ${conditionText(condition.not, shown)}`;
   const { column, op, value } = condition;
@@ -106,12 +109,7 @@ export function filterText(filter: unknown, shown = true): string {
   }
   if (parsed === undefined || parsed === null) return '';
   const conditions = Array.isArray(parsed) ? parsed : [parsed];
-  // The outermost group needs no parentheses: 'a and b', not '(a and b)'.
-  const text = conditions.map((item) => conditionText(item, shown)).join(' and ');
-  const single = conditions.length === 1 && isRecord(conditions[0]);
-  return single && /^\(.*\)$/.test(text) && ('and' in conditions[0] || 'or' in conditions[0])
-    ? text.slice(1, -1)
-    : text;
+  return conditions.map((item) => conditionText(item, shown, conditions.length === 1)).join(' and ');
 }
 
 function keyText(key: unknown, shown: boolean): string {
