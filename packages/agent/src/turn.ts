@@ -14,10 +14,12 @@ import {
   type ToolName,
 } from '@toolrow/catalog';
 import type { QueryLanguage } from '@toolrow/datasource';
+import { outputForModel } from '@toolrow/tools';
 import {
   asSchema,
   type FlexibleSchema,
   InvalidToolInputError,
+  type JSONValue,
   jsonSchema,
   type ModelMessage,
   NoSuchToolError,
@@ -396,6 +398,14 @@ export function modelInputSchema<T>(schema: FlexibleSchema<T>): Schema<T> {
   );
 }
 
+/** What the model reads of a tool's output: all of it but what only the surfaces draw. */
+function modelOutput(output: unknown): ReturnType<NonNullable<Tool['toModelOutput']>> {
+  const value = outputForModel(output);
+  return typeof value === 'string'
+    ? { type: 'text', value }
+    : { type: 'json', value: JSON.parse(JSON.stringify(value ?? null)) as JSONValue };
+}
+
 export function buildToolSet(backend: Pick<ToolBackend, 'inputSchema'>, turn?: Turn): ToolSet {
   const tools: Record<string, Tool> = {};
   for (const row of CATALOG_ROWS) {
@@ -420,6 +430,7 @@ export function buildToolSet(backend: Pick<ToolBackend, 'inputSchema'>, turn?: T
           inputSchema,
           execute: async (input, options) =>
             turn.execute(executable, input, options.toolCallId, options.abortSignal),
+          toModelOutput: ({ output }) => modelOutput(output),
         })
       : tool({ description: rowOf(name).description, inputSchema });
   }

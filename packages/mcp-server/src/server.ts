@@ -26,6 +26,7 @@ import * as z from 'zod';
 import { annotationsFor } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import type { InFlightCalls } from './cancellations.ts';
+import { chartContent, chartDisplayOf } from './chart-content.ts';
 import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
 import { iconsFor } from './icons.ts';
@@ -59,10 +60,12 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * A tool's output as an MCP result: the structured content, and the same document as compact JSON
  * text for clients that read text only. An output that is not an object rides as `{ result }`
- * (structured content must be an object).
+ * (structured content must be an object). A chart's result also carries its PNG (chart-content.ts).
  */
-export function toCallToolResult(output: unknown): CallToolResult {
+export async function toCallToolResult(output: unknown): Promise<CallToolResult> {
   const structuredContent = isPlainObject(output) ? output : { result: output ?? null };
+  const chart = chartDisplayOf(output);
+  if (chart) return { content: await chartContent(structuredContent, chart), structuredContent };
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
@@ -399,7 +402,7 @@ async function callTool(
       options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
       task ? task.progress : progressOf(ctx),
     );
-    return toCallToolResult(output);
+    return await toCallToolResult(output);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await log('error', { message });

@@ -53,3 +53,17 @@ export function defineProposable<Schema extends z.ZodType, Output>(
 ): ProposableImplementation<Schema, Output> {
   return implementation;
 }
+
+/**
+ * A tool output's `display` field is for the surfaces that draw it (the app's chart card, the
+ * CLI's file, MCP's image and view), never for the model: it can be thousands of rows.
+ */
+export const DISPLAY_FIELD = 'display';
+
+/** The output as the model reads it: without its display field. */
+export function outputForModel(output: unknown): unknown {
+  if (typeof output !== 'object' || output === null || Array.isArray(output) || !(DISPLAY_FIELD in output))
+    return output;
+  const { [DISPLAY_FIELD]: _display, ...rest } = output as Record<string, unknown>;
+  return rest;
+}

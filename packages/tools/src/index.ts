@@ -9,12 +9,14 @@ export {
 } from './bounds.ts';
 export { estimateTokens, RESULT_TOKEN_BUDGET } from './budget.ts';
 export { exportsDirOf, limitsOf, type ToolContext } from './context.ts';
-export type {
-  ImplementedToolName,
-  ProposableImplementation,
-  ProposableToolName,
-  ProposalChip,
-  ToolImplementation,
+export {
+  DISPLAY_FIELD,
+  type ImplementedToolName,
+  outputForModel,
+  type ProposableImplementation,
+  type ProposableToolName,
+  type ProposalChip,
+  type ToolImplementation,
 } from './define.ts';
 export { describeIssues, type InputIssue, isToolError, ToolError, type ToolErrorCode } from './errors.ts';
 export {

@@ -30,6 +30,7 @@ import {
   listStagedChanges,
   readAttachment,
 } from './tools/app-tools.ts';
+import { drawChart } from './tools/chart-tools.ts';
 import {
   countRows,
   getRow,
@@ -85,6 +86,7 @@ const IMMEDIATE = {
   getExportStatus,
   listAuditLog,
   runQuery,
+  drawChart,
   getRow,
   countRows,
   openTable,

@@ -410,7 +410,11 @@ describe.each(testStores())('tools on $name', ({ open }) => {
 
     it('propose tools return a chip for their twin and change nothing', async () => {
       const { rows } = await call('runQuery', { sql: 'select id from orders order by id limit 1' });
+      // Each row's example, but where the test needs a particular input.
       const inputs: Record<ProposeToolName, unknown> = {
+        ...(Object.fromEntries(
+          Object.keys(PROPOSE_TWINS).map((name) => [name, exampleOf(name as ProposeToolName)]),
+        ) as Record<ProposeToolName, unknown>),
         proposeOpenTable: { table: 'orders', sort: [{ column: 'total', direction: 'desc' }] },
         proposeOpenWorkbench: { sql: 'select count(*) from orders' },
         proposeSetFilter: { table: 'orders', filter: { column: 'status', op: 'eq', value: 'shipped' } },

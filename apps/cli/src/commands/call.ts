@@ -13,10 +13,11 @@ import {
 } from '@toolrow/tools';
 import { z } from 'zod';
 import { AppError, openOrApp, postToApp } from '../app-client.ts';
+import { chartFormatOf, writeChartFile } from '../chart-file.ts';
 import { type Command, type CommandIo, UsageError } from '../command.ts';
 import { toJson } from '../format.ts';
 
-const USAGE = `Usage: toolrow call <tool> ['<json input>'] [--profile <name>] [--schema]
+const USAGE = `Usage: toolrow call <tool> ['<json input>'] [--profile <name>] [--schema] [--out <chart.svg|chart.png>]
 
 Runs one tool as the user would (actor 'user') and prints its JSON output. Gated tools run
 without asking (you are the user); stage tools still only stage: commit with \`toolrow staging commit\`.
@@ -25,8 +26,10 @@ While the app (npm start) holds the database, the call goes through it.
   <json input>      the tool's input as one JSON object (default {})
   --profile <name>  whose UI state, history and attachments to use (default: TOOLROW_PROFILE, else the connection's own)
   --schema          print the tool's input JSON Schema instead of running it
+  --out <file>      drawChart: write the chart to an .svg or .png file (drawn here, nothing fetched)
 
-Example: toolrow call runQuery '{"sql":"select status, count(*) from orders group by 1"}'`;
+Example: toolrow call runQuery '{"sql":"select status, count(*) from orders group by 1"}'
+         toolrow call drawChart '{"sql":"select status, count(*) as n from orders group by 1","spec":{"mark":"bar","encoding":{"x":{"field":"status"},"y":{"field":"n"}}}}' --out chart.svg`;
 
 function parseInput(text: string | undefined): unknown {
   if (text === undefined) return {};
@@ -71,11 +74,11 @@ export interface FinishedJob {
 export const callCommand: Command = {
   usage: USAGE,
   async run(args, io) {
-    let parsed: { values: { profile?: string; schema?: boolean }; positionals: string[] };
+    let parsed: { values: { profile?: string; schema?: boolean; out?: string }; positionals: string[] };
     try {
       parsed = parseArgs({
         args,
-        options: { profile: { type: 'string' }, schema: { type: 'boolean' } },
+        options: { profile: { type: 'string' }, schema: { type: 'boolean' }, out: { type: 'string' } },
         allowPositionals: true,
       });
     } catch (error) {
@@ -107,10 +110,12 @@ export const callCommand: Command = {
       return 0;
     }
     const input = parseInput(inputText);
+    const out = parsed.values.out;
+    if (out !== undefined) chartFormatOf(out);
     /** Prints the output, with the background job's end where there was one; a failed job exits 1. */
-    const report = (output: unknown, finished: FinishedJob | undefined): number => {
+    const report = async (output: unknown, finished: FinishedJob | undefined): Promise<number> => {
       if (!finished) {
-        io.stdout(toJson(output));
+        io.stdout(toJson(out === undefined ? output : await writeChartFile(name, output, out)));
         return 0;
       }
       io.stdout(toJson({ ...(output as object), ...finished }));
@@ -144,7 +149,7 @@ export const callCommand: Command = {
           `/api/tools/${name}`,
           { input, ...(asked ? { profile: asked } : {}), waitForExports: true },
         );
-        return report(output, finished);
+        return await report(output, finished);
       } catch (error) {
         if (error instanceof AppError && error.status !== 401) return fail(error);
         throw error;
@@ -158,9 +163,9 @@ export const callCommand: Command = {
       const output = await invokeTool(name, input, { source, state, profile, actor: 'user' });
       // A tool that writes a file in the background: the command ends with the file, and says how it ended.
       const id = backgroundJobOf(name, output);
-      if (id === undefined) return report(output, undefined);
+      if (id === undefined) return await report(output, undefined);
       await state.exports.idle();
-      return report(output, await state.exports.status(id));
+      return await report(output, await state.exports.status(id));
     } catch (error) {
       if (isToolError(error)) return fail(error);
       throw error;

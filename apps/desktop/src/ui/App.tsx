@@ -138,6 +138,7 @@ export function App() {
         mode={status?.mode ?? 'manual'}
         onModeChange={actions.setMode}
         onChip={actions.acceptChip}
+        onOpenSql={openWorkbench}
         onTurnSettled={actions.onTurnSettled}
         inputRef={chatInput}
       />

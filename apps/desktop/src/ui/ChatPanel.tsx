@@ -20,6 +20,7 @@ import {
   PERMISSION_MODES,
   type PermissionMode,
 } from './api.ts';
+import { ChartCard, chartOf } from './ChartCard.tsx';
 import { chipOf, formatUsage, summarizeInput, usageOf } from './chat-parts.ts';
 import { Markdown } from './Markdown.tsx';
 import { allowed } from './permissions.ts';
@@ -29,8 +30,10 @@ export interface ChatPanelProps {
   status: AppStatus | null;
   mode: PermissionMode;
   onModeChange: (mode: PermissionMode) => void;
-  /** A chip was clicked: run its tool as the user. Rejects with a readable error. */
-  onChip: (chip: Chip) => Promise<void>;
+  /** A chip was clicked: run its tool as the user; resolves to its output. Rejects with a readable error. */
+  onChip: (chip: Chip) => Promise<unknown>;
+  /** Opens a chart's read in a new workbench tab. */
+  onOpenSql: (sql: string) => void;
   /** A turn ended (or paused for an approval): the agent may have changed tabs, staging or the audit log. */
   onTurnSettled: () => void;
   inputRef: React.RefObject<HTMLTextAreaElement | null>;
@@ -287,6 +290,7 @@ function ChatSession(props: ChatSessionProps) {
               })
             }
             onChip={props.onChip}
+            onOpenSql={props.onOpenSql}
           />
         ))}
         {status === 'submitted' ? <div className="faint">Thinking…</div> : null}
@@ -446,12 +450,14 @@ function Message({
   streaming,
   onApprove,
   onChip,
+  onOpenSql,
   onRetry,
 }: {
   message: UIMessage;
   streaming: boolean;
   onApprove: (approvalId: string, approved: boolean) => void;
-  onChip: (chip: Chip) => Promise<void>;
+  onChip: (chip: Chip) => Promise<unknown>;
+  onOpenSql: (sql: string) => void;
   /** The last answer only: runs its turn again. */
   onRetry?: (() => void) | undefined;
 }) {
@@ -476,7 +482,9 @@ function Message({
           ) : null;
         }
         if (isToolUIPart(part))
-          return <ToolCall key={key} part={part} onApprove={onApprove} onChip={onChip} />;
+          return (
+            <ToolCall key={key} part={part} onApprove={onApprove} onChip={onChip} onOpenSql={onOpenSql} />
+          );
         // A turn that failed, as it was saved: what failed, and (on the last answer) Retry.
         if (part.type === 'data-turn-error') {
           const { message: text } = (part.data ?? {}) as { message?: string };
@@ -512,13 +520,17 @@ function ToolCall({
   part,
   onApprove,
   onChip,
+  onOpenSql,
 }: {
   part: ToolPart;
   onApprove: (approvalId: string, approved: boolean) => void;
-  onChip: (chip: Chip) => Promise<void>;
+  onChip: (chip: Chip) => Promise<unknown>;
+  onOpenSql: (sql: string) => void;
 }) {
   const name = getToolName(part);
   const [chipState, setChipState] = useState<'idle' | 'running' | 'done' | Error>('idle');
+  // What the chip's click returned: a chart is drawn under its chip.
+  const [chipOutput, setChipOutput] = useState<unknown>(null);
 
   if (part.state === 'approval-requested') {
     return (
@@ -563,7 +575,10 @@ function ToolCall({
           onClick={() => {
             setChipState('running');
             onChip(chip)
-              .then(() => setChipState('done'))
+              .then((output) => {
+                setChipOutput(output);
+                setChipState('done');
+              })
               .catch((error: unknown) =>
                 setChipState(error instanceof Error ? error : new Error(String(error))),
               );
@@ -573,6 +588,7 @@ function ToolCall({
           {chip.label}
         </button>
         {chipState instanceof Error ? <ErrorBox error={chipState} /> : null}
+        <ChartOf output={chipOutput} onOpenSql={onOpenSql} />
       </>
     );
   }
@@ -592,7 +608,7 @@ function ToolCall({
       : part.state === 'output-error'
         ? part.errorText
         : JSON.stringify(part.input ?? null, null, 2);
-  return (
+  const call = (
     <details className="toolcall" data-testid="tool-call" data-tool={name} data-state={part.state}>
       <summary>
         <span className="tname">{name}</span>
@@ -617,4 +633,18 @@ function ToolCall({
       <pre>{detail}</pre>
     </details>
   );
+  return part.state === 'output-available' && chartOf(part.output) ? (
+    <>
+      <ChartOf output={part.output} onOpenSql={onOpenSql} />
+      {call}
+    </>
+  ) : (
+    call
+  );
+}
+
+/** The chart a tool's output carries, drawn as a card; nothing when it carries none. */
+function ChartOf({ output, onOpenSql }: { output: unknown; onOpenSql: (sql: string) => void }) {
+  const chart = chartOf(output);
+  return chart ? <ChartCard {...chart} onOpenSql={onOpenSql} /> : null;
 }

@@ -1,6 +1,7 @@
 import { isNumberText } from '@toolrow/datasource/numbers';
 import { useMemo, useRef, useState } from 'react';
 import { ApiError, api, type ExportJob, type QueryPlanResult, type QueryResult } from './api.ts';
+import { ChartBuilder } from './ChartBuilder.tsx';
 import { formatCount, readBadgeText } from './format.ts';
 import { Grid, type GridColumn } from './Grid.tsx';
 import { ErrorBox } from './widgets.tsx';
@@ -195,37 +196,12 @@ export function Workbench({
         </div>
       ) : null}
       {result ? (
-        <>
-          <div className="toolbar">
-            <span className="muted num" data-testid="query-summary">
-              {formatCount(result.rowCount)} {result.rowCount === 1 ? 'row' : 'rows'} · {result.elapsedMs} ms
-            </span>
-            {result.truncated ? (
-              <span
-                className="badge gated"
-                title="The workbench shows the first rows only; export to get them all"
-              >
-                truncated
-              </span>
-            ) : null}
-            {(result.reads ?? []).map((read) => (
-              <span
-                key={`${read.table}-${read.operation}-${read.index ?? ''}`}
-                className={`badge ${read.operation === 'Scan' ? 'gated' : 'silent'}`}
-                data-testid="query-read"
-                title={read.note ?? `How ${read.table} was read`}
-              >
-                {readBadgeText(read)}
-              </span>
-            ))}
-          </div>
-          <Grid
-            label="Query results"
-            columns={columns}
-            rowCount={result.rows.length}
-            getRow={(index) => result.rows[index]}
-          />
-        </>
+        <QueryResultView
+          result={result}
+          resultOf={resultOf}
+          columns={columns}
+          chartLanguage={chosen > 0 ? (languages[0]?.name ?? 'SQL') : undefined}
+        />
       ) : !error ? (
         <div className="empty">
           <p>
@@ -234,5 +210,76 @@ export function Workbench({
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** A statement's rows: how many, how they were read, the Chart button, and the grid. */
+function QueryResultView({
+  result,
+  resultOf,
+  columns,
+  chartLanguage,
+}: {
+  result: QueryResult;
+  resultOf: string | null;
+  columns: GridColumn[];
+  /** Set when another language than the connection's first is chosen: the one charts read, to switch to. */
+  chartLanguage: string | undefined;
+}) {
+  const [charting, setCharting] = useState(false);
+  return (
+    <>
+      <div className="toolbar">
+        <span className="muted num" data-testid="query-summary">
+          {formatCount(result.rowCount)} {result.rowCount === 1 ? 'row' : 'rows'} · {result.elapsedMs} ms
+        </span>
+        {result.truncated ? (
+          <span
+            className="badge gated"
+            title="The workbench shows the first rows only; export to get them all"
+          >
+            truncated
+          </span>
+        ) : null}
+        <span className="spacer" />
+        <button
+          type="button"
+          className={`btn small${charting ? ' primary' : ''}`}
+          disabled={chartLanguage !== undefined}
+          title={
+            chartLanguage
+              ? `Charts read ${chartLanguage}: switch to it to chart`
+              : 'Draw a chart of this result'
+          }
+          onClick={() => setCharting((open) => !open)}
+        >
+          Chart
+        </button>
+        {(result.reads ?? []).map((read) => (
+          <span
+            key={`${read.table}-${read.operation}-${read.index ?? ''}`}
+            className={`badge ${read.operation === 'Scan' ? 'gated' : 'silent'}`}
+            data-testid="query-read"
+            title={read.note ?? `How ${read.table} was read`}
+          >
+            {readBadgeText(read)}
+          </span>
+        ))}
+      </div>
+      {charting && resultOf ? (
+        // A new result is a new chart: the picks start from its columns.
+        <ChartBuilder
+          key={`${resultOf}\n${result.columns.join(',')}`}
+          sql={resultOf}
+          columns={result.columns}
+        />
+      ) : null}
+      <Grid
+        label="Query results"
+        columns={columns}
+        rowCount={result.rows.length}
+        getRow={(index) => result.rows[index]}
+      />
+    </>
   );
 }

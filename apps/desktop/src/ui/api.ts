@@ -621,6 +621,9 @@ export const api = {
       approved,
       ...(reason ? { reason } : {}),
     }),
+  /** One tool run as the user, as `toolrow call` runs it through the app. */
+  callTool: (name: string, input: unknown) =>
+    request<{ output: unknown }>('POST', `/api/tools/${encodeURIComponent(name)}`, { input }),
   acceptChip: (chip: Chip) =>
     request<{ uiState: UiState; output: unknown }>('POST', '/api/chips/accept', chip),
 };

@@ -4,7 +4,7 @@
 import type { EngineFeature } from '@toolrow/declarations';
 import type { ToolName } from './tool-names.ts';
 
-/** What each tool needs of a connection's engine (10 of the rows need something; the rest are served on every engine). An engine declares the features it has. */
+/** What each tool needs of a connection's engine (12 of the rows need something; the rest are served on every engine). An engine declares the features it has. */
 export const TOOL_NEEDS = {
   describeRelations: [
     'foreignKeys',
@@ -19,6 +19,12 @@ export const TOOL_NEEDS = {
     'exports',
   ],
   runQuery: [
+    'cancel',
+  ],
+  drawChart: [
+    'cancel',
+  ],
+  proposeChart: [
     'cancel',
   ],
   startExport: [

@@ -31,9 +31,11 @@ export const SILENT_TOOLS = [
 
 export type SilentToolName = (typeof SILENT_TOOLS)[number];
 
-/** Tools that act on the world or cost something: they go through the approval ladder (16). */
+/** Tools that act on the world or cost something: they go through the approval ladder (18). */
 export const GATED_TOOLS = [
   'runQuery',
+  'drawChart',
+  'proposeChart',
   'getRow',
   'countRows',
   'openTable',
@@ -93,7 +95,7 @@ export const INLINE_TOOLS = [
 
 export type InlineToolName = (typeof INLINE_TOOLS)[number];
 
-/** Active only after searchTools finds them (11). */
+/** Active only after searchTools finds them (13). */
 export const DISCOVERABLE_TOOLS = [
   'explainQuery',
   'getIndexStats',
@@ -104,6 +106,8 @@ export const DISCOVERABLE_TOOLS = [
   'diffStagedChanges',
   'getExportStatus',
   'listAuditLog',
+  'drawChart',
+  'proposeChart',
   'startExport',
   'proposeExport',
 ] as const satisfies readonly ToolName[];
@@ -113,6 +117,8 @@ export type DiscoverableToolName = (typeof DISCOVERABLE_TOOLS)[number];
 /** The access class of every gated tool. */
 export const TOOL_ACCESS = {
   runQuery: 'read',
+  drawChart: 'read',
+  proposeChart: 'propose',
   getRow: 'read',
   countRows: 'read',
   openTable: 'open',
@@ -130,8 +136,9 @@ export const TOOL_ACCESS = {
   stageDeleteRows: 'stage',
 } as const satisfies Readonly<Record<GatedToolName, ToolAccess>>;
 
-/** Each propose tool and the immediate tool it proposes (5 pairs). */
+/** Each propose tool and the immediate tool it proposes (6 pairs). */
 export const PROPOSE_TWINS = {
+  proposeChart: 'drawChart',
   proposeOpenTable: 'openTable',
   proposeOpenWorkbench: 'openWorkbench',
   proposeSetFilter: 'setFilter',

@@ -2365,6 +2365,97 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       "columns"
     ]
   },
+  "drawChart": {
+    "type": "object",
+    "properties": {
+      "note": {
+        "type": "string"
+      },
+      "display": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "const": "chart"
+          },
+          "sql": {
+            "type": "string"
+          },
+          "spec": {
+            "type": "object",
+            "additionalProperties": {
+              "description": "Any JSON value: as the data holds it."
+            }
+          }
+        },
+        "required": [
+          "kind",
+          "sql",
+          "spec"
+        ]
+      },
+      "reads": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "properties": {
+            "table": {
+              "type": "string"
+            },
+            "operation": {
+              "type": "string"
+            },
+            "index": {
+              "type": "string"
+            },
+            "items": {
+              "type": "number"
+            },
+            "capacity": {
+              "type": "number"
+            },
+            "note": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "table",
+            "operation",
+            "items"
+          ]
+        }
+      },
+      "summary": {
+        "type": "string"
+      },
+      "mark": {
+        "type": "string"
+      },
+      "encodings": {
+        "type": "object",
+        "additionalProperties": {
+          "type": "string"
+        }
+      },
+      "points": {
+        "type": "number"
+      },
+      "columns": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      }
+    },
+    "required": [
+      "note",
+      "display",
+      "summary",
+      "mark",
+      "encodings",
+      "points",
+      "columns"
+    ]
+  },
   "getRow": {
     "type": "object",
     "properties": {
@@ -3644,6 +3735,44 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       "note"
     ]
   },
+  "proposeChart": {
+    "type": "object",
+    "properties": {
+      "kind": {
+        "const": "chip"
+      },
+      "proposedBy": {
+        "enum": [
+          "proposeChart",
+          "proposeOpenTable",
+          "proposeOpenWorkbench",
+          "proposeSetFilter",
+          "proposeOpenRow",
+          "proposeExport"
+        ]
+      },
+      "tool": {
+        "const": "drawChart"
+      },
+      "label": {
+        "type": "string"
+      },
+      "input": {
+        "description": "Any JSON value: as the data holds it."
+      },
+      "note": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "kind",
+      "proposedBy",
+      "tool",
+      "label",
+      "input",
+      "note"
+    ]
+  },
   "proposeOpenTable": {
     "type": "object",
     "properties": {
@@ -3652,6 +3781,7 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       },
       "proposedBy": {
         "enum": [
+          "proposeChart",
           "proposeOpenTable",
           "proposeOpenWorkbench",
           "proposeSetFilter",
@@ -3689,6 +3819,7 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       },
       "proposedBy": {
         "enum": [
+          "proposeChart",
           "proposeOpenTable",
           "proposeOpenWorkbench",
           "proposeSetFilter",
@@ -3726,6 +3857,7 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       },
       "proposedBy": {
         "enum": [
+          "proposeChart",
           "proposeOpenTable",
           "proposeOpenWorkbench",
           "proposeSetFilter",
@@ -3763,6 +3895,7 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       },
       "proposedBy": {
         "enum": [
+          "proposeChart",
           "proposeOpenTable",
           "proposeOpenWorkbench",
           "proposeSetFilter",
@@ -3800,6 +3933,7 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
       },
       "proposedBy": {
         "enum": [
+          "proposeChart",
           "proposeOpenTable",
           "proposeOpenWorkbench",
           "proposeSetFilter",

@@ -6,6 +6,7 @@ import type { ToolName } from '@toolrow/catalog';
 /** What each tool may change, by kind: the UI, the staging area, or files. Tables change only on a user commit. */
 export const WRITE_SCOPE_TOOLS = {
   ui: [
+    'proposeChart',
     'openTable',
     'proposeOpenTable',
     'openWorkbench',
@@ -28,7 +29,7 @@ export const WRITE_SCOPE_TOOLS = {
 
 export type WriteScope = keyof typeof WRITE_SCOPE_TOOLS;
 
-/** Tools that write nothing at all (25). */
+/** Tools that write nothing at all (26). */
 export const READ_ONLY_TOOLS = [
   'searchTools',
   'listConnections',
@@ -53,6 +54,7 @@ export const READ_ONLY_TOOLS = [
   'getExportStatus',
   'listAuditLog',
   'runQuery',
+  'drawChart',
   'getRow',
   'countRows',
 ] as const satisfies readonly ToolName[];

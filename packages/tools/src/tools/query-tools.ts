@@ -138,6 +138,72 @@ export const explainQuery = defineTool({
   },
 });
 
+/**
+ * The read path every tool that reads table data takes (runQuery, drawChart): the statement check,
+ * the engine's read with its bounds and time limit, the query history, and refusals in the tools'
+ * words. Returns the checked statement and the engine's result.
+ */
+export async function readForTool(
+  tool: ToolName,
+  sql: string,
+  ctx: ToolContext,
+  bounds: { maxRows: number },
+): Promise<{ statement: CheckedStatement; result: ReadQueryResult }> {
+  const limits = limitsOf(ctx);
+  const statement = await guardStatement(tool, sql, ctx);
+  throwIfAborted(tool, ctx);
+  const started = performance.now();
+  let result: ReadQueryResult;
+  try {
+    result = await ctx.source.queries.run(statement.statement, {
+      maxRows: bounds.maxRows,
+      maxBytes: readBytesOf(limits),
+      maxValueBytes: MAX_VALUE_BYTES,
+      ...readOptions(ctx),
+    });
+  } catch (error) {
+    const message = databaseMessage(error);
+    await ctx.state.history.add({
+      profile: ctx.profile,
+      actor: ctx.actor,
+      sql: statement.statement,
+      rowCount: null,
+      durationMs: Math.round(performance.now() - started),
+      error: message,
+    });
+    const aborted = abortedRead(tool, error);
+    if (aborted) throw aborted;
+    // Past what one statement may read: the engine's message says what would pin it.
+    if (isDataSourceError(error, 'too-large'))
+      throw new ToolError('failed', tool, error.message, { cause: error });
+    // A statement timeout (PostgreSQL's 57014, or the PGlite worker stopping a runaway read) is
+    // about the query's cost, not its names: say how to make it cheaper.
+    if (isDataSourceError(error, 'timeout') || (error as { code?: unknown } | null)?.code === '57014') {
+      throw new ToolError(
+        'failed',
+        tool,
+        `The query ran longer than ${limits.statementTimeoutMs / 1000} s and was stopped. Make it cheaper: filter with WHERE, join on keys, aggregate or LIMIT early; explainQuery shows the plan.`,
+        { cause: error },
+      );
+    }
+    throw new ToolError(
+      'failed',
+      tool,
+      `The query failed: ${message.replace(/\.$/, '')}.${unknownNameHint(message, (await ctx.source.schema.get()).tables)} Check table and column names with describeTable, or validateQuery first.`,
+      { cause: error },
+    );
+  }
+  await ctx.state.history.add({
+    profile: ctx.profile,
+    actor: ctx.actor,
+    sql: statement.statement,
+    rowCount: result.rows.length,
+    durationMs: Math.round(performance.now() - started),
+    error: null,
+  });
+  return { statement, result };
+}
+
 export const runQuery = defineTool({
   inputSchema: z.strictObject({
     sql: sqlText,
@@ -145,59 +211,8 @@ export const runQuery = defineTool({
   }),
   async execute(input, ctx) {
     const limits = limitsOf(ctx);
-    const statement = await guardStatement('runQuery', input.sql, ctx);
-    throwIfAborted('runQuery', ctx);
     const maxRows = Math.min(input.limit ?? limits.defaultRows, limits.maxRows);
-    const started = performance.now();
-    let result: ReadQueryResult;
-    try {
-      result = await ctx.source.queries.run(statement.statement, {
-        maxRows,
-        maxBytes: readBytesOf(limits),
-        maxValueBytes: MAX_VALUE_BYTES,
-        ...readOptions(ctx),
-      });
-    } catch (error) {
-      const message = databaseMessage(error);
-      await ctx.state.history.add({
-        profile: ctx.profile,
-        actor: ctx.actor,
-        sql: statement.statement,
-        rowCount: null,
-        durationMs: Math.round(performance.now() - started),
-        error: message,
-      });
-      const aborted = abortedRead('runQuery', error);
-      if (aborted) throw aborted;
-      // Past what one statement may read: the engine's message says what would pin it.
-      if (isDataSourceError(error, 'too-large'))
-        throw new ToolError('failed', 'runQuery', error.message, { cause: error });
-      // A statement timeout (PostgreSQL's 57014, or the PGlite worker stopping a runaway read) is
-      // about the query's cost, not its names: say how to make it cheaper.
-      if (isDataSourceError(error, 'timeout') || (error as { code?: unknown } | null)?.code === '57014') {
-        throw new ToolError(
-          'failed',
-          'runQuery',
-          `The query ran longer than ${limits.statementTimeoutMs / 1000} s and was stopped. Make it cheaper: filter with WHERE, join on keys, aggregate or LIMIT early; explainQuery shows the plan.`,
-          { cause: error },
-        );
-      }
-      throw new ToolError(
-        'failed',
-        'runQuery',
-        `The query failed: ${message.replace(/\.$/, '')}.${unknownNameHint(message, (await ctx.source.schema.get()).tables)} Check table and column names with describeTable, or validateQuery first.`,
-        { cause: error },
-      );
-    }
-    const durationMs = Math.round(performance.now() - started);
-    await ctx.state.history.add({
-      profile: ctx.profile,
-      actor: ctx.actor,
-      sql: statement.statement,
-      rowCount: result.rows.length,
-      durationMs,
-      error: null,
-    });
+    const { result } = await readForTool('runQuery', input.sql, ctx, { maxRows });
     // The token budget below bounds the output; here values are only made JSON-safe and clipped.
     const shaped = boundRows(
       result.rows,

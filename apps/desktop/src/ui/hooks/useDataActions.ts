@@ -147,6 +147,7 @@ export function useDataActions(options: DataActionsOptions) {
       applyServerState(result.uiState);
       afterWrite();
       loadJobs();
+      return result.output;
     },
     [applyServerState, afterWrite, loadJobs],
   );
