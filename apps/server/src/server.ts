@@ -42,6 +42,7 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { queryRoutes } from './routes/queries.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { origin } from './routes/shared.ts';
+import { specRoutes } from './routes/specs.ts';
 import { stagingRoutes } from './routes/staging.ts';
 import { statusRoutes } from './routes/status.ts';
 import { tableRoutes } from './routes/tables.ts';
@@ -187,6 +188,7 @@ export async function createToolrowServer(options: ToolrowServerOptions): Promis
     queryRoutes(ctx),
     stagingRoutes(ctx),
     toolRoutes(ctx),
+    specRoutes(ctx),
     exportRoutes(ctx),
     evalRoutes(ctx),
     auditRoutes(ctx),

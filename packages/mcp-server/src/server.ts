@@ -27,6 +27,14 @@ import { annotationsFor } from './annotations.ts';
 import type { McpActor, McpBackend } from './backend.ts';
 import type { InFlightCalls } from './cancellations.ts';
 import { chartContent, chartDisplayOf } from './chart-content.ts';
+import {
+  CHART_VIEW_RESOURCE,
+  CHART_VIEW_URI,
+  chartViewHtml,
+  clientTakesViews,
+  VIEW_MIME_TYPE,
+  withChartView,
+} from './chart-view.ts';
 import { gateCall, type McpGateOptions, verifyElicitState } from './gate.ts';
 import type { McpScope, McpToolName } from './generated/mcp-scopes.ts';
 import { iconsFor } from './icons.ts';
@@ -209,7 +217,13 @@ export function createToolrowMcpServer(
       requestState: { verify: verifyElicitState },
     },
   );
-  server.setRequestHandler('tools/list', async () => (await listingOf()).listing?.result ?? { tools: [] });
+  server.setRequestHandler('tools/list', async () => {
+    const result = (await listingOf()).listing?.result ?? { tools: [] };
+    // A client that takes MCP Apps views gets the chart tools linked to the chart view.
+    return clientTakesViews(server.getClientCapabilities())
+      ? { ...result, tools: withChartView(result.tools) }
+      : result;
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { backend, principal, listing } = await listingOf();
     const name = request.params.name;
@@ -297,6 +311,12 @@ function taskContext(ctx: ServerContext, signal: AbortSignal): ServerContext {
     notify: { value: async () => {} },
   });
   return { ...ctx, mcpReq } as ServerContext;
+}
+
+/** What the client declared: on the request (2026-07-28), else at initialize (2025). */
+function declaredCapabilities(ctx: ServerContext, server: Server): unknown {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
 }
 
 /** A 2026-07-28 request (its client capabilities ride on it) that declares the Tasks extension. */
@@ -535,20 +555,24 @@ function registerResources(
       toolsForScope(principal.scope, backend.engine).includes('describeTable' as McpToolName);
     return { backend, allowed };
   };
-  server.setRequestHandler('resources/list', async (): Promise<ListResourcesResult> => {
+  server.setRequestHandler('resources/list', async (_request, ctx): Promise<ListResourcesResult> => {
     const { backend, allowed } = await allowedOn();
-    if (!allowed) return { resources: [] };
+    const views = clientTakesViews(declaredCapabilities(ctx, server)) ? [CHART_VIEW_RESOURCE] : [];
+    if (!allowed) return { resources: views };
     const tables = await backend.tables!();
     return {
-      resources: tables.map((table) => ({
-        uri: tableResourceUri(table.schema, table.name),
-        name: `${table.schema}.${table.name}`,
-        title: `${table.schema}.${table.name} (${table.kind})`,
-        description:
-          table.comment ??
-          `The ${table.kind} ${table.schema}.${table.name}: columns, keys, indexes and foreign keys, about ${table.rowEstimate} rows.`,
-        mimeType: 'application/json',
-      })),
+      resources: [
+        ...views,
+        ...tables.map((table) => ({
+          uri: tableResourceUri(table.schema, table.name),
+          name: `${table.schema}.${table.name}`,
+          title: `${table.schema}.${table.name} (${table.kind})`,
+          description:
+            table.comment ??
+            `The ${table.kind} ${table.schema}.${table.name}: columns, keys, indexes and foreign keys, about ${table.rowEstimate} rows.`,
+          mimeType: 'application/json',
+        })),
+      ],
     };
   });
   server.setRequestHandler(
@@ -569,8 +593,14 @@ function registerResources(
     }),
   );
   server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
-    const { backend, allowed } = await allowedOn();
     const uri = request.params.uri;
+    if (uri === CHART_VIEW_URI)
+      return {
+        contents: [
+          { uri, mimeType: VIEW_MIME_TYPE, text: chartViewHtml(), _meta: CHART_VIEW_RESOURCE._meta },
+        ],
+      };
+    const { backend, allowed } = await allowedOn();
     const match = TABLE_URI.exec(uri);
     if (!allowed || !match) {
       throw new ResourceNotFoundError(

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
+import { exampleOf, LOOP_TOOLS, TOOL_NAMES } from '@toolrow/catalog';
 import { sqlDatabaseOf } from '@toolrow/postgres';
 import { openToolrow, type Toolrow } from '@toolrow/state';
 import { createTestEnvironment, TEST_SEED_NOW } from '@toolrow/state/testing';
@@ -86,8 +86,8 @@ const call = (tool: string, input?: unknown, extra: string[] = []) =>
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of many shapes
 type Json = Record<string, any>;
 
-// One real call per row, in an order where later calls can use what earlier ones made.
-const CALLS: readonly [string, unknown, (out: Json) => void][] = [
+// Real calls with checks of their outputs, in an order where later calls can use what earlier ones made.
+const CHECKED: readonly [string, unknown, (out: Json) => void][] = [
   [
     'searchTools',
     { query: 'export csv' },
@@ -181,9 +181,22 @@ const CALLS: readonly [string, unknown, (out: Json) => void][] = [
   ['listAuditLog', {}, (out) => expect(out.entries.length).toBeGreaterThan(0)],
 ];
 
+// Every other row is called with its example (a new row needs no entry here): it must run as the user.
+const CALLS: readonly [string, unknown, (out: Json) => void][] = [
+  ...CHECKED,
+  ...TOOL_NAMES.filter((name) => !CHECKED.some(([tool]) => tool === name)).map(
+    (name): [string, unknown, (out: Json) => void] => [
+      name,
+      exampleOf(name),
+      (out) => expect(out).toBeTypeOf('object'),
+    ],
+  ),
+];
+
 describe('toolrow call', () => {
-  it('covers every row', () => {
+  it('covers every row, and checks only rows', () => {
     expect(CALLS.map(([tool]) => tool).sort()).toEqual([...TOOL_NAMES].sort());
+    expect(CHECKED.filter(([tool]) => !(TOOL_NAMES as readonly string[]).includes(tool))).toEqual([]);
   });
 
   it('runs every tool as the user; stage tools only stage', async () => {

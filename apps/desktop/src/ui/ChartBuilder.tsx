@@ -100,7 +100,13 @@ export function ChartBuilder({ sql, columns }: ChartBuilderProps) {
         </button>
       </div>
       {error ? <ErrorBox error={error} /> : null}
-      {chart ? <ChartCard {...chart} display={chart.display as ChartDisplay} /> : null}
+      {chart ? (
+        <ChartCard
+          {...chart}
+          display={chart.display as ChartDisplay}
+          onSave={(name, display) => api.saveChart(name, display.sql, display.chart)}
+        />
+      ) : null}
     </div>
   );
 }

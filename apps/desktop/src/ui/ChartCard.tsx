@@ -13,6 +13,9 @@ import { ErrorBox } from './widgets.tsx';
 export interface ChartDisplay {
   kind: 'chart';
   sql: string;
+  /** The spec as written, without data: what a saved chart keeps. */
+  chart: Record<string, unknown>;
+  /** The spec with the read's rows bound: what is drawn. */
   spec: Record<string, unknown>;
 }
 
@@ -50,14 +53,16 @@ export interface ChartCardProps {
   reads?: TableRead[];
   /** Opens the chart's read in the workbench (absent where the card is the workbench's). */
   onOpenSql?: (sql: string) => void;
-  /** Saves the chart with the saved specs (absent where saving is not offered). */
-  onSave?: (display: ChartDisplay) => void;
+  /** Saves the chart with the saved specs under a name (absent where saving is not offered). */
+  onSave?: (name: string, display: ChartDisplay) => Promise<unknown>;
 }
 
 export function ChartCard({ display, summary, reads, onOpenSql, onSave }: ChartCardProps) {
   const container = useRef<HTMLDivElement>(null);
   const [view, setView] = useState<View | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [saving, setSaving] = useState<'closed' | 'open' | 'saved'>('closed');
+  const [name, setName] = useState('');
 
   useEffect(() => {
     const element = container.current;
@@ -96,6 +101,31 @@ export function ChartCard({ display, summary, reads, onOpenSql, onSave }: ChartC
     <figure className="chart-card" data-testid="chart-card">
       <div className="chart-canvas" ref={container} data-testid="chart-canvas" />
       {error ? <ErrorBox error={error} /> : null}
+      {onSave && saving === 'open' ? (
+        <form
+          className="chart-save"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setError(null);
+            onSave(name.trim(), display)
+              .then(() => setSaving('saved'))
+              .catch(setError);
+          }}
+        >
+          <input
+            aria-label="Chart name"
+            placeholder="orders per status"
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+          />
+          <button type="submit" className="btn small primary" disabled={!name.trim()}>
+            Save chart
+          </button>
+          <button type="button" className="btn small" onClick={() => setSaving('closed')}>
+            Cancel
+          </button>
+        </form>
+      ) : null}
       <figcaption>
         {summary ? <span className="muted">{summary}</span> : null}
         {(reads ?? []).map((read) => (
@@ -113,9 +143,9 @@ export function ChartCard({ display, summary, reads, onOpenSql, onSave }: ChartC
             Open the query
           </button>
         ) : null}
-        {onSave ? (
-          <button type="button" className="btn small" onClick={() => onSave(display)}>
-            Save
+        {onSave && saving !== 'open' ? (
+          <button type="button" className="btn small" onClick={() => setSaving('open')}>
+            {saving === 'saved' ? `Saved as ${name}` : 'Save'}
           </button>
         ) : null}
         <button

@@ -646,5 +646,11 @@ function ToolCall({
 /** The chart a tool's output carries, drawn as a card; nothing when it carries none. */
 function ChartOf({ output, onOpenSql }: { output: unknown; onOpenSql: (sql: string) => void }) {
   const chart = chartOf(output);
-  return chart ? <ChartCard {...chart} onOpenSql={onOpenSql} /> : null;
+  return chart ? (
+    <ChartCard
+      {...chart}
+      onOpenSql={onOpenSql}
+      onSave={(name, display) => api.saveChart(name, display.sql, display.chart)}
+    />
+  ) : null;
 }

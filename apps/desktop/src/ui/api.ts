@@ -624,6 +624,9 @@ export const api = {
   /** One tool run as the user, as `toolrow call` runs it through the app. */
   callTool: (name: string, input: unknown) =>
     request<{ output: unknown }>('POST', `/api/tools/${encodeURIComponent(name)}`, { input }),
+  /** Saves a chart with the saved specs (a query with its chart), after the server drew it. */
+  saveChart: (name: string, sql: string, chart: Record<string, unknown>) =>
+    request<{ name: string }>('POST', '/api/specs/charts', { name, sql, chart }),
   acceptChip: (chip: Chip) =>
     request<{ uiState: UiState; output: unknown }>('POST', '/api/chips/accept', chip),
 };

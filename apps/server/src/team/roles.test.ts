@@ -25,6 +25,8 @@ describe('roleNeeded', () => {
     ['POST', '/api/tools/stageUpdateRows', 'analyst'],
     ['POST', '/api/tools/startExport', 'analyst'],
     ['POST', '/api/tools/notATool', 'analyst'],
+    ['POST', '/api/tools/drawChart', 'viewer'],
+    ['POST', '/api/specs/charts', 'analyst'],
     ['POST', '/api/something-new', 'admin'],
   ])('%s %s needs %s', (method, path, role) => {
     expect(roleNeeded(method, path).role).toBe(role);

@@ -27,6 +27,7 @@ const RULES: readonly [method: string, path: RegExp, role: TeamRole, what: strin
   ['POST', /^\/api\/tools\/[^/]+$/, 'analyst', 'run tools'],
   ['POST', /^\/api\/(chat|chips\/accept)$/, 'analyst', 'run the agent'],
   ['POST', /^\/api\/exports(\/[^/]+\/cancel)?$/, 'analyst', 'export'],
+  ['POST', /^\/api\/specs\/charts$/, 'analyst', 'save a chart'],
   // An analyst discards her own changes; the staging area refuses anyone else's (people.ts).
   ['POST', /^\/api\/staging\/discard$/, 'analyst', 'discard staged changes'],
   ['POST', /^\/api\/staging\/(commit|resolve)$/, 'approver', 'commit staged changes'],

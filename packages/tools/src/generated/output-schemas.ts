@@ -2380,6 +2380,12 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
           "sql": {
             "type": "string"
           },
+          "chart": {
+            "type": "object",
+            "additionalProperties": {
+              "description": "Any JSON value: as the data holds it."
+            }
+          },
           "spec": {
             "type": "object",
             "additionalProperties": {
@@ -2390,6 +2396,7 @@ export const TOOL_OUTPUT_SCHEMAS: Readonly<Record<ImplementedToolName, ToolOutpu
         "required": [
           "kind",
           "sql",
+          "chart",
           "spec"
         ]
       },

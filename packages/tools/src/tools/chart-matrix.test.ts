@@ -142,6 +142,30 @@ describe.each(ENGINES)('drawChart on $name', ({ name, open }) => {
     expect(error.message).toContain(message);
   });
 
+  it('charts a saved query, with its saved chart or a spec given; names what is missing', async () => {
+    await toolrow.state.specs.save({
+      name: 'per-status',
+      kind: 'query',
+      spec: { sql: PER_STATUS, chart: BAR },
+    });
+    await toolrow.state.specs.save({ name: 'per-status-sql', kind: 'query', spec: { sql: PER_STATUS } });
+    await toolrow.state.specs.save({ name: 'paid-view', kind: 'view', spec: { table: 'orders' } });
+    const direct = await draw({ sql: PER_STATUS, spec: BAR });
+    const saved = await draw({ saved: 'per-status' });
+    expect(saved.points).toBe(direct.points);
+    expect(saved.display.sql).toBe(direct.display.sql);
+    expect((await draw({ saved: 'per-status-sql', spec: BAR })).points).toBe(direct.points);
+    expect((await refusal({ saved: 'per-status-sql' })).message).toContain(
+      "'per-status-sql' has no chart: give spec",
+    );
+    expect((await refusal({ saved: 'paid-view' })).message).toContain("'paid-view' is a view, not a query");
+    expect((await refusal({ spec: BAR })).message).toContain('Give the read to chart');
+    expect((await refusal({ sql: PER_STATUS, saved: 'per-status', spec: BAR })).message).toContain(
+      'not both',
+    );
+    expect((await refusal({ sql: PER_STATUS })).message).toContain('Give spec');
+  });
+
   it('refuses the hostile-spec corpus through the tool, and nothing is fetched', async () => {
     for (const hostile of hostileSpecs(base)) {
       const error = await refusal({ sql: PER_STATUS, spec: hostile.spec });

@@ -17,11 +17,17 @@ import { sqlText, textField } from '../schemas.ts';
 import { guardStatement, readForTool } from './query-tools.ts';
 
 const chartInput = z.strictObject({
-  sql: sqlText.describe(
-    "One SELECT whose result is the chart's data: aggregate here (GROUP BY), at most 5000 rows.",
-  ),
+  sql: sqlText
+    .optional()
+    .describe(
+      "One SELECT whose result is the chart's data: aggregate here (GROUP BY), at most 5000 rows. Or give saved.",
+    ),
+  saved: textField(200)
+    .optional()
+    .describe('A saved query (listSavedSpecs) to chart instead of sql; a saved chart brings its own spec.'),
   spec: z
     .record(z.string(), z.unknown())
+    .optional()
     .describe(
       "A Vega-Lite spec without data: mark ('bar', 'line', 'point', 'arc', 'area' …) and encoding (x, y, color, theta, size …), each {field: a result column, type?: 'quantitative'|'nominal'|'temporal'|'ordinal', aggregate?}; optional transform and title.",
     ),
@@ -29,21 +35,65 @@ const chartInput = z.strictObject({
 });
 
 type ChartInput = z.output<typeof chartInput>;
+/** The input with its read and spec settled (a saved query's SQL, a saved chart's spec). */
+type ResolvedChart = ChartInput & { sql: string; spec: Record<string, unknown> };
+
+/** The read and the spec: given, or from a saved query (kind 'query', spec { sql, chart? }). */
+async function resolveChart(input: ChartInput, ctx: ToolContext): Promise<ResolvedChart> {
+  if ((input.sql === undefined) === (input.saved === undefined))
+    throw new ToolError(
+      'invalid-input',
+      'drawChart',
+      input.sql === undefined
+        ? 'Give the read to chart: sql (one SELECT), or saved (a saved query listSavedSpecs names).'
+        : 'Give sql or saved, not both: the chart has one read.',
+    );
+  if (input.sql !== undefined) {
+    if (!input.spec)
+      throw new ToolError(
+        'invalid-input',
+        'drawChart',
+        'Give spec: the chart\'s mark and encoding ({"mark":"bar","encoding":{…}}).',
+      );
+    return { ...input, sql: input.sql, spec: input.spec };
+  }
+  const saved = await ctx.state.specs.get(input.saved as string);
+  const stored = saved.spec as { sql?: unknown; chart?: unknown };
+  if (saved.kind !== 'query' || typeof stored.sql !== 'string')
+    throw new ToolError(
+      'invalid-input',
+      'drawChart',
+      `The saved spec '${saved.name}' is a ${saved.kind}, not a query: chart a query (listSavedSpecs shows each one's kind), or give sql.`,
+    );
+  const spec =
+    input.spec ??
+    (typeof stored.chart === 'object' && stored.chart !== null
+      ? (stored.chart as Record<string, unknown>)
+      : undefined);
+  if (!spec)
+    throw new ToolError(
+      'invalid-input',
+      'drawChart',
+      `The saved query '${saved.name}' has no chart: give spec (mark and encoding).`,
+    );
+  return { ...input, sql: stored.sql, spec };
+}
 
 function refusedChart(error: unknown): never {
   if (isChartRefusal(error)) throw new ToolError('refused', 'drawChart', error.message, { cause: error });
   throw error;
 }
 
-function specOf(input: ChartInput): Record<string, unknown> {
+function specOf(input: ResolvedChart): Record<string, unknown> {
   return input.title ? { ...input.spec, title: input.title } : input.spec;
 }
 
 /** Checks what can be checked without reading: the statement, and a spec that reaches nothing. */
 async function prepareChart(input: ChartInput, ctx: ToolContext): Promise<ChartInput> {
-  await guardStatement('drawChart', input.sql, ctx);
+  const resolved = await resolveChart(input, ctx);
+  await guardStatement('drawChart', resolved.sql, ctx);
   try {
-    checkChartShape(specOf(input));
+    checkChartShape(specOf(resolved));
   } catch (error) {
     refusedChart(error);
   }
@@ -54,10 +104,12 @@ export const drawChart = defineProposable({
   inputSchema: chartInput,
   prepare: prepareChart,
   label(input) {
-    const mark = typeof input.spec.mark === 'string' ? input.spec.mark : 'chart';
-    return `Draw a ${mark} chart${input.title ? ` "${input.title}"` : ''} of: ${clipText(input.sql.replace(/\s+/g, ' '), 60)}`;
+    const mark = typeof input.spec?.mark === 'string' ? input.spec.mark : 'chart';
+    const read = input.sql ? clipText(input.sql.replace(/\s+/g, ' '), 60) : `the saved query ${input.saved}`;
+    return `Draw a ${mark} chart${input.title ? ` "${input.title}"` : ''} of: ${read}`;
   },
-  async execute(input, ctx) {
+  async execute(raw, ctx) {
+    const input = await resolveChart(raw, ctx);
     const spec = specOf(input);
     try {
       checkChartShape(spec);
@@ -91,7 +143,13 @@ export const drawChart = defineProposable({
       ...(result.reads ? { reads: result.reads } : {}),
       note: 'The chart is drawn for the user from these rows; its data is not repeated here. Describe what it shows in words if asked.',
       // For the surfaces (the app's card, the CLI's file, MCP's image and view); the model never reads it.
-      display: { kind: 'chart' as const, sql: statement.statement, spec: chart.spec },
+      display: {
+        kind: 'chart' as const,
+        sql: statement.statement,
+        // The spec as written (no data), what a saved chart keeps.
+        chart: spec,
+        spec: chart.spec,
+      },
     };
   },
 });
