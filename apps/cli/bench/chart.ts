@@ -18,7 +18,13 @@ const ROWS = Number(process.env.CHART_BENCH_ROWS ?? 100_000);
 const ROUNDS = Math.max(1, Number(process.env.CHART_BENCH_ROUNDS ?? 3));
 const CLI = fileURLToPath(new URL('../bin/toolrow.js', import.meta.url));
 const RENDER = fileURLToPath(new URL('./vega-render.mjs', import.meta.url));
-const VL2VG = join(dirname(createRequire(import.meta.url).resolve('vega-lite/package.json')), 'bin', 'vl2vg');
+// vega-lite exports no package.json; its schema sits in build/, beside bin/.
+const VL2VG = join(
+  dirname(createRequire(import.meta.url).resolve('vega-lite/vega-lite-schema.json')),
+  '..',
+  'bin',
+  'vl2vg',
+);
 const SPEC = { mark: 'bar', encoding: { x: { field: 'g' }, y: { field: 'revenue' } } };
 
 interface Side {
