@@ -105,7 +105,7 @@ describe('connections over the API', () => {
     [{ name: 'Bad Name', url: 'pglite:./x' }, /^name: 'Bad Name' is not a connection name/],
     [{ name: 'default', url: 'pglite:./x' }, /^name: 'default' is the unnamed connection/],
     [{ name: 'warehouse', url: 'pglite:./x' }, /^name: a connection named 'warehouse' exists already/],
-    [{ name: 'mysql', url: 'mysql://h/db' }, /^url: the scheme 'mysql:' is not one Toolrow connects to/],
+    [{ name: 'oracle', url: 'oracle://h/db' }, /^url: the scheme 'oracle:' is not one Toolrow connects to/],
     [{ name: 'gone', url: 'postgres://nobody@127.0.0.1:1/db' }, /127\.0\.0\.1:1.*Nothing was saved/],
   ])('refuses %j with a 400 or 409 naming the field, and saves nothing', async (body, message) => {
     const before = await api<ConnectionList>(app, '/api/connections');
@@ -184,7 +184,7 @@ describe('the header switcher in Chromium', () => {
           `${engine.label}: ${engine.urlForms}`,
         );
       expect(await dialog.getByLabel('URL').getAttribute('placeholder')).toMatch(
-        /^postgres:\/\/\S+ or dynamodb:\/\/\S+ or sqlite:\/\/\/\S+$/,
+        /^postgres:\/\/\S+ or dynamodb:\/\/\S+ or sqlite:\/\/\/\S+ or mysql:\/\/\S+$/,
       );
       await dialog.getByLabel('Name').fill('broken');
       await dialog.getByLabel('URL').fill('postgres://nobody@127.0.0.1:1/db');

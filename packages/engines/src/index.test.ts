@@ -11,7 +11,12 @@ import { installedEngines } from './index.ts';
 describe('the installed engines', () => {
   it('say what they can do: a sort by any column is PostgreSQL’s and SQLite’s, not DynamoDB’s (key order)', () => {
     const has = (id: string) => installedEngines.byId(id).features.includes('anyColumnSort');
-    expect([has('postgres'), has('sqlite'), has('dynamodb')]).toEqual([true, true, false]);
+    expect([has('postgres'), has('sqlite'), has('mysql'), has('dynamodb')]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 
   it.each([
@@ -24,6 +29,8 @@ describe('the installed engines', () => {
       'dynamodb',
       expect.stringMatching(/127\.0\.0\.1:8000/),
     ],
+    ['mysql://me@db/shop', 'mysql', 'mysql', 'MySQL me@db:3306/shop'],
+    ['mariadb://me@db:3307/shop', 'mysql', 'mysql', 'MariaDB me@db:3307/shop'],
   ])('%s is %s through %s', (url, engine, driver, description) => {
     expect(installedEngines.parseUrl(url, { cwd: '/home/u', field: 'url' })).toMatchObject({
       engine,
@@ -35,7 +42,7 @@ describe('the installed engines', () => {
 
   it('opens the embedded sample when no URL is given, and names every form when a URL is no engine’s', () => {
     expect(installedEngines.fallback.drivers.find((driver) => driver.embedded)?.id).toBe('pglite');
-    expect(() => installedEngines.forUrl('mysql://h/db')).toThrow(
+    expect(() => installedEngines.forUrl('oracle://h/db')).toThrow(
       /postgres:\/\/user@host:5432\/database .*pglite:<directory>.*dynamodb:\/\/127\.0\.0\.1:8000/,
     );
   });

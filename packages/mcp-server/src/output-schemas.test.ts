@@ -9,7 +9,13 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { exampleOf, isServedBy } from '@toolrow/catalog';
 import { DEFAULT_PROFILE } from '@toolrow/datasource';
 import type { Toolrow } from '@toolrow/state';
-import { dynamoTestStore, type StoreEngine, sqliteTestStore, testStores } from '@toolrow/state/testing';
+import {
+  dynamoTestStore,
+  mariadbTestStore,
+  type StoreEngine,
+  sqliteTestStore,
+  testStores,
+} from '@toolrow/state/testing';
 import { IMPLEMENTED_TOOLS, type ImplementedToolName, invokeTool, TOOL_OUTPUT_SCHEMAS } from '@toolrow/tools';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -20,7 +26,7 @@ import type { RunningMcpHttp } from './http.ts';
 
 const ENGINES: StoreEngine[] = [
   ...testStores(),
-  ...[dynamoTestStore()].filter((store) => store !== undefined),
+  ...[dynamoTestStore(), mariadbTestStore()].filter((store) => store !== undefined),
   sqliteTestStore(),
 ];
 const EXPOSED = MCP_SCOPE_TOOLS['tables:full'] as readonly McpToolName[];

@@ -36,7 +36,7 @@ describe('what a user types for a connection', () => {
   });
 
   it.each([
-    ['mysql://h/db', /url: the scheme 'mysql:' is not one Toolrow connects to/],
+    ['oracle://h/db', /url: the scheme 'oracle:' is not one Toolrow connects to/],
     ['h:5432/db', /url: the scheme 'h:' is not one/],
     ['localhost', /url: 'localhost' has no scheme/],
     ['pglite:', /url: pglite: needs a directory/],

@@ -45,7 +45,7 @@ export interface OpenTestOptions extends DataTestOptions {
 }
 
 export interface StoreEngine {
-  name: 'pglite' | 'pglite-disk' | 'postgres' | 'dynamodb' | 'sqlite';
+  name: 'pglite' | 'pglite-disk' | 'postgres' | 'dynamodb' | 'sqlite' | 'mariadb';
   /** The user's data (seeded when asked) and an empty, migrated state store. */
   open(options?: OpenTestOptions): Promise<Toolrow>;
 }
@@ -183,6 +183,35 @@ export function dynamoTestStore(
   };
 }
 
+/**
+ * A MariaDB server (TOOLROW_TEST_MARIADB_URL, an account that may create databases) as a store
+ * engine: each open() gets a database of its own, dropped on close, the state in SQLite in memory.
+ * Undefined without the URL; in CI that is an error (the suite would not run).
+ */
+export function mariadbTestStore(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): StoreEngine | undefined {
+  const admin = env.TOOLROW_TEST_MARIADB_URL?.trim();
+  if (!admin) {
+    if (env.CI === 'true' || env.CI === '1')
+      throw new Error('CI must set TOOLROW_TEST_MARIADB_URL (scripts/ci-mariadb.sh starts MariaDB).');
+    return undefined;
+  }
+  return {
+    name: 'mariadb',
+    async open(options = {}) {
+      const { createMysqlTestDatabase } = await import('@toolrow/mysql/testing');
+      const database = await createMysqlTestDatabase(admin);
+      try {
+        return await openByUrl('toolrow-mariadb-', options, async () => database.url, database.drop);
+      } catch (error) {
+        await database.drop();
+        throw error;
+      }
+    },
+  };
+}
+
 /** A store over a new SQLite file (made empty here, seeded through the engine): always available. */
 export function sqliteTestStore(): StoreEngine {
   return {
@@ -204,9 +233,13 @@ async function openByUrl(
   prefix: string,
   options: OpenTestOptions,
   urlIn: (dataDir: string) => Promise<string>,
+  onClose: () => Promise<void> = async () => {},
 ): Promise<Toolrow> {
   const dataDir = await mkdtemp(join(tmpdir(), prefix));
-  const removeDir = () => rm(dataDir, { recursive: true, force: true });
+  const removeDir = async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    await onClose();
+  };
   let source: DataSource;
   try {
     const url = await urlIn(dataDir);

@@ -4,7 +4,7 @@
 // would be.
 import { describe } from 'vitest';
 
-export type ServiceName = 'postgres' | 'dynamodb';
+export type ServiceName = 'postgres' | 'dynamodb' | 'mariadb';
 
 interface Service {
   /** The environment variable that holds its URL. */
@@ -24,6 +24,11 @@ export const SERVICES: Readonly<Record<ServiceName, Service>> = {
     variable: 'TOOLROW_TEST_DYNAMODB_URL',
     what: "AWS's DynamoDB Local",
     start: '. scripts/ci-dynamodb.sh',
+  },
+  mariadb: {
+    variable: 'TOOLROW_TEST_MARIADB_URL',
+    what: 'a MariaDB server',
+    start: '. scripts/ci-mariadb.sh',
   },
 };
 

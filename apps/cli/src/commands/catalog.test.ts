@@ -109,10 +109,10 @@ describe('toolrow catalog', () => {
   });
 
   it('--engine names the engines when it gets one it does not know', async () => {
-    const result = await runCli(['catalog', '--engine', 'mysql']);
+    const result = await runCli(['catalog', '--engine', 'oracle']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      `Unknown engine 'mysql' for --engine. Use one of: ${installedEngines.engines.map((engine) => engine.id).join(', ')}.`,
+      `Unknown engine 'oracle' for --engine. Use one of: ${installedEngines.engines.map((engine) => engine.id).join(', ')}.`,
     );
   });
 

@@ -6,7 +6,13 @@ import type { AddressInfo } from 'node:net';
 import { hostileSpecs } from '@toolrow/charts/hostile-specs';
 import { renderSvg } from '@toolrow/charts/render';
 import type { Toolrow } from '@toolrow/state';
-import { dynamoTestStore, type StoreEngine, sqliteTestStore, testStores } from '@toolrow/state/testing';
+import {
+  dynamoTestStore,
+  mariadbTestStore,
+  type StoreEngine,
+  sqliteTestStore,
+  testStores,
+} from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isToolError, type ToolError } from '../errors.ts';
 import { invokeTool } from '../registry.ts';
@@ -14,7 +20,7 @@ import { contextFor } from '../test-fixtures.ts';
 
 const ENGINES: StoreEngine[] = [
   ...testStores(),
-  ...[dynamoTestStore()].filter((store) => store !== undefined),
+  ...[dynamoTestStore(), mariadbTestStore()].filter((store) => store !== undefined),
   sqliteTestStore(),
 ];
 

@@ -3,7 +3,13 @@
 // readers (countRows, runQuery), so an export that ignores any part of the request fails here.
 import { readFile } from 'node:fs/promises';
 import type { Toolrow } from '@toolrow/state';
-import { dynamoTestStore, type StoreEngine, sqliteTestStore, testStores } from '@toolrow/state/testing';
+import {
+  dynamoTestStore,
+  mariadbTestStore,
+  type StoreEngine,
+  sqliteTestStore,
+  testStores,
+} from '@toolrow/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.ts';
 import { invokeTool } from '../registry.ts';
@@ -11,7 +17,7 @@ import { contextFor } from '../test-fixtures.ts';
 
 const ENGINES: StoreEngine[] = [
   ...testStores(),
-  ...[dynamoTestStore()].filter((store) => store !== undefined),
+  ...[dynamoTestStore(), mariadbTestStore()].filter((store) => store !== undefined),
   sqliteTestStore(),
 ];
 

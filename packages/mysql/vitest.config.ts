@@ -1,0 +1,3 @@
+import { toolrowProject } from '../../vitest.shared.ts';
+
+export default toolrowProject(import.meta.dirname);
