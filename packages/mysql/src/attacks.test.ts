@@ -219,4 +219,42 @@ describeWithService('mariadb', 'the MySQL read path against the attack corpus', 
     },
     CORPUS_TIMEOUT,
   );
+
+  // The server's settings are hostile input: with NO_BACKSLASH_ESCAPES a backslash no longer escapes
+  // a quote, so text the check reads as one string would end early on the server and run what follows.
+  it(
+    'a server set to NO_BACKSLASH_ESCAPES and ANSI_QUOTES cannot turn a string the check passed into code',
+    async () => {
+      const db = await createMysqlTestDatabase(adminUrl, 'toolrow_atk_');
+      const [{ mode }] = (await db.admin('SELECT @@GLOBAL.sql_mode AS mode')) as [{ mode: string }];
+      try {
+        runMariadbClient(mysqlAddressOf(db.url, 'url'), VENUES_SQL + FIXTURE_SQL);
+        const attackText = "select 'x\\', bump() -- '";
+        await db.admin("SET GLOBAL sql_mode = 'NO_BACKSLASH_ESCAPES,ANSI_QUOTES'");
+        const notes = async () =>
+          Number(((await db.admin('SELECT COUNT(*) AS n FROM notes')) as { n: number }[])[0]!.n);
+        // The control: a session that keeps the server's settings reads the quote as closed and runs the function.
+        await db.admin('SET SESSION sql_mode = @@GLOBAL.sql_mode');
+        await db.admin(attackText);
+        expect(await notes()).toBe(1);
+        // Toolrow's reads, with the check as the only read layer: the pinned session reads one string.
+        const source = await openMysqlDataSource({
+          address: mysqlAddressOf(db.url, 'url'),
+          layers: { check: true, readOnlyTransaction: false },
+        });
+        try {
+          const checked = await source.queries.check(attackText);
+          const result = await source.queries.run(checked.statement);
+          expect(Object.values(result.rows[0]!)).toEqual(["x', bump() -- "]);
+        } finally {
+          await source.close();
+        }
+        expect(await notes()).toBe(1);
+      } finally {
+        await db.admin(`SET GLOBAL sql_mode = '${mode}'`);
+        await db.drop();
+      }
+    },
+    CORPUS_TIMEOUT,
+  );
 });

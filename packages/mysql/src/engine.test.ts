@@ -364,6 +364,50 @@ describeWithService(
       ).rejects.toThrow(/DELETE is not a read/);
     });
 
+    it('db setup-roles prints a SELECT-only account, --apply makes it, and reads through it hold the third layer', async () => {
+      const layer = async (source: Source) =>
+        (await source.readLayers()).find((each) => each.layer === 'SELECT-only account')!;
+      expect(await layer(ds)).toMatchObject({
+        active: false,
+        detail: expect.stringMatching(/may also ALL PRIVILEGES.*setup-roles/),
+      });
+      const account = `toolrow_reader_${db.name.slice(-6)}`;
+      const printed = await mysqlEngine.readLayerSetup!({ url: db.url, flags: { role: account } });
+      expect(printed.text).toBe(
+        `CREATE USER IF NOT EXISTS '${account}'@'%' IDENTIFIED BY '<choose a password>';\nGRANT SELECT ON \`${db.name}\`.* TO '${account}'@'%';\n`,
+      );
+      expect(printed.advice).toMatch(/--apply.*TOOLROW_COMMIT_URL/);
+      const applied = await mysqlEngine.readLayerSetup!({
+        url: db.url,
+        flags: { role: account, apply: true },
+      });
+      const readerUrl = /DATABASE_URL=(\S+)/.exec(applied.text)![1]!;
+      const reader = (await mysqlEngine.open({ url: readerUrl, dataDir: dir })) as Source;
+      try {
+        expect(await layer(reader)).toMatchObject({ active: true });
+        expect((await reader.queries.run('select count(*) as n from venues')).rows).toEqual([{ n: 3 }]);
+        // Commits through it are refused by the server, naming what to do.
+        const venues = await reader.schema.resolveTable('venues');
+        const before = (await reader.changes.currentRowJson(venues, { id: 1 }))!;
+        await expect(
+          reader.changes.apply([
+            {
+              id: 1,
+              kind: 'update',
+              schema: db.name,
+              table: 'venues',
+              keyJson: '{"id":1}',
+              beforeJson: before,
+              valuesJson: '{"capacity":1}',
+            },
+          ]),
+        ).rejects.toThrow(/TOOLROW_COMMIT_URL at an account with INSERT, UPDATE and DELETE/);
+      } finally {
+        await reader.close();
+        await db.admin(`DROP USER IF EXISTS '${account}'@'%'`);
+      }
+    });
+
     it('seeds the sample shop in a database of its own', async () => {
       const shop = await createMysqlTestDatabase(adminUrl);
       const source = (await mysqlEngine.open({ url: shop.url, dataDir: dir })) as Source;

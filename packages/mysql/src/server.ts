@@ -131,6 +131,18 @@ export function readError(error: unknown, flavor: Flavor): unknown {
   return error;
 }
 
+/**
+ * The server's own limit for every statement of the session: MariaDB's max_statement_time (seconds,
+ * every statement), MySQL's max_execution_time (ms, SELECT only; the client's KILL covers the rest).
+ * 0 is no limit on both.
+ */
+export function timeLimitSql(flavor: Flavor, timeoutMs: number): string {
+  const ms = Math.max(0, Math.round(timeoutMs));
+  return flavor === 'MariaDB'
+    ? `SET SESSION max_statement_time = ${ms / 1000}`
+    : `SET SESSION max_execution_time = ${ms}`;
+}
+
 export interface MysqlServer {
   readonly flavor: Flavor;
   readonly version: string;
@@ -156,7 +168,7 @@ function connectError(error: unknown, options: OpenServerOptions): DataSourceErr
   if (errno === ER.accessDenied)
     return new DataSourceError(
       'connection',
-      `${field}: ${where} refused the login (${(error as Error).message}). Check the user and password (the password is kept apart: toolrow connections add … --password, or MYSQL_PWD).`,
+      `${field}: ${where} refused the login (${(error as Error).message}). Check the user and password (a named connection keeps its URL's password apart; else MYSQL_PWD).`,
       { cause: error },
     );
   if (errno === ER.badDb)
@@ -204,11 +216,7 @@ export async function openServer(options: OpenServerOptions): Promise<MysqlServe
       () => undefined,
     );
 
-  /** The server's own limit for every statement of the session (MariaDB seconds, MySQL ms). */
-  const limitSql = (timeoutMs: number) =>
-    flavor === 'MariaDB'
-      ? `SET SESSION max_statement_time = ${timeoutMs / 1000}`
-      : `SET SESSION max_execution_time = ${Math.round(timeoutMs)}`;
+  const limitSql = (timeoutMs: number) => timeLimitSql(flavor, timeoutMs);
 
   async function acquire(): Promise<PoolConnection> {
     try {
