@@ -196,7 +196,6 @@ describeWithService('mariadb', 'the MySQL read path against the attack corpus', 
     'the READ ONLY transaction alone holds every write to a table, but not files, locks, DDL or accounts',
     async () => {
       const effects = await attack({ layers: { check: false, readOnlyTransaction: true }, reader: false });
-      expect(effects).not.toEqual(expect.arrayContaining(['insert']));
       for (const write of [
         'insert',
         'update',

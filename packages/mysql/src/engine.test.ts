@@ -133,7 +133,7 @@ describeWithService(
       });
     });
 
-    it('reads rows by the filter language: text matches ignore case, like keeps it, nulls sort where asked', async () => {
+    it('reads rows by the filter language: text matches ignore case, like keeps it, pages by a sort do not repeat', async () => {
       const page = await ds.rows.select('bookings', {
         filter: {
           and: [
